@@ -1,0 +1,150 @@
+package agent
+
+import (
+	"encoding/json"
+	"time"
+
+	"myclaw/approval"
+)
+
+// Event is one thing that happened during a turn. The loop emits events in
+// order through the sink it was given; a consumer may coalesce TextDelta and
+// ReasoningDelta values but must never drop the others.
+type Event interface {
+	// Type is the event's name in `--output json`: text, reasoning,
+	// tool_call, tool_result, approval, usage, retry, notice, error, done.
+	Type() string
+}
+
+// Call is one tool call the model made.
+type Call struct {
+	// ID is the call id (generated when the server sent none).
+	ID string `json:"id"`
+	// Tool is the display name; Wire the name the model used.
+	Tool string `json:"tool"`
+	Wire string `json:"wire_name"`
+	// Args are the arguments as the model sent them (canonical once valid).
+	Args json.RawMessage `json:"args"`
+	// FromText is set when the model wrote the call as text instead of as a
+	// real tool call and myclaw recognised it.
+	FromText bool `json:"from_text,omitempty"`
+}
+
+// TextDelta is a piece of the assistant's answer.
+type TextDelta struct {
+	Text string `json:"text"`
+}
+
+// ReasoningDelta is a piece of the model's reasoning, kept out of the answer.
+type ReasoningDelta struct {
+	Text string `json:"text"`
+}
+
+// ToolCallEvent reports a call as proposed by the model, then as started.
+type ToolCallEvent struct {
+	Call Call `json:"call"`
+	// Phase is "proposed" or "started".
+	Phase string `json:"phase"`
+	// Summary is the dry-run summary, when there is one.
+	Summary string `json:"summary,omitempty"`
+}
+
+// Tool result statuses.
+const (
+	StatusOK        = "ok"
+	StatusError     = "error"
+	StatusDenied    = "denied"
+	StatusCancelled = "cancelled"
+)
+
+// ToolResultEvent reports how a call ended. Every call gets exactly one.
+type ToolResultEvent struct {
+	Call   Call   `json:"call"`
+	Status string `json:"status"`
+	// Kind, Message and Hint describe an error, denial or cancellation.
+	Kind    string `json:"kind,omitempty"`
+	Message string `json:"message,omitempty"`
+	Hint    string `json:"hint,omitempty"`
+	// Summary is the one-line human summary of what the call did.
+	Summary  string        `json:"summary,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
+	// Content is exactly what the model reads: the envelope, fenced when
+	// untrusted.
+	Content string `json:"content"`
+	// Untrusted is set when Body came from outside; Source and RetrievedAt
+	// label its frame on screen. Body is the raw text for display: sanitise
+	// it before drawing.
+	Untrusted   bool      `json:"untrusted,omitempty"`
+	Source      string    `json:"source,omitempty"`
+	RetrievedAt time.Time `json:"retrieved_at,omitzero"`
+	Body        string    `json:"-"`
+	// Reversible is set when the call was journaled and /undo can revert it.
+	Reversible bool `json:"reversible,omitempty"`
+}
+
+// ApprovalEvent reports a question put to the approver and its answer.
+type ApprovalEvent struct {
+	Request approval.Request `json:"-"`
+	CallID  string           `json:"call_id"`
+	Tool    string           `json:"tool"`
+	Summary string           `json:"summary,omitempty"`
+	// Phase is "asked" or "decided".
+	Phase    string             `json:"phase"`
+	Decision *approval.Decision `json:"decision,omitempty"`
+}
+
+// UsageEvent reports token use after a model response.
+type UsageEvent struct {
+	PromptTokens     int  `json:"prompt_tokens"`
+	CompletionTokens int  `json:"completion_tokens"`
+	TotalTokens      int  `json:"total_tokens"`
+	ContextWindow    int  `json:"context_window"`
+	Estimated        bool `json:"estimated,omitempty"`
+}
+
+// RetryEvent reports a wait before trying the model server again.
+type RetryEvent struct {
+	Attempt int           `json:"attempt"`
+	Max     int           `json:"max"`
+	Wait    time.Duration `json:"wait_ns"`
+	Reason  string        `json:"reason"`
+}
+
+// NoticeEvent tells the user something worth knowing that is not an error:
+// old tool output elided, a text tool call recognised, a repeated call
+// stopped.
+type NoticeEvent struct {
+	Text string `json:"text"`
+}
+
+// ErrorEvent reports a failure that stops the turn.
+type ErrorEvent struct {
+	Message string `json:"message"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+// Done reasons.
+const (
+	DoneStop      = "stop"
+	DoneCancelled = "cancelled"
+	DoneError     = "error"
+	DoneLimit     = "limit"
+)
+
+// DoneEvent ends a turn.
+type DoneEvent struct {
+	Reason string `json:"reason"`
+	// Rounds counts the model requests of the turn.
+	Rounds int `json:"rounds"`
+}
+
+func (TextDelta) Type() string       { return "text" }
+func (ReasoningDelta) Type() string  { return "reasoning" }
+func (ToolCallEvent) Type() string   { return "tool_call" }
+func (ToolResultEvent) Type() string { return "tool_result" }
+func (ApprovalEvent) Type() string   { return "approval" }
+func (UsageEvent) Type() string      { return "usage" }
+func (RetryEvent) Type() string      { return "retry" }
+func (NoticeEvent) Type() string     { return "notice" }
+func (ErrorEvent) Type() string      { return "error" }
+func (DoneEvent) Type() string       { return "done" }

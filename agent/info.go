@@ -1,0 +1,26 @@
+package agent
+
+import "myclaw/tools"
+
+// ToolInfo describes one registered tool for /tools.
+type ToolInfo struct {
+	Meta tools.Meta
+	Wire string
+	// Visible says whether the model sees the tool now; Hidden says why not
+	// (autonomy level, deny rule, server down).
+	Visible bool
+	Hidden  string
+}
+
+// Status is what the status line shows.
+type Status struct {
+	Model     string
+	Workspace string
+	SessionID string
+	// TokensUsed is the size of the conversation as of the last response
+	// (reported by the server, or estimated); ContextWindow its budget.
+	TokensUsed    int
+	ContextWindow int
+	// UndoDepth counts the calls /undo can revert.
+	UndoDepth int
+}

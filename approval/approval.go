@@ -1,0 +1,120 @@
+// Package approval gates tool calls behind user consent.
+//
+// A Policy turns the autonomy level, the config rules and the grants made
+// during the session into a verdict for each call: allow, ask or deny. What
+// asks goes to an Approver (the TUI pane, or headless mode that denies), whose
+// Decision comes back to the agent loop. Every verdict and decision is
+// appended to the audit log.
+package approval
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"myclaw/tools"
+)
+
+// Level is how much the agent may do without asking.
+type Level string
+
+// Autonomy levels.
+const (
+	// ReadOnly hides side-effecting tools from the catalog entirely.
+	ReadOnly Level = "readonly"
+	// Ask asks before every side-effecting call. The default.
+	Ask Level = "ask"
+	// AutoEdit approves calls that have a faithful dry run, risk below high
+	// and stay in the workspace; the rest ask.
+	AutoEdit Level = "auto-edit"
+	// Full approves everything; deny rules still hold.
+	Full Level = "full"
+)
+
+// Levels lists the autonomy levels from least to most autonomous.
+var Levels = []Level{ReadOnly, Ask, AutoEdit, Full}
+
+// ParseLevel reads a level name.
+func ParseLevel(s string) (Level, error) {
+	for _, l := range Levels {
+		if string(l) == s {
+			return l, nil
+		}
+	}
+	return "", fmt.Errorf("unknown autonomy level %q: want readonly, ask, auto-edit or full", s)
+}
+
+// Taint records that untrusted content entered the conversation earlier in
+// the turn, so a call may be following instructions planted in it.
+type Taint struct {
+	// Source is where the untrusted content came from, e.g. "web:example.com/x".
+	Source string
+}
+
+// Request is one call that needs a decision, with everything the person
+// needs to make it.
+type Request struct {
+	CallID string
+	// Tool is the display name; Meta is the tool's declaration.
+	Tool string
+	Meta tools.Meta
+	// Args are the validated, canonical arguments that would run.
+	Args json.RawMessage
+	// Capability is the call's concrete capability, e.g. "fs:write:a.txt".
+	Capability string
+	// Summary and Preview come from the dry run.
+	Summary string
+	Preview string
+	// Reversible says whether /undo can walk the call back; UndoPlan says how.
+	Reversible bool
+	UndoPlan   string
+	// Command is the parsed command line, for shell_run.
+	Command *tools.CommandLine
+	// Taint is set when untrusted content came earlier in the turn.
+	Taint *Taint
+	// Why says why the policy asks rather than allows, e.g. "auto-edit asks
+	// for shell commands after untrusted content (web:example.com)".
+	Why string
+}
+
+// Choice is what a person (or a rule) decided.
+type Choice string
+
+// Choices.
+const (
+	// ApproveOnce runs this call.
+	ApproveOnce Choice = "approve"
+	// ApproveSession runs this call and grants the same tool (or, for
+	// shell_run, the same command prefix) for the rest of the session.
+	ApproveSession Choice = "approve_session"
+	// Deny refuses the call; the turn goes on.
+	Deny Choice = "deny"
+	// Edit runs the call with edited arguments, validated again first.
+	Edit Choice = "edit"
+)
+
+// Decision answers a Request.
+type Decision struct {
+	Choice Choice
+	// Reason is the person's words on a denial; the model reads them.
+	Reason string
+	// Args are the edited arguments, for Edit.
+	Args json.RawMessage
+	// SaveRule asks, with ApproveSession, that the grant be written to the
+	// config as a permanent rule.
+	SaveRule bool
+	// By names who decided: "user", "rule: <rule>", "level: full",
+	// "headless", "hook: <command>".
+	By string
+}
+
+// Approved reports whether the decision lets the call run.
+func (d Decision) Approved() bool {
+	return d.Choice == ApproveOnce || d.Choice == ApproveSession || d.Choice == Edit
+}
+
+// Approver asks for decisions. Approve blocks until the decision is made or
+// ctx ends, in which case it returns ctx.Err().
+type Approver interface {
+	Approve(ctx context.Context, req Request) (Decision, error)
+}

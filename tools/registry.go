@@ -1,0 +1,493 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/sashabaranov/go-openai"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+var (
+	displayNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?$`)
+	builtinNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	wireNameRE    = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	wireBadChar   = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+)
+
+// Registry holds the tools of a session, each with its compiled schema and
+// its wire name. It is safe for concurrent use: MCP servers register and
+// withdraw tools while the loop reads the catalog.
+type Registry struct {
+	mu      sync.RWMutex
+	byName  map[string]*entry
+	byWire  map[string]*entry
+	ordered []*entry
+}
+
+type entry struct {
+	tool   Tool
+	meta   Meta
+	wire   string
+	schema *jsonschema.Schema
+	doc    map[string]any
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{byName: map[string]*entry{}, byWire: map[string]*entry{}}
+}
+
+// Register adds a tool. It refuses a nil tool, an invalid or duplicate name,
+// and a schema that does not compile.
+func (r *Registry) Register(t Tool) error {
+	if t == nil {
+		return errors.New("register: nil tool")
+	}
+	m := t.Meta()
+	if len(m.Name) > 128 || !displayNameRE.MatchString(m.Name) {
+		return fmt.Errorf("register %q: invalid name: want lowercase_snake or namespace/short_name of letters, digits, '_', '.', '-'", m.Name)
+	}
+	if m.Source == SourceBuiltin && !builtinNameRE.MatchString(m.Name) {
+		return fmt.Errorf("register %q: builtin names are lowercase_snake", m.Name)
+	}
+	schema, doc, err := compileSchema(m.Name, m.Schema)
+	if err != nil {
+		return fmt.Errorf("register %q: %w", m.Name, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.byName[m.Name]; dup {
+		return fmt.Errorf("register %q: a tool with that name is already registered", m.Name)
+	}
+	e := &entry{tool: t, meta: m, schema: schema, doc: doc, wire: r.uniqueWire(m.Name)}
+	r.byName[m.Name] = e
+	r.byWire[e.wire] = e
+	r.ordered = append(r.ordered, e)
+	return nil
+}
+
+// MustRegister is Register for the builtin catalog, where a failure is a
+// programming error.
+func (r *Registry) MustRegister(t Tool) {
+	if err := r.Register(t); err != nil {
+		panic(err)
+	}
+}
+
+// Unregister withdraws a tool by display name and reports whether it was there.
+func (r *Registry) Unregister(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, ok := r.byName[name]
+	if !ok {
+		return false
+	}
+	delete(r.byName, name)
+	delete(r.byWire, e.wire)
+	for i, o := range r.ordered {
+		if o == e {
+			r.ordered = append(r.ordered[:i:i], r.ordered[i+1:]...)
+			break
+		}
+	}
+	return true
+}
+
+// Lookup finds a tool by display name or wire name.
+func (r *Registry) Lookup(name string) (Tool, bool) {
+	e := r.find(name)
+	if e == nil {
+		return nil, false
+	}
+	return e.tool, true
+}
+
+// WireName returns the name the model uses for a registered tool.
+func (r *Registry) WireName(name string) (string, bool) {
+	e := r.find(name)
+	if e == nil {
+		return "", false
+	}
+	return e.wire, true
+}
+
+func (r *Registry) find(name string) *entry {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if e, ok := r.byName[name]; ok {
+		return e
+	}
+	return r.byWire[name]
+}
+
+// List returns the tools in registration order.
+func (r *Registry) List() []Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Tool, len(r.ordered))
+	for i, e := range r.ordered {
+		out[i] = e.tool
+	}
+	return out
+}
+
+// Catalog returns the go-openai tool definitions of the tools that include
+// accepts (the policy decides per autonomy level and rules), in registration
+// order.
+func (r *Registry) Catalog(include func(Meta) bool) []openai.Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []openai.Tool
+	for _, e := range r.ordered {
+		if include != nil && !include(e.meta) {
+			continue
+		}
+		out = append(out, openai.Tool{
+			Type: openai.ToolTypeFunction,
+			Function: &openai.FunctionDefinition{
+				Name:        e.wire,
+				Description: e.meta.Description,
+				Parameters:  json.RawMessage(e.meta.Schema),
+			},
+		})
+	}
+	return out
+}
+
+// Suggest returns up to n registered names closest to name, for a model that
+// called a tool that does not exist.
+func (r *Registry) Suggest(name string, n int) []string {
+	r.mu.RLock()
+	type scored struct {
+		name string
+		d    int
+	}
+	var all []scored
+	for _, e := range r.ordered {
+		d := min(editDistance(strings.ToLower(name), strings.ToLower(e.wire)), editDistance(strings.ToLower(name), strings.ToLower(e.meta.Name)))
+		if strings.Contains(e.wire, name) || strings.Contains(name, e.wire) {
+			d = min(d, 1)
+		}
+		all = append(all, scored{e.wire, d})
+	}
+	r.mu.RUnlock()
+	sort.SliceStable(all, func(i, j int) bool { return all[i].d < all[j].d })
+	var out []string
+	for _, s := range all {
+		if len(out) == n {
+			break
+		}
+		out = append(out, s.name)
+	}
+	return out
+}
+
+// uniqueWire maps a display name to a wire name matching
+// ^[a-zA-Z0-9_-]{1,64}$ that no other tool has: '/' becomes "__", other
+// characters '_', and a long or colliding name keeps a hash of the original.
+func (r *Registry) uniqueWire(name string) string {
+	w := strings.ReplaceAll(name, "/", "__")
+	w = wireBadChar.ReplaceAllString(w, "_")
+	sum := sha256.Sum256([]byte(name))
+	tag := hex.EncodeToString(sum[:4])
+	if len(w) > 64 {
+		w = w[:55] + "_" + tag
+	}
+	if _, taken := r.byWire[w]; taken {
+		if len(w) > 55 {
+			w = w[:55]
+		}
+		w = w + "_" + tag
+	}
+	return w
+}
+
+// Validate parses raw arguments once, refusing malformed JSON (with the byte
+// offset), duplicate keys and anything but an object, checks them against the
+// tool's schema, and returns the canonical JSON to hand to the tool: the exact
+// value that was validated is the one that is previewed and executed. Empty
+// arguments count as {} (servers send parameterless calls that way).
+func (r *Registry) Validate(name string, raw json.RawMessage) (json.RawMessage, *Error) {
+	e := r.find(name)
+	if e == nil {
+		return nil, &Error{Kind: KindNotFound, Message: fmt.Sprintf("no tool named %q", name), Hint: "Call one of the tools in the catalog."}
+	}
+	v, perr := decodeArgs(raw)
+	if perr != nil {
+		return nil, &Error{
+			Kind:    KindInvalidArgs,
+			Message: fmt.Sprintf("arguments for %s are not valid: %s", e.wire, perr.Error()),
+			Hint:    "Send the arguments as one JSON object. " + synopsis(e.wire, e.doc),
+		}
+	}
+	if err := e.schema.Validate(v); err != nil {
+		var ve *jsonschema.ValidationError
+		if !errors.As(err, &ve) {
+			return nil, &Error{Kind: KindInvalidArgs, Message: err.Error(), Hint: synopsis(e.wire, e.doc)}
+		}
+		violations := flatten(ve)
+		lines := make([]string, len(violations))
+		detail := make([]map[string]string, len(violations))
+		for i, vi := range violations {
+			lines[i] = vi.field + ": " + vi.rule
+			detail[i] = map[string]string{"field": vi.field, "rule": vi.rule}
+		}
+		return nil, (&Error{
+			Kind:    KindInvalidArgs,
+			Message: fmt.Sprintf("invalid arguments for %s: %s", e.wire, strings.Join(lines, "; ")),
+			Hint:    "Fix the fields named and call again. " + synopsis(e.wire, e.doc),
+		}).With("violations", detail)
+	}
+	canon, err := json.Marshal(v)
+	if err != nil {
+		return nil, &Error{Kind: KindInvalidArgs, Message: err.Error(), Hint: synopsis(e.wire, e.doc)}
+	}
+	return canon, nil
+}
+
+// Call runs one dry run or execution of t under the tool's timeout, turning a
+// panic into a kind "unknown" error instead of a crash.
+func Call(ctx context.Context, t Tool, args json.RawMessage, dry bool) (res Result, err error) {
+	m := t.Meta()
+	ctx, cancel := context.WithTimeout(ctx, m.EffectiveTimeout())
+	defer cancel()
+	defer func() {
+		if p := recover(); p != nil {
+			res = Result{}
+			err = &Error{Kind: KindUnknown, Message: fmt.Sprintf("%s failed unexpectedly: %v", m.Name, p), Hint: "This is a bug in the tool, not in your call. Tell the user; do not retry the same call."}
+		}
+	}()
+	if dry {
+		res, err = t.DryRun(ctx, args)
+	} else {
+		res, err = t.Execute(ctx, args)
+	}
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil && context.Cause(ctx) == context.DeadlineExceeded {
+		err = &Error{Kind: KindQuotaExceeded, Message: fmt.Sprintf("%s timed out after %s", m.Name, m.EffectiveTimeout()), Hint: "Narrow the request so it finishes in time, or split it into smaller calls."}
+	}
+	return res, err
+}
+
+func compileSchema(name string, raw json.RawMessage) (*jsonschema.Schema, map[string]any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage(`{"type":"object"}`)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
+	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return nil, nil, errors.New("schema must be a JSON object")
+	}
+	url := "mem://tools/" + wireBadChar.ReplaceAllString(name, "_") + ".json"
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, nil, fmt.Errorf("schema: %w", err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, nil, fmt.Errorf("schema does not compile: %w", err)
+	}
+	return s, obj, nil
+}
+
+// decodeArgs parses one JSON object, refusing duplicate keys (two parsers
+// could disagree on which one wins) and trailing data.
+func decodeArgs(raw json.RawMessage) (any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return map[string]any{}, nil
+	}
+	var probe any
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("malformed JSON at byte %d: %s", se.Offset, se.Error())
+		}
+		return nil, fmt.Errorf("malformed JSON: %s", err.Error())
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	v, err := decodeValue(dec, "")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("malformed JSON: data after the arguments object")
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, fmt.Errorf("want a JSON object, got %s", jsonKind(v))
+	}
+	return v, nil
+}
+
+func decodeValue(dec *json.Decoder, ptr string) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("malformed JSON at byte %d: %w", dec.InputOffset(), err)
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			obj := map[string]any{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, fmt.Errorf("malformed JSON at byte %d: %w", dec.InputOffset(), err)
+				}
+				key := kt.(string)
+				if _, dup := obj[key]; dup {
+					return nil, fmt.Errorf("duplicate key %q at %s", key, pointerOrRoot(ptr))
+				}
+				val, err := decodeValue(dec, ptr+"/"+escapePointer(key))
+				if err != nil {
+					return nil, err
+				}
+				obj[key] = val
+			}
+			_, err := dec.Token()
+			return obj, err
+		case '[':
+			arr := []any{}
+			for i := 0; dec.More(); i++ {
+				val, err := decodeValue(dec, fmt.Sprintf("%s/%d", ptr, i))
+				if err != nil {
+					return nil, err
+				}
+				arr = append(arr, val)
+			}
+			_, err := dec.Token()
+			return arr, err
+		}
+	}
+	return tok, nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	}
+	return "an object"
+}
+
+type violation struct{ field, rule string }
+
+var printer = message.NewPrinter(language.English)
+
+// flatten lists the leaf causes of a validation error, each with the JSON
+// pointer of the offending field and the rule it broke.
+func flatten(ve *jsonschema.ValidationError) []violation {
+	var out []violation
+	var walk func(*jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			ptr := ""
+			for _, tok := range e.InstanceLocation {
+				ptr += "/" + escapePointer(tok)
+			}
+			out = append(out, violation{pointerOrRoot(ptr), e.ErrorKind.LocalizedString(printer)})
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return out
+}
+
+func pointerOrRoot(ptr string) string {
+	if ptr == "" {
+		return "/"
+	}
+	return ptr
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// synopsis describes a tool's arguments in one line, so a weak model can get
+// its next try right: "fs_write takes {path: string (required), content: string (required)}."
+func synopsis(wire string, doc map[string]any) string {
+	props, _ := doc["properties"].(map[string]any)
+	if len(props) == 0 {
+		return wire + " takes no arguments: send {}."
+	}
+	required := map[string]bool{}
+	if req, ok := doc["required"].([]any); ok {
+		for _, r := range req {
+			if s, ok := r.(string); ok {
+				required[s] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(props))
+	for k := range props {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if required[names[i]] != required[names[j]] {
+			return required[names[i]]
+		}
+		return names[i] < names[j]
+	})
+	parts := make([]string, len(names))
+	for i, n := range names {
+		typ := "any"
+		if p, ok := props[n].(map[string]any); ok {
+			if t, ok := p["type"].(string); ok {
+				typ = t
+			}
+		}
+		if required[n] {
+			parts[i] = n + ": " + typ + " (required)"
+		} else {
+			parts[i] = n + ": " + typ
+		}
+	}
+	return wire + " takes {" + strings.Join(parts, ", ") + "}."
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
