@@ -1,0 +1,444 @@
+// Package config reads myclaw's TOML configuration: the user's file at
+// $XDG_CONFIG_HOME/myclaw/config.toml (or --config FILE) and, once its folder
+// is trusted, the project's .myclaw.toml. Unknown keys and bad values are
+// errors that name the file, the key, the line and what is allowed.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// DefaultBaseURL is where myclaw looks for a model server when nothing is
+// configured: a local Ollama.
+const DefaultBaseURL = "http://localhost:11434/v1"
+
+// Config is the whole configuration.
+type Config struct {
+	// Provider names the [providers.NAME] entry to use.
+	Provider string `toml:"provider"`
+	// Model overrides the provider's model.
+	Model         string `toml:"model"`
+	Autonomy      string `toml:"autonomy"`
+	MaxToolRounds int    `toml:"max_tool_rounds"`
+	// ContextWindow in tokens overrides the provider's.
+	ContextWindow int                 `toml:"context_window"`
+	Providers     map[string]Provider `toml:"providers"`
+	Shell         Shell               `toml:"shell"`
+	Web           Web                 `toml:"web"`
+	SupraLLM      SupraLLM            `toml:"supra_llm"`
+	Approval      Approval            `toml:"approval"`
+	MCP           MCP                 `toml:"mcp"`
+	Tools         []ToolSpec          `toml:"tools"`
+	Hooks         Hooks               `toml:"hooks"`
+
+	// Path is the file this was read from ("" when none).
+	Path string `toml:"-"`
+}
+
+// Provider is one OpenAI-compatible server.
+type Provider struct {
+	BaseURL string `toml:"base_url"`
+	Model   string `toml:"model"`
+	// APIKeyEnv names the environment variable holding the key; the key
+	// itself never appears in the config.
+	APIKeyEnv     string `toml:"api_key_env"`
+	ContextWindow int    `toml:"context_window"`
+}
+
+// Shell configures shell_run.
+type Shell struct {
+	TimeoutS    int `toml:"timeout_s"`
+	MaxTimeoutS int `toml:"max_timeout_s"`
+}
+
+// Web configures web_fetch and web_search.
+type Web struct {
+	AllowPrivateHosts []string `toml:"allow_private_hosts"`
+	// SearchURL is a SearXNG endpoint; web_search exists only when it is set.
+	SearchURL string `toml:"search_url"`
+	TimeoutS  int    `toml:"timeout_s"`
+	MaxBytes  int64  `toml:"max_bytes"`
+}
+
+// SupraLLM configures the stronger model supra_llm asks; it exists only when
+// a provider or base URL is set.
+type SupraLLM struct {
+	Provider string `toml:"provider"`
+	BaseURL  string `toml:"base_url"`
+	Model    string `toml:"model"`
+	// APIKeyEnv names the variable holding its key.
+	APIKeyEnv string `toml:"api_key_env"`
+}
+
+// Approval holds the approval rules.
+type Approval struct {
+	Rules []Rule `toml:"rules"`
+}
+
+// Rule is one [[approval.rules]] entry.
+type Rule struct {
+	Tool     string `toml:"tool"`
+	Match    string `toml:"match"`
+	Decision string `toml:"decision"`
+}
+
+// MCP declares MCP servers.
+type MCP struct {
+	Servers map[string]MCPServer `toml:"servers"`
+}
+
+// MCPServer is one [mcp.servers.NAME] entry: Command (stdio) or URL
+// (streamable HTTP).
+type MCPServer struct {
+	Command  string            `toml:"command"`
+	Args     []string          `toml:"args"`
+	Env      map[string]string `toml:"env"`
+	URL      string            `toml:"url"`
+	Enabled  *bool             `toml:"enabled"`
+	TimeoutS int               `toml:"timeout_s"`
+	Trust    bool              `toml:"trust"`
+}
+
+// IsEnabled reports whether the server should start (default true).
+func (s MCPServer) IsEnabled() bool { return s.Enabled == nil || *s.Enabled }
+
+// ToolSpec is one [[tools]] entry: a config-defined command tool.
+type ToolSpec struct {
+	Name             string         `toml:"name"`
+	Description      string         `toml:"description"`
+	Source           string         `toml:"source"`
+	Command          []string       `toml:"command"`
+	InputSchema      any            `toml:"input_schema"`
+	Capability       ToolCapability `toml:"capability"`
+	Risk             string         `toml:"risk"`
+	ReturnsUntrusted bool           `toml:"returns_untrusted"`
+	Timeout          int            `toml:"timeout"`
+}
+
+// ToolCapability mirrors the tool domain model's ToolCapability.
+type ToolCapability struct {
+	ReadOnly              bool     `toml:"read_only"`
+	Writes                bool     `toml:"writes"`
+	WriteScope            string   `toml:"write_scope"`
+	Checkpointable        bool     `toml:"checkpointable"`
+	SideEffects           []string `toml:"side_effects"`
+	Idempotent            bool     `toml:"idempotent"`
+	Unsafe                bool     `toml:"unsafe"`
+	HumanApprovalRequired bool     `toml:"human_approval_required"`
+}
+
+// SchemaJSON returns the tool's input schema as JSON: a TOML table, or a
+// string holding JSON.
+func (t ToolSpec) SchemaJSON() (json.RawMessage, error) {
+	switch s := t.InputSchema.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		if !json.Valid([]byte(s)) {
+			return nil, errors.New("input_schema is a string but not valid JSON")
+		}
+		return json.RawMessage(s), nil
+	default:
+		b, err := json.Marshal(s)
+		if err != nil {
+			return nil, fmt.Errorf("input_schema: %w", err)
+		}
+		return b, nil
+	}
+}
+
+// Hooks holds the hook commands.
+type Hooks struct {
+	PreTool []Hook `toml:"pre_tool"`
+}
+
+// Hook is one [[hooks.pre_tool]] entry: a command run before matching calls.
+type Hook struct {
+	// Tool is a glob on the display name ("" or "*": every tool).
+	Tool     string   `toml:"tool"`
+	Command  []string `toml:"command"`
+	TimeoutS int      `toml:"timeout_s"`
+}
+
+// DefaultPath returns $XDG_CONFIG_HOME/myclaw/config.toml (or the OS
+// equivalent).
+func DefaultPath() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		if d, err := os.UserConfigDir(); err == nil {
+			dir = d
+		}
+	}
+	return filepath.Join(dir, "myclaw", "config.toml")
+}
+
+// Error is a configuration problem, pointing at the file, line and key.
+type Error struct {
+	Path string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	loc := e.Path
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", e.Path, e.Line)
+	}
+	if e.Key != "" {
+		return fmt.Sprintf("%s: %s: %s", loc, e.Key, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", loc, e.Msg)
+}
+
+// Load reads the config at path. A missing file at the default path is not
+// an error (an empty config results); a missing file named explicitly is.
+func Load(path string, explicit bool) (*Config, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) && !explicit {
+			return &Config{}, nil
+		}
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	cfg, err := Parse(path, src)
+	if err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// Parse decodes and checks a config document.
+func Parse(path string, src []byte) (*Config, error) {
+	var cfg Config
+	dec := toml.NewDecoder(bytes.NewReader(src))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return nil, decodeError(path, err)
+	}
+	cfg.Path = path
+	if err := cfg.check(src); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+func decodeError(path string, err error) error {
+	var sm *toml.StrictMissingError
+	if errors.As(err, &sm) && len(sm.Errors) > 0 {
+		var msgs []string
+		first := &Error{Path: path}
+		for i, de := range sm.Errors {
+			row, _ := de.Position()
+			key := strings.Join(de.Key(), ".")
+			if i == 0 {
+				first.Line, first.Key = row, key
+			}
+			msgs = append(msgs, fmt.Sprintf("line %d: unknown key %q", row, key))
+		}
+		first.Msg = strings.Join(msgs, "; ") + " (see config.example.toml for every option)"
+		first.Key = ""
+		return first
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, _ := de.Position()
+		return &Error{Path: path, Line: row, Key: strings.Join(de.Key(), "."), Msg: strings.TrimPrefix(de.Error(), "toml: ")}
+	}
+	return &Error{Path: path, Msg: err.Error()}
+}
+
+var (
+	levels       = []string{"readonly", "ask", "auto-edit", "full"}
+	decisions    = []string{"allow", "ask", "deny"}
+	risks        = []string{"low", "medium", "high"}
+	serverNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+)
+
+func (c *Config) check(src []byte) error {
+	bad := func(table, key, msg string) error {
+		line := lineOf(src, table, key)
+		if line == 0 && table != "" {
+			line = lineOf(src, table, "")
+		}
+		return &Error{Path: c.Path, Line: line, Key: joinKey(table, key), Msg: msg}
+	}
+	if c.Autonomy != "" && !slices.Contains(levels, c.Autonomy) {
+		return bad("", "autonomy", fmt.Sprintf("%q is not a level: want one of %s", c.Autonomy, strings.Join(levels, ", ")))
+	}
+	if c.MaxToolRounds < 0 {
+		return bad("", "max_tool_rounds", "must be positive")
+	}
+	if c.ContextWindow < 0 {
+		return bad("", "context_window", "must be positive")
+	}
+	if c.Provider != "" {
+		if _, ok := c.Providers[c.Provider]; !ok {
+			return bad("", "provider", fmt.Sprintf("no [providers.%s] table: define it or pick one of %s", c.Provider, strings.Join(sortedKeys(c.Providers), ", ")))
+		}
+	}
+	for name, p := range c.Providers {
+		table := "providers." + name
+		if p.BaseURL == "" {
+			return bad(table, "base_url", "is required (e.g. http://localhost:11434/v1)")
+		}
+		if !strings.HasPrefix(p.BaseURL, "http://") && !strings.HasPrefix(p.BaseURL, "https://") {
+			return bad(table, "base_url", fmt.Sprintf("%q must start with http:// or https://", p.BaseURL))
+		}
+		if p.ContextWindow < 0 {
+			return bad(table, "context_window", "must be positive")
+		}
+	}
+	if c.Shell.TimeoutS < 0 || c.Shell.MaxTimeoutS < 0 {
+		return bad("shell", "timeout_s", "must be positive")
+	}
+	if c.Shell.TimeoutS > 0 && c.Shell.MaxTimeoutS > 0 && c.Shell.TimeoutS > c.Shell.MaxTimeoutS {
+		return bad("shell", "timeout_s", "is above max_timeout_s")
+	}
+	if c.Web.SearchURL != "" && !strings.HasPrefix(c.Web.SearchURL, "http://") && !strings.HasPrefix(c.Web.SearchURL, "https://") {
+		return bad("web", "search_url", "must start with http:// or https://")
+	}
+	if c.SupraLLM.Provider != "" {
+		if _, ok := c.Providers[c.SupraLLM.Provider]; !ok {
+			return bad("supra_llm", "provider", fmt.Sprintf("no [providers.%s] table", c.SupraLLM.Provider))
+		}
+	}
+	for i, r := range c.Approval.Rules {
+		table := fmt.Sprintf("approval.rules[%d]", i)
+		if r.Tool == "" {
+			return &Error{Path: c.Path, Line: nthTableLine(src, "[[approval.rules]]", i), Key: table + ".tool", Msg: "is required (a glob on the tool name, e.g. \"shell_run\" or \"fs_*\")"}
+		}
+		if !slices.Contains(decisions, r.Decision) {
+			return &Error{Path: c.Path, Line: nthTableLine(src, "[[approval.rules]]", i), Key: table + ".decision", Msg: fmt.Sprintf("%q: want allow, ask or deny", r.Decision)}
+		}
+	}
+	for name, s := range c.MCP.Servers {
+		table := "mcp.servers." + name
+		if !serverNameRE.MatchString(name) {
+			return bad(table, "", "server names use letters, digits, '_', '.', '-'")
+		}
+		if (s.Command == "") == (s.URL == "") {
+			return bad(table, "command", "set either command (stdio) or url (streamable HTTP)")
+		}
+		if s.TimeoutS < 0 {
+			return bad(table, "timeout_s", "must be positive")
+		}
+	}
+	for i, t := range c.Tools {
+		table := fmt.Sprintf("tools[%d]", i)
+		line := nthTableLine(src, "[[tools]]", i)
+		if t.Source != "" && t.Source != "command" {
+			return &Error{Path: c.Path, Line: line, Key: table + ".source", Msg: fmt.Sprintf("%q: only \"command\" tools can be defined in config", t.Source)}
+		}
+		if t.Risk != "" && !slices.Contains(risks, t.Risk) {
+			return &Error{Path: c.Path, Line: line, Key: table + ".risk", Msg: fmt.Sprintf("%q: want low, medium or high", t.Risk)}
+		}
+		if _, err := t.SchemaJSON(); err != nil {
+			return &Error{Path: c.Path, Line: line, Key: table + ".input_schema", Msg: err.Error()}
+		}
+	}
+	for i, h := range c.Hooks.PreTool {
+		if len(h.Command) == 0 {
+			return &Error{Path: c.Path, Line: nthTableLine(src, "[[hooks.pre_tool]]", i), Key: fmt.Sprintf("hooks.pre_tool[%d].command", i), Msg: "is required (argv, no shell)"}
+		}
+	}
+	return nil
+}
+
+// ToolOrigin names where the i-th [[tools]] entry was declared.
+func (c *Config) ToolOrigin(i int) string {
+	return fmt.Sprintf("%s: tools[%d]", c.Path, i)
+}
+
+func joinKey(table, key string) string {
+	switch {
+	case table == "":
+		return key
+	case key == "":
+		return table
+	}
+	return table + "." + key
+}
+
+// lineOf finds the line of key inside [table] (or at top level), for
+// errors about values that decoded fine but are not allowed.
+func lineOf(src []byte, table, key string) int {
+	inTable := table == ""
+	header := "[" + table + "]"
+	keyRE := regexp.MustCompile(`^\s*"?` + regexp.QuoteMeta(key) + `"?\s*=`)
+	for i, line := range strings.Split(string(src), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") {
+			if t == header {
+				if key == "" {
+					return i + 1
+				}
+				inTable = true
+			} else {
+				inTable = false
+			}
+			continue
+		}
+		if inTable && key != "" && keyRE.MatchString(line) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// nthTableLine finds the line of the n-th occurrence of an array-of-tables
+// header.
+func nthTableLine(src []byte, header string, n int) int {
+	seen := 0
+	for i, line := range strings.Split(string(src), "\n") {
+		if strings.TrimSpace(line) == header {
+			if seen == n {
+				return i + 1
+			}
+			seen++
+		}
+	}
+	return 0
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// CheckProjectScope refuses settings a project config may not make: it can
+// add tools, MCP servers and hooks, nothing else (a cloned repository must
+// not change the model, the autonomy level or the approval rules).
+func (c *Config) CheckProjectScope() error {
+	var bad []string
+	if c.Provider != "" || c.Model != "" || len(c.Providers) > 0 {
+		bad = append(bad, "model/provider settings")
+	}
+	if c.Autonomy != "" || c.MaxToolRounds != 0 || c.ContextWindow != 0 {
+		bad = append(bad, "autonomy/limits")
+	}
+	if len(c.Approval.Rules) > 0 {
+		bad = append(bad, "approval rules")
+	}
+	if c.Shell != (Shell{}) || c.SupraLLM != (SupraLLM{}) || c.Web.SearchURL != "" || len(c.Web.AllowPrivateHosts) > 0 || c.Web.TimeoutS != 0 || c.Web.MaxBytes != 0 {
+		bad = append(bad, "shell/web/supra_llm settings")
+	}
+	if len(bad) > 0 {
+		return &Error{Path: c.Path, Msg: "a project config may only add [[tools]], [mcp.servers] and [[hooks.pre_tool]]; it also sets " + strings.Join(bad, ", ")}
+	}
+	return nil
+}
