@@ -41,6 +41,8 @@ type Entry struct {
 	State      State `json:"state"`
 	// Undo is the tool's private undo data for the change as it stands.
 	Undo json.RawMessage `json:"undo,omitempty"`
+	// Reason says why a StateFailed call failed.
+	Reason string `json:"reason,omitempty"`
 }
 
 // SessionInfo describes one stored session.

@@ -1,0 +1,416 @@
+// Package agent is myclaw's reasoning loop: it sends the conversation and
+// the tool catalog to an OpenAI-compatible server, runs the tool calls the
+// model asks for through validation, policy, approval and the undo journal,
+// and reports everything as a stream of events.
+//
+// The loop talks to the outside through two seams: the events it emits (a
+// func the caller provides; it must not block for long, and the loop never
+// drops events) and the approval.Approver it asks. A turn runs under one
+// context: cancelling it stops the HTTP stream and running tools, and Run
+// returns an error wrapping context.Canceled.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+
+	"myclaw/approval"
+	"myclaw/history"
+	"myclaw/tools"
+)
+
+// Defaults for Options fields left zero.
+const (
+	DefaultMaxRounds     = 40
+	DefaultContextWindow = 32768
+)
+
+// Options configures an Agent.
+type Options struct {
+	Client   *Client
+	Model    string
+	Registry *tools.Registry
+	Policy   *approval.Policy
+	// Audit receives every decision; nil disables auditing.
+	Audit *approval.Audit
+	// Store and Session persist the transcript and the journal.
+	Store   *history.Store
+	Session *history.Session
+	// Workspace is the absolute workspace path, for the prompt.
+	Workspace string
+	// MaxRounds bounds the model requests of one user turn.
+	MaxRounds int
+	// ContextWindow is the model's context size in tokens.
+	ContextWindow int
+	// ConfigPath is where "approve and save as rule" writes.
+	ConfigPath string
+	// Hooks run before matching tool calls.
+	Hooks []Hook
+	// Now is the clock (tests pin it).
+	Now func() time.Time
+	// Logf logs to the log file; nil discards.
+	Logf func(format string, args ...any)
+}
+
+// Agent holds one conversation and runs its turns, one at a time.
+type Agent struct {
+	opts Options
+
+	mu       sync.Mutex // guards the fields below
+	model    string
+	session  *history.Session
+	journal  *history.Journal
+	messages []openai.ChatCompletionMessage
+	// notes are told to the model with the next user message (e.g. what
+	// /undo reverted), so it does not act on a stale picture.
+	notes      []string
+	tokensUsed int
+	running    bool
+}
+
+// ErrBusy is returned when a turn or an undo is requested while a turn runs.
+var ErrBusy = errors.New("a turn is already running")
+
+// New builds an agent over an open session.
+func New(opts Options) (*Agent, error) {
+	if opts.Client == nil || opts.Registry == nil || opts.Policy == nil || opts.Store == nil || opts.Session == nil {
+		return nil, errors.New("agent: Client, Registry, Policy, Store and Session are required")
+	}
+	if opts.MaxRounds <= 0 {
+		opts.MaxRounds = DefaultMaxRounds
+	}
+	if opts.ContextWindow <= 0 {
+		opts.ContextWindow = DefaultContextWindow
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	a := &Agent{opts: opts, model: opts.Model}
+	if err := a.attach(opts.Session); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// attach makes s the current session, loading its transcript and journal.
+func (a *Agent) attach(s *history.Session) error {
+	j, err := s.Journal()
+	if err != nil {
+		return fmt.Errorf("open the undo journal: %w", err)
+	}
+	records, warnings, err := s.Records()
+	if err != nil {
+		return fmt.Errorf("read the session transcript: %w", err)
+	}
+	for _, w := range warnings {
+		a.opts.Logf("session %s: %s", s.Info().ID, w)
+	}
+	var msgs []openai.ChatCompletionMessage
+	var notes []string
+	for _, r := range records {
+		switch r.Kind {
+		case "message":
+			var m openai.ChatCompletionMessage
+			if err := json.Unmarshal(r.Data, &m); err != nil {
+				a.opts.Logf("session %s: skipped a message that does not decode: %v", s.Info().ID, err)
+				continue
+			}
+			msgs = append(msgs, m)
+		case "note":
+			var n string
+			if json.Unmarshal(r.Data, &n) == nil {
+				notes = append(notes, n)
+			}
+		case "notes_delivered":
+			notes = nil
+		}
+	}
+	a.session, a.journal = s, j
+	a.messages = repairTranscript(msgs)
+	a.notes = notes
+	a.tokensUsed = estimateMessages(a.messages)
+	return nil
+}
+
+// repairTranscript gives every tool call of a transcript that ended in the
+// middle of a turn (a crash) its tool message, so the next request is valid.
+func repairTranscript(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+	var out []openai.ChatCompletionMessage
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		out = append(out, m)
+		if m.Role != openai.ChatMessageRoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		got := map[string]bool{}
+		for i+1 < len(msgs) && msgs[i+1].Role == openai.ChatMessageRoleTool {
+			i++
+			out = append(out, msgs[i])
+			got[msgs[i].ToolCallID] = true
+		}
+		for _, tc := range m.ToolCalls {
+			if !got[tc.ID] {
+				out = append(out, toolMessage(tc.ID, tools.ErrorEnvelope(&tools.Error{
+					Kind:    tools.KindUnknown,
+					Message: "myclaw stopped before this call finished; it may or may not have run",
+					Hint:    "Check the current state before relying on this call.",
+				})))
+			}
+		}
+	}
+	return out
+}
+
+// Model returns the model name in use.
+func (a *Agent) Model() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.model
+}
+
+// SetModel switches the model for the next request.
+func (a *Agent) SetModel(name string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.model = name
+}
+
+// Autonomy returns the current autonomy level.
+func (a *Agent) Autonomy() approval.Level { return a.opts.Policy.Level() }
+
+// SetAutonomy switches the autonomy level; the next request's catalog
+// follows it.
+func (a *Agent) SetAutonomy(l approval.Level) { a.opts.Policy.SetLevel(l) }
+
+// Session returns the current session.
+func (a *Agent) Session() *history.Session {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.session
+}
+
+// Messages returns a copy of the conversation (system prompt excluded).
+func (a *Agent) Messages() []openai.ChatCompletionMessage {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]openai.ChatCompletionMessage(nil), a.messages...)
+}
+
+// Status reports what the status line shows.
+func (a *Agent) Status() Status {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return Status{
+		Model:         a.model,
+		Workspace:     a.opts.Workspace,
+		SessionID:     a.session.Info().ID,
+		TokensUsed:    a.tokensUsed,
+		ContextWindow: a.opts.ContextWindow,
+		UndoDepth:     a.journal.Depth(),
+	}
+}
+
+// Tools lists every registered tool and whether the model sees it now.
+func (a *Agent) Tools() []ToolInfo {
+	var out []ToolInfo
+	for _, t := range a.opts.Registry.List() {
+		m := t.Meta()
+		wire, _ := a.opts.Registry.WireName(m.Name)
+		visible, why := a.opts.Policy.Visible(m)
+		out = append(out, ToolInfo{Meta: m, Wire: wire, Visible: visible, Hidden: why})
+	}
+	return out
+}
+
+// History lists the journaled calls of the session, oldest first.
+func (a *Agent) History() ([]history.Entry, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.journal.Entries(), nil
+}
+
+// Sessions lists the sessions of the workspace, newest first.
+func (a *Agent) Sessions() ([]history.SessionInfo, error) {
+	return a.opts.Store.Sessions(a.opts.Workspace)
+}
+
+// NewConversation starts a new session; the old one stays on disk.
+func (a *Agent) NewConversation() error {
+	a.mu.Lock()
+	if a.running {
+		a.mu.Unlock()
+		return ErrBusy
+	}
+	model := a.model
+	a.mu.Unlock()
+	s, err := a.opts.Store.NewSession(a.opts.Workspace, model)
+	if err != nil {
+		return fmt.Errorf("start a new session: %w", err)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	old := a.session
+	if err := a.attach(s); err != nil {
+		return err
+	}
+	_ = old.Close()
+	return nil
+}
+
+// CheckServer checks that the model server answers and knows the model.
+// A server that cannot list models is given the benefit of the doubt.
+func (a *Agent) CheckServer(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	models, err := a.opts.Client.Models(ctx)
+	model := a.Model()
+	if err != nil {
+		var apiErr *APIError
+		if errors.As(err, &apiErr) && apiErr.Status != 0 && apiErr.Status != 401 && apiErr.Status != 403 {
+			return nil // answers, but has no usable /models
+		}
+		return &UserError{
+			Msg:  fmt.Sprintf("Cannot reach the model server at %s.", a.opts.Client.BaseURL()),
+			Hint: hintOf(err, "Start the server, or point OPENAI_BASE_URL (or base_url in the config) at one that runs."),
+			Err:  err,
+		}
+	}
+	if model == "" {
+		return &UserError{
+			Msg:  "No model is configured.",
+			Hint: fmt.Sprintf("Pass --model NAME or set model in %s. The server offers: %s.", a.configName(), listOrNone(models)),
+		}
+	}
+	for _, m := range models {
+		if m == model || strings.TrimSuffix(m, ":latest") == model {
+			return nil
+		}
+	}
+	if len(models) == 0 {
+		return nil
+	}
+	return &UserError{
+		Msg:  fmt.Sprintf("The server at %s has no model %q.", a.opts.Client.BaseURL(), model),
+		Hint: fmt.Sprintf("Pass --model NAME or set model in %s. The server offers: %s.", a.configName(), listOrNone(models)),
+	}
+}
+
+func (a *Agent) configName() string {
+	if a.opts.ConfigPath != "" {
+		return a.opts.ConfigPath
+	}
+	return "the config"
+}
+
+func listOrNone(items []string) string {
+	if len(items) == 0 {
+		return "no models"
+	}
+	if len(items) > 12 {
+		return strings.Join(items[:12], ", ") + fmt.Sprintf(" and %d more", len(items)-12)
+	}
+	return strings.Join(items, ", ")
+}
+
+// UserError is a failure shown to the user: a short reason and what to do.
+type UserError struct {
+	Msg  string
+	Hint string
+	Err  error
+}
+
+func (e *UserError) Error() string {
+	if e.Err != nil {
+		return e.Msg + " " + e.Err.Error()
+	}
+	return e.Msg
+}
+
+func (e *UserError) Unwrap() error { return e.Err }
+
+// hintOf returns the hint an error carries, or fallback.
+func hintOf(err error, fallback string) string {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		if h := apiErr.Hint(); h != "" {
+			return h
+		}
+	}
+	var ue *UserError
+	if errors.As(err, &ue) && ue.Hint != "" {
+		return ue.Hint
+	}
+	return fallback
+}
+
+// Undo reverts the newest n reversible calls and tells the model, with the
+// next message, what was reverted.
+func (a *Agent) Undo(ctx context.Context, n int, force bool) (string, error) {
+	return a.walk(ctx, func(j *history.Journal) ([]history.Outcome, error) {
+		return j.Undo(ctx, n, force, a.resolver())
+	}, "undid")
+}
+
+// Redo re-applies the newest n undone calls.
+func (a *Agent) Redo(ctx context.Context, n int) (string, error) {
+	return a.walk(ctx, func(j *history.Journal) ([]history.Outcome, error) {
+		return j.Redo(ctx, n, a.resolver())
+	}, "redid")
+}
+
+func (a *Agent) walk(ctx context.Context, op func(*history.Journal) ([]history.Outcome, error), verb string) (string, error) {
+	a.mu.Lock()
+	if a.running {
+		a.mu.Unlock()
+		return "", ErrBusy
+	}
+	j, s := a.journal, a.session
+	a.mu.Unlock()
+	outcomes, err := op(j)
+	if errors.Is(err, history.ErrNothingToUndo) || errors.Is(err, history.ErrNothingToRedo) {
+		err = nil
+	}
+	lines, done := describeOutcomes(outcomes)
+	if len(done) > 0 {
+		note := fmt.Sprintf("The user %s these earlier tool calls; the files are as they were before them: %s.", verb, strings.Join(done, "; "))
+		a.mu.Lock()
+		a.notes = append(a.notes, note)
+		a.mu.Unlock()
+		if perr := s.Append("note", note); perr != nil {
+			a.opts.Logf("persist note: %v", perr)
+		}
+	}
+	if len(lines) == 0 && err == nil {
+		if verb == "undid" {
+			lines = append(lines, "Nothing to undo.")
+		} else {
+			lines = append(lines, "Nothing to redo.")
+		}
+	}
+	return strings.Join(lines, "\n"), err
+}
+
+func describeOutcomes(outcomes []history.Outcome) (lines, done []string) {
+	for _, o := range outcomes {
+		lines = append(lines, o.Message)
+		if o.Done {
+			done = append(done, fmt.Sprintf("%s (%s)", o.Entry.Tool, o.Entry.Summary))
+		}
+	}
+	return lines, done
+}
+
+// resolver finds the Reverter of a registered tool.
+func (a *Agent) resolver() history.Resolver {
+	return history.RegistryResolver(a.opts.Registry)
+}

@@ -1,0 +1,434 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sashabaranov/go-openai"
+
+	"myclaw/approval"
+	"myclaw/history"
+	"myclaw/tools"
+)
+
+// callResult is what one call left for the model.
+type callResult struct {
+	content string
+	// untrusted is the fence source when untrusted content entered.
+	untrusted string
+}
+
+// runCalls runs the calls of one answer and appends one tool message per
+// call, in the order the model made them. Consecutive read-only calls run
+// concurrently; side-effecting ones one at a time, since each may ask. When
+// the turn is cancelled or the infrastructure fails, the calls not yet run
+// still get their tool message, so the transcript stays valid.
+func (t *turn) runCalls(calls []openai.ToolCall, fromText bool) error {
+	results := make([]callResult, len(calls))
+	var fatal error
+	for i := 0; i < len(calls); {
+		if fatal != nil || t.ctx.Err() != nil {
+			results[i] = t.notRun(calls[i], fromText, fatal)
+			i++
+			continue
+		}
+		j := i
+		for j < len(calls) && t.readOnly(calls[j]) {
+			j++
+		}
+		if j-i > 1 {
+			var wg sync.WaitGroup
+			for k := i; k < j; k++ {
+				wg.Add(1)
+				go func(k int) {
+					defer wg.Done()
+					results[k], _ = t.handle(calls[k], fromText)
+				}(k)
+			}
+			wg.Wait()
+		} else {
+			if j == i {
+				j = i + 1
+			}
+			results[i], fatal = t.handle(calls[i], fromText)
+		}
+		for k := i; k < j; k++ {
+			if results[k].untrusted != "" && t.taint == nil {
+				t.taint = &approval.Taint{Source: results[k].untrusted}
+			}
+		}
+		i = j
+	}
+	for i, c := range calls {
+		if err := t.a.appendMessage(toolMessage(c.ID, results[i].content)); err != nil && fatal == nil {
+			fatal = err
+		}
+	}
+	if fatal != nil {
+		return fatal
+	}
+	return t.ctx.Err()
+}
+
+// readOnly reports whether a call can run without approval and alongside
+// others: a known read-only tool that no hook watches.
+func (t *turn) readOnly(c openai.ToolCall) bool {
+	tool, ok := t.a.opts.Registry.Lookup(c.Function.Name)
+	if !ok {
+		return true
+	}
+	return tool.Meta().ReadOnly && len(matchingHooks(t.a.opts.Hooks, tool.Meta().Name)) == 0
+}
+
+func (t *turn) notRun(c openai.ToolCall, fromText bool, fatal error) callResult {
+	call := Call{ID: c.ID, Wire: c.Function.Name, Tool: c.Function.Name, Args: json.RawMessage(c.Function.Arguments), FromText: fromText}
+	e := &tools.Error{Kind: tools.KindUnknown, Message: "not run: the user cancelled the turn", Hint: "The user stopped the turn. Wait for their next message."}
+	status := StatusCancelled
+	if fatal != nil {
+		e = &tools.Error{Kind: tools.KindUnknown, Message: "not run: " + fatal.Error(), Hint: "myclaw hit an internal problem; tell the user."}
+		status = StatusError
+	}
+	content := tools.ErrorEnvelope(e)
+	t.emit(ToolResultEvent{Call: call, Status: status, Kind: string(e.Kind), Message: e.Message, Hint: e.Hint, Content: content})
+	return callResult{content: content}
+}
+
+// handle takes one call through parse, validation, policy and approval,
+// the journal, execution, the envelope and the fence. A returned error is
+// an infrastructure failure that stops the turn (the call's result is
+// still set).
+func (t *turn) handle(tc openai.ToolCall, fromText bool) (callResult, error) {
+	a := t.a
+	call := Call{ID: tc.ID, Wire: tc.Function.Name, Tool: tc.Function.Name, Args: json.RawMessage(tc.Function.Arguments), FromText: fromText}
+	start := a.opts.Now()
+	tool, ok := a.opts.Registry.Lookup(call.Wire)
+	if ok {
+		call.Tool = tool.Meta().Name
+	}
+	t.emit(ToolCallEvent{Call: call, Phase: "proposed"})
+	fail := func(status string, e *tools.Error) callResult {
+		content := tools.ErrorEnvelope(e)
+		t.emit(ToolResultEvent{Call: call, Status: status, Kind: string(e.Kind), Message: e.Message, Hint: e.Hint, Duration: a.opts.Now().Sub(start), Content: content})
+		return callResult{content: content}
+	}
+	if !ok {
+		return fail(StatusError, t.unknownTool(call.Wire)), nil
+	}
+	meta := tool.Meta()
+	args, verr := a.opts.Registry.Validate(call.Wire, call.Args)
+	if verr != nil {
+		return fail(StatusError, verr), nil
+	}
+	call.Args = args
+	if e := t.checkRepeat(call); e != nil {
+		return fail(StatusError, e), nil
+	}
+
+	var dry tools.Result
+	if !meta.ReadOnly || len(matchingHooks(a.opts.Hooks, meta.Name)) > 0 {
+		var err error
+		if !meta.ReadOnly {
+			dry, err = tools.Call(t.ctx, tool, args, true)
+			if err != nil {
+				if errors.Is(err, context.Canceled) && t.ctx.Err() != nil {
+					return fail(StatusCancelled, cancelledError()), nil
+				}
+				return fail(StatusError, tools.AsError(err)), nil
+			}
+		}
+		var denial *tools.Error
+		var status string
+		args, dry, denial, status = t.decide(tool, call, args, dry)
+		if denial != nil {
+			return fail(status, denial), nil
+		}
+		call.Args = args
+	}
+	return t.execute(tool, call, args, dry, start)
+}
+
+// decide applies the policy, the hooks and, when asked for, the approver.
+// It returns the arguments to run (edited ones, after validation) with
+// their dry run, or a denial for the model.
+func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tools.Result) (json.RawMessage, tools.Result, *tools.Error, string) {
+	a := t.a
+	meta := tool.Meta()
+	req := t.request(tool, call, args, dry)
+	verdict := a.opts.Policy.Evaluate(req)
+	if verdict.Outcome != approval.OutcomeDeny {
+		if hv, ok := runHooks(t.ctx, a.opts.Hooks, req, a.opts.Workspace); ok {
+			verdict = hv
+		}
+	}
+	switch verdict.Outcome {
+	case approval.OutcomeDeny:
+		t.audit(req, "deny", verdict.By, verdict.Why)
+		return nil, dry, &tools.Error{
+			Kind:    tools.KindPermissionDenied,
+			Message: fmt.Sprintf("%s was denied (%s)", meta.Name, verdict.By),
+			Hint:    denyHint(verdict.Why),
+		}, StatusDenied
+	case approval.OutcomeAllow:
+		t.audit(req, "allow", verdict.By, "")
+		a.opts.Policy.Remember(req, approval.Decision{Choice: approval.ApproveOnce, By: verdict.By})
+		return args, dry, nil, ""
+	}
+	req.Why = verdict.Why
+	t.emit(ApprovalEvent{Request: req, CallID: call.ID, Tool: meta.Name, Summary: req.Summary, Phase: "asked"})
+	dec, err := t.approver.Approve(t.ctx, req)
+	if err != nil {
+		if t.ctx.Err() != nil {
+			t.audit(req, "cancelled", "user", "")
+			return nil, dry, cancelledError(), StatusCancelled
+		}
+		t.audit(req, "deny", "approver", err.Error())
+		return nil, dry, &tools.Error{Kind: tools.KindPermissionDenied, Message: "no decision could be made: " + err.Error(), Hint: "Do not retry this call; tell the user what you wanted to do."}, StatusDenied
+	}
+	if dec.By == "" {
+		dec.By = "user"
+	}
+	t.emit(ApprovalEvent{Request: req, CallID: call.ID, Tool: meta.Name, Summary: req.Summary, Phase: "decided", Decision: &dec})
+	t.audit(req, string(dec.Choice), dec.By, dec.Reason)
+	if !dec.Approved() {
+		return nil, dry, denialError(meta.Name, dec), StatusDenied
+	}
+	if dec.Choice == approval.Edit {
+		edited, verr := a.opts.Registry.Validate(call.Wire, dec.Args)
+		if verr != nil {
+			verr.Message = "the user edited the arguments, but the edit is not valid: " + verr.Message
+			verr.Hint = "The call did not run. Ask the user how to proceed."
+			return nil, dry, verr, StatusError
+		}
+		args = edited
+		if !meta.ReadOnly {
+			d, err := tools.Call(t.ctx, tool, args, true)
+			if err != nil {
+				return nil, dry, tools.AsError(err), StatusError
+			}
+			dry = d
+		}
+		t.emit(NoticeEvent{Text: fmt.Sprintf("Running %s with the arguments as the user edited them.", meta.Name)})
+	}
+	a.opts.Policy.Remember(req, dec)
+	if dec.SaveRule && dec.Choice == approval.ApproveSession {
+		t.saveRule(req)
+	}
+	return args, dry, nil, ""
+}
+
+func (t *turn) saveRule(req approval.Request) {
+	rule := approval.SessionRule(req)
+	if t.a.opts.ConfigPath == "" {
+		t.emit(NoticeEvent{Text: "Could not save the rule: no config file path is known."})
+		return
+	}
+	text, err := approval.SaveRule(t.a.opts.ConfigPath, rule)
+	if err != nil {
+		t.emit(NoticeEvent{Text: "Could not save the rule: " + err.Error()})
+		return
+	}
+	t.emit(NoticeEvent{Text: fmt.Sprintf("Saved to %s:\n%s", t.a.opts.ConfigPath, strings.TrimSpace(text))})
+}
+
+// request builds the approval request of a call.
+func (t *turn) request(tool tools.Tool, call Call, args json.RawMessage, dry tools.Result) approval.Request {
+	meta := tool.Meta()
+	_, reversible := tool.(tools.Reverter)
+	req := approval.Request{
+		CallID:     call.ID,
+		Tool:       meta.Name,
+		Meta:       meta,
+		Args:       args,
+		Capability: dry.Capability,
+		Summary:    dry.Summary,
+		Preview:    dry.Preview,
+		Reversible: reversible && len(dry.Undo) > 0,
+		UndoPlan:   dry.UndoPlan,
+		Taint:      t.taint,
+	}
+	if req.Capability == "" {
+		req.Capability = meta.Capability
+	}
+	if req.Summary == "" {
+		req.Summary = "Run " + meta.Name + " (no preview available for this tool)"
+	}
+	if meta.Name == "shell_run" {
+		var sa struct {
+			Command string `json:"command"`
+		}
+		if json.Unmarshal(args, &sa) == nil {
+			if cl, err := tools.ParseCommandLine(sa.Command, t.a.opts.Workspace); err == nil {
+				req.Command = &cl
+			}
+		}
+	}
+	return req
+}
+
+// execute runs an approved call, journaling it first when it is reversible
+// (write-ahead: the record is on disk before anything changes).
+func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry tools.Result, start time.Time) (callResult, error) {
+	a := t.a
+	meta := tool.Meta()
+	_, reverter := tool.(tools.Reverter)
+	journaled := !meta.ReadOnly && reverter && len(dry.Undo) > 0
+	a.mu.Lock()
+	j := a.journal
+	a.mu.Unlock()
+	entry := history.Entry{CallID: call.ID, Tool: meta.Name, Args: args, Summary: dry.Summary, Time: a.opts.Now(), Reversible: journaled, Undo: dry.Undo}
+	if journaled {
+		if err := j.Begin(entry); err != nil {
+			e := &tools.Error{Kind: tools.KindUnknown, Message: "not run: the undo journal cannot be written", Hint: "myclaw stopped the turn; tell the user."}
+			content := tools.ErrorEnvelope(e)
+			t.emit(ToolResultEvent{Call: call, Status: StatusError, Kind: string(e.Kind), Message: e.Message, Hint: e.Hint, Content: content})
+			return callResult{content: content}, &UserError{Msg: "Cannot write the undo journal, so the call was not run.", Hint: "Check free space and permissions of the state directory.", Err: err}
+		}
+	}
+	t.emit(ToolCallEvent{Call: call, Phase: "started", Summary: dry.Summary})
+	res, err := tools.Call(t.ctx, tool, args, false)
+	now := a.opts.Now()
+	var fatal error
+	switch {
+	case journaled && err != nil:
+		if jerr := j.Fail(call.ID, tools.AsError(err).Message); jerr != nil {
+			fatal = jerr
+		}
+	case journaled:
+		undo := res.Undo
+		if len(undo) == 0 {
+			undo = dry.Undo
+		}
+		if jerr := j.Commit(call.ID, undo); jerr != nil {
+			fatal = jerr
+		}
+	case !meta.ReadOnly && err == nil:
+		if res.Summary != "" {
+			entry.Summary = res.Summary
+		}
+		if entry.Summary == "" {
+			entry.Summary = summarizeArgs(meta.Name, args)
+		}
+		entry.Undo = nil
+		if jerr := j.Irreversible(entry); jerr != nil {
+			fatal = jerr
+		}
+	}
+	if fatal != nil {
+		fatal = &UserError{Msg: "Cannot write the undo journal; the turn stopped after the call ran.", Hint: "Check free space and permissions of the state directory. /history may miss this call.", Err: fatal}
+	}
+	content := tools.Envelope(meta, res, err, now.UTC())
+	ev := ToolResultEvent{Call: call, Status: StatusOK, Summary: res.Summary, Duration: now.Sub(start), Content: content, Reversible: journaled && err == nil}
+	if ev.Summary == "" {
+		ev.Summary = dry.Summary
+	}
+	out := callResult{content: content}
+	if err != nil {
+		te := tools.AsError(err)
+		ev.Status, ev.Kind, ev.Message, ev.Hint = StatusError, string(te.Kind), te.Message, te.Hint
+		if t.ctx.Err() != nil {
+			ev.Status = StatusCancelled
+		}
+	} else if meta.ReturnsUntrusted {
+		ev.Untrusted, ev.Source, ev.RetrievedAt, ev.Body = true, res.Source, now.UTC(), res.Body
+		if ev.Source == "" {
+			ev.Source = meta.Name
+		}
+		out.untrusted = ev.Source
+	} else {
+		ev.Body = res.Body
+	}
+	t.emit(ev)
+	return out, fatal
+}
+
+func (t *turn) audit(req approval.Request, decision, by, reason string) {
+	if t.a.opts.Audit == nil {
+		return
+	}
+	err := t.a.opts.Audit.Append(approval.AuditEntry{
+		Time: t.a.opts.Now().UTC(), CallID: req.CallID, Tool: req.Tool, ArgsSHA: approval.ArgsDigest(req.Args),
+		Summary: req.Summary, Decision: decision, By: by, Reason: reason,
+	})
+	if err != nil {
+		t.a.opts.Logf("audit: %v", err)
+	}
+}
+
+// checkRepeat stops a call made identically repeatLimit times in a row.
+func (t *turn) checkRepeat(call Call) *tools.Error {
+	key := call.Wire + "\x00" + string(call.Args)
+	if key == t.lastCall {
+		t.repeats++
+	} else {
+		t.lastCall, t.repeats = key, 1
+	}
+	if t.repeats <= repeatLimit {
+		return nil
+	}
+	return &tools.Error{
+		Kind:    tools.KindUnsupported,
+		Message: fmt.Sprintf("this exact call was made %d times in a row and was not run again", t.repeats),
+		Hint:    "Its result will not change. Use the result you already have, try a different call, or answer the user.",
+	}
+}
+
+func (t *turn) unknownTool(name string) *tools.Error {
+	close := t.a.opts.Registry.Suggest(name, 3)
+	e := &tools.Error{
+		Kind:    tools.KindNotFound,
+		Message: fmt.Sprintf("there is no tool named %q", name),
+		Hint:    "Call one of the tools in the catalog.",
+	}
+	if len(close) > 0 {
+		e.Hint = fmt.Sprintf("Did you mean %s? Call one of the tools in the catalog.", strings.Join(close, ", "))
+		e.Details = map[string]any{"close_names": close}
+	}
+	return e
+}
+
+func cancelledError() *tools.Error {
+	return &tools.Error{Kind: tools.KindUnknown, Message: "cancelled by the user", Hint: "The user stopped this call. Wait for their next message."}
+}
+
+func denialError(tool string, d approval.Decision) *tools.Error {
+	e := &tools.Error{Kind: tools.KindPermissionDenied, Message: fmt.Sprintf("the user denied %s", tool)}
+	switch {
+	case d.By == "headless":
+		e.Message = fmt.Sprintf("%s needs approval, and this session runs without a person to approve", tool)
+		e.Hint = "Nobody can approve calls in this session. Do not retry; finish with what read-only tools allow and say what you would have done."
+	case d.Reason != "":
+		e.Message = fmt.Sprintf("the user denied %s: %s", tool, d.Reason)
+		e.Hint = "The user said: " + d.Reason + ". Follow that; do not retry the same call."
+	default:
+		e.Hint = "Do not retry the same call. Ask the user what they want instead, or take another approach."
+	}
+	return e
+}
+
+func denyHint(why string) string {
+	if why == "" {
+		return "A rule forbids this call. Do not retry it; take another approach or ask the user."
+	}
+	return why + " Do not retry it; take another approach or ask the user."
+}
+
+func toolMessage(id, content string) openai.ChatCompletionMessage {
+	if content == "" {
+		content = `{"ok":true}`
+	}
+	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: id, Content: content}
+}
+
+// summarizeArgs describes a call without a summary of its own.
+func summarizeArgs(tool string, args json.RawMessage) string {
+	s := string(args)
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return tool + " " + s
+}

@@ -1,0 +1,267 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/sashabaranov/go-openai"
+
+	"myclaw/approval"
+	"myclaw/tools"
+)
+
+// repeatLimit is how many identical calls in a row the loop lets through
+// before it stops one with a hint: weak models loop on the same call.
+const repeatLimit = 3
+
+// turn is the state of one user turn.
+type turn struct {
+	a        *Agent
+	ctx      context.Context
+	emit     func(Event)
+	approver approval.Approver
+	// taint is set once untrusted content entered the conversation this turn.
+	taint *approval.Taint
+	// lastCall and repeats count identical consecutive calls.
+	lastCall string
+	repeats  int
+	rounds   int
+}
+
+// Run runs one user turn: it sends the prompt, streams the answer, runs the
+// tool calls and repeats until the model answers without calls, the round
+// limit is reached, the turn fails or ctx is cancelled. Every event goes to
+// emit, in order; calls that need a decision go to approver.
+func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event), approver approval.Approver) (err error) {
+	a.mu.Lock()
+	if a.running {
+		a.mu.Unlock()
+		return ErrBusy
+	}
+	a.running = true
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.running = false
+		a.mu.Unlock()
+	}()
+	// Concurrent read-only calls report from several goroutines; the
+	// consumer sees one ordered stream.
+	var emitMu sync.Mutex
+	emit = serialize(&emitMu, emit)
+	t := &turn{a: a, ctx: ctx, emit: emit, approver: approver}
+	reason := DoneStop
+	defer func() {
+		switch {
+		case err != nil && errors.Is(err, context.Canceled):
+			reason = DoneCancelled
+		case err != nil:
+			reason = DoneError
+			var ue *UserError
+			if errors.As(err, &ue) {
+				emit(ErrorEvent{Message: ue.Msg, Hint: ue.Hint})
+			} else {
+				emit(ErrorEvent{Message: err.Error(), Hint: hintOf(err, "")})
+			}
+		}
+		emit(DoneEvent{Reason: reason, Rounds: t.rounds})
+	}()
+
+	if err := a.appendMessage(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: a.withNotes(prompt)}); err != nil {
+		return err
+	}
+	for t.rounds < a.opts.MaxRounds {
+		t.rounds++
+		more, err := t.round()
+		if err != nil {
+			return err
+		}
+		if !more {
+			return nil
+		}
+	}
+	reason = DoneLimit
+	emit(NoticeEvent{Text: fmt.Sprintf("Stopped after %d tool rounds in one turn (max_tool_rounds). Send a message to let the model go on, or raise max_tool_rounds in the config.", a.opts.MaxRounds)})
+	return nil
+}
+
+// withNotes prefixes the prompt with what the model must know first (what
+// the user undid since its last turn) and marks the notes delivered.
+func (a *Agent) withNotes(prompt string) string {
+	a.mu.Lock()
+	notes := a.notes
+	a.notes = nil
+	s := a.session
+	a.mu.Unlock()
+	if len(notes) == 0 {
+		return prompt
+	}
+	if err := s.Append("notes_delivered", len(notes)); err != nil {
+		a.opts.Logf("persist notes: %v", err)
+	}
+	return "[myclaw note] " + strings.Join(notes, "\n[myclaw note] ") + "\n\n" + prompt
+}
+
+// appendMessage adds a message to the conversation and persists it before
+// anything else happens, so a crash loses nothing that was sent.
+func (a *Agent) appendMessage(m openai.ChatCompletionMessage) error {
+	a.mu.Lock()
+	s := a.session
+	a.messages = append(a.messages, m)
+	a.tokensUsed += estimateMessage(m)
+	a.mu.Unlock()
+	if err := s.Append("message", m); err != nil {
+		return &UserError{Msg: "Cannot write the session transcript.", Hint: "Check free space and permissions of the state directory.", Err: err}
+	}
+	return nil
+}
+
+// round sends one request and runs the calls of its answer. It reports
+// whether another round is needed.
+func (t *turn) round() (bool, error) {
+	a := t.a
+	req, elided := a.buildRequest()
+	if elided > 0 {
+		t.emit(NoticeEvent{Text: fmt.Sprintf("Elided the output of %d older tool calls to fit the context window (%d tokens).", elided, a.opts.ContextWindow)})
+	}
+	ctx := withRetryHook(t.ctx, func(ev RetryEvent) { t.emit(ev) })
+	comp, err := a.opts.Client.Stream(ctx, req, func(d StreamDelta) {
+		if d.Reasoning != "" {
+			t.emit(ReasoningDelta{Text: d.Reasoning})
+		}
+		if d.Content != "" {
+			t.emit(TextDelta{Text: d.Content})
+		}
+	})
+	t.reportUsage(comp, req)
+	if err != nil {
+		return false, t.keepPartial(comp, err)
+	}
+	calls := comp.ToolCalls
+	content := comp.Content
+	fromText := false
+	if len(calls) == 0 {
+		if tc, rest := ParseTextToolCalls(content, func(name string) bool { _, ok := a.opts.Registry.Lookup(name); return ok }); len(tc) > 0 {
+			calls, content, fromText = tc, rest, true
+			t.emit(NoticeEvent{Text: fmt.Sprintf("The model wrote %d tool call(s) as text; running them as calls.", len(tc))})
+		}
+	}
+	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: content, ToolCalls: calls}
+	if err := a.appendMessage(msg); err != nil {
+		return false, err
+	}
+	if comp.TruncatedCall {
+		return false, &UserError{
+			Msg:  "The model's answer hit its length limit in the middle of a tool call; the call was not run.",
+			Hint: "Ask for a smaller step, or raise the server's output limit (max_tokens / num_predict).",
+		}
+	}
+	if len(calls) == 0 {
+		if strings.TrimSpace(content) == "" {
+			if comp.FinishReason == "length" {
+				// Some servers (Ollama) silently drop a tool call that the
+				// length limit cut short: an empty answer is all that is left.
+				return false, &UserError{
+					Msg:  "The model hit its length limit before answering (a tool call it was writing may have been dropped).",
+					Hint: "Ask for a smaller step, or raise the server's output limit (max_tokens / num_predict).",
+				}
+			}
+			if strings.TrimSpace(comp.Reasoning) == "" {
+				t.emit(NoticeEvent{Text: "The model returned an empty answer."})
+			}
+		}
+		return false, nil
+	}
+	if err := t.runCalls(calls, fromText); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// keepPartial records what was streamed before a failure, marked as cut,
+// so the transcript shows it and stays valid.
+func (t *turn) keepPartial(comp Completion, err error) error {
+	if comp.Content == "" {
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		return t.wrapStreamErr(err)
+	}
+	mark := "\n\n[answer cut off: " + strings.TrimSpace(err.Error()) + "]"
+	if errors.Is(err, context.Canceled) {
+		mark = "\n\n[answer cancelled by the user]"
+	}
+	// Tool calls of a cut answer are dropped: they never ran.
+	if perr := t.a.appendMessage(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: comp.Content + mark}); perr != nil {
+		return perr
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	return t.wrapStreamErr(err)
+}
+
+func (t *turn) wrapStreamErr(err error) error {
+	if errors.Is(err, ErrStreamCut) {
+		return &UserError{Msg: "The model's answer was cut off before it finished; the partial text is kept.", Hint: "Send a message to let it go on, or check the server's log.", Err: err}
+	}
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		return &UserError{Msg: "The model server failed: " + apiErr.Error(), Hint: apiErr.Hint()}
+	}
+	return err
+}
+
+func (t *turn) reportUsage(comp Completion, req openai.ChatCompletionRequest) {
+	a := t.a
+	ev := UsageEvent{ContextWindow: a.opts.ContextWindow}
+	if comp.Usage != nil && comp.Usage.TotalTokens > 0 {
+		ev.PromptTokens, ev.CompletionTokens, ev.TotalTokens = comp.Usage.PromptTokens, comp.Usage.CompletionTokens, comp.Usage.TotalTokens
+	} else {
+		ev.PromptTokens = estimateRequest(req)
+		ev.CompletionTokens = estimateText(comp.Content) + estimateText(comp.Reasoning)
+		for _, c := range comp.ToolCalls {
+			ev.CompletionTokens += estimateText(c.Function.Arguments) + 8
+		}
+		ev.TotalTokens = ev.PromptTokens + ev.CompletionTokens
+		ev.Estimated = true
+	}
+	a.mu.Lock()
+	a.tokensUsed = ev.TotalTokens
+	a.mu.Unlock()
+	t.emit(ev)
+}
+
+// buildRequest assembles the request: system prompt, the conversation with
+// old tool output elided if it would not fit, and the catalog for the
+// current autonomy level and rules.
+func (a *Agent) buildRequest() (openai.ChatCompletionRequest, int) {
+	a.mu.Lock()
+	msgs := append([]openai.ChatCompletionMessage(nil), a.messages...)
+	model := a.model
+	a.mu.Unlock()
+	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, a.opts.Policy.Level(), a.opts.Now())}
+	catalog := a.opts.Registry.Catalog(func(m tools.Meta) bool {
+		ok, _ := a.opts.Policy.Visible(m)
+		return ok
+	})
+	budget := a.opts.ContextWindow - estimateCatalog(catalog) - estimateMessage(system)
+	msgs, elided := fitContext(msgs, budget)
+	req := openai.ChatCompletionRequest{
+		Model:    model,
+		Messages: append([]openai.ChatCompletionMessage{system}, msgs...),
+		Tools:    catalog,
+	}
+	return req, elided
+}
+
+func serialize(mu *sync.Mutex, emit func(Event)) func(Event) {
+	return func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		emit(e)
+	}
+}

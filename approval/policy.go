@@ -1,0 +1,408 @@
+package approval
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+
+	"myclaw/tools"
+)
+
+// Policy decides, for each call, whether it runs, asks or is denied, from
+// the autonomy level, the config rules and the grants made this session.
+//
+// Precedence, first that applies:
+//  1. a deny rule that hits the call denies it;
+//  2. readonly denies every side-effecting call;
+//  3. read-only tools are allowed (ask rules do not apply to them);
+//  4. an ask rule that hits the call asks;
+//  5. allow rules and session grants allow (they are the user's explicit
+//     choice, so they hold after untrusted content too);
+//  6. the level decides: ask asks, auto-edit allows what it can vouch for,
+//     full allows.
+//
+// A Policy is safe for concurrent use. Evaluate never blocks on anything
+// but a short internal lock and does no I/O.
+type Policy struct {
+	rules []compiledRule // fixed after NewPolicy
+
+	mu     sync.RWMutex
+	level  Level
+	grants []compiledRule
+	hosts  map[string]bool // hosts fetched this session, lower case
+}
+
+// NewPolicy builds a policy. An empty level means Ask; rules are checked
+// with ValidateRules.
+func NewPolicy(level Level, rules []Rule) (*Policy, error) {
+	if level == "" {
+		level = Ask
+	}
+	if _, err := ParseLevel(string(level)); err != nil {
+		return nil, err
+	}
+	if err := ValidateRules(rules); err != nil {
+		return nil, err
+	}
+	p := &Policy{level: level, hosts: map[string]bool{}}
+	for _, r := range rules {
+		cr, _ := compileRule(r) // checked by ValidateRules
+		p.rules = append(p.rules, cr)
+	}
+	return p, nil
+}
+
+// Level returns the current autonomy level.
+func (p *Policy) Level() Level {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.level
+}
+
+// SetLevel switches the autonomy level; the next Evaluate uses it. A level
+// that ParseLevel would refuse is treated as Ask.
+func (p *Policy) SetLevel(l Level) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.level = l
+}
+
+// Visible decides whether a tool is in the catalog: readonly hides
+// side-effecting tools, and a deny rule without Match hides the tool it
+// names. When hidden it says why.
+func (p *Policy) Visible(m tools.Meta) (bool, string) {
+	for _, r := range p.rules {
+		if Outcome(r.Decision) == OutcomeDeny && r.Match == "" && r.tool.match(m.Name) {
+			return false, "denied by rule: " + r.brief()
+		}
+	}
+	if p.Level() == ReadOnly && m.HasSideEffects() {
+		return false, "readonly hides side-effecting tools"
+	}
+	return true, ""
+}
+
+// Evaluate decides a call. req carries Meta, Capability, Command (for
+// shell_run), Taint and Args; Args is read for shell_run's "command".
+func (p *Policy) Evaluate(req Request) Verdict {
+	c := newCall(req)
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+
+	for _, r := range p.rules {
+		if Outcome(r.Decision) == OutcomeDeny && c.hits(r) {
+			return Verdict{Outcome: OutcomeDeny, By: "rule: " + r.brief(), Why: "a rule in the config denies " + c.what(r)}
+		}
+	}
+	if p.level == ReadOnly && req.Meta.HasSideEffects() {
+		return Verdict{Outcome: OutcomeDeny, By: "level: readonly", Why: "readonly allows no side effects, and " + c.tool + " has them"}
+	}
+	if req.Meta.ReadOnly {
+		return Verdict{Outcome: OutcomeAllow, By: "read-only tool"}
+	}
+	for _, r := range p.rules {
+		if Outcome(r.Decision) == OutcomeAsk && c.hits(r) {
+			return Verdict{Outcome: OutcomeAsk, By: "rule: " + r.brief(), Why: "a rule in the config asks before " + c.what(r)}
+		}
+	}
+	by, whyNot := c.allowedBy(p.rules, p.grants)
+	if by != "" {
+		return Verdict{Outcome: OutcomeAllow, By: by}
+	}
+	switch p.level {
+	case Full:
+		return Verdict{Outcome: OutcomeAllow, By: "level: full"}
+	case AutoEdit:
+		why := p.autoEditAsks(req, c)
+		if why == "" {
+			return Verdict{Outcome: OutcomeAllow, By: "level: auto-edit"}
+		}
+		if whyNot != "" && req.Taint == nil {
+			why = whyNot // more to the point than "no faithful preview"
+		}
+		return Verdict{Outcome: OutcomeAsk, By: "level: auto-edit", Why: why}
+	}
+	why := "ask asks before every side-effecting call"
+	if whyNot != "" {
+		why = whyNot
+	}
+	return Verdict{Outcome: OutcomeAsk, By: "level: ask", Why: why}
+}
+
+// autoEditAsks returns why auto-edit cannot approve the call on its own, or
+// "" when it can: the call has a faithful dry run, risk below high, and
+// stays in the workspace. After untrusted content it also asks for shell
+// commands, hosts not yet seen and memory writes, which are how planted
+// instructions would act or leak data. Called with p.mu held.
+func (p *Policy) autoEditAsks(req Request, c call) string {
+	if req.Taint != nil {
+		from := req.Taint.Source
+		if from == "" {
+			from = "an unnamed source"
+		}
+		host, isNet := strings.CutPrefix(c.capability, "net:http:")
+		switch {
+		case c.shell:
+			return "auto-edit asks for shell commands after untrusted content from " + from
+		case isNet && !p.hosts[normHost(host)]:
+			return fmt.Sprintf("auto-edit asks before reaching %s, a host not yet seen this session, after untrusted content from %s", host, from)
+		case strings.HasPrefix(c.capability, "memory:write"):
+			return "auto-edit asks before storing a memory after untrusted content from " + from
+		}
+	}
+	switch {
+	case !req.Meta.SupportsDryRun:
+		return "auto-edit asks for " + c.tool + " because it has no faithful preview"
+	case req.Meta.EffectiveRisk() == tools.RiskHigh:
+		return "auto-edit asks for high-risk calls, and " + c.tool + " is one"
+	case c.capability == "":
+		return "auto-edit asks for " + c.tool + " because the call declares no capability, so where it acts is unknown"
+	}
+	if rest, ok := strings.CutPrefix(c.capability, "fs:"); ok {
+		_, where, _ := strings.Cut(rest, ":")
+		if !insideWorkspace(where) {
+			return "auto-edit asks for calls outside the workspace (" + c.capability + ")"
+		}
+	}
+	return ""
+}
+
+// insideWorkspace reports whether a path from an fs: capability stays in
+// the workspace: file tools report paths relative to its root, so anything
+// absolute, home-relative or climbing out is treated as outside.
+func insideWorkspace(p string) bool {
+	if p == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || strings.ContainsRune(p, 0) {
+		return false
+	}
+	clean := path.Clean(strings.ReplaceAll(p, `\`, "/"))
+	return clean != ".." && !strings.HasPrefix(clean, "../")
+}
+
+func normHost(h string) string { return strings.TrimSuffix(strings.ToLower(h), ".") }
+
+// Remember records what an approved decision implies for the rest of the
+// session: ApproveSession adds SessionRule(req) to the grants, and any
+// approved call with a "net:http:<host>" capability marks the host as seen.
+// Call it for every call that runs, including those the policy allowed
+// without asking (with Choice ApproveOnce), so that hosts fetched before
+// untrusted content arrived count as seen. For Edit, pass the request of
+// the edited call. Grants last until the Policy is dropped.
+func (p *Policy) Remember(req Request, d Decision) {
+	if !d.Approved() {
+		return
+	}
+	var grant *compiledRule
+	if d.Choice == ApproveSession {
+		if cr, err := compileRule(SessionRule(req)); err == nil {
+			grant = &cr
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if host, ok := strings.CutPrefix(capabilityOf(req), "net:http:"); ok && host != "" {
+		p.hosts[normHost(host)] = true
+	}
+	if grant == nil || slices.ContainsFunc(p.grants, func(g compiledRule) bool { return g.Rule == grant.Rule }) {
+		return
+	}
+	p.grants = append(p.grants, *grant)
+}
+
+// Grants returns the session grants in the order they were made.
+func (p *Policy) Grants() []Rule {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	out := make([]Rule, len(p.grants))
+	for i, g := range p.grants {
+		out[i] = g.Rule
+	}
+	return out
+}
+
+// SessionRule returns the rule "approve for the session" grants for req:
+// the tool, or for shell_run the command prefix of every command in the
+// line ("go test *"; several as alternatives, "{go test *,git status *}").
+// It is what the pane shows, what Remember grants and what SaveRule writes.
+func SessionRule(req Request) Rule {
+	c := newCall(req)
+	if !c.shell {
+		return Rule{Tool: globQuote(c.tool), Decision: string(OutcomeAllow)}
+	}
+	var prefixes []string
+	seen := map[string]bool{}
+	for _, cmd := range c.commands {
+		if p := commandPrefix(cmd); !seen[p] {
+			seen[p] = true
+			prefixes = append(prefixes, p)
+		}
+	}
+	match := ""
+	switch {
+	case len(prefixes) == 0 && c.source != "":
+		// Nothing parsed: the exact line, which no allow pattern covers
+		// anyway (such lines always ask), never the whole tool.
+		match = globQuote(c.source)
+	case len(prefixes) == 0:
+		match = "{}" // only the empty line
+	case len(prefixes) == 1:
+		match = prefixes[0]
+	default:
+		match = "{" + strings.Join(prefixes, ",") + "}"
+	}
+	return Rule{Tool: globQuote(c.tool), Match: match, Decision: string(OutcomeAllow)}
+}
+
+// call is what the rules look at in a Request, worked out once.
+type call struct {
+	tool       string
+	capability string
+	shell      bool
+	// For shell_run: whether the line parsed, its commands, the line
+	// itself, and why allow patterns cannot cover it ("" if they can).
+	parsed   bool
+	commands []string
+	source   string
+	guard    string
+}
+
+func newCall(req Request) call {
+	c := call{tool: req.Tool, capability: capabilityOf(req)}
+	if c.tool == "" {
+		c.tool = req.Meta.Name
+	}
+	c.shell = c.tool == "shell_run" || req.Command != nil
+	if !c.shell {
+		return c
+	}
+	var args struct {
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(req.Args, &args) == nil {
+		c.source = args.Command
+	}
+	if req.Command != nil {
+		c.parsed, c.commands = true, req.Command.Commands
+	}
+	switch {
+	case !c.parsed:
+		c.guard = "allow rules do not cover this command line: it could not be parsed"
+	case len(c.commands) == 0:
+		c.guard = "allow rules do not cover this command line: it runs no plain command"
+	case c.source == "":
+		c.guard = "allow rules do not cover this command line: the call's arguments do not hold it"
+	default:
+		if why := shellGuard(c.source); why != "" {
+			c.guard = "allow rules do not cover this command line: " + why
+		}
+	}
+	return c
+}
+
+// capabilityOf is the call's concrete capability, or the tool's static one
+// when the dry run named none.
+func capabilityOf(req Request) string {
+	if req.Capability != "" {
+		return req.Capability
+	}
+	return req.Meta.Capability
+}
+
+// hits reports whether a deny or ask rule applies. For shell_run it
+// applies when its pattern hits any command; a line that did not parse
+// counts as hit, since what it would run is unknown.
+func (c call) hits(r compiledRule) bool {
+	if !r.tool.match(c.tool) {
+		return false
+	}
+	if r.Match == "" {
+		return true
+	}
+	if !c.shell {
+		return c.capability != "" && r.match.match(c.capability)
+	}
+	if !c.parsed {
+		return true
+	}
+	for _, cmd := range c.commands {
+		if r.hitsCommand(cmd) {
+			return true
+		}
+	}
+	return false
+}
+
+// what describes the calls a rule is about, for Verdict.Why.
+func (c call) what(r compiledRule) string {
+	switch {
+	case r.Match == "":
+		return c.tool
+	case c.shell:
+		return fmt.Sprintf("shell commands matching %q", r.Match)
+	}
+	return fmt.Sprintf("%s on %s", c.tool, c.capability)
+}
+
+// allowedBy returns what allows the call among allow rules and grants, or
+// "" with, when an allow pattern could have applied, why it did not.
+//
+// A shell line is allowed when each of its commands is covered by some
+// allow rule or grant (not necessarily the same one), and shellGuard finds
+// nothing the commands do not show. An allow rule without Match allows every
+// line that parses; no allow rule allows a line that does not.
+func (c call) allowedBy(rules, grants []compiledRule) (by, whyNot string) {
+	type source struct {
+		r    compiledRule
+		name string
+	}
+	var sources []source
+	for _, r := range rules {
+		if Outcome(r.Decision) == OutcomeAllow && r.tool.match(c.tool) {
+			sources = append(sources, source{r, "rule: " + r.brief()})
+		}
+	}
+	for _, g := range grants {
+		if g.tool.match(c.tool) {
+			sources = append(sources, source{g, "session grant"})
+		}
+	}
+	if c.shell && !c.parsed {
+		// What the line would run is unknown: nothing vouches for it.
+		if len(sources) == 0 {
+			return "", ""
+		}
+		return "", c.guard
+	}
+	for _, s := range sources {
+		if s.r.Match == "" || (!c.shell && c.capability != "" && s.r.match.match(c.capability)) {
+			return s.name, ""
+		}
+	}
+	if !c.shell || len(sources) == 0 {
+		return "", ""
+	}
+	if c.guard != "" {
+		return "", c.guard
+	}
+	var names []string
+	used := map[string]bool{}
+	for _, cmd := range c.commands {
+		covered := false
+		for _, s := range sources {
+			if s.r.matchCommand(cmd) {
+				covered = true
+				if !used[s.name] {
+					used[s.name] = true
+					names = append(names, s.name)
+				}
+				break
+			}
+		}
+		if !covered {
+			return "", ""
+		}
+	}
+	return strings.Join(names, "; "), ""
+}

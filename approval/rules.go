@@ -1,0 +1,307 @@
+package approval
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Rule is one [[approval.rules]] entry of the config.
+//
+// Tool is a glob on the display name ("shell_run", "fs_*", "github/*").
+// Match is optional: a glob on the call's concrete capability
+// ("fs:write:src/**"), or for shell_run a command pattern ("git status*",
+// "go test *") that every command of the command line must match. Decision is
+// allow, ask or deny. See glob.go for the pattern syntax.
+type Rule struct {
+	Tool     string `toml:"tool"`
+	Match    string `toml:"match"`
+	Decision string `toml:"decision"`
+}
+
+// String returns the rule as it would be written in the config: one
+// key = "value" line per key, without a trailing newline.
+func (r Rule) String() string {
+	var b strings.Builder
+	b.WriteString("tool = " + tomlString(r.Tool) + "\n")
+	if r.Match != "" {
+		b.WriteString("match = " + tomlString(r.Match) + "\n")
+	}
+	b.WriteString("decision = " + tomlString(r.Decision))
+	return b.String()
+}
+
+// brief names the rule on one line, for Verdict.By.
+func (r Rule) brief() string {
+	s := "tool = " + tomlString(r.Tool)
+	if r.Match != "" {
+		s += ", match = " + tomlString(r.Match)
+	}
+	return s
+}
+
+// tomlString quotes s as a TOML basic string.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(&b, `\u%04X`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// Outcome is what the policy decides for a call.
+type Outcome string
+
+// Outcomes, which are also the values of Rule.Decision.
+const (
+	OutcomeAllow Outcome = "allow"
+	OutcomeAsk   Outcome = "ask"
+	OutcomeDeny  Outcome = "deny"
+)
+
+// Verdict is the policy's decision for one call and what it rests on.
+type Verdict struct {
+	Outcome Outcome
+	// By names what decided: `rule: tool = "shell_run", match = "git status*"`,
+	// "session grant", "level: full", "level: auto-edit", "read-only tool".
+	By string
+	// Why says, for ask and deny, why in one sentence, e.g. "auto-edit asks
+	// for shell commands after untrusted content from web:example.com".
+	Why string
+}
+
+// ValidateRules checks rules as read from the config and names each bad
+// one by index, field and what is allowed.
+func ValidateRules(rules []Rule) error {
+	var errs []error
+	for i, r := range rules {
+		if _, err := compileRule(r); err != nil {
+			errs = append(errs, fmt.Errorf("approval.rules[%d].%w", i, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// compiledRule is a Rule with its globs parsed.
+type compiledRule struct {
+	Rule
+	tool  glob
+	match glob
+}
+
+// compileRule checks and parses one rule. Its errors start with the field
+// name so that ValidateRules can prefix the rule's index.
+func compileRule(r Rule) (compiledRule, error) {
+	cr := compiledRule{Rule: r}
+	if r.Tool == "" {
+		return cr, errors.New(`tool: is required (a glob on the tool name, e.g. "shell_run" or "fs_*")`)
+	}
+	var err error
+	if cr.tool, err = compileGlob(r.Tool); err != nil {
+		return cr, fmt.Errorf("tool: %q %w", r.Tool, err)
+	}
+	if r.Match != "" {
+		if cr.match, err = compileGlob(r.Match); err != nil {
+			return cr, fmt.Errorf("match: %q %w", r.Match, err)
+		}
+	}
+	switch Outcome(r.Decision) {
+	case OutcomeAllow, OutcomeAsk, OutcomeDeny:
+	default:
+		return cr, fmt.Errorf("decision: %q: want allow, ask or deny", r.Decision)
+	}
+	return cr, nil
+}
+
+// matchCommand reports whether an allow pattern covers one command as
+// written. A pattern ending in " *" also covers the bare command, so
+// "go test *" allows "go test".
+func (cr compiledRule) matchCommand(cmd string) bool {
+	return cr.match.match(cmd) || cr.match.match(cmd+" ")
+}
+
+var unquote = strings.NewReplacer(`\`, "", `'`, "", `"`, "")
+
+// hitsCommand reports whether a deny or ask pattern hits one command. It
+// errs towards hitting: the pattern is tried from every word on, with that
+// word's directory and quotes removed, so "rm *" also hits "sudo rm -rf x",
+// "xargs rm" and "/bin/rm x". Deny and ask rules are a best effort against
+// a shell that can build commands at run time; allow rules are the strict
+// side.
+func (cr compiledRule) hitsCommand(cmd string) bool {
+	if cr.matchCommand(cmd) {
+		return true
+	}
+	words := strings.Fields(cmd)
+	for i := range words {
+		first := unquote.Replace(path.Base(words[i]))
+		if cr.matchCommand(strings.Join(append([]string{first}, words[i+1:]...), " ")) {
+			return true
+		}
+	}
+	return false
+}
+
+// shellGuard says why allow patterns cannot vouch for a command line even
+// when each of its commands matches: the line sets variables (PATH=. git
+// status runs ./git), uses arithmetic (which can assign), defines functions,
+// or writes files through redirections, none of which shows in the command
+// list. It returns "" when the commands tell the whole story. Unknown syntax
+// is refused, so a construct added to the parser later fails safe.
+func shellGuard(src string) string {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return "it cannot be parsed"
+	}
+	why := ""
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if why != "" || n == nil {
+			return false
+		}
+		switch x := n.(type) {
+		case *syntax.File, *syntax.Comment, *syntax.Stmt, *syntax.Subshell, *syntax.Block,
+			*syntax.IfClause, *syntax.WhileClause, *syntax.BinaryCmd, *syntax.Word, *syntax.Lit,
+			*syntax.SglQuoted, *syntax.DblQuoted, *syntax.CmdSubst, *syntax.CaseClause, *syntax.CaseItem, *syntax.TestClause,
+			*syntax.BinaryTest, *syntax.UnaryTest, *syntax.ParenTest, *syntax.ExtGlob,
+			*syntax.ProcSubst, *syntax.TimeClause, *syntax.BraceExp:
+		case *syntax.CallExpr:
+			if len(x.Assigns) > 0 {
+				why = "it sets shell variables"
+			}
+		case *syntax.ParamExp:
+			if x.Exp != nil && (x.Exp.Op == syntax.AssignUnset || x.Exp.Op == syntax.AssignUnsetOrNull) {
+				why = "it sets shell variables"
+			}
+		case *syntax.Redirect:
+			if target, ok := redirectWrites(x); ok {
+				why = "it writes to " + target + " through a redirection"
+			}
+		case *syntax.Assign, *syntax.DeclClause, *syntax.ArrayExpr, *syntax.ArrayElem,
+			*syntax.ForClause, *syntax.WordIter, *syntax.CoprocClause:
+			why = "it sets shell variables"
+		case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.BinaryArithm,
+			*syntax.UnaryArithm, *syntax.ParenArithm, *syntax.FlagsArithm, *syntax.CStyleLoop:
+			why = "it uses shell arithmetic, which can set variables"
+		case *syntax.FuncDecl:
+			why = "it defines shell functions"
+		default:
+			why = fmt.Sprintf("it uses shell syntax (%T) that allow rules do not cover", n)
+		}
+		return why == ""
+	})
+	return why
+}
+
+// redirectWrites reports whether a redirection writes to a file, and which.
+// Duplicating a descriptor (2>&1) and writing to the standard device sinks
+// are fine.
+func redirectWrites(r *syntax.Redirect) (string, bool) {
+	target := ""
+	if r.Word != nil {
+		target = r.Word.Lit()
+	}
+	switch r.Op {
+	case syntax.RdrIn, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		return "", false
+	case syntax.DplOut:
+		// >&N, >&N- and >&- only move descriptors; >&word writes to a file.
+		if fd := strings.TrimSuffix(target, "-"); target == "-" || fd != "" && strings.Trim(fd, "0123456789") == "" {
+			return "", false
+		}
+	}
+	switch target {
+	case "/dev/null", "/dev/stdout", "/dev/stderr":
+		return "", false
+	case "":
+		return "a computed file name", true
+	}
+	return target, true
+}
+
+// Commands whose first word says little about what runs: wrappers that run
+// another command and interpreters that run a program given as argument.
+// A session grant for them is the exact command, never "sudo *".
+var exactOnly = map[string]bool{
+	"sudo": true, "doas": true, "su": true, "env": true, "nohup": true, "nice": true,
+	"ionice": true, "time": true, "timeout": true, "xargs": true, "parallel": true,
+	"exec": true, "command": true, "builtin": true, "eval": true, "source": true, ".": true,
+	"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "fish": true,
+	"python": true, "python3": true, "node": true, "deno": true, "perl": true, "ruby": true,
+	"php": true, "lua": true, "awk": true, "gawk": true, "sed": true, "find": true,
+	"npx": true, "bunx": true, "pnpx": true, "uvx": true, "ssh": true, "setsid": true,
+	"stdbuf": true, "chroot": true, "watch": true, "strace": true,
+}
+
+// Multi-level tools: a grant covers the subcommand ("go test *"), not the
+// tool ("go *").
+var subcommandTools = map[string]bool{
+	"git": true, "go": true, "npm": true, "pnpm": true, "yarn": true, "bun": true,
+	"cargo": true, "docker": true, "podman": true, "kubectl": true, "make": true,
+	"gh": true, "helm": true, "terraform": true, "pip": true, "pip3": true, "uv": true,
+	"poetry": true, "dotnet": true, "mvn": true, "gradle": true, "systemctl": true,
+	"brew": true, "apt": true, "apt-get": true, "dnf": true, "composer": true,
+	"bundle": true, "rake": true, "just": true, "nix": true, "swift": true,
+}
+
+// Subcommands that run something named by the next word (a package script,
+// a compose verb): a grant covers that one.
+var thirdLevel = map[string]bool{
+	"npm run": true, "npm exec": true, "pnpm run": true, "pnpm exec": true,
+	"yarn run": true, "bun run": true, "docker compose": true, "podman compose": true,
+	"go tool": true,
+}
+
+// commandPrefix returns the pattern a session grant gives for one command:
+// "go test ./..." -> "go test *", "ls -la" -> "ls *". Where a prefix would
+// say too little (wrappers, interpreters, a flag before the subcommand,
+// quoting or expansions in the leading words) it is the exact command.
+func commandPrefix(cmd string) string {
+	words := strings.Fields(cmd)
+	exact := globQuote(cmd)
+	if len(words) == 0 {
+		return exact
+	}
+	plain := func(w string) bool { return !strings.ContainsAny(w, "$`'\"\\*?[]{}()<>|&;!~=") }
+	name := words[0]
+	switch {
+	case !plain(name) || exactOnly[path.Base(name)]:
+		return exact
+	case !subcommandTools[path.Base(name)]:
+		return globQuote(name) + " *"
+	}
+	n := 2
+	if len(words) > 1 && thirdLevel[path.Base(name)+" "+words[1]] {
+		n = 3
+	}
+	if len(words) < n {
+		return exact
+	}
+	for _, w := range words[1:n] {
+		if !plain(w) || strings.HasPrefix(w, "-") {
+			return exact
+		}
+	}
+	return globQuote(strings.Join(words[:n], " ")) + " *"
+}
