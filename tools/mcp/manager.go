@@ -1,0 +1,378 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"myclaw/tools"
+)
+
+// DefaultTimeout bounds a server's start-up and each call when its config
+// gives none.
+const DefaultTimeout = 60 * time.Second
+
+// defaultGrace is how long a stdio server gets after its stdin is closed, and
+// again after SIGTERM, before it is killed.
+const defaultGrace = 2 * time.Second
+
+// serverNameRE is the shape of a server name: it becomes the namespace of the
+// display names of its tools.
+var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// ServerConfig is one [mcp.servers.NAME] entry of the config.
+type ServerConfig struct {
+	// Name is the NAME of [mcp.servers.NAME]: the namespace of its tools.
+	Name string
+	// Command is the program of a stdio server.
+	Command string
+	// Args are the arguments of Command.
+	Args []string
+	// Env is added to the scrubbed environment of a stdio server.
+	Env map[string]string
+	// URL is the endpoint of a streamable HTTP server, instead of Command.
+	URL string
+	// Enabled says whether Start launches the server.
+	Enabled bool
+	// Timeout bounds the start-up and each call; zero means DefaultTimeout.
+	Timeout time.Duration
+	// Trust = true means the server's output is not fenced as untrusted.
+	Trust bool
+	// Dir is the working directory of a stdio server (the workspace).
+	Dir string
+}
+
+// State is the life-cycle state of a server.
+type State string
+
+// Server states.
+const (
+	StateStarting State = "starting"
+	StateRunning  State = "running"
+	StateFailed   State = "failed"
+	StateStopped  State = "stopped"
+)
+
+// ServerStatus is a snapshot of one server, for /mcp and the status line.
+type ServerStatus struct {
+	// Name is the server's config name.
+	Name string
+	// State is where the server is in its life cycle.
+	State State
+	// Tools are the display names of the tools it has in the catalog.
+	Tools []string
+	// Skipped lists the server's tools that were left out of the catalog,
+	// each with the reason.
+	Skipped []string
+	// LastError says why the server last failed; it is kept while a restart
+	// is starting and cleared once the server runs.
+	LastError string
+	// Since is when the server entered State.
+	Since time.Time
+}
+
+// Manager starts the configured servers in the background and keeps their
+// tools in the registry.
+type Manager struct {
+	reg  *tools.Registry
+	logf func(format string, args ...any)
+
+	// grace is the stdio shutdown grace period; tests shorten it.
+	grace time.Duration
+	// dial builds the transport of a server; tests replace it to reach
+	// in-process servers.
+	dial func(cfg ServerConfig) (sdk.Transport, error)
+
+	events notifier
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex // guards the fields below and every server's state
+	servers []*server
+	byName  map[string]*server
+	base    context.Context
+	started bool
+	closed  bool
+}
+
+// server is one configured server and its current run.
+type server struct {
+	cfg    ServerConfig
+	cfgErr error // a config the server cannot start with
+
+	state   State
+	lastErr string
+	since   time.Time
+	tools   []string
+	skipped []string
+	cur     *run
+}
+
+// NewManager returns a Manager for servers, registering their tools in reg.
+// logf (may be nil) receives one line per notable event: a server failing, a
+// tool skipped. Configuration errors (a bad name, a duplicate, neither or both
+// of Command and URL) do not stop the others: that server fails at Start with
+// the reason as its LastError.
+func NewManager(reg *tools.Registry, servers []ServerConfig, logf func(format string, args ...any)) *Manager {
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	m := &Manager{
+		reg:    reg,
+		logf:   logf,
+		grace:  defaultGrace,
+		byName: map[string]*server{},
+		base:   context.Background(),
+	}
+	m.dial = m.defaultDial
+	for _, cfg := range servers {
+		if cfg.Timeout <= 0 {
+			cfg.Timeout = DefaultTimeout
+		}
+		s := &server{cfg: cfg, state: StateStopped, cfgErr: checkConfig(cfg)}
+		if _, dup := m.byName[cfg.Name]; dup {
+			s.cfgErr = fmt.Errorf("mcp.servers.%s is declared twice", cfg.Name)
+		} else {
+			m.byName[cfg.Name] = s
+		}
+		m.servers = append(m.servers, s)
+	}
+	return m
+}
+
+func checkConfig(cfg ServerConfig) error {
+	key := "mcp.servers." + cfg.Name
+	switch {
+	case !serverNameRE.MatchString(cfg.Name):
+		return fmt.Errorf("%s: the server name must be 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit", key)
+	case cfg.Command == "" && cfg.URL == "":
+		return fmt.Errorf("%s: set command (a stdio server) or url (a streamable HTTP server)", key)
+	case cfg.Command != "" && cfg.URL != "":
+		return fmt.Errorf("%s: set command or url, not both", key)
+	case cfg.URL != "":
+		u, err := url.Parse(cfg.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("%s.url: %q is not an http:// or https:// URL", key, cfg.URL)
+		}
+	}
+	return nil
+}
+
+func (m *Manager) defaultDial(cfg ServerConfig) (sdk.Transport, error) {
+	if cfg.URL != "" {
+		return &sdk.StreamableClientTransport{Endpoint: cfg.URL}, nil
+	}
+	return &stdioTransport{cfg: cfg, grace: m.grace}, nil
+}
+
+// Start launches every enabled server concurrently and returns at once (the
+// first frame never waits); onChange (may be nil) is called after any server
+// changes state, from the manager's goroutines, one call at a time and in
+// order; it must not block for long. Cancelling ctx stops the servers (Close
+// must still be called to wait for them). Only the first call has an effect.
+func (m *Manager) Start(ctx context.Context, onChange func(ServerStatus)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.started || m.closed {
+		return
+	}
+	m.started = true
+	m.base = ctx
+	m.events.start(onChange)
+	for _, s := range m.servers {
+		if s.cfg.Enabled {
+			m.startLocked(s)
+		}
+	}
+}
+
+// Status returns a snapshot of every configured server, in config order.
+// Disabled servers are listed as stopped.
+func (m *Manager) Status() []ServerStatus {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]ServerStatus, len(m.servers))
+	for i, s := range m.servers {
+		out[i] = s.statusLocked()
+	}
+	return out
+}
+
+// Restart stops the named server if it runs, waits (bounded by ctx) for its
+// process to be gone, and starts it again in the background. The new instance
+// lives as long as the ctx given to Start, not ctx.
+func (m *Manager) Restart(ctx context.Context, name string) error {
+	m.mu.Lock()
+	s, ok := m.byName[name]
+	switch {
+	case m.closed:
+		m.mu.Unlock()
+		return errors.New("mcp: the manager is closed")
+	case !ok:
+		names := make([]string, 0, len(m.byName))
+		for n := range m.byName {
+			names = append(names, n)
+		}
+		m.mu.Unlock()
+		sort.Strings(names)
+		if len(names) == 0 {
+			return fmt.Errorf("no MCP server named %q: none is configured", name)
+		}
+		return fmt.Errorf("no MCP server named %q (configured: %s)", name, strings.Join(names, ", "))
+	case !s.cfg.Enabled:
+		m.mu.Unlock()
+		return fmt.Errorf("MCP server %q is disabled in the config (enabled = false)", name)
+	}
+	old := s.cur
+	if old != nil {
+		old.endLocked(StateStopped, "")
+	}
+	m.mu.Unlock()
+	if old != nil {
+		old.cancel()
+		select {
+		case <-old.done:
+		case <-ctx.Done():
+			return fmt.Errorf("restart %s: waiting for the old instance to stop: %w", name, ctx.Err())
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return errors.New("mcp: the manager is closed")
+	}
+	if s.cur != old && s.cur != nil && !s.cur.over {
+		return nil // a concurrent Restart got there first
+	}
+	m.startLocked(s)
+	return nil
+}
+
+// Close shuts every server down cleanly (stdio children are sent EOF, then
+// SIGTERM, then SIGKILL after a grace period, whole process group included),
+// waits for the manager's goroutines, and delivers the last state changes.
+// It is idempotent and returns nil: a server that resists is killed, not
+// reported.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	var runs []*run
+	for _, s := range m.servers {
+		if r := s.cur; r != nil && r.endLocked(StateStopped, "") {
+			runs = append(runs, r)
+		}
+	}
+	m.mu.Unlock()
+	for _, r := range runs {
+		r.cancel()
+	}
+	m.wg.Wait()
+	m.events.stop()
+	return nil
+}
+
+// startLocked begins a new run of s. m.mu is held.
+func (m *Manager) startLocked(s *server) {
+	r := &run{m: m, s: s, done: make(chan struct{})}
+	r.ctx, r.cancel = context.WithCancel(m.base)
+	s.cur = r
+	s.setLocked(StateStarting, s.lastErr)
+	m.events.push(s.statusLocked())
+	m.wg.Add(1)
+	go r.main()
+}
+
+func (s *server) setLocked(st State, lastErr string) {
+	s.state = st
+	s.lastErr = lastErr
+	s.since = time.Now()
+}
+
+func (s *server) statusLocked() ServerStatus {
+	return ServerStatus{
+		Name:      s.cfg.Name,
+		State:     s.state,
+		Tools:     append([]string(nil), s.tools...),
+		Skipped:   append([]string(nil), s.skipped...),
+		LastError: s.lastErr,
+		Since:     s.since,
+	}
+}
+
+// notifier delivers status changes to the onChange callback from one
+// goroutine, in order, so that a callback that posts to the UI can never
+// block a caller of the Manager (Restart may be called from the UI itself).
+type notifier struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []ServerStatus
+	fn      func(ServerStatus)
+	closing bool
+	done    chan struct{}
+}
+
+func (n *notifier) start(fn func(ServerStatus)) {
+	if fn == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.cond = sync.NewCond(&n.mu)
+	n.fn = fn
+	n.done = make(chan struct{})
+	go n.loop()
+}
+
+func (n *notifier) push(st ServerStatus) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.fn == nil || n.closing {
+		return
+	}
+	n.queue = append(n.queue, st)
+	n.cond.Signal()
+}
+
+func (n *notifier) loop() {
+	defer close(n.done)
+	for {
+		n.mu.Lock()
+		for len(n.queue) == 0 && !n.closing {
+			n.cond.Wait()
+		}
+		q := n.queue
+		n.queue = nil
+		closing := n.closing
+		n.mu.Unlock()
+		for _, st := range q {
+			n.fn(st)
+		}
+		if closing && len(q) == 0 {
+			return
+		}
+	}
+}
+
+// stop delivers what is queued and ends the goroutine.
+func (n *notifier) stop() {
+	n.mu.Lock()
+	if n.fn == nil || n.closing {
+		n.mu.Unlock()
+		return
+	}
+	n.closing = true
+	n.cond.Signal()
+	n.mu.Unlock()
+	<-n.done
+}

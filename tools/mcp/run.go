@@ -1,0 +1,364 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"myclaw/tools"
+)
+
+// errStartTimeout is the cause of a start-up that took longer than Timeout.
+var errStartTimeout = errors.New("start-up timed out")
+
+// run is one life of a server, from start to failure or stop. A restart is a
+// new run, so a tool or goroutine of an old run can never touch the new one.
+type run struct {
+	m      *Manager
+	s      *server
+	ctx    context.Context // cancelled when the run ends
+	cancel context.CancelFunc
+	done   chan struct{} // closed when main has returned and the server is gone
+
+	// Guarded by m.mu.
+	sess   *sdk.ClientSession
+	over   bool   // the run has ended; later failures are ignored
+	reason string // why it ended, when it failed
+	names  []string
+
+	syncMu sync.Mutex // serialises refreshes of the tool list
+}
+
+// main starts the server, registers its tools and watches the session until
+// it ends, then makes sure the server is gone.
+func (r *run) main() {
+	defer r.m.wg.Done()
+	defer close(r.done)
+	cfg := r.s.cfg
+	if r.s.cfgErr != nil {
+		r.end(StateFailed, r.s.cfgErr.Error())
+		return
+	}
+
+	startCtx, cancelStart := context.WithTimeoutCause(r.ctx, cfg.Timeout, errStartTimeout)
+	defer cancelStart()
+	transport, err := r.m.dial(cfg)
+	if err != nil {
+		r.end(StateFailed, "start: "+err.Error())
+		return
+	}
+	stdio, _ := transport.(*stdioTransport)
+	client := sdk.NewClient(&sdk.Implementation{Name: "myclaw", Version: "1"}, &sdk.ClientOptions{
+		Capabilities:           &sdk.ClientCapabilities{},
+		ToolListChangedHandler: r.toolsChanged,
+	})
+	sess, err := client.Connect(startCtx, transport, nil)
+	if err != nil {
+		if stdio != nil && stdio.proc != nil {
+			stdio.proc.stop()
+		}
+		r.endStart(startCtx, "initialize", err, stdio)
+		return
+	}
+	r.m.mu.Lock()
+	r.sess = sess
+	r.m.mu.Unlock()
+
+	listed, err := listTools(startCtx, sess)
+	if err != nil {
+		r.endStart(startCtx, "list tools", err, stdio)
+		r.closeSession(sess, stdio)
+		return
+	}
+	if !r.install(listed) {
+		r.closeSession(sess, stdio)
+		return
+	}
+
+	waitc := make(chan error, 1)
+	go func() { waitc <- sess.Wait() }()
+	select {
+	case err := <-waitc:
+		// The process is gone or going: let it finish so that its exit
+		// status and last words explain the failure.
+		if stdio != nil && stdio.proc != nil {
+			stdio.proc.stop()
+		}
+		r.end(StateFailed, deathReason(err, stdio))
+		r.closeSession(sess, stdio)
+	case <-r.ctx.Done():
+		r.end(StateStopped, "")
+		r.closeSession(sess, stdio)
+		<-waitc
+	}
+}
+
+// closeSession ends the session; in-flight calls are cancelled through the
+// run's ctx first so that the close does not wait for them.
+func (r *run) closeSession(sess *sdk.ClientSession, stdio *stdioTransport) {
+	r.cancel()
+	_ = sess.Close()
+	if stdio != nil && stdio.proc != nil {
+		stdio.proc.stop()
+	}
+}
+
+// endStart ends a run whose start-up failed, saying why.
+func (r *run) endStart(startCtx context.Context, step string, err error, stdio *stdioTransport) {
+	switch {
+	case errors.Is(context.Cause(startCtx), errStartTimeout):
+		msg := fmt.Sprintf("no answer within %s at start-up (%s)", r.s.cfg.Timeout, step)
+		r.end(StateFailed, withStderr(msg, stdio))
+	case r.ctx.Err() != nil:
+		r.end(StateStopped, "")
+	case stdio != nil && stdio.proc == nil:
+		r.end(StateFailed, fmt.Sprintf("cannot run %s: %v", r.s.cfg.Command, err))
+	default:
+		r.end(StateFailed, withStderr(step+": "+err.Error(), stdio))
+	}
+}
+
+// deathReason explains a session that ended without being closed by us.
+func deathReason(err error, stdio *stdioTransport) string {
+	msg := "the server closed the connection"
+	if stdio != nil && stdio.proc != nil {
+		if st := stdio.proc.exitStatus(); st != "" {
+			msg = "the server exited (" + st + ")"
+		}
+	} else if err != nil {
+		msg = "connection lost: " + err.Error()
+	}
+	return withStderr(msg, stdio)
+}
+
+func withStderr(msg string, stdio *stdioTransport) string {
+	if stdio == nil || stdio.proc == nil {
+		return msg
+	}
+	if tail := stdio.proc.tail.lastLines(3); tail != "" {
+		msg += "; stderr: " + clip(tail, 600)
+	}
+	return msg
+}
+
+// end finishes the run unless it already ended, withdrawing its tools.
+func (r *run) end(st State, reason string) bool {
+	r.m.mu.Lock()
+	ended := r.endLocked(st, reason)
+	r.m.mu.Unlock()
+	if ended {
+		r.cancel()
+		if st == StateFailed {
+			r.m.logf("mcp: server %s failed: %s", r.s.cfg.Name, reason)
+		}
+	}
+	return ended
+}
+
+// endLocked is end with m.mu held; the caller cancels r.ctx after unlocking
+// (cancelling runs AfterFuncs of calls in flight, which must not need m.mu).
+func (r *run) endLocked(st State, reason string) bool {
+	if r.over {
+		return false
+	}
+	r.over = true
+	r.reason = reason
+	for _, n := range r.names {
+		r.m.reg.Unregister(n)
+	}
+	r.names = nil
+	s := r.s
+	if s.cur == r {
+		lastErr := s.lastErr
+		if st == StateFailed {
+			lastErr = reason
+		}
+		s.setLocked(st, lastErr)
+		s.tools = nil
+		r.m.events.push(s.statusLocked())
+	}
+	return true
+}
+
+// install registers the listed tools and marks the server running; it
+// reports false if the run ended meanwhile.
+func (r *run) install(listed []*sdk.Tool) bool {
+	r.m.mu.Lock()
+	if r.over {
+		r.m.mu.Unlock()
+		return false
+	}
+	skipped := r.registerLocked(listed)
+	r.s.setLocked(StateRunning, "")
+	r.m.events.push(r.s.statusLocked())
+	n := len(r.names)
+	r.m.mu.Unlock()
+	r.logSkipped(skipped)
+	r.m.logf("mcp: server %s running with %d tools (%d skipped)", r.s.cfg.Name, n, len(skipped))
+	return true
+}
+
+// logSkipped logs the tools left out; it is called without m.mu, as logf
+// is the caller's code.
+func (r *run) logSkipped(skipped []string) {
+	for _, reason := range skipped {
+		r.m.logf("mcp: server %s: skipping tool %s", r.s.cfg.Name, reason)
+	}
+}
+
+// registerLocked replaces the run's tools in the registry with listed and
+// returns the reasons of the tools it skipped.
+func (r *run) registerLocked(listed []*sdk.Tool) []string {
+	for _, n := range r.names {
+		r.m.reg.Unregister(n)
+	}
+	r.names = nil
+	var skipped []string
+	cfg := r.s.cfg
+	displays := displayNames(cfg.Name, listed)
+	for i, lt := range listed {
+		t, err := newRemoteTool(r, lt, displays[i])
+		if err == nil {
+			err = r.m.reg.Register(t)
+		}
+		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("%q: %s", lt.Name, oneLine(err.Error(), 400)))
+			continue
+		}
+		r.names = append(r.names, displays[i])
+	}
+	r.s.tools = append([]string(nil), r.names...)
+	r.s.skipped = skipped
+	return skipped
+}
+
+// displayNames maps listed tools to display names. Names that are valid as
+// they are keep them; sanitised ones come second, so that when "a b" and
+// "a_b" meet, the clean "a_b" keeps its name and the other gets a hash.
+func displayNames(serverName string, listed []*sdk.Tool) []string {
+	out := make([]string, len(listed))
+	taken := map[string]bool{}
+	for pass := 0; pass < 2; pass++ {
+		for i, lt := range listed {
+			clean := displayName(serverName, lt.Name, nil) == serverName+"/"+lt.Name
+			if clean != (pass == 0) {
+				continue
+			}
+			out[i] = displayName(serverName, lt.Name, taken)
+			taken[out[i]] = true
+		}
+	}
+	return out
+}
+
+// oneLine shortens a multi-line message to its first and last lines (a
+// schema error says what failed first and the rule broken last), clipped.
+func oneLine(s string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > 2 {
+		lines = []string{lines[0], "…", lines[len(lines)-1]}
+	}
+	return clip(strings.Join(lines, " "), n)
+}
+
+// toolsChanged handles notifications/tools/list_changed: the tool list is
+// fetched again and the catalog follows it.
+func (r *run) toolsChanged(_ context.Context, req *sdk.ToolListChangedRequest) {
+	r.m.mu.Lock()
+	if r.over {
+		r.m.mu.Unlock()
+		return
+	}
+	// main holds a WaitGroup count while the session lives, so this Add
+	// cannot race with Close's Wait reaching zero.
+	r.m.wg.Add(1)
+	r.m.mu.Unlock()
+	go func() {
+		defer r.m.wg.Done()
+		r.syncMu.Lock()
+		defer r.syncMu.Unlock()
+		ctx, cancel := context.WithTimeout(r.ctx, r.s.cfg.Timeout)
+		defer cancel()
+		listed, err := listTools(ctx, req.Session)
+		if err != nil {
+			if r.ctx.Err() == nil {
+				r.m.logf("mcp: server %s: refreshing its tools: %v", r.s.cfg.Name, err)
+			}
+			return
+		}
+		r.m.mu.Lock()
+		if r.over {
+			r.m.mu.Unlock()
+			return
+		}
+		skipped := r.registerLocked(listed)
+		r.m.events.push(r.s.statusLocked())
+		r.m.mu.Unlock()
+		r.logSkipped(skipped)
+	}()
+}
+
+// session returns the live session, or the error a call gets when the
+// server is down.
+func (r *run) session() (*sdk.ClientSession, error) {
+	r.m.mu.Lock()
+	defer r.m.mu.Unlock()
+	if r.over || r.sess == nil {
+		return nil, r.downErrorLocked()
+	}
+	return r.sess, nil
+}
+
+func (r *run) downError() *tools.Error {
+	r.m.mu.Lock()
+	defer r.m.mu.Unlock()
+	return r.downErrorLocked()
+}
+
+func (r *run) downErrorLocked() *tools.Error {
+	name := r.s.cfg.Name
+	reason := r.reason
+	if reason == "" {
+		reason = "it was stopped"
+	}
+	return (&tools.Error{
+		Kind:    tools.KindNetworkError,
+		Message: fmt.Sprintf("the MCP server %s is down: %s", name, reason),
+		Hint:    fmt.Sprintf("Its tools are withdrawn. Tell the user; they can restart it with /mcp restart %s. Meanwhile, use other tools or ask the user how to proceed; do not retry this call.", name),
+	}).With("server", name)
+}
+
+// listTools fetches every page of the server's tool list.
+func listTools(ctx context.Context, sess *sdk.ClientSession) ([]*sdk.Tool, error) {
+	var out []*sdk.Tool
+	for t, err := range sess.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// schemaOf returns a tool's input schema as JSON; a server that sends none
+// gets the empty object schema.
+func schemaOf(t *sdk.Tool) (json.RawMessage, error) {
+	if t.InputSchema == nil {
+		return json.RawMessage(`{"type":"object"}`), nil
+	}
+	b, err := json.Marshal(t.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	return b, nil
+}

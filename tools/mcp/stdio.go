@@ -1,0 +1,282 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"myclaw/tools"
+)
+
+// stderrTailBytes is how much of a server's stderr is kept to explain a failure.
+const stderrTailBytes = 4096
+
+// stdioTransport is an sdk.Transport that runs a server as a child process in
+// its own process group and speaks newline-delimited JSON over its stdin and
+// stdout. Unlike sdk.CommandTransport it signals the whole group, so a server
+// started through a launcher (npx, uvx, a shell script) leaves no orphans.
+type stdioTransport struct {
+	cfg   ServerConfig
+	grace time.Duration
+	// proc is set by Connect, which the SDK calls once, on the goroutine that
+	// called Client.Connect.
+	proc *process
+}
+
+// Connect implements sdk.Transport.
+func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	p, err := startProcess(t.cfg, t.grace)
+	if err != nil {
+		return nil, err
+	}
+	t.proc = p
+	return (&sdk.IOTransport{Reader: stdoutReader{p}, Writer: p}).Connect(ctx)
+}
+
+// process is a running server and the pipes to it.
+type process struct {
+	cmd   *exec.Cmd
+	pgid  int
+	grace time.Duration
+
+	stdin  *os.File // write end
+	stdout *os.File // read end
+	stderr *os.File // read end
+	tail   tailBuffer
+
+	exited     chan struct{} // closed once cmd.Wait has returned
+	exitErr    error         // written before exited is closed
+	stderrDone chan struct{} // closed once stderr reached EOF or was closed
+
+	stopOnce  sync.Once
+	stopped   chan struct{}
+	closeOnce sync.Once
+}
+
+func startProcess(cfg ServerConfig, grace time.Duration) (*process, error) {
+	cmd := exec.Command(cfg.Command, cfg.Args...)
+	cmd.Dir = cfg.Dir
+	cmd.Env = childEnv(cfg.Env)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	pipe := func() (r, w *os.File, err error) {
+		r, w, err = os.Pipe()
+		if err == nil {
+			files = append(files, r, w)
+		}
+		return r, w, err
+	}
+	inR, inW, err := pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	errR, errW, err := pipe()
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		return nil, err
+	}
+	// The child holds its own copies now; ours must go so that EOF arrives
+	// when the child's do.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+
+	p := &process{
+		cmd:        cmd,
+		pgid:       cmd.Process.Pid,
+		grace:      grace,
+		stdin:      inW,
+		stdout:     outR,
+		stderr:     errR,
+		exited:     make(chan struct{}),
+		stderrDone: make(chan struct{}),
+		stopped:    make(chan struct{}),
+	}
+	go func() {
+		defer close(p.stderrDone)
+		_, _ = io.Copy(&p.tail, p.stderr)
+	}()
+	go func() {
+		p.exitErr = cmd.Wait()
+		close(p.exited)
+		// Whatever the server left in its group is an orphan now; killing it
+		// also closes every copy of stdout, so the session sees EOF. A child
+		// that escaped the group could still hold stdout: after a grace
+		// period the read end is closed regardless.
+		p.signalGroup(syscall.SIGKILL)
+		select {
+		case <-p.stopped:
+		case <-time.After(p.grace):
+			p.closeFiles()
+		}
+	}()
+	return p, nil
+}
+
+// childEnv is the scrubbed environment of myclaw plus the server's own
+// variables, which the user configured on purpose (an API token, say).
+func childEnv(extra map[string]string) []string {
+	env := tools.ScrubEnv(os.Environ())
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		env = append(env, k+"="+extra[k])
+	}
+	return env
+}
+
+// Write implements io.Writer for the transport: it writes to the server's stdin.
+func (p *process) Write(b []byte) (int, error) { return p.stdin.Write(b) }
+
+// Close implements io.Closer for the transport. The SDK calls it from inside
+// its connection's bookkeeping, so it only begins the shutdown; stop waits.
+func (p *process) Close() error {
+	p.beginStop()
+	return nil
+}
+
+func (p *process) beginStop() {
+	p.stopOnce.Do(func() { go p.shutdown() })
+}
+
+// stop shuts the server down as the MCP specification asks (close its
+// stdin, wait, SIGTERM, wait, SIGKILL), whole group included, and returns
+// once it is gone.
+func (p *process) stop() {
+	p.beginStop()
+	<-p.stopped
+}
+
+func (p *process) shutdown() {
+	defer close(p.stopped)
+	p.stdin.Close()
+	if !p.waitExit(p.grace) {
+		p.signalGroup(syscall.SIGTERM)
+		if !p.waitExit(p.grace) {
+			p.signalGroup(syscall.SIGKILL)
+			<-p.exited
+		}
+	}
+	p.signalGroup(syscall.SIGKILL)
+	select {
+	case <-p.stderrDone:
+	case <-time.After(p.grace):
+	}
+	p.closeFiles()
+	<-p.stderrDone
+}
+
+func (p *process) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// signalGroup signals every process of the server's group; a group that is
+// already empty is not an error.
+func (p *process) signalGroup(sig syscall.Signal) {
+	_ = syscall.Kill(-p.pgid, sig)
+}
+
+func (p *process) closeFiles() {
+	p.closeOnce.Do(func() {
+		p.stdin.Close()
+		p.stdout.Close()
+		p.stderr.Close()
+	})
+}
+
+// exitStatus describes how the process ended, once it has.
+func (p *process) exitStatus() string {
+	select {
+	case <-p.exited:
+	default:
+		return ""
+	}
+	var ee *exec.ExitError
+	if errors.As(p.exitErr, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return "killed by signal " + ws.Signal().String()
+		}
+		return fmt.Sprintf("exit status %d", ee.ExitCode())
+	}
+	if p.exitErr != nil {
+		return p.exitErr.Error()
+	}
+	return "exit status 0"
+}
+
+// stdoutReader reads the server's stdout. Its Close does nothing: the pipe is
+// closed by the process shutdown, after the server had the chance to finish.
+type stdoutReader struct{ p *process }
+
+func (r stdoutReader) Read(b []byte) (int, error) { return r.p.stdout.Read(b) }
+func (r stdoutReader) Close() error               { return nil }
+
+// tailBuffer keeps the last stderrTailBytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tailBuffer) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if over := len(t.buf) - stderrTailBytes; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(b), nil
+}
+
+// lastLines returns up to n of the last non-empty lines, cleaned of control
+// sequences, joined with " | ".
+func (t *tailBuffer) lastLines(n int) string {
+	t.mu.Lock()
+	s := string(t.buf)
+	t.mu.Unlock()
+	var lines []string
+	for _, l := range strings.Split(tools.StripControls(s), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}

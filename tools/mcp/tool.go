@@ -1,0 +1,402 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"myclaw/tools"
+)
+
+// maxBody caps the text of one result that reaches the model.
+const maxBody = 32 << 10
+
+// maxErrorText caps a server's error text in an error message.
+const maxErrorText = 2000
+
+// codeRejected is the JSON-RPC code the SDK gives a request that its
+// transport could not deliver (jsonrpc2.ErrRejected, not exported).
+const codeRejected = -32005
+
+var (
+	// errServerDown cancels calls in flight when their server's run ends.
+	errServerDown = errors.New("the MCP server went down")
+	// errNoAnswer is the cause of a call that outlived the server's Timeout.
+	errNoAnswer = errors.New("the MCP server did not answer in time")
+)
+
+// remoteTool is one tool of an MCP server, as a catalog tool.
+type remoteTool struct {
+	r    *run
+	name string // the tool's name on the server, sent as is
+	meta tools.Meta
+}
+
+func newRemoteTool(r *run, lt *sdk.Tool, display string) (*remoteTool, error) {
+	schema, err := schemaOf(lt)
+	if err != nil {
+		return nil, err
+	}
+	cfg := r.s.cfg
+	ann := lt.Annotations
+	readOnly := ann != nil && ann.ReadOnlyHint
+	// The MCP default of destructiveHint is true: only an explicit false
+	// lowers the risk of a side-effecting tool.
+	destructive := ann == nil || ann.DestructiveHint == nil || *ann.DestructiveHint
+	risk := tools.RiskMedium
+	switch {
+	case readOnly:
+		risk = tools.RiskLow
+	case destructive:
+		risk = tools.RiskHigh
+	}
+	desc := strings.TrimSpace(lt.Description)
+	if desc == "" {
+		title := lt.Title
+		if title == "" && ann != nil {
+			title = ann.Title
+		}
+		desc = fmt.Sprintf("Tool %q of the MCP server %s.", lt.Name, cfg.Name)
+		if title != "" {
+			desc = title + ". " + desc
+		}
+	}
+	return &remoteTool{
+		r:    r,
+		name: lt.Name,
+		meta: tools.Meta{
+			Name:             display,
+			Description:      desc,
+			Schema:           schema,
+			ReadOnly:         readOnly,
+			Risk:             risk,
+			ReturnsUntrusted: !cfg.Trust,
+			Idempotent:       readOnly || (ann != nil && ann.IdempotentHint),
+			SupportsDryRun:   false,
+			Capability:       "mcp:" + display,
+			Timeout:          cfg.Timeout,
+			Source:           tools.SourceMCP,
+		},
+	}, nil
+}
+
+// Meta implements tools.Tool.
+func (t *remoteTool) Meta() tools.Meta { return t.meta }
+
+// DryRun implements tools.Tool. MCP has no dry run: a side-effecting call is
+// described by its exact arguments; a read-only one simply runs.
+func (t *remoteTool) DryRun(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+	summary := "Call " + t.meta.Name
+	if t.name != t.meta.Name[strings.IndexByte(t.meta.Name, '/')+1:] {
+		summary += fmt.Sprintf(" (tool %q on the server)", t.name)
+	}
+	if t.meta.ReadOnly {
+		res, err := t.Execute(ctx, args)
+		if err == nil {
+			res.Summary = summary
+		}
+		return res, err
+	}
+	return tools.Result{Summary: summary, Preview: prettyJSON(args), Capability: t.meta.Capability}, nil
+}
+
+// Execute implements tools.Tool: it calls the tool on the server under the
+// server's timeout. A call that gets no answer in time marks the server
+// failed (it hangs); a call whose server goes down meanwhile says so.
+func (t *remoteTool) Execute(ctx context.Context, args json.RawMessage) (tools.Result, error) {
+	sess, err := t.r.session()
+	if err != nil {
+		return tools.Result{}, err
+	}
+	timeout := t.r.s.cfg.Timeout
+	start := time.Now()
+	callCtx, cancelCall := context.WithCancelCause(ctx)
+	defer cancelCall(nil)
+	stopWatch := context.AfterFunc(t.r.ctx, func() { cancelCall(errServerDown) })
+	defer stopWatch()
+	callCtx, cancelTimeout := context.WithTimeoutCause(callCtx, timeout, errNoAnswer)
+	defer cancelTimeout()
+
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	res, err := sess.CallTool(callCtx, &sdk.CallToolParams{Name: t.name, Arguments: args})
+	if err != nil {
+		return tools.Result{}, t.callError(ctx, callCtx, start, err)
+	}
+	return t.result(res)
+}
+
+// callError sorts out why a call failed: the server went down, it hangs, the
+// caller gave up, or the server refused the call.
+func (t *remoteTool) callError(ctx, callCtx context.Context, start time.Time, err error) error {
+	name := t.r.s.cfg.Name
+	timeout := t.r.s.cfg.Timeout
+	var wire *jsonrpc.Error
+	switch {
+	case t.r.ctx.Err() != nil:
+		return t.r.downError()
+	case errors.Is(context.Cause(callCtx), errNoAnswer) ||
+		(errors.Is(ctx.Err(), context.DeadlineExceeded) && gotWholeTimeout(ctx, start, timeout)):
+		reason := fmt.Sprintf("%s got no answer within %s", t.meta.Name, timeout)
+		t.r.end(StateFailed, reason)
+		return (&tools.Error{
+			Kind:    tools.KindNetworkError,
+			Message: reason + "; the MCP server " + name + " is marked failed and its tools are withdrawn",
+			Hint:    fmt.Sprintf("Do not retry. Tell the user; they can restart the server with /mcp restart %s. Meanwhile use other tools.", name),
+		}).With("server", name)
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.As(err, &wire) && wire.Code == codeRejected:
+		// The request never reached the server (HTTP: connection refused,
+		// reset). Not proof that it is gone: the session's own watch on
+		// its event stream decides that.
+		return (&tools.Error{
+			Kind:    tools.KindNetworkError,
+			Message: fmt.Sprintf("%s: could not reach the MCP server %s: %s", t.meta.Name, name, clip(err.Error(), maxErrorText)),
+			Hint:    fmt.Sprintf("The server may be restarting or unreachable. Try once more later; if it keeps failing, tell the user (/mcp shows its state; /mcp restart %s).", name),
+		}).With("server", name)
+	case errors.As(err, &wire):
+		kind := tools.KindExternalError
+		hint := "The server refused the call. Read the message; fix the arguments or use another tool."
+		switch wire.Code {
+		case jsonrpc.CodeInvalidParams:
+			kind = tools.KindInvalidArgs
+		case jsonrpc.CodeMethodNotFound:
+			kind = tools.KindNotFound
+			hint = "The server does not know this tool any more. Use another tool."
+		}
+		return (&tools.Error{
+			Kind:    kind,
+			Message: fmt.Sprintf("%s: the server answered: %s", t.meta.Name, clip(wire.Message, maxErrorText)),
+			Hint:    hint,
+		}).With("code", wire.Code)
+	}
+	// The connection broke. For a dying server, the watcher is about to end
+	// the run with a better reason (exit status, stderr); give it a moment.
+	wait := time.NewTimer(2*t.r.m.grace + time.Second)
+	defer wait.Stop()
+	select {
+	case <-t.r.ctx.Done():
+	case <-wait.C:
+		t.r.end(StateFailed, "connection lost: "+err.Error())
+	}
+	return t.r.downError()
+}
+
+// gotWholeTimeout reports whether the caller's deadline, which fired, gave
+// the call at least the server's timeout: the registry's own deadline is the
+// same timeout, set a moment earlier, so it usually fires first.
+func gotWholeTimeout(ctx context.Context, start time.Time, timeout time.Duration) bool {
+	dl, ok := ctx.Deadline()
+	return ok && dl.Sub(start) >= timeout-timeout/100-10*time.Millisecond
+}
+
+// result turns a CallToolResult into a tools.Result, or a tool error.
+func (t *remoteTool) result(res *sdk.CallToolResult) (tools.Result, error) {
+	var parts []string
+	for _, c := range res.Content {
+		parts = append(parts, describeContent(c))
+	}
+	if res.IsError {
+		text := strings.TrimSpace(strings.Join(parts, "\n"))
+		if text == "" {
+			text = "(no message)"
+		}
+		return tools.Result{}, (&tools.Error{
+			Kind:    tools.KindExternalError,
+			Message: fmt.Sprintf("%s failed: %s", t.meta.Name, clip(text, maxErrorText)),
+			Hint:    "The tool reported an error. Read it; fix the arguments, try another approach, or tell the user.",
+		}).With("server", t.r.s.cfg.Name)
+	}
+	out := tools.Result{
+		Source:     "mcp:" + t.meta.Name,
+		Capability: t.meta.Capability,
+	}
+	if res.StructuredContent != nil {
+		if t.meta.ReturnsUntrusted {
+			// Output is not fenced, so structured data from a server that is
+			// not trusted stays out of it. The spec has servers repeat it in
+			// a text block; only when there is none does the JSON go into
+			// the fenced body.
+			if !hasText(res.Content) {
+				parts = append(parts, prettyJSON(mustJSON(res.StructuredContent)))
+			}
+		} else {
+			out.Output = res.StructuredContent
+		}
+	}
+	out.Body = capBody(strings.Join(parts, "\n"))
+	return out, nil
+}
+
+// hasText reports whether any content block is non-empty text.
+func hasText(content []sdk.Content) bool {
+	for _, c := range content {
+		if tc, ok := c.(*sdk.TextContent); ok && strings.TrimSpace(tc.Text) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// describeContent renders one content block as text: text as is, anything
+// else as a short description.
+func describeContent(c sdk.Content) string {
+	switch c := c.(type) {
+	case *sdk.TextContent:
+		return c.Text
+	case *sdk.ImageContent:
+		return fmt.Sprintf("[image %s %s]", humanSize(len(c.Data)), orUnknown(c.MIMEType))
+	case *sdk.AudioContent:
+		return fmt.Sprintf("[audio %s %s]", humanSize(len(c.Data)), orUnknown(c.MIMEType))
+	case *sdk.ResourceLink:
+		s := "[resource link " + c.URI
+		if c.Name != "" {
+			s += " " + c.Name
+		}
+		if c.MIMEType != "" {
+			s += " " + c.MIMEType
+		}
+		return s + "]"
+	case *sdk.EmbeddedResource:
+		r := c.Resource
+		if r == nil {
+			return "[empty resource]"
+		}
+		if r.Blob != nil {
+			return fmt.Sprintf("[resource %s %s %s]", r.URI, humanSize(len(r.Blob)), orUnknown(r.MIMEType))
+		}
+		return fmt.Sprintf("[resource %s]\n%s", r.URI, r.Text)
+	case nil:
+		return ""
+	}
+	return fmt.Sprintf("[%T content]", c)
+}
+
+func orUnknown(mime string) string {
+	if mime == "" {
+		return "unknown type"
+	}
+	return mime
+}
+
+// humanSize formats a byte count: "512 B", "1.5 KB", "12 KB", "3.2 MB".
+func humanSize(n int) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return scaled(float64(n)/(1<<10), "KB")
+	default:
+		return scaled(float64(n)/(1<<20), "MB")
+	}
+}
+
+func scaled(v float64, unit string) string {
+	if v < 10 {
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + " " + unit
+	}
+	return fmt.Sprintf("%.0f %s", v, unit)
+}
+
+// capBody truncates s to maxBody bytes on a rune boundary, with a note.
+func capBody(s string) string {
+	if len(s) <= maxBody {
+		return s
+	}
+	cut := maxBody
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n[output truncated: shown %d of %d bytes; ask the tool for less, e.g. a narrower range or a page]", cut, len(s))
+}
+
+// clip shortens s to at most n bytes on a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage(fmt.Sprintf("%q", fmt.Sprint(v)))
+	}
+	return b
+}
+
+// prettyJSON indents JSON for people; anything else is returned as is.
+func prettyJSON(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		return string(raw)
+	}
+	return buf.String()
+}
+
+// displayName maps a server's tool name to a display name the registry
+// accepts ("SERVER/short", at most 128 bytes, letters, digits, '_', '.',
+// '-'). Other characters become '_'; a name that had to change and collides
+// with one already taken gets a hash of the original appended.
+func displayName(serverName, toolName string, taken map[string]bool) string {
+	short := sanitize(toolName)
+	limit := 128 - len(serverName) - 1
+	if len(short) > limit {
+		short = short[:limit]
+	}
+	d := serverName + "/" + short
+	if !taken[d] {
+		return d
+	}
+	sum := sha256.Sum256([]byte(toolName))
+	tag := hex.EncodeToString(sum[:4])
+	if len(short) > limit-len(tag)-1 {
+		short = short[:limit-len(tag)-1]
+	}
+	return serverName + "/" + short + "_" + tag
+}
+
+// sanitize keeps ASCII letters, digits, '_', '.' and '-', turns each run of
+// other characters into one '_', and makes sure the name starts with a letter
+// or digit.
+func sanitize(name string) string {
+	var b strings.Builder
+	replaced := false
+	for _, r := range name {
+		if r < utf8.RuneSelf && (isAlnum(byte(r)) || r == '_' || r == '.' || r == '-') {
+			b.WriteRune(r)
+			replaced = false
+			continue
+		}
+		if !replaced {
+			b.WriteByte('_')
+			replaced = true
+		}
+	}
+	s := strings.TrimLeft(b.String(), "_.-")
+	if s == "" {
+		sum := sha256.Sum256([]byte(name))
+		return "tool_" + hex.EncodeToString(sum[:4])
+	}
+	return s
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
