@@ -3,6 +3,8 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
+	"strconv"
 	"time"
 )
 
@@ -13,14 +15,23 @@ import (
 // (see Fence); a trusted body is the "content" field.
 //
 // JSON keeps its HTML escaping on purpose: no '<' from a field can appear
-// literally outside the fence and pose as a marker.
+// literally outside the fence and pose as a marker. Strings in the JSON line
+// (keys too) also go through Neutralize, so a look-alike or encoded marker
+// in a field is defused and no C1 control or DEL gets through raw. An Output
+// key that the envelope uses itself ("ok", and "content" when a trusted body
+// is added) is kept under "output_ok", "output_content".
 func Envelope(meta Meta, res Result, err error, retrievedAt time.Time) string {
 	if err != nil {
 		return ErrorEnvelope(AsError(err))
 	}
-	obj := marshalObject(res.Output)
-	if res.Body != "" && !meta.ReturnsUntrusted {
-		obj = appendField(obj, "content", StripControls(res.Body))
+	trustedBody := res.Body != "" && !meta.ReturnsUntrusted
+	reserved := []string{"ok"}
+	if trustedBody {
+		reserved = append(reserved, "content")
+	}
+	obj := cleanObject(marshalObject(res.Output), reserved)
+	if trustedBody {
+		obj = appendField(obj, "content", Neutralize(res.Body))
 	}
 	line := []byte(`{"ok":true`)
 	if len(obj) > 2 {
@@ -37,24 +48,29 @@ func Envelope(meta Meta, res Result, err error, retrievedAt time.Time) string {
 	return string(line) + "\n" + Fence(source, retrievedAt, res.Body)
 }
 
-// ErrorEnvelope renders {"ok":false,"error":{...}}.
+// ErrorEnvelope renders {"ok":false,"error":{...}}. A nil e renders as an
+// unknown error rather than a crash.
 func ErrorEnvelope(e *Error) string {
+	if e == nil {
+		e = &Error{Kind: KindUnknown, Message: "the tool failed without saying why", Hint: "Report it to the user rather than retrying blindly."}
+	}
 	clean := *e
 	clean.Message = StripControls(e.Message)
 	clean.Hint = StripControls(e.Hint)
 	if clean.Kind == "" {
 		clean.Kind = KindUnknown
 	}
-	b, err := json.Marshal(struct {
+	type envelope struct {
 		OK    bool   `json:"ok"`
 		Error *Error `json:"error"`
-	}{false, &clean})
+	}
+	b, err := json.Marshal(envelope{false, &clean})
 	if err != nil {
 		// Details that do not marshal are dropped rather than lose the error.
 		clean.Details = nil
-		b, _ = json.Marshal(map[string]any{"ok": false, "error": &clean})
+		b, _ = json.Marshal(envelope{false, &clean})
 	}
-	return string(b)
+	return string(cleanObject(b, nil))
 }
 
 // marshalObject returns Output as a JSON object ("{}" when empty); a value
@@ -69,6 +85,9 @@ func marshalObject(v any) []byte {
 		return b
 	}
 	b = bytes.TrimSpace(b)
+	if string(b) == "null" {
+		return []byte("{}") // a nil map or pointer: no fields
+	}
 	if len(b) == 0 || b[0] != '{' {
 		b, _ = json.Marshal(map[string]json.RawMessage{"result": b})
 	}
@@ -86,4 +105,112 @@ func appendField(obj []byte, key string, value any) []byte {
 	out = append(out, ':')
 	out = append(out, vb...)
 	return append(out, '}')
+}
+
+// cleanObject returns the JSON object obj with every string passed through
+// Neutralize and the top-level keys in reserved renamed "output_<key>" (or
+// with more "output_" prefixes until the name is free). obj is returned as
+// it is when there is nothing to change, which is the common case.
+func cleanObject(obj []byte, reserved []string) []byte {
+	var rename map[string]string
+	for _, k := range reserved {
+		if !bytes.Contains(obj, []byte(`"`+k+`"`)) {
+			continue
+		}
+		var top map[string]json.RawMessage
+		if json.Unmarshal(obj, &top) != nil {
+			break
+		}
+		if _, ok := top[k]; !ok {
+			continue
+		}
+		nk := "output_" + k
+		for top[nk] != nil || slices.Contains(reserved, nk) {
+			nk = "output_" + nk
+		}
+		if rename == nil {
+			rename = map[string]string{}
+		}
+		rename[k] = nk
+	}
+	if rename == nil && !needsNeutralizing(obj) {
+		return obj
+	}
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	dec.UseNumber()
+	var out bytes.Buffer
+	out.Grow(len(obj) + 16)
+	if err := reencode(dec, &out, rename); err != nil {
+		return obj // obj came from json.Marshal: this does not happen
+	}
+	return out.Bytes()
+}
+
+// needsNeutralizing reports whether JSON text holds a marker-like run (the
+// detector reads \u003c as '<'), a raw C1 control or a DEL: json.Marshal
+// escapes C0 controls, '<', '>' and '&' but leaves those.
+func needsNeutralizing(b []byte) bool {
+	for i, c := range b {
+		if c == 0x7f || c == 0xc2 && i+1 < len(b) && b[i+1] < 0xa0 {
+			return true
+		}
+	}
+	found := false
+	scanMarkers(string(b), func(int, int, bool) { found = true })
+	return found
+}
+
+// reencode copies one JSON value from dec to out, passing strings through
+// Neutralize and renaming the keys of the outermost object per rename.
+func reencode(dec *json.Decoder, out *bytes.Buffer, rename map[string]string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		closing := byte('}')
+		if t == '[' {
+			closing = ']'
+		}
+		out.WriteByte(byte(t))
+		for i := 0; dec.More(); i++ {
+			if i > 0 {
+				out.WriteByte(',')
+			}
+			if t == '{' {
+				kt, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				key, _ := kt.(string)
+				if nk, ok := rename[key]; ok {
+					key = nk
+				}
+				writeJSONString(out, key)
+				out.WriteByte(':')
+			}
+			if err := reencode(dec, out, nil); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return err
+		}
+		out.WriteByte(closing)
+	case string:
+		writeJSONString(out, t)
+	case json.Number:
+		out.WriteString(t.String())
+	case bool:
+		out.WriteString(strconv.FormatBool(t))
+	case nil:
+		out.WriteString("null")
+	}
+	return nil
+}
+
+func writeJSONString(out *bytes.Buffer, s string) {
+	b, _ := json.Marshal(Neutralize(s))
+	out.Write(b)
 }

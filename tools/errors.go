@@ -30,6 +30,7 @@ type Error struct {
 	Details map[string]any `json:"details,omitempty"`
 }
 
+// Error implements error.
 func (e *Error) Error() string { return string(e.Kind) + ": " + e.Message }
 
 // Errorf builds an *Error with a formatted message.
@@ -79,6 +80,7 @@ type Conflict struct {
 	Detail string
 }
 
+// Error implements error.
 func (c *Conflict) Error() string {
 	return fmt.Sprintf("%s changed since the call: %s", c.What, c.Detail)
 }

@@ -8,11 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/sashabaranov/go-openai"
@@ -43,7 +43,12 @@ type entry struct {
 	wire   string
 	schema *jsonschema.Schema
 	doc    map[string]any
+	params json.RawMessage // the schema for the catalog, never empty
 }
+
+// emptySchema stands in for a tool that declares no schema: it takes an
+// object and nothing is required.
+const emptySchema = `{"type":"object","properties":{}}`
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
@@ -72,7 +77,15 @@ func (r *Registry) Register(t Tool) error {
 	if _, dup := r.byName[m.Name]; dup {
 		return fmt.Errorf("register %q: a tool with that name is already registered", m.Name)
 	}
-	e := &entry{tool: t, meta: m, schema: schema, doc: doc, wire: r.uniqueWire(m.Name)}
+	if other, taken := r.byWire[m.Name]; taken {
+		// Lookup takes both kinds of name: one string must not mean two tools.
+		return fmt.Errorf("register %q: the name is already the wire name of %q", m.Name, other.meta.Name)
+	}
+	params := m.Schema
+	if len(bytes.TrimSpace(params)) == 0 {
+		params = json.RawMessage(emptySchema)
+	}
+	e := &entry{tool: t, meta: m, schema: schema, doc: doc, params: params, wire: r.uniqueWire(m.Name)}
 	r.byName[m.Name] = e
 	r.byWire[e.wire] = e
 	r.ordered = append(r.ordered, e)
@@ -160,7 +173,7 @@ func (r *Registry) Catalog(include func(Meta) bool) []openai.Tool {
 			Function: &openai.FunctionDefinition{
 				Name:        e.wire,
 				Description: e.meta.Description,
-				Parameters:  json.RawMessage(e.meta.Schema),
+				Parameters:  e.params,
 			},
 		})
 	}
@@ -196,23 +209,33 @@ func (r *Registry) Suggest(name string, n int) []string {
 }
 
 // uniqueWire maps a display name to a wire name matching
-// ^[a-zA-Z0-9_-]{1,64}$ that no other tool has: '/' becomes "__", other
-// characters '_', and a long or colliding name keeps a hash of the original.
+// ^[a-zA-Z0-9_-]{1,64}$ that is neither the wire name nor the display name
+// of another tool: '/' becomes "__", other characters '_', and a long or
+// colliding name keeps a hash of the original (of the original and a
+// counter, in the unlikely case that is taken too).
 func (r *Registry) uniqueWire(name string) string {
 	w := strings.ReplaceAll(name, "/", "__")
 	w = wireBadChar.ReplaceAllString(w, "_")
-	sum := sha256.Sum256([]byte(name))
-	tag := hex.EncodeToString(sum[:4])
-	if len(w) > 64 {
-		w = w[:55] + "_" + tag
+	if len(w) <= 64 && r.wireFree(w) {
+		return w
 	}
-	if _, taken := r.byWire[w]; taken {
-		if len(w) > 55 {
-			w = w[:55]
+	for i := 0; ; i++ {
+		key := name
+		if i > 0 {
+			key = fmt.Sprintf("%s#%d", name, i)
 		}
-		w = w + "_" + tag
+		sum := sha256.Sum256([]byte(key))
+		c := w[:min(len(w), 55)] + "_" + hex.EncodeToString(sum[:4])
+		if r.wireFree(c) {
+			return c
+		}
 	}
-	return w
+}
+
+func (r *Registry) wireFree(w string) bool {
+	_, wire := r.byWire[w]
+	_, name := r.byName[w]
+	return !wire && !name
 }
 
 // Validate parses raw arguments once, refusing malformed JSON (with the byte
@@ -239,17 +262,23 @@ func (r *Registry) Validate(name string, raw json.RawMessage) (json.RawMessage, 
 			return nil, &Error{Kind: KindInvalidArgs, Message: err.Error(), Hint: synopsis(e.wire, e.doc)}
 		}
 		violations := flatten(ve)
+		total := len(violations)
+		violations = violations[:min(total, maxViolations)]
 		lines := make([]string, len(violations))
 		detail := make([]map[string]string, len(violations))
 		for i, vi := range violations {
 			lines[i] = vi.field + ": " + vi.rule
 			detail[i] = map[string]string{"field": vi.field, "rule": vi.rule}
 		}
+		msg := fmt.Sprintf("invalid arguments for %s: %s", e.wire, strings.Join(lines, "; "))
+		if total > len(violations) {
+			msg += fmt.Sprintf("; and %d more", total-len(violations))
+		}
 		return nil, (&Error{
 			Kind:    KindInvalidArgs,
-			Message: fmt.Sprintf("invalid arguments for %s: %s", e.wire, strings.Join(lines, "; ")),
+			Message: msg,
 			Hint:    "Fix the fields named and call again. " + synopsis(e.wire, e.doc),
-		}).With("violations", detail)
+		}).With("violations", detail).With("violation_count", total)
 	}
 	canon, err := json.Marshal(v)
 	if err != nil {
@@ -258,11 +287,21 @@ func (r *Registry) Validate(name string, raw json.RawMessage) (json.RawMessage, 
 	return canon, nil
 }
 
+// errToolTimeout is the cause of a call's context when the tool's own
+// timeout expires, telling it apart from a deadline of the caller.
+var errToolTimeout = errors.New("tool timeout")
+
 // Call runs one dry run or execution of t under the tool's timeout, turning a
 // panic into a kind "unknown" error instead of a crash.
+//
+// When the tool's own timeout expires, an error that is not already an
+// *Error (a tool may describe its timeout itself) becomes kind
+// quota_exceeded, whatever its wording: a killed process reports "signal:
+// killed", not the context's error. When ctx itself is cancelled or
+// expires, the tool's error is returned as it is.
 func Call(ctx context.Context, t Tool, args json.RawMessage, dry bool) (res Result, err error) {
 	m := t.Meta()
-	ctx, cancel := context.WithTimeout(ctx, m.EffectiveTimeout())
+	ctx, cancel := context.WithTimeoutCause(ctx, m.EffectiveTimeout(), errToolTimeout)
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
@@ -275,7 +314,8 @@ func Call(ctx context.Context, t Tool, args json.RawMessage, dry bool) (res Resu
 	} else {
 		res, err = t.Execute(ctx, args)
 	}
-	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil && context.Cause(ctx) == context.DeadlineExceeded {
+	var te *Error
+	if err != nil && context.Cause(ctx) == errToolTimeout && !errors.As(err, &te) {
 		err = &Error{Kind: KindQuotaExceeded, Message: fmt.Sprintf("%s timed out after %s", m.Name, m.EffectiveTimeout()), Hint: "Narrow the request so it finishes in time, or split it into smaller calls."}
 	}
 	return res, err
@@ -293,8 +333,14 @@ func compileSchema(name string, raw json.RawMessage) (*jsonschema.Schema, map[st
 	if !ok {
 		return nil, nil, errors.New("schema must be a JSON object")
 	}
+	if typ, ok := obj["type"]; ok && !allowsObject(typ) {
+		return nil, nil, fmt.Errorf("schema type is %v; want \"object\": arguments are always a JSON object", typ)
+	}
 	url := "mem://tools/" + wireBadChar.ReplaceAllString(name, "_") + ".json"
 	c := jsonschema.NewCompiler()
+	// Schemas come from MCP servers and config files too: a "$ref" must not
+	// make the registry read local files (the library's default) or fetch.
+	c.UseLoader(noLoader{})
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, nil, fmt.Errorf("schema: %w", err)
 	}
@@ -305,33 +351,137 @@ func compileSchema(name string, raw json.RawMessage) (*jsonschema.Schema, map[st
 	return s, obj, nil
 }
 
+// allowsObject reports whether a schema's "type" admits an object.
+func allowsObject(typ any) bool {
+	switch t := typ.(type) {
+	case string:
+		return t == "object"
+	case []any:
+		for _, v := range t {
+			if v == "object" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// noLoader refuses every external reference of a schema.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external references are not allowed (%s): put every definition in the schema under $defs", url)
+}
+
 // decodeArgs parses one JSON object, refusing duplicate keys (two parsers
 // could disagree on which one wins) and trailing data.
 func decodeArgs(raw json.RawMessage) (any, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return map[string]any{}, nil
 	}
-	var probe any
-	if err := json.Unmarshal(raw, &probe); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	if err == nil && len(bytes.TrimLeft(raw[dec.InputOffset():], " \t\r\n")) > 0 {
+		err = errors.New("data after the value")
+	}
+	if err != nil {
+		// Unmarshalling into a RawMessage checks the syntax only and says
+		// where it breaks (the decoder reports a cut as a bare EOF).
+		var probe json.RawMessage
+		perr := json.Unmarshal(raw, &probe)
 		var se *json.SyntaxError
-		if errors.As(err, &se) {
+		if errors.As(perr, &se) {
 			return nil, fmt.Errorf("malformed JSON at byte %d: %s", se.Offset, se.Error())
 		}
 		return nil, fmt.Errorf("malformed JSON: %s", err.Error())
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	v, err := decodeValue(dec, "")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("malformed JSON: data after the arguments object")
+	if hasDuplicateKey(raw) {
+		// The slow token walk names the key and where it is.
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if _, err := decodeValue(dec, ""); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("duplicate key")
 	}
 	if _, ok := v.(map[string]any); !ok {
 		return nil, fmt.Errorf("want a JSON object, got %s", jsonKind(v))
 	}
 	return v, nil
+}
+
+// hasDuplicateKey reports whether some object in raw, one valid JSON value,
+// has two keys that decode to the same string. It is the fast path of
+// argument decoding: one pass over the bytes, no allocation for the usual
+// small objects.
+func hasDuplicateKey(raw []byte) bool {
+	type frame struct {
+		object  bool
+		wantKey bool
+		keys    [][]byte
+		set     map[string]struct{}
+	}
+	var stack []frame
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '{':
+			stack = append(stack, frame{object: true, wantKey: true})
+		case '[':
+			stack = append(stack, frame{})
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+		case ',':
+			if top := len(stack) - 1; top >= 0 && stack[top].object {
+				stack[top].wantKey = true
+			}
+		case '"':
+			j := i + 1
+			escaped := false
+			for raw[j] != '"' {
+				if raw[j] == '\\' {
+					escaped = true
+					j++
+				}
+				j++
+			}
+			top := len(stack) - 1
+			if top < 0 || !stack[top].wantKey {
+				i = j
+				continue
+			}
+			f := &stack[top]
+			f.wantKey = false
+			key := raw[i+1 : j]
+			if escaped || !utf8.Valid(key) {
+				var k string
+				_ = json.Unmarshal(raw[i:j+1], &k)
+				key = []byte(k)
+			}
+			i = j
+			if f.set != nil {
+				if _, dup := f.set[string(key)]; dup {
+					return true
+				}
+				f.set[string(key)] = struct{}{}
+				continue
+			}
+			for _, k := range f.keys {
+				if bytes.Equal(k, key) {
+					return true
+				}
+			}
+			f.keys = append(f.keys, key)
+			if len(f.keys) > 16 {
+				f.set = make(map[string]struct{}, 2*len(f.keys))
+				for _, k := range f.keys {
+					f.set[string(k)] = struct{}{}
+				}
+			}
+		}
+	}
+	return false
 }
 
 func decodeValue(dec *json.Decoder, ptr string) (any, error) {
@@ -416,8 +566,19 @@ func flatten(ve *jsonschema.ValidationError) []violation {
 		}
 	}
 	walk(ve)
+	// The library's order follows map iteration; sort for a stable message.
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].field != out[j].field {
+			return out[i].field < out[j].field
+		}
+		return out[i].rule < out[j].rule
+	})
 	return out
 }
+
+// maxViolations bounds the violations listed in one error: an array of
+// ten thousand wrong items needs a few examples, not all of them.
+const maxViolations = 20
 
 func pointerOrRoot(ptr string) string {
 	if ptr == "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -58,10 +59,29 @@ func ParseCommandLine(src, workspace string) (CommandLine, error) {
 			for i, w := range x.Args {
 				args[i] = wordText(w)
 			}
-			cl.Commands = append(cl.Commands, strings.Join(args, " "))
-			names = append(names, path.Base(args[0]))
-			for _, s := range commandWarnings(args, workspace) {
-				warn(s)
+			// Assignments before a command change what it does
+			// (PATH=..., LD_PRELOAD=...): show them with it.
+			var assigns []string
+			for _, a := range x.Assigns {
+				var b bytes.Buffer
+				_ = printer.Print(&b, a)
+				assigns = append(assigns, b.String())
+			}
+			cl.Commands = append(cl.Commands, strings.Join(append(assigns, args...), " "))
+			// A wrapper (sudo, env, xargs, ...) runs the command after its
+			// own options: analyse that one too.
+			for cmd := args; len(cmd) > 0; cmd = unwrap(cmd) {
+				names = append(names, path.Base(cmd[0]))
+				for _, s := range commandWarnings(cmd, workspace) {
+					warn(s)
+				}
+			}
+			if isInterpreterName(path.Base(args[0])) {
+				for _, w := range x.Args[1:] {
+					if feedsFetched(w) {
+						warn(fetchedIntoInterpreter)
+					}
+				}
 			}
 		case *syntax.Redirect:
 			switch x.Op {
@@ -69,15 +89,24 @@ func ParseCommandLine(src, workspace string) (CommandLine, error) {
 				if x.Word != nil {
 					target := wordText(x.Word)
 					cl.Redirects = append(cl.Redirects, target)
-					if outside(target, workspace) {
+					switch {
+					case isNetDevice(target):
+						warn("opens a network connection: " + target)
+					case isDynamic(target):
+						warn("writes to a path known only when it runs: " + target)
+					case outside(target, workspace):
 						warn("writes outside the workspace: " + target)
 					}
+				}
+			case syntax.RdrIn:
+				if x.Word != nil && isNetDevice(wordText(x.Word)) {
+					warn("opens a network connection: " + wordText(x.Word))
 				}
 			}
 		case *syntax.BinaryCmd:
 			if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
 				if isFetcher(x.X) && isInterpreter(x.Y) {
-					warn("pipes downloaded content into an interpreter (curl … | sh)")
+					warn(fetchedIntoInterpreter)
 				}
 			}
 		case *syntax.Stmt:
@@ -94,6 +123,86 @@ func ParseCommandLine(src, workspace string) (CommandLine, error) {
 		}
 	}
 	return cl, nil
+}
+
+const fetchedIntoInterpreter = "pipes downloaded content into an interpreter (curl … | sh)"
+
+// unwrap returns the command a wrapper runs (sudo, env, xargs, ...), after
+// the wrapper's options and assignments, or nil if args is not a wrapper.
+// Options that take a value are known per wrapper; an unknown one is
+// assumed to take none, which at worst analyses a value as the command.
+func unwrap(args []string) []string {
+	withValue := map[string]string{
+		"sudo": "-u -g -h -p -C -D -r -t -U", "doas": "-u -C", "env": "-u -C -S",
+		"nice": "-n", "ionice": "-c -n -p", "timeout": "-s -k", "xargs": "-a -d -E -I -L -n -P -s",
+		"stdbuf": "-i -o -e", "time": "-f -o", "chrt": "", "taskset": "", "nohup": "", "setsid": "",
+		"exec": "-a", "command": "", "builtin": "", "chroot": "", "runuser": "-u -g",
+	}
+	name := path.Base(args[0])
+	if name == "find" {
+		return findExec(args[1:])
+	}
+	opts, ok := withValue[name]
+	if !ok {
+		return nil
+	}
+	rest := args[1:]
+	for len(rest) > 0 {
+		a := rest[0]
+		switch {
+		case a == "--":
+			rest = rest[1:]
+			return afterWrapperArgs(name, rest)
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			rest = rest[1:]
+			if slices.Contains(strings.Fields(opts), a) && len(rest) > 0 {
+				rest = rest[1:]
+			}
+		case name == "env" && strings.Contains(a, "="):
+			rest = rest[1:]
+		default:
+			return afterWrapperArgs(name, rest)
+		}
+	}
+	return nil
+}
+
+// findExec returns the command of find's first -exec, -execdir, -ok or
+// -okdir action, without its terminating ";" or "+".
+func findExec(args []string) []string {
+	for i, a := range args {
+		switch a {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			cmd := args[i+1:]
+			for j, c := range cmd {
+				if c == ";" || c == "+" {
+					cmd = cmd[:j]
+					break
+				}
+			}
+			if len(cmd) == 0 {
+				return nil
+			}
+			return cmd
+		}
+	}
+	return nil
+}
+
+// afterWrapperArgs skips the positional arguments some wrappers take
+// before the command: timeout's duration, chroot's directory, taskset's
+// mask, chrt's priority.
+func afterWrapperArgs(name string, rest []string) []string {
+	switch name {
+	case "timeout", "chroot", "taskset", "chrt":
+		if len(rest) > 0 {
+			rest = rest[1:]
+		}
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	return rest
 }
 
 func commandWarnings(args []string, workspace string) []string {
@@ -127,14 +236,14 @@ func commandWarnings(args []string, workspace string) []string {
 				out = append(out, "dd writes raw data to "+strings.TrimPrefix(a, "of="))
 			}
 		}
-	case "mkfs", "fdisk", "parted", "wipefs", "shred":
+	case "mkfs", "fdisk", "sfdisk", "parted", "wipefs", "shred", "mkswap":
 		out = append(out, name+" destroys data")
 	case "chmod", "chown":
 		if has("-R", "--recursive") {
 			out = append(out, name+" -R changes a whole tree")
 		}
 	case "git":
-		sub := strings.Join(rest, " ")
+		sub := strings.Join(gitSubcommand(rest), " ")
 		switch {
 		case strings.HasPrefix(sub, "push") && has("-f", "--force", "--force-with-lease"):
 			out = append(out, "git push --force rewrites remote history")
@@ -145,20 +254,64 @@ func commandWarnings(args []string, workspace string) []string {
 		case strings.HasPrefix(sub, "checkout") && has("--", "."):
 			out = append(out, "git checkout may discard uncommitted changes")
 		}
+	case "find":
+		if slices.Contains(rest, "-delete") {
+			out = append(out, "find -delete deletes every file it matches")
+		}
 	case "setsid", "nohup", "disown":
 		out = append(out, name+" detaches a process from the call")
 	case "curl", "wget":
 		out = append(out, name+" reaches the network")
 	}
+	if strings.HasPrefix(name, "mkfs.") {
+		out = append(out, name+" destroys data")
+	}
 	switch name {
 	case "rm", "mv", "cp", "tee", "touch", "mkdir", "rmdir", "ln", "chmod", "chown", "install", "truncate":
+		options := true
 		for _, a := range rest {
-			if !strings.HasPrefix(a, "-") && outside(a, workspace) {
+			if options && a == "--" {
+				options = false
+				continue
+			}
+			if options && strings.HasPrefix(a, "-") {
+				continue
+			}
+			switch {
+			case isDynamic(a):
+				out = append(out, name+" touches a path known only when it runs: "+a)
+			case outside(a, workspace):
 				out = append(out, name+" touches a path outside the workspace: "+a)
 			}
 		}
 	}
 	return out
+}
+
+// gitSubcommand returns git's arguments from the subcommand on, past the
+// global options (-C dir, -c key=value, --git-dir=..., ...).
+func gitSubcommand(args []string) []string {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" || a == "--namespace":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return args[i:]
+		}
+	}
+	return nil
+}
+
+// isDynamic reports whether a word's value is known only when the command
+// runs: it holds a parameter expansion or a command substitution.
+func isDynamic(word string) bool {
+	return strings.ContainsAny(word, "$`")
+}
+
+// isNetDevice reports whether a redirect target is bash's network device.
+func isNetDevice(p string) bool {
+	return strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/")
 }
 
 // outside reports whether a path written in a command leaves the workspace:
@@ -185,9 +338,15 @@ func isFetcher(s *syntax.Stmt) bool {
 	found := false
 	syntax.Walk(s, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
-			switch path.Base(c.Args[0].Lit()) {
-			case "curl", "wget", "fetch":
-				found = true
+			args := make([]string, len(c.Args))
+			for i, w := range c.Args {
+				args[i] = w.Lit()
+			}
+			for cmd := args; len(cmd) > 0 && !found; cmd = unwrap(cmd) {
+				switch path.Base(cmd[0]) {
+				case "curl", "wget", "fetch":
+					found = true
+				}
 			}
 		}
 		return !found
@@ -200,13 +359,42 @@ func isInterpreter(s *syntax.Stmt) bool {
 	if !ok || len(c.Args) == 0 {
 		return false
 	}
-	name := path.Base(c.Args[0].Lit())
-	if name == "sudo" && len(c.Args) > 1 {
-		name = path.Base(c.Args[1].Lit())
+	args := make([]string, len(c.Args))
+	for i, w := range c.Args {
+		args[i] = w.Lit()
 	}
+	for cmd := args; len(cmd) > 0; cmd = unwrap(cmd) {
+		if isInterpreterName(path.Base(cmd[0])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isInterpreterName(name string) bool {
 	switch name {
-	case "sh", "bash", "zsh", "dash", "ksh", "python", "python3", "perl", "ruby", "node":
+	case "sh", "bash", "zsh", "dash", "ksh", "fish", "python", "python3", "perl", "ruby", "node", "php", "source", ".", "eval":
 		return true
 	}
 	return false
+}
+
+// feedsFetched reports whether an argument word runs a download through a
+// process or command substitution: bash <(curl …), sh -c "$(wget …)".
+func feedsFetched(w *syntax.Word) bool {
+	found := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.ProcSubst:
+			for _, st := range x.Stmts {
+				found = found || isFetcher(st)
+			}
+		case *syntax.CmdSubst:
+			for _, st := range x.Stmts {
+				found = found || isFetcher(st)
+			}
+		}
+		return !found
+	})
+	return found
 }

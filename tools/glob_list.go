@@ -1,0 +1,330 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+//go:embed glob_list.md
+var globListDescription string
+
+// Limits of glob_list (and of the walk grep_search shares).
+const (
+	globDefaultLimit = 200
+	globMaxLimit     = 1000
+	// globMaxEntries bounds one walk of the tree, so a huge workspace
+	// answers quickly with a partial count instead of timing out.
+	globMaxEntries  = 100_000
+	globMaxSegments = 64
+)
+
+const globListSchema = `{
+  "type": "object",
+  "properties": {
+    "pattern": {"type": "string", "description": "Glob pattern relative to path: ** for any folders, * and ? within a name, [abc] sets. E.g. \"**/*.go\"."},
+    "path": {"type": "string", "description": "Folder to search in, relative to the workspace. Default: the workspace root."},
+    "offset": {"type": "integer", "minimum": 0, "description": "Matches to skip, for the next page. Default 0."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Most matches to return. Default 200."}
+  },
+  "required": ["pattern"],
+  "additionalProperties": false
+}`
+
+type globListArgs struct {
+	Pattern string `json:"pattern"`
+	Path    string `json:"path"`
+	Offset  int    `json:"offset"`
+	Limit   int    `json:"limit"`
+}
+
+// globListOutput is what glob_list tells the model.
+type globListOutput struct {
+	Matches  []string `json:"matches"`
+	Total    int      `json:"total"`
+	Offset   int      `json:"offset"`
+	Returned int      `json:"returned"`
+	Note     string   `json:"note,omitempty"`
+}
+
+type globListTool struct{ ws *Workspace }
+
+// NewGlobList returns the glob_list tool: paths of the workspace matching
+// a glob pattern, sorted and paginated.
+func NewGlobList(ws *Workspace) Tool { return &globListTool{ws: ws} }
+
+// Meta implements Tool.
+func (t *globListTool) Meta() Meta {
+	return Meta{
+		Name:           "glob_list",
+		Description:    globListDescription,
+		Schema:         json.RawMessage(globListSchema),
+		ReadOnly:       true,
+		Risk:           RiskLow,
+		Idempotent:     true,
+		SupportsDryRun: true,
+		Capability:     "fs:read",
+		Timeout:        fsToolTimeout,
+		Source:         SourceBuiltin,
+	}
+}
+
+// DryRun implements Tool; listing has no effect, so it lists.
+func (t *globListTool) DryRun(ctx context.Context, args json.RawMessage) (Result, error) {
+	return t.Execute(ctx, args)
+}
+
+// Execute implements Tool.
+func (t *globListTool) Execute(ctx context.Context, args json.RawMessage) (Result, error) {
+	res, err := t.list(ctx, args)
+	return fsResult(ctx, res, err)
+}
+
+func (t *globListTool) list(ctx context.Context, args json.RawMessage) (Result, error) {
+	var a globListArgs
+	if err := json.Unmarshal(args, &a); err != nil {
+		return Result{}, Errorf(KindInvalidArgs, "Send {\"pattern\": \"**/*.go\"} with optional path, offset and limit.", "arguments for glob_list are not valid: %v", err)
+	}
+	if a.Limit == 0 {
+		a.Limit = globDefaultLimit
+	}
+	if a.Offset < 0 || a.Limit < 1 || a.Limit > globMaxLimit {
+		return Result{}, Errorf(KindInvalidArgs, "offset must be 0 or more and limit between 1 and 1000.", "offset %d or limit %d is out of range", a.Offset, a.Limit)
+	}
+	pat, e := globParse(a.Pattern)
+	if e != nil {
+		return Result{}, e
+	}
+	base, e := globBase(t.ws, a.Path)
+	if e != nil {
+		return Result{}, e
+	}
+	var matches []string
+	walk, err := globWalk(ctx, t.ws, base, pat.mayContain, func(p string, rel []string, d fs.DirEntry) {
+		if pat.match(rel) {
+			if d.IsDir() {
+				p += "/"
+			}
+			matches = append(matches, p)
+		}
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	sort.Strings(matches)
+	out := globListOutput{Total: len(matches), Offset: a.Offset, Matches: []string{}}
+	if a.Offset < len(matches) {
+		out.Matches = matches[a.Offset:min(len(matches), a.Offset+a.Limit)]
+	}
+	out.Returned = len(out.Matches)
+	var notes []string
+	switch {
+	case out.Total == 0:
+		notes = append(notes, fmt.Sprintf("no paths under %s match %q", globShowBase(base), a.Pattern))
+	case out.Returned == 0:
+		notes = append(notes, fmt.Sprintf("offset %d is past the end (%d matches); call again with a smaller offset", a.Offset, out.Total))
+	case a.Offset+out.Returned < out.Total:
+		notes = append(notes, fmt.Sprintf("shown %d-%d of %d; call again with offset=%d or narrow the pattern", a.Offset+1, a.Offset+out.Returned, out.Total, a.Offset+out.Returned))
+	}
+	if walk.stopped {
+		notes = append(notes, fmt.Sprintf("the listing stopped after %d entries, so total counts only those; narrow path or pattern", globMaxEntries))
+	}
+	if walk.unreadable > 0 {
+		notes = append(notes, fmt.Sprintf("skipped %s that could not be read", fsCount(walk.unreadable, "folder")))
+	}
+	out.Note = strings.Join(notes, "; ")
+	return Result{
+		Output:     out,
+		Summary:    fmt.Sprintf("List %s under %s (%s)", a.Pattern, globShowBase(base), fsCount(out.Total, "match")),
+		Capability: "fs:read:" + base,
+	}, nil
+}
+
+func globShowBase(base string) string {
+	if base == "." {
+		return "the workspace"
+	}
+	return base + "/"
+}
+
+// globBase resolves the optional folder argument of glob_list.
+func globBase(ws *Workspace, p string) (string, *Error) {
+	base, e := globTarget(ws, p)
+	if e != nil {
+		return "", e
+	}
+	fi, err := ws.root.Stat(base)
+	if err != nil {
+		return "", ws.osError(base, err)
+	}
+	if !fi.IsDir() {
+		return "", Errorf(KindInvalidArgs, "path must be a folder; to look at one file use fs_read.", "%s is not a folder", base).With("path", base)
+	}
+	return base, nil
+}
+
+// globTarget turns the optional path argument into a clean relative path.
+func globTarget(ws *Workspace, p string) (string, *Error) {
+	if p == "" {
+		return ".", nil
+	}
+	return ws.Rel(p)
+}
+
+// globPattern is a parsed glob: slash-separated segments, each matched
+// with path.Match, where a segment "**" matches any number of folders.
+type globPattern struct{ segs []string }
+
+// globParse checks a pattern: relative, no "..", valid syntax.
+func globParse(pattern string) (globPattern, *Error) {
+	hint := "Write a pattern relative to path, like \"**/*.go\" or \"src/*\"; use path to choose the folder."
+	switch {
+	case pattern == "":
+		return globPattern{}, Errorf(KindInvalidArgs, hint, "pattern is empty")
+	case strings.IndexByte(pattern, 0) >= 0:
+		return globPattern{}, Errorf(KindInvalidArgs, hint, "pattern contains a NUL byte")
+	case strings.HasPrefix(pattern, "/"):
+		return globPattern{}, Errorf(KindInvalidArgs, hint, "pattern %q is absolute; patterns are relative to path", pattern)
+	}
+	var segs []string
+	for _, s := range strings.Split(pattern, "/") {
+		switch {
+		case s == "" || s == ".":
+			continue
+		case s == "..":
+			return globPattern{}, Errorf(KindInvalidArgs, hint, "pattern %q goes up with \"..\"; patterns stay inside path", pattern)
+		case s == "**":
+			if len(segs) > 0 && segs[len(segs)-1] == "**" {
+				continue
+			}
+		default:
+			if _, err := path.Match(s, ""); err != nil {
+				return globPattern{}, Errorf(KindInvalidArgs, hint+" Close every [ with ], and escape special characters with a backslash.", "pattern %q is malformed near %q: %v", pattern, s, err)
+			}
+		}
+		segs = append(segs, s)
+	}
+	if len(segs) == 0 {
+		return globPattern{}, Errorf(KindInvalidArgs, hint, "pattern %q matches nothing but the folder itself", pattern)
+	}
+	if len(segs) > globMaxSegments {
+		return globPattern{}, Errorf(KindInvalidArgs, hint, "pattern has more than %d segments", globMaxSegments)
+	}
+	return globPattern{segs: segs}, nil
+}
+
+// match reports whether the path segments name matches the pattern.
+func (g globPattern) match(name []string) bool { return globMatch(g.segs, name) }
+
+func globMatch(segs, name []string) bool {
+	for len(segs) > 0 {
+		if segs[0] == "**" {
+			rest := segs[1:]
+			if len(rest) == 0 {
+				return len(name) > 0
+			}
+			for i := 0; i < len(name); i++ {
+				if globMatch(rest, name[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(name) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(segs[0], name[0]); !ok {
+			return false
+		}
+		segs, name = segs[1:], name[1:]
+	}
+	return len(name) == 0
+}
+
+// mayContain reports whether something below the folder dir (segments
+// relative to the walk's base) could match, so that the walk can skip the
+// folders that cannot.
+func (g globPattern) mayContain(dir []string) bool {
+	segs := g.segs
+	for _, d := range dir {
+		if len(segs) == 0 {
+			return false
+		}
+		if segs[0] == "**" {
+			return true
+		}
+		if ok, _ := path.Match(segs[0], d); !ok {
+			return false
+		}
+		segs = segs[1:]
+	}
+	return len(segs) > 0
+}
+
+// globWalkStats says how a walk went.
+type globWalkStats struct {
+	entries    int
+	stopped    bool // globMaxEntries reached
+	unreadable int  // folders that could not be listed
+}
+
+// globWalk visits every entry below the folder base in lexical order, with
+// its workspace path and its segments relative to base. It skips .git,
+// does not descend into symbolic links, descends only into folders that
+// enter accepts, and stops after globMaxEntries entries. It goes through
+// the workspace root, so nothing outside is listed.
+func globWalk(ctx context.Context, ws *Workspace, base string, enter func(rel []string) bool, visit func(p string, rel []string, d fs.DirEntry)) (globWalkStats, error) {
+	var st globWalkStats
+	err := fs.WalkDir(ws.root.FS(), base, func(p string, d fs.DirEntry, err error) error {
+		if p == base {
+			if err != nil {
+				return ws.osError(base, err)
+			}
+			return nil
+		}
+		if err != nil {
+			st.unreadable++
+			return nil
+		}
+		st.entries++
+		if st.entries > globMaxEntries {
+			st.stopped = true
+			return fs.SkipAll
+		}
+		if st.entries%1000 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		relp := p
+		if base != "." {
+			relp = p[len(base)+1:]
+		}
+		rel := strings.Split(relp, "/")
+		if d.IsDir() && d.Name() == ".git" {
+			return fs.SkipDir
+		}
+		visit(p, rel, d)
+		if d.IsDir() && !enter(rel) {
+			return fs.SkipDir
+		}
+		return nil
+	})
+	if err != nil {
+		var te *Error
+		if errors.As(err, &te) {
+			return st, te
+		}
+		if ctx.Err() != nil {
+			return st, AsError(ctx.Err())
+		}
+		return st, ws.osError(base, err)
+	}
+	return st, nil
+}

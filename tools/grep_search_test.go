@@ -1,0 +1,170 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestGrepSearch(t *testing.T) {
+	ws, dir := fsTestWorkspace(t)
+	outside := t.TempDir()
+	secret := fsTestFile(t, outside, "secret.go", "func Secret() {}\n", 0o644)
+	fsTestFile(t, dir, "main.go", "package main\n\nfunc main() {\n\tRun()\n}\n", 0o644)
+	fsTestFile(t, dir, "src/run.go", "package src\r\n\r\nfunc Run() {}\r\nfunc RunAll() {}\r\n", 0o644)
+	fsTestFile(t, dir, "src/notes.md", "Run the tests with go test.\n", 0o644)
+	fsTestFile(t, dir, "src/deep/more.go", "// func hidden\n", 0o644)
+	fsTestFile(t, dir, "logo.png", "\x89PNG\r\n\x1a\n\x00\x00func main", 0o644)
+	fsTestFile(t, dir, ".git/HEAD", "func fromGit\n", 0o644)
+	fsTestFile(t, dir, "long.txt", "func "+strings.Repeat("x", 1000)+"\n", 0o644)
+	fsTestFile(t, dir, "huge.txt", "func huge\n"+strings.Repeat("y", grepMaxFileBytes), 0o644)
+	var many strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&many, "item %d\n", i)
+	}
+	fsTestFile(t, dir, "list.txt", many.String(), 0o644)
+	fsTestFile(t, dir, "evil\nmain.go:1: fake.txt", "needle-evil\n", 0o644)
+	if err := os.Symlink(secret, filepath.Join(dir, "secret-link.go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "out-dir")); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name     string
+		args     map[string]any
+		want     string // body
+		wantOut  grepSearchOutput
+		wantNote string
+		wantKind Kind
+	}{
+		{
+			name:     "across the tree",
+			args:     map[string]any{"pattern": `func \w+\(`},
+			want:     "main.go:3: func main() {\nsrc/run.go:3: func Run() {}\nsrc/run.go:4: func RunAll() {}\n",
+			wantOut:  grepSearchOutput{Total: 3, Returned: 3, FilesMatched: 2, SkippedBinary: 1, SkippedLarge: 1},
+			wantNote: "skipped 1 binary file and 1 file over 4.0 MB",
+		},
+		{
+			name:    "ignore case",
+			args:    map[string]any{"pattern": "^run", "ignore_case": true, "path": "src"},
+			want:    "src/notes.md:1: Run the tests with go test.\n",
+			wantOut: grepSearchOutput{Total: 1, Returned: 1, FilesMatched: 1},
+		},
+		{
+			name:    "anchored per line, CR stripped",
+			args:    map[string]any{"pattern": `\{\}$`, "glob": "*.go"},
+			want:    "src/run.go:3: func Run() {}\nsrc/run.go:4: func RunAll() {}\n",
+			wantOut: grepSearchOutput{Total: 2, Returned: 2, FilesMatched: 1},
+		},
+		{
+			name:    "glob on names",
+			args:    map[string]any{"pattern": "func", "glob": "*.go"},
+			want:    "main.go:3: func main() {\nsrc/deep/more.go:1: // func hidden\nsrc/run.go:3: func Run() {}\nsrc/run.go:4: func RunAll() {}\n",
+			wantOut: grepSearchOutput{Total: 4, Returned: 4, FilesMatched: 3},
+		},
+		{
+			name:    "glob on paths",
+			args:    map[string]any{"pattern": "func", "path": "src", "glob": "deep/*.go"},
+			want:    "src/deep/more.go:1: // func hidden\n",
+			wantOut: grepSearchOutput{Total: 1, Returned: 1, FilesMatched: 1},
+		},
+		{
+			name:    "one file",
+			args:    map[string]any{"pattern": "Run", "path": "main.go"},
+			want:    "main.go:4: \tRun()\n",
+			wantOut: grepSearchOutput{Total: 1, Returned: 1, FilesMatched: 1},
+		},
+		{
+			name:    "long line cut",
+			args:    map[string]any{"pattern": "xxx", "path": "long.txt"},
+			want:    "long.txt:1: func " + strings.Repeat("x", 295) + " … [705 more bytes]\n",
+			wantOut: grepSearchOutput{Total: 1, Returned: 1, FilesMatched: 1},
+		},
+		{
+			name:     "first page",
+			args:     map[string]any{"pattern": `^item`, "path": "list.txt", "max_results": 2},
+			want:     "list.txt:1: item 1\nlist.txt:2: item 2\n",
+			wantOut:  grepSearchOutput{Total: 30, Returned: 2, FilesMatched: 1},
+			wantNote: "shown 1-2 of 30; call again with offset=2, or narrow with path or glob",
+		},
+		{
+			name:     "next page",
+			args:     map[string]any{"pattern": `^item`, "path": "list.txt", "max_results": 2, "offset": 2},
+			want:     "list.txt:3: item 3\nlist.txt:4: item 4\n",
+			wantOut:  grepSearchOutput{Total: 30, Offset: 2, Returned: 2, FilesMatched: 1},
+			wantNote: "shown 3-4 of 30; call again with offset=4",
+		},
+		{
+			name:    "control characters in a name are quoted",
+			args:    map[string]any{"pattern": "needle-evil"},
+			want:    "\"evil\\nmain.go:1: fake.txt\":1: needle-evil\n",
+			wantOut: grepSearchOutput{Total: 1, Returned: 1, FilesMatched: 1, SkippedBinary: 1, SkippedLarge: 1},
+		},
+		{
+			name:     "no match",
+			args:     map[string]any{"pattern": "nothing like this"},
+			wantOut:  grepSearchOutput{SkippedBinary: 1, SkippedLarge: 1},
+			wantNote: "no matches",
+		},
+		{name: "invalid regexp", args: map[string]any{"pattern": "func("}, wantKind: KindInvalidArgs},
+		{name: "empty pattern", args: map[string]any{"pattern": ""}, wantKind: KindInvalidArgs},
+		{name: "bad glob", args: map[string]any{"pattern": "x", "glob": "[x"}, wantKind: KindInvalidArgs},
+		{name: "path outside", args: map[string]any{"pattern": "x", "path": "/etc"}, wantKind: KindPermissionDenied},
+		{name: "path through a symlink out", args: map[string]any{"pattern": "x", "path": "out-dir"}, wantKind: KindPermissionDenied},
+		{name: "file symlink out", args: map[string]any{"pattern": "x", "path": "secret-link.go"}, wantKind: KindPermissionDenied},
+		{name: "missing path", args: map[string]any{"pattern": "x", "path": "nope"}, wantKind: KindNotFound},
+		{name: "too many results asked", args: map[string]any{"pattern": "x", "max_results": 1001}, wantKind: KindInvalidArgs},
+	}
+	tool := NewGrepSearch(ws)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := tool.Execute(context.Background(), fsTestArgs(t, tt.args))
+			if tt.wantKind != "" {
+				if got := fsTestKind(err); got != tt.wantKind {
+					t.Fatalf("got kind %q (%v); want %s", got, err, tt.wantKind)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Body != tt.want {
+				t.Errorf("got body\n%s\nwant\n%s", res.Body, tt.want)
+			}
+			out := res.Output.(grepSearchOutput)
+			if out.Total != tt.wantOut.Total || out.Offset != tt.wantOut.Offset || out.Returned != tt.wantOut.Returned || out.FilesMatched != tt.wantOut.FilesMatched ||
+				out.SkippedBinary != tt.wantOut.SkippedBinary || out.SkippedLarge != tt.wantOut.SkippedLarge {
+				t.Errorf("got %+v; want counts %+v", out, tt.wantOut)
+			}
+			if !strings.Contains(out.Note, tt.wantNote) {
+				t.Errorf("got note %q; want it to contain %q", out.Note, tt.wantNote)
+			}
+			if strings.Contains(res.Body, "Secret") || strings.Contains(res.Body, "fromGit") {
+				t.Errorf("got %q; want nothing from outside or from .git", res.Body)
+			}
+			if pattern := tt.args["pattern"].(string); res.Source != "grep:"+pattern {
+				t.Errorf("got Source %q; want grep:%s", res.Source, pattern)
+			}
+		})
+	}
+
+	t.Run("dry run searches", func(t *testing.T) {
+		args := fsTestArgs(t, map[string]any{"pattern": "Run", "path": "main.go"})
+		dry, err := tool.DryRun(context.Background(), args)
+		if err != nil || dry.Body != "main.go:4: \tRun()\n" {
+			t.Errorf("got %q, %v; want the search result", dry.Body, err)
+		}
+	})
+
+	t.Run("invalid regexp quotes the error", func(t *testing.T) {
+		_, err := tool.Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": "a(b"}))
+		if err == nil || !strings.Contains(err.Error(), "missing closing )") {
+			t.Errorf("got %v; want the regexp error quoted", err)
+		}
+	})
+}

@@ -1,0 +1,503 @@
+package tools
+
+import (
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+)
+
+//go:embed shell_run.md
+var shellRunDescription string
+
+const (
+	shellDefaultTimeout = 120 * time.Second
+	shellMaxTimeout     = 600 * time.Second
+	// shellGrace is added to the tool's declared timeout so that the
+	// command's own timeout, which keeps the output, fires first.
+	shellGrace = 30 * time.Second
+	// shellWaitDelay bounds how long output is still read after bash exits
+	// while a background process keeps the pipes open.
+	shellWaitDelay = 2 * time.Second
+	// shellShownBytes is the output budget shown to the model, both streams
+	// together; each stream keeps half of it at each end.
+	shellShownBytes = 30 << 10
+	// shellLogCap bounds the full-output file so a runaway command cannot
+	// fill the disk.
+	shellLogCap = 100 << 20
+)
+
+// ShellOptions configures shell_run.
+type ShellOptions struct {
+	Dir            string        // workspace, absolute: the command's working directory
+	OutputDir      string        // where full outputs are saved (created on demand)
+	DefaultTimeout time.Duration // 0 -> 120 s
+	MaxTimeout     time.Duration // 0 -> 600 s
+	Env            []string      // base environment (nil -> os.Environ()); always passed through ScrubEnv
+}
+
+type shellRun struct {
+	opts ShellOptions
+	meta Meta
+}
+
+type shellArgs struct {
+	Command  string `json:"command"`
+	TimeoutS *int   `json:"timeout_s"`
+}
+
+// NewShellRun returns the shell_run tool: bash -c in opts.Dir with a
+// timeout, a scrubbed environment and bounded output. An empty Dir means the
+// current directory; a relative one is made absolute.
+func NewShellRun(opts ShellOptions) Tool {
+	if opts.DefaultTimeout <= 0 {
+		opts.DefaultTimeout = shellDefaultTimeout
+	}
+	if opts.MaxTimeout <= 0 {
+		opts.MaxTimeout = shellMaxTimeout
+	}
+	if opts.DefaultTimeout > opts.MaxTimeout {
+		opts.DefaultTimeout = opts.MaxTimeout
+	}
+	if abs, err := filepath.Abs(opts.Dir); err == nil {
+		opts.Dir = abs
+	}
+	maxS := int(opts.MaxTimeout / time.Second)
+	schema := fmt.Sprintf(`{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "minLength": 1, "maxLength": 100000, "description": "A bash command line, run with bash -c in the workspace directory."},
+    "timeout_s": {"type": "integer", "minimum": 1, "maximum": %d, "description": "Seconds before the command and all its processes are killed (default %d, max %d)."}
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`, maxS, int(opts.DefaultTimeout/time.Second), maxS)
+	return &shellRun{opts: opts, meta: Meta{
+		Name:             "shell_run",
+		Description:      strings.TrimSpace(shellRunDescription),
+		Schema:           json.RawMessage(schema),
+		Risk:             RiskHigh,
+		ReturnsUntrusted: true,
+		Capability:       "shell:exec",
+		Timeout:          opts.MaxTimeout + shellGrace,
+		Source:           SourceBuiltin,
+	}}
+}
+
+// Meta implements Tool.
+func (s *shellRun) Meta() Meta { return s.meta }
+
+func (s *shellRun) parse(raw json.RawMessage) (shellArgs, time.Duration, error) {
+	var a shellArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return a, 0, Errorf(KindInvalidArgs, "Send {\"command\": \"...\"} with an optional integer timeout_s.", "arguments are not valid: %v", err)
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return a, 0, Errorf(KindInvalidArgs, "Send the bash command line to run in \"command\".", "command is empty")
+	}
+	if strings.ContainsRune(a.Command, 0) {
+		return a, 0, Errorf(KindInvalidArgs, "Remove the NUL byte from the command.", "command contains a NUL byte")
+	}
+	timeout := s.opts.DefaultTimeout
+	if a.TimeoutS != nil {
+		maxS := int(s.opts.MaxTimeout / time.Second)
+		if *a.TimeoutS < 1 || *a.TimeoutS > maxS {
+			return a, 0, Errorf(KindInvalidArgs,
+				fmt.Sprintf("Use a timeout_s between 1 and %d, or split the work into shorter commands (long jobs can run in the background with output redirected to a file).", maxS),
+				"timeout_s %d is out of range 1..%d", *a.TimeoutS, maxS).With("timeout_s", *a.TimeoutS)
+		}
+		timeout = time.Duration(*a.TimeoutS) * time.Second
+	}
+	return a, timeout, nil
+}
+
+// DryRun implements Tool. It parses the command line without running it;
+// the preview is an analysis, not a prediction, which is why the tool does
+// not declare SupportsDryRun.
+func (s *shellRun) DryRun(ctx context.Context, raw json.RawMessage) (Result, error) {
+	a, timeout, err := s.parse(raw)
+	if err != nil {
+		return Result{}, err
+	}
+	cl, err := ParseCommandLine(a.Command, s.opts.Dir)
+	if err != nil {
+		return Result{}, Errorf(KindInvalidArgs, "Fix the shell syntax (quotes, parentheses, here-documents) and call again.", "%v", err)
+	}
+	var p strings.Builder
+	fmt.Fprintf(&p, "$ %s\n", clipOneLine(a.Command, 2000))
+	fmt.Fprintf(&p, "in %s, timeout %d s\n", s.opts.Dir, int(timeout/time.Second))
+	section := func(title string, items []string, bullet string) {
+		if len(items) == 0 {
+			return
+		}
+		fmt.Fprintf(&p, "\n%s:\n", title)
+		for _, it := range items {
+			fmt.Fprintf(&p, "  %s%s\n", bullet, clipOneLine(it, 300))
+		}
+	}
+	section("Runs", cl.Commands, "")
+	section("Writes to", cl.Redirects, "")
+	section("Warnings", cl.Warnings, "! ")
+	return Result{
+		Summary:    "Run `" + clipOneLine(a.Command, 80) + "`",
+		Preview:    strings.TrimRight(p.String(), "\n"),
+		Capability: "shell:exec",
+		Source:     "shell:" + clipOneLine(a.Command, 60),
+	}, nil
+}
+
+// shellOutput is what the model reads besides the output itself.
+type shellOutput struct {
+	ExitCode    int    `json:"exit_code"`
+	DurationMS  int64  `json:"duration_ms"`
+	TimedOut    bool   `json:"timed_out"`
+	StdoutBytes int64  `json:"stdout_bytes"`
+	StderrBytes int64  `json:"stderr_bytes"`
+	OutputFile  string `json:"output_file,omitempty"`
+	Note        string `json:"note,omitempty"`
+}
+
+// Execute implements Tool. A non-zero exit status is a result, not an error:
+// the model needs the output to act on it.
+func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, error) {
+	a, timeout, err := s.parse(raw)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	var notes []string
+	fullLog, err := openShellLog(s.opts.OutputDir)
+	if err != nil {
+		notes = append(notes, "the full output could not be saved: "+err.Error())
+	}
+	stdout := &shellCapture{half: shellShownBytes / 2, log: fullLog}
+	stderr := &shellCapture{half: shellShownBytes / 2, log: fullLog}
+
+	base := s.opts.Env
+	if base == nil {
+		base = os.Environ()
+	}
+	marker := newProcMarker()
+	cmd := exec.Command("bash", "-c", a.Command)
+	cmd.Dir = s.opts.Dir
+	cmd.Env = append(ScrubEnv(base), marker)
+	cmd.Stdout = stdout
+	cmd.Stderr = stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = shellWaitDelay
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		fullLog.discard()
+		return Result{}, s.startError(err)
+	}
+	tree := newProcTree(cmd.Process.Pid, marker)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var timedOut bool
+	var waitErr error
+	select {
+	case waitErr = <-done:
+	case <-timer.C:
+		timedOut = true
+		tree.kill()
+		waitErr = <-done
+	case <-ctx.Done():
+		tree.kill()
+		<-done
+		fullLog.discard()
+		return Result{}, ctx.Err()
+	}
+	elapsed := time.Since(start)
+
+	out := shellOutput{
+		ExitCode:    shellExitCode(cmd.ProcessState),
+		DurationMS:  elapsed.Milliseconds(),
+		TimedOut:    timedOut,
+		StdoutBytes: stdout.total,
+		StderrBytes: stderr.total,
+	}
+	switch {
+	case timedOut:
+		notes = append(notes, fmt.Sprintf("timed out after %d s: the command and all its processes were killed", int(timeout/time.Second)))
+	case errors.Is(waitErr, exec.ErrWaitDelay):
+		notes = append(notes, "a background process kept the output open after bash exited; it was left running and its later output is not captured")
+	}
+	if sig, ok := shellSignal(cmd.ProcessState); ok && !timedOut {
+		notes = append(notes, "killed by signal "+sig.String())
+	}
+
+	body, truncNote := shellBody(stdout, stderr)
+	if truncNote != "" {
+		if path, err := fullLog.keep(); err != nil {
+			truncNote += "; the full output could not be saved: " + err.Error()
+		} else if path != "" {
+			out.OutputFile = path
+			truncNote += "; full output (stdout and stderr interleaved) in " + path
+			if fullLog.capped {
+				truncNote += fmt.Sprintf(" (capped at %s)", roundedSize(shellLogCap))
+			}
+			truncNote += "; read parts of it with sed -n, grep -n or tail"
+		}
+		notes = append([]string{truncNote}, notes...)
+	} else {
+		fullLog.discard()
+	}
+	out.Note = strings.Join(notes, ". ")
+	return Result{
+		Output:     out,
+		Body:       body,
+		Source:     "shell:" + clipOneLine(a.Command, 60),
+		Summary:    fmt.Sprintf("Ran `%s`: exit %d in %s", clipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond)),
+		Capability: "shell:exec",
+	}, nil
+}
+
+func (s *shellRun) startError(err error) error {
+	if errors.Is(err, exec.ErrNotFound) {
+		return Errorf(KindUnsupported, "Shell commands cannot run on this system; tell the user bash is missing.", "bash was not found in PATH")
+	}
+	if _, serr := os.Stat(s.opts.Dir); serr != nil {
+		return Errorf(KindNotFound, "The workspace directory is missing; tell the user.", "the working directory %s is not accessible: %v", s.opts.Dir, serr)
+	}
+	return Errorf(KindUnknown, "Tell the user the command could not be started; do not retry blindly.", "the command could not start: %v", err)
+}
+
+// shellExitCode follows the shell's convention: 128+n for a death by signal n.
+func shellExitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return -1
+	}
+	if sig, ok := shellSignal(ps); ok {
+		return 128 + int(sig)
+	}
+	return ps.ExitCode()
+}
+
+func shellSignal(ps *os.ProcessState) (syscall.Signal, bool) {
+	if ps == nil {
+		return 0, false
+	}
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return 0, false
+	}
+	return ws.Signal(), true
+}
+
+// shellCapture keeps the first half bytes of a stream and the last half
+// bytes after them, counts the total, and copies everything to the log.
+type shellCapture struct {
+	half  int
+	head  []byte
+	tail  []byte // the bytes after head; trimmed to the last half when it passes 2*half
+	total int64
+	log   *shellLog
+}
+
+// Write implements io.Writer. os/exec calls it from one goroutine per stream.
+func (c *shellCapture) Write(p []byte) (int, error) {
+	c.log.write(p)
+	c.total += int64(len(p))
+	rest := p
+	if len(c.head) < c.half {
+		n := min(c.half-len(c.head), len(rest))
+		c.head = append(c.head, rest[:n]...)
+		rest = rest[n:]
+	}
+	if len(rest) > 0 {
+		c.tail = append(c.tail, rest...)
+		if len(c.tail) > 2*c.half {
+			n := copy(c.tail, c.tail[len(c.tail)-c.half:])
+			c.tail = c.tail[:n]
+		}
+	}
+	return len(p), nil
+}
+
+// show returns the stream within budget bytes (at most 2*half) and a note
+// when it had to cut.
+func (c *shellCapture) show(name string, budget int) (string, string) {
+	if c.total <= int64(budget) {
+		return string(c.head) + string(c.tail), ""
+	}
+	headN := budget / 2
+	tailN := budget - headN
+	head := c.head[:min(headN, len(c.head))]
+	tail := c.tail[max(0, len(c.tail)-tailN):]
+	head = head[:utf8Cut(head)]
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+	}
+	omitted := c.total - int64(len(head)) - int64(len(tail))
+	text := string(head) + fmt.Sprintf("\n[… %s omitted …]\n", roundedSize(omitted)) + string(tail)
+	note := fmt.Sprintf("%s: shown first %s and last %s of %s", name, roundedSize(int64(len(head))), roundedSize(int64(len(tail))), roundedSize(c.total))
+	return text, note
+}
+
+// utf8Cut returns the length of b without a trailing partial rune.
+func utf8Cut(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if utf8.FullRune(b[i:]) {
+				return len(b)
+			}
+			return i
+		}
+	}
+	return len(b)
+}
+
+// shellBody lays out both streams within shellShownBytes: a stream that fits
+// in half the budget is shown whole and leaves the rest to the other.
+func shellBody(stdout, stderr *shellCapture) (string, string) {
+	budget := shellShownBytes
+	outB, errB := budget/2, budget/2
+	switch {
+	case stdout.total+stderr.total <= int64(budget):
+		outB, errB = int(stdout.total), int(stderr.total)
+	case stdout.total <= int64(budget/2):
+		outB, errB = int(stdout.total), budget-int(stdout.total)
+	case stderr.total <= int64(budget/2):
+		outB, errB = budget-int(stderr.total), int(stderr.total)
+	}
+	outText, outNote := stdout.show("stdout", outB)
+	errText, errNote := stderr.show("stderr", errB)
+	var b strings.Builder
+	if stdout.total > 0 {
+		b.WriteString("[stdout]\n")
+		b.WriteString(strings.ToValidUTF8(outText, "\uFFFD"))
+		if !strings.HasSuffix(outText, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	if stderr.total > 0 {
+		b.WriteString("[stderr]\n")
+		b.WriteString(strings.ToValidUTF8(errText, "\uFFFD"))
+		if !strings.HasSuffix(errText, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	if b.Len() == 0 {
+		b.WriteString("(no output)\n")
+	}
+	var notes []string
+	for _, n := range []string{outNote, errNote} {
+		if n != "" {
+			notes = append(notes, n)
+		}
+	}
+	return b.String(), strings.Join(notes, "; ")
+}
+
+// shellLog is the full output of one call, both streams interleaved as they
+// arrive. It is kept only when the shown output was cut. A nil *shellLog
+// discards everything.
+type shellLog struct {
+	mu     sync.Mutex
+	f      *os.File
+	path   string
+	n      int64
+	capped bool
+	err    error
+}
+
+func openShellLog(dir string) (*shellLog, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	path := filepath.Join(dir, time.Now().Format("20060102-150405")+"-"+hex.EncodeToString(b)+".log")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return &shellLog{f: f, path: path}, nil
+}
+
+func (l *shellLog) write(p []byte) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil || l.capped {
+		return
+	}
+	if room := shellLogCap - l.n; int64(len(p)) > room {
+		p = p[:room]
+		l.capped = true
+	}
+	n, err := l.f.Write(p)
+	l.n += int64(n)
+	l.err = err
+}
+
+// keep closes the log and returns its path ("" when there is no log).
+func (l *shellLog) keep() (string, error) {
+	if l == nil {
+		return "", nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	err := errors.Join(l.err, l.f.Sync(), l.f.Close())
+	if err != nil {
+		os.Remove(l.path)
+		return "", err
+	}
+	return l.path, nil
+}
+
+// discard closes and removes the log.
+func (l *shellLog) discard() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.f.Close()
+	os.Remove(l.path)
+}
+
+// clipOneLine puts s on one line and cuts it to at most n runes with an ellipsis.
+func clipOneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// roundedSize formats a byte count for people: 512 B, 15.0 KB, 5.2 MB.
+func roundedSize(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+}

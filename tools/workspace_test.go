@@ -1,0 +1,279 @@
+package tools
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fsTestBlobs is an in-memory BlobStore.
+type fsTestBlobs struct {
+	mu   sync.Mutex
+	data map[string][]byte
+}
+
+func (b *fsTestBlobs) Put(data []byte) (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.data == nil {
+		b.data = map[string][]byte{}
+	}
+	s := sha256.Sum256(data)
+	sum := hex.EncodeToString(s[:])
+	b.data[sum] = append([]byte(nil), data...)
+	return sum, nil
+}
+
+func (b *fsTestBlobs) Get(sum string) ([]byte, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d, ok := b.data[sum]
+	if !ok {
+		return nil, fmt.Errorf("blob %s: %w", sum, os.ErrNotExist)
+	}
+	return append([]byte(nil), d...), nil
+}
+
+// fsTestWorkspace opens a fresh workspace in a temporary folder.
+func fsTestWorkspace(t testing.TB) (*Workspace, string) {
+	t.Helper()
+	ws, err := OpenWorkspace(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	return ws, ws.Dir()
+}
+
+// fsTestFile writes a file below dir, creating its folders.
+func fsTestFile(t testing.TB, dir, rel, content string, mode os.FileMode) string {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(p, mode); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func fsTestRead(t testing.TB, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func fsTestMode(t testing.TB, p string) os.FileMode {
+	t.Helper()
+	fi, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().Perm()
+}
+
+func fsTestArgs(t testing.TB, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// fsTestKind returns the kind of a tool error ("" for nil, "?" for an
+// error that is not an *Error).
+func fsTestKind(err error) Kind {
+	if err == nil {
+		return ""
+	}
+	var te *Error
+	if !errors.As(err, &te) {
+		return "?"
+	}
+	return te.Kind
+}
+
+func TestOpenWorkspace(t *testing.T) {
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "ws-link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(real, "file.txt")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	realResolved, _ := filepath.EvalSymlinks(real)
+
+	tests := []struct {
+		name    string
+		dir     string
+		wantDir string
+		wantErr string
+	}{
+		{"plain", real, realResolved, ""},
+		{"through a symlink", link, realResolved, ""},
+		{"missing", filepath.Join(real, "nope"), "", "no such file"},
+		{"a file", file, "", "not a directory"},
+		{"empty", "", "", "empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws, err := OpenWorkspace(tt.dir)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("got error %v; want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.Close()
+			if ws.Dir() != tt.wantDir {
+				t.Errorf("got Dir %q; want %q", ws.Dir(), tt.wantDir)
+			}
+			if ws.Root() == nil {
+				t.Errorf("got nil Root; want the open root")
+			}
+		})
+	}
+}
+
+func TestWorkspaceRel(t *testing.T) {
+	parent := t.TempDir()
+	real := filepath.Join(parent, "real")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	alias := filepath.Join(parent, "alias")
+	if err := os.Symlink(real, alias); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := OpenWorkspace(alias)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	dir := ws.Dir()
+
+	tests := []struct {
+		name     string
+		path     string
+		want     string
+		wantKind Kind
+	}{
+		{"relative", "src/main.go", "src/main.go", ""},
+		{"dot", ".", ".", ""},
+		{"cleaned", "./a/../b//c/", "b/c", ""},
+		{"absolute inside", filepath.Join(dir, "notes", "a.txt"), "notes/a.txt", ""},
+		{"absolute root", dir, ".", ""},
+		{"absolute through the alias", filepath.Join(alias, "x.go"), "x.go", ""},
+		{"dotdot", "../x", "", KindPermissionDenied},
+		{"dotdot after a folder", "a/../../x", "", KindPermissionDenied},
+		{"just dotdot", "..", "", KindPermissionDenied},
+		{"absolute outside", "/etc/passwd", "", KindPermissionDenied},
+		{"absolute sibling with the same prefix", dir + "-other/x", "", KindPermissionDenied},
+		{"home", "~/.ssh/id_rsa", "", KindPermissionDenied},
+		{"empty", "", "", KindInvalidArgs},
+		{"NUL byte", "a\x00b", "", KindInvalidArgs},
+		{"dotdot-like name", "..foo/x", "..foo/x", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, e := ws.Rel(tt.path)
+			if tt.wantKind != "" {
+				if e == nil {
+					t.Fatalf("got %q, no error; want %s", got, tt.wantKind)
+				}
+				if e.Kind != tt.wantKind {
+					t.Fatalf("got kind %s (%s); want %s", e.Kind, e.Message, tt.wantKind)
+				}
+				if e.Hint == "" {
+					t.Errorf("got an empty hint; want a next step")
+				}
+				if tt.wantKind == KindPermissionDenied && !strings.Contains(e.Hint, dir) {
+					t.Errorf("got hint %q; want it to name the workspace %s", e.Hint, dir)
+				}
+				return
+			}
+			if e != nil {
+				t.Fatalf("got error %v; want %q", e, tt.want)
+			}
+			if got != tt.want {
+				t.Errorf("got %q; want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestFileToolsRegister checks the five tools against the registry: names,
+// schemas that compile and refuse unknown fields, and their Meta.
+func TestFileToolsRegister(t *testing.T) {
+	ws, _ := fsTestWorkspace(t)
+	blobs := &fsTestBlobs{}
+	r := NewRegistry()
+	tools := []Tool{NewFsRead(ws), NewFsWrite(ws, blobs), NewFsEdit(ws, blobs), NewGlobList(ws), NewGrepSearch(ws)}
+	for _, tool := range tools {
+		if err := r.Register(tool); err != nil {
+			t.Fatalf("register %s: %v", tool.Meta().Name, err)
+		}
+	}
+	tests := []struct {
+		name       string
+		readOnly   bool
+		untrusted  bool
+		capability string
+		reverter   bool
+		args       string // valid arguments
+	}{
+		{"fs_read", true, true, "fs:read", false, `{"path":"a.txt","offset":1,"limit":10}`},
+		{"fs_write", false, false, "fs:write", true, `{"path":"a.txt","content":""}`},
+		{"fs_edit", false, false, "fs:write", true, `{"path":"a.txt","old_string":"a","new_string":"b","replace_all":true}`},
+		{"glob_list", true, false, "fs:read", false, `{"pattern":"**/*.go","path":"src","offset":0,"limit":5}`},
+		{"grep_search", true, true, "fs:read", false, `{"pattern":"x","path":".","glob":"*.go","ignore_case":true,"max_results":5,"offset":0}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool, ok := r.Lookup(tt.name)
+			if !ok {
+				t.Fatalf("got no tool %s", tt.name)
+			}
+			m := tool.Meta()
+			if m.ReadOnly != tt.readOnly || m.ReturnsUntrusted != tt.untrusted || m.Capability != tt.capability {
+				t.Errorf("got ReadOnly=%v ReturnsUntrusted=%v Capability=%q; want %v %v %q", m.ReadOnly, m.ReturnsUntrusted, m.Capability, tt.readOnly, tt.untrusted, tt.capability)
+			}
+			if !m.SupportsDryRun || m.Source != SourceBuiltin || m.Timeout <= 0 || m.Description == "" {
+				t.Errorf("got SupportsDryRun=%v Source=%q Timeout=%v description %d bytes; want a builtin with dry run, timeout and description", m.SupportsDryRun, m.Source, m.Timeout, len(m.Description))
+			}
+			if _, ok := tool.(Reverter); ok != tt.reverter {
+				t.Errorf("got Reverter %v; want %v", ok, tt.reverter)
+			}
+			if _, e := r.Validate(tt.name, json.RawMessage(tt.args)); e != nil {
+				t.Errorf("valid args %s refused: %v", tt.args, e)
+			}
+			extra := strings.TrimSuffix(tt.args, "}") + `,"bogus":1}`
+			if _, e := r.Validate(tt.name, json.RawMessage(extra)); e == nil || e.Kind != KindInvalidArgs {
+				t.Errorf("got %v for an unknown field; want invalid_args", e)
+			}
+			if _, e := r.Validate(tt.name, json.RawMessage(`{}`)); e == nil || e.Kind != KindInvalidArgs {
+				t.Errorf("got %v for missing required fields; want invalid_args", e)
+			}
+		})
+	}
+}
