@@ -125,7 +125,7 @@ func (p *Policy) Evaluate(req Request) Verdict {
 		}
 		return Verdict{Outcome: OutcomeAsk, By: "level: auto-edit", Why: why}
 	}
-	why := "ask asks before every side-effecting call"
+	why := "the autonomy level is ask: every call with side effects asks first"
 	if whyNot != "" {
 		why = whyNot
 	}

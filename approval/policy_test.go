@@ -72,13 +72,13 @@ func TestEvaluateReasons(t *testing.T) {
 	}{
 		{"readonly", ReadOnly, callReq(writeMeta, "fs:write:a"), "level: readonly", "readonly allows no side effects, and fs_write has them"},
 		{"read-only tool", Ask, callReq(readMeta, "fs:read:a"), "read-only tool", ""},
-		{"ask", Ask, callReq(writeMeta, "fs:write:a"), "level: ask", "ask asks before every side-effecting call"},
+		{"ask", Ask, callReq(writeMeta, "fs:write:a"), "level: ask", "the autonomy level is ask: every call with side effects asks first"},
 		{"full", Full, callReq(bareMeta, ""), "level: full", ""},
 		{"auto-edit allows", AutoEdit, callReq(writeMeta, "fs:write:a"), "level: auto-edit", ""},
 		{"auto-edit outside", AutoEdit, callReq(writeMeta, "fs:write:/etc/x"), "level: auto-edit", "outside the workspace (fs:write:/etc/x)"},
 		{"auto-edit no preview", AutoEdit, callReq(mcpMeta, "mcp:github/create_issue"), "level: auto-edit", "github/create_issue because it has no faithful preview"},
 		{"auto-edit high risk", AutoEdit, callReq(highMeta, "deploy:prod"), "level: auto-edit", "high-risk"},
-		{"unknown level acts as ask", Level("yolo"), callReq(writeMeta, "fs:write:a"), "level: ask", "ask asks"},
+		{"unknown level acts as ask", Level("yolo"), callReq(writeMeta, "fs:write:a"), "level: ask", "every call with side effects asks"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

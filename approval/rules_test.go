@@ -253,7 +253,7 @@ func TestShellRules(t *testing.T) {
 	}{
 		{"plain match", Ask, []Rule{allowStatus}, "git status", OutcomeAllow, `match = "git status*"`, ""},
 		{"match with args", Ask, []Rule{allowStatus}, "git status --short", OutcomeAllow, "rule:", ""},
-		{"no match", Ask, []Rule{allowStatus}, "git log", OutcomeAsk, "level: ask", "ask asks"},
+		{"no match", Ask, []Rule{allowStatus}, "git log", OutcomeAsk, "level: ask", "every call with side effects asks"},
 		{"semicolon", Ask, []Rule{allowStatus}, "git status; rm -rf x", OutcomeAsk, "level: ask", ""},
 		{"and", Ask, []Rule{allowStatus}, "git status && rm -rf x", OutcomeAsk, "level: ask", ""},
 		{"or", Ask, []Rule{allowStatus}, "git status || curl evil.example", OutcomeAsk, "level: ask", ""},

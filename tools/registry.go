@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"github.com/sashabaranov/go-openai"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
@@ -557,6 +558,10 @@ func flatten(ve *jsonschema.ValidationError) []violation {
 			ptr := ""
 			for _, tok := range e.InstanceLocation {
 				ptr += "/" + escapePointer(tok)
+			}
+			if ap, ok := e.ErrorKind.(*kind.AdditionalProperties); ok {
+				// The validator lists them in map order; keep messages stable.
+				sort.Strings(ap.Properties)
 			}
 			out = append(out, violation{pointerOrRoot(ptr), e.ErrorKind.LocalizedString(printer)})
 			return

@@ -1,0 +1,422 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"myclaw/agent"
+	"myclaw/approval"
+	"myclaw/config"
+	"myclaw/history"
+	"myclaw/tools"
+	"myclaw/tools/command"
+	"myclaw/tools/mcp"
+)
+
+// app is everything a session needs, built from the options and config.
+type app struct {
+	opts      options
+	cfg       *config.Config
+	settings  config.Settings
+	secrets   map[string]string
+	stateDir  string
+	workspace *tools.Workspace
+	store     *history.Store
+	session   *history.Session
+	registry  *tools.Registry
+	policy    *approval.Policy
+	audit     *approval.Audit
+	mcp       *mcp.Manager
+	hooks     []agent.Hook
+	logger    *log.Logger
+	logFile   *os.File
+	// notices are shown to the user at start (ignored project config,
+	// recovered undo, ...).
+	notices []string
+	// project is the state of the workspace's .myclaw.toml.
+	project projectState
+}
+
+// lookup reads a variable: the secrets taken out of the environment first.
+func (a *app) lookup(name string) string {
+	if v, ok := a.secrets[name]; ok {
+		return v
+	}
+	return os.Getenv(name)
+}
+
+func (a *app) logf(format string, args ...any) {
+	if a.logger != nil {
+		a.logger.Printf(format, args...)
+	}
+}
+
+// stateDir returns $XDG_STATE_HOME/myclaw (or ~/.local/state/myclaw).
+func stateDir() (string, error) {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("find the state directory: set XDG_STATE_HOME: %w", err)
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "myclaw"), nil
+}
+
+// newApp loads the config and opens the workspace and state. It does no
+// network I/O.
+func newApp(o options, secrets map[string]string) (*app, error) {
+	a := &app{opts: o, secrets: secrets}
+	path, explicit := o.configPath, o.configPath != ""
+	if !explicit {
+		path = config.DefaultPath()
+	}
+	cfg, err := config.Load(path, explicit)
+	if err != nil {
+		return nil, &agent.UserError{Msg: "The config is not valid: " + err.Error(), Hint: "Fix it (config.example.toml documents every option), or pass --config FILE."}
+	}
+	if cfg.Path == "" {
+		cfg.Path = path
+	}
+	a.cfg = cfg
+	if o.autonomy != "" {
+		if _, err := approval.ParseLevel(o.autonomy); err != nil {
+			return nil, &usageError{"--autonomy: " + err.Error()}
+		}
+	}
+	a.settings = cfg.Resolve(a.lookup, config.Overrides{Model: o.model, Autonomy: o.autonomy})
+
+	if a.stateDir, err = stateDir(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(a.stateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create the state directory: %w", err)
+	}
+	a.logFile, err = os.OpenFile(filepath.Join(a.stateDir, "myclaw.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err == nil {
+		a.logger = log.New(a.logFile, "", log.LstdFlags|log.Lmicroseconds)
+	}
+
+	wsDir := o.workspace
+	if wsDir == "" {
+		if wsDir, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	if a.workspace, err = tools.OpenWorkspace(wsDir); err != nil {
+		return nil, &agent.UserError{Msg: fmt.Sprintf("Cannot open the workspace %s: %v", wsDir, err), Hint: "Pass --workspace DIR with a directory that exists."}
+	}
+	a.store = history.NewStore(a.stateDir)
+	return a, nil
+}
+
+// openSession opens the session the options ask for: --session ID,
+// --continue (the newest of the workspace), or a new one.
+func (a *app) openSession(allowNew bool) error {
+	var err error
+	switch {
+	case a.opts.session != "":
+		a.session, err = a.store.OpenSession(a.opts.session)
+		if err != nil {
+			return &agent.UserError{Msg: fmt.Sprintf("No session %q.", a.opts.session), Hint: "List sessions with /sessions in the TUI.", Err: err}
+		}
+	case a.opts.continueS || !allowNew:
+		info, lerr := a.store.Latest(a.workspace.Dir())
+		if lerr != nil {
+			if allowNew && errors.Is(lerr, history.ErrNoSession) {
+				a.session, err = a.store.NewSession(a.workspace.Dir(), a.settings.Model)
+				return err
+			}
+			return &agent.UserError{Msg: "No session found for the workspace " + a.workspace.Dir() + ".", Hint: "Pass --workspace DIR (the directory myclaw ran in) or --session ID.", Err: lerr}
+		}
+		a.session, err = a.store.OpenSession(info.ID)
+	default:
+		a.session, err = a.store.NewSession(a.workspace.Dir(), a.settings.Model)
+	}
+	if err != nil {
+		return fmt.Errorf("open the session: %w", err)
+	}
+	return nil
+}
+
+// buildTools registers the builtin catalog and the config-defined tools.
+func (a *app) buildTools() error {
+	reg := tools.NewRegistry()
+	a.registry = reg
+	blobs := a.store.Blobs()
+	ws := a.workspace
+	shell := a.cfg.Shell
+	web := tools.WebOptions{
+		AllowPrivateHosts: a.cfg.Web.AllowPrivateHosts,
+		Timeout:           time.Duration(a.cfg.Web.TimeoutS) * time.Second,
+		MaxBytes:          a.cfg.Web.MaxBytes,
+		UserAgent:         "myclaw",
+	}
+	memory, err := tools.OpenMemory(filepath.Join(a.stateDir, "memory.json"))
+	if err != nil {
+		return fmt.Errorf("open the memory notes: %w", err)
+	}
+	for _, t := range []tools.Tool{
+		tools.NewFsRead(ws),
+		tools.NewFsWrite(ws, blobs),
+		tools.NewFsEdit(ws, blobs),
+		tools.NewGlobList(ws),
+		tools.NewGrepSearch(ws),
+		tools.NewShellRun(tools.ShellOptions{
+			Dir:            ws.Dir(),
+			OutputDir:      filepath.Join(a.stateDir, "shell-output"),
+			DefaultTimeout: time.Duration(shell.TimeoutS) * time.Second,
+			MaxTimeout:     time.Duration(shell.MaxTimeoutS) * time.Second,
+		}),
+		tools.NewWebFetch(web),
+		tools.NewTimeNow(time.Now),
+		tools.NewMemoryStore(memory),
+		tools.NewMemoryFetch(memory),
+	} {
+		reg.MustRegister(t)
+	}
+	if a.cfg.Web.SearchURL != "" {
+		reg.MustRegister(tools.NewWebSearch(a.cfg.Web.SearchURL, web))
+	}
+	if s := a.cfg.SupraLLM; s.Provider != "" || s.BaseURL != "" {
+		opts := tools.SupraOptions{BaseURL: s.BaseURL, Model: s.Model}
+		keyEnv := s.APIKeyEnv
+		if p, ok := a.cfg.Providers[s.Provider]; ok {
+			if opts.BaseURL == "" {
+				opts.BaseURL = p.BaseURL
+			}
+			if opts.Model == "" {
+				opts.Model = p.Model
+			}
+			if keyEnv == "" {
+				keyEnv = p.APIKeyEnv
+			}
+		}
+		if keyEnv != "" {
+			opts.APIKey = a.lookup(keyEnv)
+		}
+		reg.MustRegister(tools.NewSupraLLM(opts))
+	}
+	return a.addConfigTools(a.cfg, reg)
+}
+
+// addConfigTools registers the [[tools]] entries of one config file.
+func (a *app) addConfigTools(cfg *config.Config, reg *tools.Registry) error {
+	for i, t := range cfg.Tools {
+		schema, err := t.SchemaJSON()
+		if err != nil {
+			return fmt.Errorf("%s: %w", cfg.ToolOrigin(i), err)
+		}
+		spec := command.Spec{
+			Name:        t.Name,
+			Description: t.Description,
+			Command:     t.Command,
+			InputSchema: schema,
+			Capability: command.Capability{
+				ReadOnly: t.Capability.ReadOnly, Writes: t.Capability.Writes, WriteScope: t.Capability.WriteScope,
+				Checkpointable: t.Capability.Checkpointable, SideEffects: t.Capability.SideEffects,
+				Idempotent: t.Capability.Idempotent, Unsafe: t.Capability.Unsafe, HumanApprovalRequired: t.Capability.HumanApprovalRequired,
+			},
+			Risk:             t.Risk,
+			ReturnsUntrusted: t.ReturnsUntrusted,
+			Timeout:          t.Timeout,
+			Dir:              a.workspace.Dir(),
+			Origin:           cfg.ToolOrigin(i),
+		}
+		if err := spec.Check(); err != nil {
+			return &agent.UserError{Msg: "A tool in the config is not valid: " + err.Error(), Hint: "Fix or remove that [[tools]] entry."}
+		}
+		tool, err := command.New(spec)
+		if err != nil {
+			return &agent.UserError{Msg: "A tool in the config is not valid: " + err.Error(), Hint: "Fix or remove that [[tools]] entry."}
+		}
+		if err := reg.Register(tool); err != nil {
+			return &agent.UserError{Msg: fmt.Sprintf("%s: %v", cfg.ToolOrigin(i), err), Hint: "Tool names must be unique namespace/short_name."}
+		}
+	}
+	return nil
+}
+
+// addHooks adds the [[hooks.pre_tool]] entries of one config file.
+func (a *app) addHooks(cfg *config.Config) {
+	for i, h := range cfg.Hooks.PreTool {
+		a.hooks = append(a.hooks, agent.Hook{
+			Tool:    h.Tool,
+			Command: h.Command,
+			Timeout: time.Duration(h.TimeoutS) * time.Second,
+			Origin:  fmt.Sprintf("%s: hooks.pre_tool[%d]", cfg.Path, i),
+		})
+	}
+}
+
+// mcpServers turns the [mcp.servers] tables into the manager's configs.
+// Environment values may name variables ($GITHUB_TOKEN), including the
+// secrets taken out of myclaw's own environment.
+func (a *app) mcpServers(cfg *config.Config) []mcp.ServerConfig {
+	var out []mcp.ServerConfig
+	for name, s := range cfg.MCP.Servers {
+		env := map[string]string{}
+		for k, v := range s.Env {
+			env[k] = os.Expand(v, a.lookup)
+		}
+		timeout := time.Duration(s.TimeoutS) * time.Second
+		out = append(out, mcp.ServerConfig{
+			Name: name, Command: s.Command, Args: s.Args, Env: env, URL: s.URL,
+			Enabled: s.IsEnabled(), Timeout: timeout, Trust: s.Trust, Dir: a.workspace.Dir(),
+		})
+	}
+	return out
+}
+
+// buildPolicy makes the policy from the rules of the config.
+func (a *app) buildPolicy() error {
+	level, err := approval.ParseLevel(a.settings.Autonomy)
+	if err != nil {
+		return &agent.UserError{Msg: err.Error(), Hint: "Set autonomy in the config or --autonomy to readonly, ask, auto-edit or full."}
+	}
+	rules := make([]approval.Rule, len(a.cfg.Approval.Rules))
+	for i, r := range a.cfg.Approval.Rules {
+		rules[i] = approval.Rule{Tool: r.Tool, Match: r.Match, Decision: r.Decision}
+	}
+	a.policy, err = approval.NewPolicy(level, rules)
+	if err != nil {
+		return &agent.UserError{Msg: "The approval rules are not valid: " + err.Error(), Hint: "Fix [[approval.rules]] in " + a.cfg.Path + "."}
+	}
+	a.audit, err = approval.OpenAudit(filepath.Join(a.stateDir, approval.AuditFile))
+	if err != nil {
+		return fmt.Errorf("open the audit log: %w", err)
+	}
+	return nil
+}
+
+// buildAgent assembles the whole session: project config (if trusted),
+// tools, policy, session, journal recovery, agent.
+func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
+	if err := a.loadProjectConfig(); err != nil {
+		return nil, err
+	}
+	if err := a.buildTools(); err != nil {
+		return nil, err
+	}
+	for _, pc := range a.projectConfigs() {
+		if err := a.addConfigTools(pc, a.registry); err != nil {
+			return nil, err
+		}
+	}
+	a.addHooks(a.cfg)
+	for _, pc := range a.projectConfigs() {
+		a.addHooks(pc)
+	}
+	if err := a.buildPolicy(); err != nil {
+		return nil, err
+	}
+	if err := a.openSession(allowNewSession); err != nil {
+		return nil, err
+	}
+	if err := a.recover(); err != nil {
+		return nil, err
+	}
+	client := agent.NewClient(agent.ClientConfig{BaseURL: a.settings.BaseURL, APIKey: a.settings.APIKey})
+	return agent.New(agent.Options{
+		Client:        client,
+		Model:         a.settings.Model,
+		Registry:      a.registry,
+		Policy:        a.policy,
+		Audit:         a.audit,
+		Store:         a.store,
+		Session:       a.session,
+		Workspace:     a.workspace.Dir(),
+		MaxRounds:     a.settings.MaxToolRounds,
+		ContextWindow: a.settings.ContextWindow,
+		ConfigPath:    a.cfg.Path,
+		Hooks:         a.hooks,
+		Logf:          a.logf,
+	})
+}
+
+// recover finishes an undo or redo a crash interrupted.
+func (a *app) recover() error {
+	j, err := a.session.Journal()
+	if err != nil {
+		return fmt.Errorf("open the undo journal: %w", err)
+	}
+	for _, w := range j.Warnings() {
+		a.notices = append(a.notices, w)
+	}
+	lines, err := j.Recover(context.Background(), history.RegistryResolver(a.registry))
+	a.notices = append(a.notices, lines...)
+	if err != nil {
+		a.notices = append(a.notices, "Could not finish an interrupted undo: "+err.Error())
+	}
+	return nil
+}
+
+// startMCP starts the configured MCP servers in the background.
+func (a *app) startMCP(ctx context.Context, onChange func(mcp.ServerStatus)) {
+	servers := a.mcpServers(a.cfg)
+	for _, pc := range a.projectConfigs() {
+		servers = append(servers, a.mcpServers(pc)...)
+	}
+	if len(servers) == 0 {
+		return
+	}
+	a.mcp = mcp.NewManager(a.registry, servers, a.logf)
+	a.mcp.Start(ctx, onChange)
+}
+
+func (a *app) close() {
+	if a.mcp != nil {
+		_ = a.mcp.Close()
+	}
+	if a.session != nil {
+		_ = a.session.Close()
+	}
+	if a.audit != nil {
+		_ = a.audit.Close()
+	}
+	if a.workspace != nil {
+		_ = a.workspace.Close()
+	}
+	if a.logFile != nil {
+		_ = a.logFile.Close()
+	}
+}
+
+// shortenHome writes a path with ~ for the home directory.
+func shortenHome(p string) string {
+	if home, err := os.UserHomeDir(); err == nil && home != "" && strings.HasPrefix(p, home) {
+		return "~" + strings.TrimPrefix(p, home)
+	}
+	return p
+}
+
+// waitMCP waits until no MCP server is still starting (each has its own
+// start-up timeout) or ctx ends.
+func (a *app) waitMCP(ctx context.Context) {
+	if a.mcp == nil {
+		return
+	}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		starting := false
+		for _, s := range a.mcp.Status() {
+			starting = starting || s.State == mcp.StateStarting
+		}
+		if !starting {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+const usageText = `myclaw — a terminal agent that asks before it acts and can undo what it did.
+
+Usage:
+  myclaw [flags]                 open the TUI
+  myclaw -p "prompt" [flags]     run one task headless (-p - reads the prompt from stdin)
+  myclaw undo [N] [--force]      revert the newest N reversible calls of the newest session
+  myclaw redo [N]                re-apply the newest N undone calls
+  myclaw history [--approvals]   list the calls (or the approval decisions) of the session
+
+Flags:
+`
+
+// options are the command-line settings shared by every mode.
+type options struct {
+	prompt     string
+	hasPrompt  bool
+	model      string
+	configPath string
+	workspace  string
+	autonomy   string
+	output     string
+	continueS  bool
+	session    string
+	trust      bool
+	force      bool
+	approvals  bool
+	count      int
+}
+
+func newFlagSet(name string, o *options, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.model, "model", "", "model `name` (overrides the config)")
+	fs.StringVar(&o.configPath, "config", "", "config `file` (default $XDG_CONFIG_HOME/myclaw/config.toml)")
+	fs.StringVar(&o.workspace, "workspace", "", "workspace `dir` the file tools are confined to (default: the current directory)")
+	fs.StringVar(&o.session, "session", "", "use the session with this `id`")
+	return fs
+}
+
+// dispatch picks the mode from the arguments and runs it.
+func dispatch(ctx context.Context, args []string, secrets map[string]string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var o options
+	mode := "main"
+	if len(args) > 0 {
+		switch args[0] {
+		case "undo", "redo", "history":
+			mode, args = args[0], args[1:]
+		}
+	}
+	fs := newFlagSet("myclaw", &o, stderr)
+	switch mode {
+	case "main":
+		fs.Func("p", "run one `prompt` headless and exit (- reads stdin)", func(s string) error { o.prompt, o.hasPrompt = s, true; return nil })
+		fs.StringVar(&o.autonomy, "autonomy", "", "autonomy `level`: readonly, ask, auto-edit or full")
+		fs.StringVar(&o.output, "output", "text", "headless output `format`: text or json")
+		fs.BoolVar(&o.continueS, "continue", false, "resume the newest session of the workspace")
+		fs.BoolVar(&o.trust, "trust", false, "trust the workspace's .myclaw.toml (it can run commands) and remember it")
+	case "undo":
+		fs.BoolVar(&o.force, "force", false, "undo even if the files changed since (the current version is kept for redo)")
+	case "history":
+		fs.BoolVar(&o.approvals, "approvals", false, "list the approval decisions instead of the calls")
+	}
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageText)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return errHelp
+		}
+		return &usageError{err.Error()}
+	}
+	rest := fs.Args()
+	switch mode {
+	case "undo", "redo":
+		o.count = 1
+		if len(rest) > 0 {
+			n, err := strconv.Atoi(rest[0])
+			if err != nil || n < 1 {
+				return &usageError{fmt.Sprintf("%s takes a positive count, not %q", mode, rest[0])}
+			}
+			o.count, rest = n, rest[1:]
+			// Flags may follow the count.
+			if err := fs.Parse(rest); err != nil {
+				return &usageError{err.Error()}
+			}
+			rest = fs.Args()
+		}
+	}
+	if len(rest) > 0 {
+		return &usageError{fmt.Sprintf("unexpected argument %q", strings.Join(rest, " "))}
+	}
+	if mode == "main" && o.output != "text" && o.output != "json" {
+		return &usageError{fmt.Sprintf("--output %q: want text or json", o.output)}
+	}
+	if o.continueS && o.session != "" {
+		return &usageError{"use --continue or --session, not both"}
+	}
+	switch mode {
+	case "undo", "redo", "history":
+		return runJournalCommand(ctx, mode, o, secrets, stdout, stderr)
+	}
+	if o.hasPrompt {
+		if o.prompt == "-" {
+			b, err := io.ReadAll(stdin)
+			if err != nil {
+				return fmt.Errorf("read the prompt from stdin: %w", err)
+			}
+			o.prompt = string(b)
+		}
+		if strings.TrimSpace(o.prompt) == "" {
+			return &usageError{"-p needs a prompt"}
+		}
+		return runHeadless(ctx, o, secrets, stdout, stderr)
+	}
+	return runTUI(ctx, o, secrets)
+}

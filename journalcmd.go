@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"myclaw/approval"
+	"myclaw/history"
+)
+
+// runJournalCommand runs `myclaw undo|redo|history` on the newest session of
+// the workspace (or --session), from a new process.
+func runJournalCommand(ctx context.Context, mode string, o options, secrets map[string]string, stdout, stderr io.Writer) error {
+	a, err := newApp(o, secrets)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	if mode == "history" && o.approvals {
+		entries, warnings, err := approval.ReadAudit(filepath.Join(a.stateDir, approval.AuditFile))
+		if err != nil {
+			return err
+		}
+		for _, w := range warnings {
+			fmt.Fprintln(stderr, "note:", w)
+		}
+		if len(entries) == 0 {
+			fmt.Fprintln(stdout, "No approval decisions yet.")
+			return nil
+		}
+		fmt.Fprint(stdout, approval.FormatAudit(entries))
+		return nil
+	}
+	// Reverting needs the tools; the MCP servers do not (their calls are
+	// not reversible).
+	if err := a.buildTools(); err != nil {
+		return err
+	}
+	if err := a.openSession(false); err != nil {
+		return err
+	}
+	if err := a.recover(); err != nil {
+		return err
+	}
+	for _, n := range a.notices {
+		fmt.Fprintln(stderr, "note:", n)
+	}
+	j, err := a.session.Journal()
+	if err != nil {
+		return err
+	}
+	resolve := history.RegistryResolver(a.registry)
+	var outcomes []history.Outcome
+	switch mode {
+	case "history":
+		fmt.Fprintf(stdout, "Session %s (%s)\n", a.session.Info().ID, shortenHome(a.session.Info().Workspace))
+		fmt.Fprint(stdout, formatHistory(j.Entries()))
+		return nil
+	case "undo":
+		outcomes, err = j.Undo(ctx, o.count, o.force, resolve)
+	case "redo":
+		outcomes, err = j.Redo(ctx, o.count, resolve)
+	}
+	var done []string
+	for _, oc := range outcomes {
+		fmt.Fprintln(stdout, oc.Message)
+		if oc.Done {
+			done = append(done, fmt.Sprintf("%s (%s)", oc.Entry.Tool, oc.Entry.Summary))
+		}
+	}
+	if len(outcomes) == 0 && err == nil {
+		fmt.Fprintf(stdout, "Nothing to %s.\n", mode)
+	}
+	if len(done) > 0 {
+		verb := map[string]string{"undo": "undid", "redo": "redid"}[mode]
+		note := fmt.Sprintf("The user %s these earlier tool calls from the shell; the files are as they were before them: %s.", verb, strings.Join(done, "; "))
+		if perr := a.session.Append("note", note); perr != nil {
+			fmt.Fprintln(stderr, "note: could not tell the session:", perr)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	for _, oc := range outcomes {
+		if oc.Err != nil {
+			return errReported
+		}
+	}
+	return nil
+}
+
+// formatHistory prints the journal as an aligned table, oldest first.
+func formatHistory(entries []history.Entry) string {
+	if len(entries) == 0 {
+		return "No calls yet.\n"
+	}
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "#\tTIME\tSTATE\tTOOL\tSUMMARY")
+	for _, e := range entries {
+		state := string(e.State)
+		if e.State == history.StatePending {
+			state = "interrupted"
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", e.Seq, e.Time.Local().Format("2006-01-02 15:04:05"), state, e.Tool, oneLine(e.Summary, 100))
+	}
+	w.Flush()
+	return b.String()
+}

@@ -1,0 +1,79 @@
+// Command myclaw is an interactive terminal agent: a Bubble Tea TUI by
+// default, one headless task with -p. See README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"myclaw/agent"
+)
+
+// Exit codes.
+const (
+	exitOK        = 0
+	exitFailed    = 1
+	exitUsage     = 2
+	exitCancelled = 130
+)
+
+func main() {
+	secrets, err := hideSecrets()
+	if err != nil {
+		// The secrets are unset for children either way; only the start-up
+		// copy in /proc may still show them.
+		fmt.Fprintln(os.Stderr, "myclaw: warning:", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	code := run(ctx, os.Args[1:], secrets, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// usageError is bad usage: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// run parses the command line, runs what it asks and maps the outcome to an
+// exit code. This is the one place that turns errors into exit codes.
+func run(ctx context.Context, args []string, secrets map[string]string, stdin io.Reader, stdout, stderr io.Writer) int {
+	err := dispatch(ctx, args, secrets, stdin, stdout, stderr)
+	if err == nil {
+		return exitOK
+	}
+	var ue *usageError
+	var ae *agent.UserError
+	switch {
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "myclaw: %s\nRun 'myclaw --help' for usage.\n", ue.msg)
+		return exitUsage
+	case errors.Is(err, errHelp):
+		return exitOK
+	case errors.Is(err, context.Canceled):
+		return exitCancelled
+	case errors.Is(err, errReported):
+		return exitFailed
+	case errors.As(err, &ae):
+		fmt.Fprintf(stderr, "myclaw: %s\n", ae.Msg)
+		if ae.Hint != "" {
+			fmt.Fprintf(stderr, "hint: %s\n", ae.Hint)
+		}
+		return exitFailed
+	default:
+		fmt.Fprintf(stderr, "myclaw: %v\n", err)
+		return exitFailed
+	}
+}
+
+var (
+	// errHelp means usage was printed on request.
+	errHelp = errors.New("help shown")
+	// errReported means the failure was already reported to the user.
+	errReported = errors.New("failure reported")
+)

@@ -1,0 +1,334 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestMain lets the test binary act as myclaw itself when asked, so tests
+// can run it as a separate process (as a user or a script would).
+func TestMain(m *testing.M) {
+	if os.Getenv("MYCLAW_TEST_AS_MAIN") == "1" {
+		os.Unsetenv("MYCLAW_TEST_AS_MAIN")
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// scriptServer answers chat requests from a script keyed by the first user
+// message, and records every request body.
+type scriptServer struct {
+	mu       sync.Mutex
+	bodies   []map[string]any
+	script   func(first string, round int) (text string, calls []scriptCall)
+	srv      *httptest.Server
+	modelIDs []string
+}
+
+type scriptCall struct{ name, args string }
+
+func newScriptServer(t *testing.T, script func(first string, round int) (string, []scriptCall)) *scriptServer {
+	s := &scriptServer{script: script, modelIDs: []string{"test-model"}}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *scriptServer) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet {
+		var data []map[string]string
+		for _, id := range s.modelIDs {
+			data = append(data, map[string]string{"id": id, "object": "model"})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
+		return
+	}
+	var body map[string]any
+	json.NewDecoder(r.Body).Decode(&body)
+	s.mu.Lock()
+	s.bodies = append(s.bodies, body)
+	s.mu.Unlock()
+	msgs, _ := body["messages"].([]any)
+	first, rounds := "", 0
+	for _, m := range msgs {
+		mm := m.(map[string]any)
+		if mm["role"] == "user" && first == "" {
+			first, _ = mm["content"].(string)
+		}
+		if mm["role"] == "assistant" {
+			rounds++
+		}
+	}
+	text, calls := s.script(first, rounds)
+	w.Header().Set("Content-Type", "text/event-stream")
+	write := func(v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+	}
+	delta := func(d map[string]any, finish any) map[string]any {
+		return map[string]any{"choices": []any{map[string]any{"index": 0, "delta": d, "finish_reason": finish}}}
+	}
+	if text != "" {
+		write(delta(map[string]any{"role": "assistant", "content": text}, nil))
+	}
+	for i, c := range calls {
+		write(delta(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": fmt.Sprintf("call_%d_%d", rounds, i), "type": "function", "function": map[string]any{"name": c.name, "arguments": c.args}}}}, nil))
+	}
+	finish := "stop"
+	if len(calls) > 0 {
+		finish = "tool_calls"
+	}
+	write(delta(map[string]any{}, finish))
+	io.WriteString(w, "data: [DONE]\n\n")
+}
+
+// toolResults returns the contents of all tool messages the server saw.
+func (s *scriptServer) toolResults() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	if len(s.bodies) == 0 {
+		return nil
+	}
+	msgs, _ := s.bodies[len(s.bodies)-1]["messages"].([]any)
+	for _, m := range msgs {
+		mm := m.(map[string]any)
+		if mm["role"] == "tool" {
+			out = append(out, mm["content"].(string))
+		}
+	}
+	return out
+}
+
+// env is a test environment: a workspace, state and config dirs, a server.
+type env struct {
+	t      *testing.T
+	ws     string
+	state  string
+	config string
+	srv    *scriptServer
+}
+
+func newEnv(t *testing.T, script func(string, int) (string, []scriptCall)) *env {
+	e := &env{t: t, ws: t.TempDir(), state: t.TempDir(), config: t.TempDir(), srv: newScriptServer(t, script)}
+	return e
+}
+
+func (e *env) vars() []string {
+	return []string{
+		"OPENAI_BASE_URL=" + e.srv.srv.URL + "/v1",
+		"XDG_STATE_HOME=" + e.state,
+		"XDG_CONFIG_HOME=" + e.config,
+		"HOME=" + e.t.TempDir(),
+		"PATH=" + os.Getenv("PATH"),
+	}
+}
+
+// myclaw runs the test binary as myclaw in its own process.
+func (e *env) myclaw(extraEnv []string, args ...string) (stdout, stderr string, code int) {
+	e.t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(e.vars(), "MYCLAW_TEST_AS_MAIN=1"), extraEnv...)
+	cmd.Dir = e.ws
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code = 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatalf("run myclaw: %v", err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func writeNote(first string, round int) (string, []scriptCall) {
+	switch {
+	case strings.Contains(first, "write the note") && round == 0:
+		return "", []scriptCall{{"fs_write", `{"path":"notes/hello.txt","content":"hello\n"}`}}
+	case strings.Contains(first, "write the note"):
+		return "The note is written.", nil
+	case strings.Contains(first, "show env") && round == 0:
+		return "", []scriptCall{{"shell_run", `{"command":"env; tr '\\0' '\\n' < /proc/$PPID/environ"}`}}
+	}
+	return "Hello there.", nil
+}
+
+func TestHeadlessAndJournalCommands(t *testing.T) {
+	e := newEnv(t, writeNote)
+	out, errOut, code := e.myclaw(nil, "-p", "say hello", "--model", "test-model")
+	if code != 0 || !strings.Contains(out, "Hello there.") {
+		t.Fatalf("say hello: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	out, _, code = e.myclaw(nil, "-p", "say hello", "--model", "test-model", "--output", "json")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var types []string
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("line %q is not JSON: %v", l, err)
+		}
+		types = append(types, m["type"].(string))
+	}
+	if code != 0 || types[0] != "text" || types[len(types)-1] != "done" {
+		t.Fatalf("json types %v (code %d)", types, code)
+	}
+
+	_, errOut, code = e.myclaw(nil, "-p", "write the note", "--model", "test-model")
+	if code != 0 || !strings.Contains(errOut, "fs_write denied") {
+		t.Fatalf("headless ask: code %d, stderr %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "notes")); err == nil {
+		t.Fatal("headless ask wrote the note")
+	}
+	_, errOut, code = e.myclaw(nil, "-p", "write the note", "--model", "test-model", "--autonomy", "full")
+	if code != 0 {
+		t.Fatalf("full: code %d, stderr %q", code, errOut)
+	}
+	hist, _, _ := e.myclaw(nil, "history")
+	if !strings.Contains(hist, "fs_write") || !strings.Contains(hist, "Create notes/hello.txt") {
+		t.Fatalf("history: %q", hist)
+	}
+	out, _, code = e.myclaw(nil, "undo")
+	if code != 0 || !strings.Contains(out, "Undid fs_write") {
+		t.Fatalf("undo: code %d, %q", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "notes")); err == nil {
+		t.Fatal("undo left the note (or its folder)")
+	}
+	if out, _, code = e.myclaw(nil, "redo"); code != 0 {
+		t.Fatalf("redo: %d %q", code, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.ws, "notes/hello.txt")); string(b) != "hello\n" {
+		t.Fatalf("redo: note holds %q", b)
+	}
+	// The user edits the note; undo refuses, --force does it and redo brings the edit back.
+	os.WriteFile(filepath.Join(e.ws, "notes/hello.txt"), []byte("mine\n"), 0o644)
+	out, _, code = e.myclaw(nil, "undo")
+	if code == 0 || !strings.Contains(out, "--force") {
+		t.Fatalf("undo after an edit: code %d, %q", code, out)
+	}
+	if _, _, code = e.myclaw(nil, "undo", "--force"); code != 0 {
+		t.Fatalf("undo --force: code %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "notes/hello.txt")); err == nil {
+		t.Fatal("forced undo kept the note")
+	}
+	e.myclaw(nil, "redo")
+	if b, _ := os.ReadFile(filepath.Join(e.ws, "notes/hello.txt")); string(b) != "mine\n" {
+		t.Fatalf("redo after a forced undo: %q; want the user's version", b)
+	}
+	approvals, _, _ := e.myclaw(nil, "history", "--approvals")
+	if !strings.Contains(approvals, "deny") || !strings.Contains(approvals, "allow") {
+		t.Fatalf("approvals: %q", approvals)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	e := newEnv(t, writeNote)
+	for _, args := range [][]string{
+		{"-p", "x", "--no-such-flag"},
+		{"--output", "xml", "-p", "x"},
+		{"undo", "zero"},
+		{"-p", "x", "extra"},
+		{"--autonomy", "yolo", "-p", "x"},
+		{"--continue", "--session", "s", "-p", "x"},
+	} {
+		_, errOut, code := e.myclaw(nil, args...)
+		if code != 2 || !strings.Contains(errOut, "myclaw:") {
+			t.Errorf("%v: code %d, stderr %q; want 2 with a message", args, code, errOut)
+		}
+	}
+}
+
+func TestServerProblemsExitOne(t *testing.T) {
+	e := newEnv(t, writeNote)
+	_, errOut, code := e.myclaw(nil, "-p", "hi", "--model", "nope")
+	if code != 1 || !strings.Contains(errOut, `no model "nope"`) || !strings.Contains(errOut, "test-model") {
+		t.Fatalf("unknown model: code %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = e.myclaw([]string{"OPENAI_BASE_URL=http://127.0.0.1:1/v1"}, "-p", "hi", "--model", "m")
+	if code != 1 || !strings.Contains(errOut, "Cannot reach the model server") || !strings.Contains(errOut, "OPENAI_BASE_URL") {
+		t.Fatalf("no server: code %d, stderr %q", code, errOut)
+	}
+}
+
+// TestSecretsStayOutOfChildren: a shell command cannot see the API key,
+// neither in its own environment nor in myclaw's /proc/<pid>/environ.
+func TestSecretsStayOutOfChildren(t *testing.T) {
+	e := newEnv(t, writeNote)
+	_, errOut, code := e.myclaw([]string{"OPENAI_API_KEY=sk-very-secret", "GITHUB_TOKEN=ghp-secret"}, "-p", "show env", "--model", "test-model", "--autonomy", "full")
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	results := e.srv.toolResults()
+	if len(results) != 1 || !strings.Contains(results[0], "PATH=") {
+		t.Fatalf("tool results %q", results)
+	}
+	if strings.Contains(results[0], "sk-very-secret") || strings.Contains(results[0], "ghp-secret") {
+		t.Fatalf("a secret reached the shell: %s", results[0])
+	}
+}
+
+func TestProjectConfigNeedsTrust(t *testing.T) {
+	e := newEnv(t, writeNote)
+	os.WriteFile(filepath.Join(e.ws, ".myclaw.toml"), []byte("[[tools]]\nname = \"proj/hello\"\ndescription = \"Say hello.\"\ncommand = [\"echo\", \"hi\"]\ncapability = { read_only = true }\n"), 0o644)
+	toolNames := func() string {
+		e.srv.mu.Lock()
+		defer e.srv.mu.Unlock()
+		b, _ := json.Marshal(e.srv.bodies[len(e.srv.bodies)-1]["tools"])
+		return string(b)
+	}
+	_, errOut, _ := e.myclaw(nil, "-p", "say hello", "--model", "test-model")
+	if !strings.Contains(errOut, "Ignored .myclaw.toml") || strings.Contains(toolNames(), "proj__hello") {
+		t.Fatalf("untrusted project config: stderr %q, tools %s", errOut, toolNames())
+	}
+	_, errOut, _ = e.myclaw(nil, "-p", "say hello", "--model", "test-model", "--trust")
+	if !strings.Contains(errOut, "Loaded .myclaw.toml") || !strings.Contains(toolNames(), "proj__hello") {
+		t.Fatalf("trusted: stderr %q, tools %s", errOut, toolNames())
+	}
+	// Remembered...
+	e.myclaw(nil, "-p", "say hello", "--model", "test-model")
+	if !strings.Contains(toolNames(), "proj__hello") {
+		t.Fatal("trust was not remembered")
+	}
+	// ...until the file changes.
+	os.WriteFile(filepath.Join(e.ws, ".myclaw.toml"), []byte("[[hooks.pre_tool]]\ncommand = [\"true\"]\n"), 0o644)
+	_, errOut, _ = e.myclaw(nil, "-p", "say hello", "--model", "test-model")
+	if !strings.Contains(errOut, "changed since you trusted it") {
+		t.Fatalf("changed project config: %q", errOut)
+	}
+}
+
+func TestContinueResumesTheSession(t *testing.T) {
+	e := newEnv(t, writeNote)
+	e.myclaw(nil, "-p", "say hello", "--model", "test-model")
+	e.myclaw(nil, "-p", "second question", "--model", "test-model", "--continue")
+	e.srv.mu.Lock()
+	last := e.srv.bodies[len(e.srv.bodies)-1]
+	e.srv.mu.Unlock()
+	msgs := last["messages"].([]any)
+	if len(msgs) != 4 {
+		t.Fatalf("resumed request has %d messages; want system, user, assistant, user", len(msgs))
+	}
+}
+
+func TestDispatchInProcess(t *testing.T) {
+	// run maps help to 0 without a server.
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"--help"}, nil, strings.NewReader(""), &out, &errb); code != 0 || !strings.Contains(errb.String(), "myclaw undo") {
+		t.Fatalf("help: %d %q", code, errb.String())
+	}
+}

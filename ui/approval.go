@@ -1,0 +1,534 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"myclaw/approval"
+	"myclaw/tools"
+)
+
+// errApproverClosed is what Approve returns once the TUI is gone: the user
+// left, so the call is treated as cancelled.
+var errApproverClosed = fmt.Errorf("the approval pane is closed: %w", context.Canceled)
+
+// pendingApproval is one Request waiting for the person, with the channel
+// (capacity 1, so answering never blocks) its answer goes to.
+type pendingApproval struct {
+	req   approval.Request
+	ctx   context.Context
+	reply chan approval.Decision
+	// answered is set when the reply is sent; only Update touches it.
+	answered bool
+}
+
+// Approver implements approval.Approver for the TUI: Approve hands the
+// Request to the program, which shows it in the approval pane, and waits
+// for the pane's decision, for ctx to end, or for the program to close.
+// It is safe for concurrent use; concurrent requests queue in the pane.
+type Approver struct {
+	requests chan *pendingApproval
+	done     chan struct{}
+	once     sync.Once
+}
+
+// NewApprover returns an Approver with no program attached yet: Approve
+// blocks until a Model built with it reads the request.
+func NewApprover() *Approver {
+	return &Approver{requests: make(chan *pendingApproval), done: make(chan struct{})}
+}
+
+// Approve implements approval.Approver.
+func (a *Approver) Approve(ctx context.Context, req approval.Request) (approval.Decision, error) {
+	p := &pendingApproval{req: req, ctx: ctx, reply: make(chan approval.Decision, 1)}
+	select {
+	case a.requests <- p:
+	case <-ctx.Done():
+		return approval.Decision{}, ctx.Err()
+	case <-a.done:
+		return approval.Decision{}, errApproverClosed
+	}
+	select {
+	case d := <-p.reply:
+		return d, nil
+	case <-ctx.Done():
+		return approval.Decision{}, ctx.Err()
+	case <-a.done:
+		return approval.Decision{}, errApproverClosed
+	}
+}
+
+// Close makes every waiting and future Approve return errApproverClosed,
+// and ends the program's wait for requests. It is idempotent.
+func (a *Approver) Close() { a.once.Do(func() { close(a.done) }) }
+
+// approvalRequestMsg carries a request from Approve to Update.
+type approvalRequestMsg struct{ p *pendingApproval }
+
+// approvalDecidedMsg is the pane's answer; the root model sends it on.
+type approvalDecidedMsg struct {
+	p *pendingApproval
+	d approval.Decision
+}
+
+// waitForApproval is re-armed after every request; it returns nil (and is
+// not re-armed) once the Approver is closed.
+func (a *Approver) waitForApproval() tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case p := <-a.requests:
+			return approvalRequestMsg{p}
+		case <-a.done:
+			return nil
+		}
+	}
+}
+
+// paneMode is what the approval pane is doing.
+type paneMode int
+
+const (
+	modeChoose paneMode = iota
+	modeReason
+	modeEdit
+)
+
+// paneChoice is one of the pane's answers.
+type paneChoice struct {
+	key   string
+	label string
+}
+
+var paneChoices = []paneChoice{
+	{"y", "approve"}, {"a", "session"}, {"s", "save rule"},
+	{"n", "deny"}, {"r", "deny + reason"}, {"e", "edit"},
+}
+
+// approvalPane shows one Request and collects the decision.
+type approvalPane struct {
+	c      *common
+	p      *pendingApproval
+	rule   approval.Rule
+	sel    int
+	mode   paneMode
+	scroll int
+	editor editor
+	shell  bool // editing the command line rather than the JSON
+	errMsg string
+	// decided is set once a decision is on its way: keys pressed before
+	// the pane closes must not answer twice.
+	decided bool
+
+	preview      []string // rendered preview for previewWidth
+	previewWidth int
+}
+
+func newApprovalPane(c *common, p *pendingApproval) *approvalPane {
+	return &approvalPane{c: c, p: p, rule: approval.SessionRule(p.req)}
+}
+
+// decide answers the request through the root model.
+func (a *approvalPane) decide(d approval.Decision) tea.Cmd {
+	a.decided = true
+	d.By = "user"
+	p := a.p
+	return func() tea.Msg { return approvalDecidedMsg{p: p, d: d} }
+}
+
+func (a *approvalPane) update(msg tea.Msg) (*approvalPane, tea.Cmd) {
+	km, ok := msg.(tea.KeyMsg)
+	if !ok || a.decided {
+		return a, nil
+	}
+	if a.mode != modeChoose {
+		switch {
+		case km.Type == tea.KeyEsc:
+			a.mode, a.errMsg = modeChoose, ""
+		case km.Type == tea.KeyEnter && !km.Alt:
+			return a.submit()
+		default:
+			a.editor.update(km)
+		}
+		return a, nil
+	}
+	k := &a.c.keys
+	switch {
+	case key.Matches(km, k.ApproveOnce):
+		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce})
+	case key.Matches(km, k.ApproveSession):
+		return a, a.decide(approval.Decision{Choice: approval.ApproveSession})
+	case key.Matches(km, k.SaveRule):
+		return a, a.decide(approval.Decision{Choice: approval.ApproveSession, SaveRule: true})
+	case key.Matches(km, k.Deny), key.Matches(km, k.DenyEsc):
+		return a, a.decide(approval.Decision{Choice: approval.Deny})
+	case key.Matches(km, k.DenyReason):
+		a.startReason()
+		return a, nil
+	case key.Matches(km, k.Edit):
+		a.startEdit()
+		return a, nil
+	case key.Matches(km, k.ChoiceLeft):
+		a.sel = (a.sel + len(paneChoices) - 1) % len(paneChoices)
+	case key.Matches(km, k.ChoiceRight):
+		a.sel = (a.sel + 1) % len(paneChoices)
+	case key.Matches(km, k.Choose):
+		return a.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(paneChoices[a.sel].key)})
+	case key.Matches(km, k.PreviewUp):
+		a.scroll--
+	case key.Matches(km, k.PreviewDown):
+		a.scroll++
+	case key.Matches(km, k.PreviewPgUp):
+		a.scroll -= a.previewHeight()
+	case key.Matches(km, k.PreviewPgDown):
+		a.scroll += a.previewHeight()
+	}
+	a.clampScroll()
+	return a, nil
+}
+
+func (a *approvalPane) startReason() {
+	a.mode, a.errMsg = modeReason, ""
+	a.editor = newEditor(a.c, "why not? (optional)", 3)
+	a.fitEditor()
+}
+
+func (a *approvalPane) startEdit() {
+	a.mode, a.errMsg = modeEdit, ""
+	text := ""
+	a.shell = false
+	if cmd, ok := shellCommand(a.p.req); ok {
+		a.shell, text = true, cmd
+	} else {
+		var b bytes.Buffer
+		if json.Indent(&b, a.p.req.Args, "", "  ") == nil {
+			text = b.String()
+		} else {
+			text = string(a.p.req.Args)
+		}
+	}
+	a.editor = newEditor(a.c, "", 8)
+	a.editor.setValue(text)
+	a.fitEditor()
+}
+
+func (a *approvalPane) fitEditor() { a.editor.setWidth(max(a.c.width-2, minWidth)) }
+
+// submit finishes the reason or the edit. A bad edit keeps the text and
+// says what is wrong.
+func (a *approvalPane) submit() (*approvalPane, tea.Cmd) {
+	text := a.editor.value()
+	if a.mode == modeReason {
+		return a, a.decide(approval.Decision{Choice: approval.Deny, Reason: strings.TrimSpace(text)})
+	}
+	args, changed, err := editedArgs(a.p.req, a.shell, text)
+	if err != nil {
+		a.errMsg = err.Error()
+		return a, nil
+	}
+	if !changed {
+		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce})
+	}
+	return a, a.decide(approval.Decision{Choice: approval.Edit, Args: args})
+}
+
+// shellCommand returns the command line of a shell_run request, if it has one.
+func shellCommand(req approval.Request) (string, bool) {
+	if req.Tool != "shell_run" && req.Command == nil {
+		return "", false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(req.Args, &m) != nil {
+		return "", false
+	}
+	var cmd string
+	if raw, ok := m["command"]; !ok || json.Unmarshal(raw, &cmd) != nil {
+		return "", false
+	}
+	return cmd, true
+}
+
+// editedArgs turns the edited text into the arguments that go back in the
+// Decision: the command line put back into the original arguments for
+// shell_run, or a JSON object. changed is false when nothing differs.
+func editedArgs(req approval.Request, shell bool, text string) (json.RawMessage, bool, error) {
+	if shell {
+		if strings.TrimSpace(text) == "" {
+			return nil, false, fmt.Errorf("the command is empty: type a command, or press esc to go back")
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(req.Args, &m); err != nil {
+			return nil, false, fmt.Errorf("the original arguments are not a JSON object: %v", err)
+		}
+		old, _ := shellCommand(req)
+		if text == old {
+			return req.Args, false, nil
+		}
+		b, err := json.Marshal(text)
+		if err != nil {
+			return nil, false, err
+		}
+		m["command"] = b
+		out, err := json.Marshal(m)
+		return out, true, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(text), &m); err != nil || m == nil {
+		if err == nil {
+			err = fmt.Errorf("null")
+		}
+		return nil, false, fmt.Errorf("the arguments must be a JSON object: %v", err)
+	}
+	var b, old bytes.Buffer
+	if err := json.Compact(&b, []byte(text)); err != nil {
+		return nil, false, fmt.Errorf("the arguments must be a JSON object: %v", err)
+	}
+	if json.Compact(&old, req.Args) == nil && bytes.Equal(b.Bytes(), old.Bytes()) {
+		return req.Args, false, nil
+	}
+	return json.RawMessage(b.Bytes()), true, nil
+}
+
+// maxHeight is the most rows the pane may take: the rest of the screen
+// keeps a few transcript lines and the status line.
+func (a *approvalPane) maxHeight() int { return max(a.c.height-5, 8) }
+
+// header is everything above the preview.
+func (a *approvalPane) header() []string {
+	st := &a.c.styles
+	req := a.p.req
+	w := max(a.c.width, minWidth)
+	title := " approve " + oneLine(req.Tool) + "? "
+	rule := st.PaneRule.Render("──") + st.PaneTitle.Render(title) +
+		st.PaneRule.Render(strings.Repeat("─", max(w-2-ansi.StringWidth(title), 0)))
+	out := []string{rule}
+
+	risk := req.Meta.EffectiveRisk()
+	badge := st.RiskLow
+	switch risk {
+	case tools.RiskMedium:
+		badge = st.RiskMedium
+	case tools.RiskHigh:
+		badge = st.RiskHigh
+	}
+	line := st.ToolName.Render(oneLine(req.Tool)) + "  " + badge.Render(" "+strings.ToUpper(string(risk))+" RISK ")
+	capability := req.Capability
+	if capability == "" {
+		capability = req.Meta.Capability
+	}
+	if capability != "" {
+		line += "  " + st.Dim.Render(oneLine(capability))
+	}
+	out = append(out, truncate(line, w))
+
+	wrap := func(style func(...string) string, s string) {
+		for _, l := range wrapPlain(s, w-1) {
+			out = append(out, " "+style(l))
+		}
+	}
+	if req.Reversible {
+		plan := "reversible"
+		if req.UndoPlan != "" {
+			plan += ": " + oneLine(req.UndoPlan)
+		}
+		wrap(st.OK.Render, plan)
+	} else {
+		wrap(st.Warn.Render, "not reversible: /undo cannot walk this back")
+	}
+	if req.Taint != nil {
+		wrap(st.Warn.Render, "⚠ this call follows untrusted content from "+oneLine(req.Taint.Source)+
+			": it may be acting on instructions planted there")
+	}
+	if req.Why != "" {
+		wrap(st.Dim.Render, "asks because "+oneLine(req.Why))
+	}
+	if req.Summary != "" {
+		wrap(st.Bold.Render, oneLine(req.Summary))
+	}
+	return out
+}
+
+// footer is the choices line and what the session choices grant.
+func (a *approvalPane) footer() []string {
+	st := &a.c.styles
+	w := max(a.c.width, minWidth)
+	switch a.mode {
+	case modeReason:
+		out := []string{st.Key.Render(" reason") + st.Dim.Render(" (the model reads it) · enter denies · esc goes back")}
+		return append(out, indent(a.editor.view(), "  ")...)
+	case modeEdit:
+		what := "the arguments (JSON)"
+		if a.shell {
+			what = "the command"
+		}
+		out := []string{st.Key.Render(" edit "+what) + st.Dim.Render(" · enter approves · alt+enter newline · esc goes back")}
+		out = append(out, indent(a.editor.view(), "  ")...)
+		if a.errMsg != "" {
+			for _, l := range wrapPlain(a.errMsg, w-2) {
+				out = append(out, "  "+st.Error.Render(l))
+			}
+		}
+		return out
+	}
+	var b strings.Builder
+	b.WriteString(" ")
+	for i, ch := range paneChoices {
+		label := ch.key + " " + ch.label
+		if i == a.sel {
+			b.WriteString(st.ChoiceActive.Render("[" + label + "]"))
+		} else {
+			b.WriteString(" " + st.Key.Render(ch.key) + " " + st.Choice.Render(ch.label) + " ")
+		}
+	}
+	out := []string{truncate(b.String(), w)}
+	grant := oneLine(a.rule.Tool)
+	if a.rule.Match != "" {
+		grant += " matching " + oneLine(a.rule.Match)
+	}
+	out = append(out, truncate(st.Dim.Render(" a allows for this session: "+grant), w))
+	saved := "[[approval.rules]] " + strings.ReplaceAll(oneLine(strings.ReplaceAll(a.rule.String(), "\n", ", ")), "  ", " ")
+	for i, l := range wrapPlain(" s also writes to the config: "+saved, w) {
+		if i > 0 {
+			l = "   " + l
+		}
+		out = append(out, st.Dim.Render(l))
+	}
+	return out
+}
+
+// previewLines renders the preview once per width: the parsed command
+// with its warnings for shell_run, the host for web_fetch, a coloured
+// diff for writes, or the preview text.
+func (a *approvalPane) previewLines() []string {
+	w := max(a.c.width, minWidth)
+	if a.preview != nil && a.previewWidth == w {
+		return a.preview
+	}
+	st := &a.c.styles
+	req := a.p.req
+	inner := w - 2
+	var out []string
+	add := func(style func(...string) string, s string) {
+		for _, l := range wrapPlain(expandTabs(s), inner) {
+			out = append(out, "  "+style(l))
+		}
+	}
+	if cmd, ok := shellCommand(req); ok {
+		for i, l := range strings.Split(stripControls(sanitizeForScreen(cmd)), "\n") {
+			p := "$ "
+			if i > 0 {
+				p = "  "
+			}
+			add(st.Bold.Render, p+l)
+		}
+	}
+	if cl := req.Command; cl != nil {
+		for _, wmsg := range cl.Warnings {
+			add(st.Warn.Render, "⚠ "+oneLine(wmsg))
+		}
+		if len(cl.Commands) > 1 {
+			add(st.Dim.Render, "runs "+strconv.Itoa(len(cl.Commands))+" commands:")
+			for _, c := range cl.Commands {
+				add(st.Dim.Render, "  · "+oneLine(c))
+			}
+		}
+		if len(cl.Redirects) > 0 {
+			r := make([]string, len(cl.Redirects))
+			for i, x := range cl.Redirects {
+				r[i] = oneLine(x)
+			}
+			add(st.Dim.Render, "writes to: "+strings.Join(r, ", "))
+		}
+	}
+	if host, u := fetchTarget(req); host != "" {
+		add(st.Bold.Render, "host: "+host)
+		add(st.Dim.Render, "url: "+u)
+	}
+	if p := strings.TrimRight(stripControls(sanitizeForScreen(req.Preview)), "\n"); p != "" && req.Command == nil {
+		diff := looksLikeDiff(p)
+		for l := range strings.SplitSeq(p, "\n") {
+			style := st.Choice.Render
+			if diff {
+				style = diffStyle(st, l)
+			}
+			add(style, l)
+		}
+	}
+	if len(out) == 0 {
+		add(st.Dim.Render, "(no preview: this tool cannot show what it would do)")
+	}
+	a.preview, a.previewWidth = out, w
+	return out
+}
+
+// fetchTarget returns the host and URL of a web_fetch request.
+func fetchTarget(req approval.Request) (host, raw string) {
+	if req.Tool != "web_fetch" {
+		return "", ""
+	}
+	var args struct {
+		URL string `json:"url"`
+	}
+	if json.Unmarshal(req.Args, &args) != nil || args.URL == "" {
+		return "", ""
+	}
+	u, err := url.Parse(args.URL)
+	if err != nil {
+		return "", oneLine(args.URL)
+	}
+	return oneLine(u.Host), oneLine(args.URL)
+}
+
+func looksLikeDiff(s string) bool {
+	return strings.HasPrefix(s, "--- ") || strings.HasPrefix(s, "@@") || strings.Contains(s, "\n@@ ")
+}
+
+func diffStyle(st *Styles, l string) func(...string) string {
+	switch {
+	case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		return st.DiffHeader.Render
+	case strings.HasPrefix(l, "@@"):
+		return st.DiffHunk.Render
+	case strings.HasPrefix(l, "+"):
+		return st.DiffAdd.Render
+	case strings.HasPrefix(l, "-"):
+		return st.DiffDel.Render
+	}
+	return st.Choice.Render
+}
+
+// previewHeight is how many preview lines fit in the pane.
+func (a *approvalPane) previewHeight() int {
+	fixed := len(a.header()) + len(a.footer()) + 1 // +1: the scroll line
+	return max(a.maxHeight()-fixed, 3)
+}
+
+func (a *approvalPane) clampScroll() {
+	a.scroll = max(min(a.scroll, len(a.previewLines())-a.previewHeight()), 0)
+}
+
+func (a *approvalPane) view() []string {
+	out := a.header()
+	prev := a.previewLines()
+	ph := a.previewHeight()
+	if a.mode != modeChoose {
+		ph = max(min(ph, len(prev)), 0)
+		ph = min(ph, max(a.maxHeight()-len(out)-len(a.footer())-1, 0))
+	}
+	start := max(min(a.scroll, len(prev)-ph), 0)
+	end := min(start+ph, len(prev))
+	out = append(out, prev[start:end]...)
+	if len(prev) > ph {
+		out = append(out, a.c.styles.Dim.Render(fmt.Sprintf("  lines %d–%d of %d · ↑/↓ pgup/pgdown scroll", start+1, end, len(prev))))
+	}
+	return append(out, a.footer()...)
+}

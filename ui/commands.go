@@ -1,0 +1,474 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"myclaw/agent"
+	"myclaw/approval"
+	"myclaw/history"
+	"myclaw/tools"
+)
+
+// command is one slash command.
+type command struct {
+	name string
+	args string
+	desc string
+	// busy says the command may run while a turn is running; the others
+	// change what the turn works with and wait for it.
+	busy bool
+}
+
+func (c command) usage() string {
+	if c.args == "" {
+		return "/" + c.name
+	}
+	return "/" + c.name + " " + c.args
+}
+
+var commands = []command{
+	{"help", "", "keys and commands", true},
+	{"undo", "[N] [--force]", "revert the newest N reversible calls", false},
+	{"redo", "[N]", "re-apply the newest N undone calls", false},
+	{"history", "", "list the calls of this session", true},
+	{"tools", "", "the tool catalog: what each tool may do", true},
+	{"autonomy", "[level]", "show or set what runs without asking", false},
+	{"model", "[name]", "show or switch the model", false},
+	{"clear", "", "start a new conversation", false},
+	{"sessions", "", "list the sessions of this workspace", true},
+	{"quit", "", "leave myclaw", true},
+}
+
+// levelHelp says what each autonomy level lets through.
+var levelHelp = map[approval.Level]string{
+	approval.ReadOnly: "tools with side effects are hidden; nothing changes",
+	approval.Ask:      "every call with side effects asks (the default)",
+	approval.AutoEdit: "edits with a faithful preview inside the workspace run; the rest asks",
+	approval.Full:     "everything runs without asking; deny rules still hold",
+}
+
+// matchCommands returns the commands whose name starts with prefix.
+func matchCommands(prefix string) []command {
+	var out []command
+	for _, c := range commands {
+		if strings.HasPrefix(c.name, prefix) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func lookupCommand(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// closestCommand is the command name nearest to name by edit distance.
+func closestCommand(name string) string {
+	best, bestD := "", -1
+	for _, c := range commands {
+		d := editDistance(name, c.name)
+		if strings.HasPrefix(c.name, name) {
+			d = 0
+		}
+		if bestD < 0 || d < bestD {
+			best, bestD = c.name, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// commandResultMsg carries what a command run in a Cmd produced. draw
+// renders the output (a closure over plain data, drawn per width); err
+// is shown as an error line with its hint.
+type commandResultMsg struct {
+	draw    func(c *common) []string
+	err     error
+	refresh bool // the status line may have changed
+	cleared bool // a new conversation started
+}
+
+// runCommand parses and runs a slash command line.
+func (m Model) runCommand(line string) (Model, tea.Cmd) {
+	fields := strings.Fields(line)
+	name := strings.TrimPrefix(fields[0], "/")
+	args := fields[1:]
+	m.addBlock(userBlock(line))
+	cmd, ok := lookupCommand(name)
+	if !ok {
+		m.addBlock(errorBlock("unknown command /"+oneLine(name),
+			"did you mean /"+closestCommand(name)+"? /help lists the commands; // at the start sends a prompt that begins with /"))
+		return m, nil
+	}
+	if !cmd.busy && m.turn != nil {
+		m.addBlock(errorBlock("/"+cmd.name+" waits for the running turn to finish",
+			"press esc to cancel the turn, or wait for it to end"))
+		return m, nil
+	}
+	usage := func() (Model, tea.Cmd) {
+		m.addBlock(errorBlock("usage: "+cmd.usage(), cmd.desc))
+		return m, nil
+	}
+	b, ctx := m.backend, m.shared.base
+	switch cmd.name {
+	case "help":
+		if len(args) > 0 {
+			return usage()
+		}
+		m.addBlock(newFuncBlock(drawHelp))
+		return m, nil
+	case "quit":
+		if len(args) > 0 {
+			return usage()
+		}
+		return m.quit()
+	case "undo", "redo":
+		n, force := 1, false
+		for _, a := range args {
+			switch v, err := strconv.Atoi(a); {
+			case a == "--force" && cmd.name == "undo":
+				force = true
+			case err == nil && v > 0:
+				n = v
+			default:
+				return usage()
+			}
+		}
+		return m, func() tea.Msg {
+			var out string
+			var err error
+			if cmd.name == "undo" {
+				out, err = b.Undo(ctx, n, force)
+			} else {
+				out, err = b.Redo(ctx, n)
+			}
+			return commandResultMsg{draw: textDraw(out), err: err, refresh: true}
+		}
+	case "history":
+		if len(args) > 0 {
+			return usage()
+		}
+		return m, func() tea.Msg {
+			entries, err := b.History()
+			return commandResultMsg{draw: func(c *common) []string { return drawHistory(c, entries) }, err: err}
+		}
+	case "sessions":
+		if len(args) > 0 {
+			return usage()
+		}
+		return m, func() tea.Msg {
+			list, err := b.Sessions()
+			return commandResultMsg{draw: func(c *common) []string { return drawSessions(c, list) }, err: err}
+		}
+	case "tools":
+		if len(args) > 0 {
+			return usage()
+		}
+		return m, func() tea.Msg {
+			list := b.Tools()
+			return commandResultMsg{draw: func(c *common) []string { return drawTools(c, list) }}
+		}
+	case "autonomy":
+		switch len(args) {
+		case 0:
+			return m, func() tea.Msg {
+				cur := b.Autonomy()
+				return commandResultMsg{draw: func(c *common) []string { return drawLevels(c, cur) }}
+			}
+		case 1:
+			level, err := approval.ParseLevel(args[0])
+			if err != nil {
+				m.addBlock(errorBlock(err.Error(), "/autonomy with no argument lists the levels"))
+				return m, nil
+			}
+			return m, func() tea.Msg {
+				b.SetAutonomy(level)
+				return commandResultMsg{draw: textDraw("autonomy set to " + string(level) + ": " + levelHelp[level]), refresh: true}
+			}
+		}
+		return usage()
+	case "model":
+		switch len(args) {
+		case 0:
+			return m, func() tea.Msg {
+				return commandResultMsg{draw: textDraw("model: " + b.Model())}
+			}
+		case 1:
+			name := args[0]
+			return m, func() tea.Msg {
+				b.SetModel(name)
+				return commandResultMsg{draw: textDraw("model set to " + b.Model()), refresh: true}
+			}
+		}
+		return usage()
+	case "clear":
+		if len(args) > 0 {
+			return usage()
+		}
+		return m, func() tea.Msg {
+			if err := b.NewConversation(); err != nil {
+				return commandResultMsg{err: err}
+			}
+			return commandResultMsg{draw: textDraw("new conversation"), refresh: true, cleared: true}
+		}
+	}
+	return usage()
+}
+
+// textDraw shows plain text, one block line per line (wrapped).
+func textDraw(s string) func(c *common) []string {
+	return func(c *common) []string {
+		s := strings.TrimRight(stripControls(sanitizeForScreen(s)), "\n")
+		if s == "" {
+			return []string{c.styles.Dim.Render("  (nothing to report)")}
+		}
+		var out []string
+		for l := range strings.SplitSeq(s, "\n") {
+			for _, w := range wrapPlain(expandTabs(l), c.contentWidth()-2) {
+				out = append(out, "  "+w)
+			}
+		}
+		return out
+	}
+}
+
+// errorParts splits an error into what the user reads and the hint.
+func errorParts(err error) (msg, hint string) {
+	var te *tools.Error
+	var ce *tools.Conflict
+	var ue *agent.UserError
+	var h interface{ Hint() string }
+	switch {
+	case errors.As(err, &te):
+		return te.Message, te.Hint
+	case errors.As(err, &ue):
+		return ue.Error(), ue.Hint
+	case errors.As(err, &h):
+		return err.Error(), h.Hint()
+	case errors.As(err, &ce):
+		return ce.Error(), "/undo --force reverts anyway (the current state is kept so /redo can bring it back)"
+	case errors.Is(err, context.DeadlineExceeded):
+		return err.Error(), "the operation took too long; try again"
+	}
+	return err.Error(), ""
+}
+
+func drawHelp(c *common) []string {
+	st := &c.styles
+	k := &c.keys
+	var out []string
+	out = append(out, st.Bold.Render("keys"))
+	bind := []struct {
+		keys, help string
+	}{
+		{"enter", k.Send.Help().Desc},
+		{"alt+enter, ctrl+j", k.Newline.Help().Desc},
+		{"up / down", "earlier and later prompts (on the first / last line)"},
+		{"tab", k.Complete.Help().Desc},
+		{"pgup / pgdown, wheel", "scroll the transcript"},
+		{"home / end", "top of the transcript / bottom, following new output"},
+		{"esc", k.Cancel.Help().Desc},
+		{"ctrl+c", k.Interrupt.Help().Desc},
+		{"ctrl+o", k.ToggleTools.Help().Desc},
+		{"ctrl+r", k.ToggleThink.Help().Desc},
+	}
+	for _, b := range bind {
+		out = append(out, "  "+st.Key.Render(pad(b.keys, 22))+b.help)
+	}
+	out = append(out, "", st.Bold.Render("approval pane"))
+	pane := []struct {
+		keys, help string
+	}{
+		{"y", k.ApproveOnce.Help().Desc},
+		{"a", k.ApproveSession.Help().Desc},
+		{"s", k.SaveRule.Help().Desc},
+		{"n, esc", k.Deny.Help().Desc},
+		{"r", k.DenyReason.Help().Desc},
+		{"e", k.Edit.Help().Desc},
+		{"left / right, enter", "pick a choice and take it"},
+		{"up/down, pgup/pgdown", "scroll the preview"},
+	}
+	for _, b := range pane {
+		out = append(out, "  "+st.Key.Render(pad(b.keys, 22))+b.help)
+	}
+	out = append(out, "", st.Bold.Render("commands"))
+	for _, cmd := range commands {
+		out = append(out, "  "+st.Key.Render(pad(cmd.usage(), 22))+cmd.desc)
+	}
+	out = append(out, "  "+st.Dim.Render("a prompt that begins with / is sent by typing // first"))
+	for i, l := range out {
+		out[i] = truncate(l, c.contentWidth())
+	}
+	return out
+}
+
+// pad fills s with spaces to width columns (at least one space follows).
+func pad(s string, width int) string {
+	return s + strings.Repeat(" ", max(width-ansi.StringWidth(s), 1))
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "-"
+}
+
+// drawTools renders the catalog as a table that fits the width: the
+// capability column takes what is left, and why a tool is hidden goes on
+// a line of its own.
+func drawTools(c *common, list []agent.ToolInfo) []string {
+	st := &c.styles
+	w := c.contentWidth()
+	if len(list) == 0 {
+		return []string{"  no tools are registered"}
+	}
+	nameW := len("tool")
+	for _, t := range list {
+		w := ansi.StringWidth(oneLine(t.Meta.Name))
+		if !t.Visible {
+			w += 2 // the parentheses
+		}
+		nameW = max(nameW, w)
+	}
+	nameW = min(nameW, 24)
+	cols := []struct {
+		title string
+		width int
+	}{{"tool", nameW}, {"source", 7}, {"fx", 3}, {"risk", 6}, {"untr", 4}, {"idem", 4}, {"dry", 3}}
+	fixed := 2
+	for _, col := range cols {
+		fixed += col.width + 1
+	}
+	capW := max(w-fixed, 10)
+	row := func(cells []string) string {
+		var b strings.Builder
+		b.WriteString("  ")
+		for i, col := range cols {
+			b.WriteString(pad(truncate(cells[i], col.width), col.width+1))
+		}
+		b.WriteString(truncate(cells[len(cols)], capW))
+		return strings.TrimRight(b.String(), " ")
+	}
+	titles := make([]string, 0, len(cols)+1)
+	for _, col := range cols {
+		titles = append(titles, col.title)
+	}
+	out := []string{st.Bold.Render(row(append(titles, "capability")))}
+	for _, t := range list {
+		m := t.Meta
+		name := oneLine(m.Name)
+		if !t.Visible {
+			name = "(" + name + ")"
+		}
+		out = append(out, row([]string{
+			name, oneLine(string(m.Source)), yesNo(m.HasSideEffects()), string(m.EffectiveRisk()),
+			yesNo(m.ReturnsUntrusted), yesNo(m.Idempotent), yesNo(m.SupportsDryRun), oneLine(m.Capability),
+		}))
+		if !t.Visible {
+			why := t.Hidden
+			if why == "" {
+				why = "not offered to the model"
+			}
+			for _, l := range wrapPlain("hidden: "+oneLine(why), w-6) {
+				out = append(out, "      "+st.Dim.Render(l))
+			}
+		}
+	}
+	legend := "fx: has side effects · untr: returns untrusted content · idem: idempotent · " +
+		"dry: faithful dry run · (name): hidden from the model"
+	for _, l := range wrapPlain(legend, w-2) {
+		out = append(out, "  "+st.Dim.Render(l))
+	}
+	return out
+}
+
+func drawHistory(c *common, entries []history.Entry) []string {
+	st := &c.styles
+	if len(entries) == 0 {
+		return []string{"  " + st.Dim.Render("no calls yet in this session")}
+	}
+	w := c.contentWidth()
+	var out []string
+	for _, e := range entries {
+		state := string(e.State)
+		style := st.Dim
+		switch e.State {
+		case history.StateApplied, history.StatePending:
+			style = st.OK
+		case history.StateFailed:
+			style = st.Failed
+		case history.StateIrreversible:
+			style = st.Warn
+		}
+		line := fmt.Sprintf("  #%-3d %s  %s %s %s", e.Seq, e.Time.Format("15:04:05"),
+			pad(oneLine(e.Tool), 12), style.Render(pad(state, 12)), oneLine(e.Summary))
+		out = append(out, truncate(line, w))
+		if e.Reason != "" {
+			out = append(out, truncate("        "+st.Dim.Render(oneLine(e.Reason)), w))
+		}
+	}
+	return out
+}
+
+func drawSessions(c *common, list []history.SessionInfo) []string {
+	st := &c.styles
+	if len(list) == 0 {
+		return []string{"  " + st.Dim.Render("no stored sessions for this workspace")}
+	}
+	w := c.contentWidth()
+	var out []string
+	for _, s := range list {
+		line := "  " + pad(truncate(oneLine(s.ID), 20), 21) + s.Updated.Format("2006-01-02 15:04") + "  " +
+			st.Dim.Render(pad(truncate(oneLine(s.Model), 16), 17)) + oneLine(s.Title)
+		out = append(out, truncate(line, w))
+	}
+	return out
+}
+
+func drawLevels(c *common, cur approval.Level) []string {
+	st := &c.styles
+	out := []string{"  autonomy: " + st.Bold.Render(string(cur))}
+	for _, l := range approval.Levels {
+		mark := "  "
+		if l == cur {
+			mark = "› "
+		}
+		out = append(out, truncate("  "+mark+st.Key.Render(pad(string(l), 10))+levelHelp[l], c.contentWidth()))
+	}
+	out = append(out, "  "+st.Dim.Render("/autonomy <level> switches"))
+	return out
+}

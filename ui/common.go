@@ -1,0 +1,109 @@
+package ui
+
+import (
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Fallback screen size until the terminal reports its own.
+const (
+	defaultWidth  = 80
+	defaultHeight = 24
+	// minWidth keeps layouts sane on absurdly narrow terminals.
+	minWidth = 20
+)
+
+// common is what every part of the TUI shares: the screen size, styles,
+// keys, the markdown renderers and the display toggles. It is only touched
+// from the Bubble Tea goroutine (Update and View).
+type common struct {
+	width, height int
+	styles        Styles
+	keys          KeyMap
+	md            *markdown
+	now           func() time.Time
+	log           *slog.Logger
+
+	// gen changes whenever a display toggle changes, so cached renders
+	// that depend on the toggles know they are stale.
+	gen         int
+	showThink   bool
+	expandTools bool
+}
+
+// contentWidth is the width transcript blocks render at.
+func (c *common) contentWidth() int {
+	return max(c.width, minWidth)
+}
+
+// lineCache keeps a block's rendered lines for one width and display
+// generation; a resize or a toggle makes it stale and the block renders
+// again the next time it is on screen.
+type lineCache struct {
+	width, gen int
+	lines      []string
+	ok         bool
+}
+
+func (lc *lineCache) get(c *common) ([]string, bool) {
+	if lc.ok && lc.width == c.contentWidth() && lc.gen == c.gen {
+		return lc.lines, true
+	}
+	return nil, false
+}
+
+func (lc *lineCache) put(c *common, lines []string) []string {
+	lc.width, lc.gen, lc.lines, lc.ok = c.contentWidth(), c.gen, lines, true
+	return lines
+}
+
+func (lc *lineCache) reset() { lc.ok = false }
+
+// wrapPlain wraps plain text (no escape sequences) to width columns,
+// breaking at spaces where it can and inside words where it must. Newlines
+// in s are kept.
+func wrapPlain(s string, width int) []string {
+	width = max(width, 1)
+	var out []string
+	for line := range strings.SplitSeq(s, "\n") {
+		if ansi.StringWidth(line) <= width {
+			out = append(out, line)
+			continue
+		}
+		out = append(out, strings.Split(ansi.Wrap(line, width, ""), "\n")...)
+	}
+	return out
+}
+
+// indent prefixes every line with p.
+func indent(lines []string, p string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = p + l
+	}
+	return out
+}
+
+// oneLine flattens s to a single line for labels: escape sequences and
+// controls removed, newlines and tabs as spaces.
+func oneLine(s string) string {
+	s = stripControls(sanitizeForScreen(s))
+	if !strings.ContainsAny(s, "\n\t") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// truncate cuts s (which may carry styles) to width columns with an ellipsis.
+func truncate(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= width {
+		return s
+	}
+	return ansi.Truncate(s, width, "…")
+}

@@ -1,0 +1,320 @@
+package ui
+
+import (
+	"strings"
+	"unicode"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Cursor drawing: reverse video is not a colour, so it stays under NO_COLOR.
+const (
+	cursorOn  = "\x1b[7m"
+	cursorOff = "\x1b[27m"
+)
+
+// editor is a small multi-line text editor: soft-wrapped lines, a cursor
+// that does not blink (nothing ticks when idle), Emacs-style keys, paste.
+// Enter is left to the caller; Alt+Enter and Ctrl+J insert a newline.
+type editor struct {
+	c           *common
+	lines       [][]rune
+	row, col    int
+	width       int // columns for the text, the prompt excluded
+	maxRows     int
+	offset      int // first visual row shown
+	prompt      func(row int) string
+	promptWidth int
+	placeholder string
+	focused     bool
+}
+
+func newEditor(c *common, placeholder string, maxRows int) editor {
+	e := editor{c: c, lines: [][]rune{nil}, placeholder: placeholder, maxRows: maxRows, focused: true}
+	e.setWidth(c.width)
+	return e
+}
+
+func (e *editor) setPrompt(width int, fn func(row int) string) {
+	total := e.width + e.promptWidth
+	e.prompt, e.promptWidth = fn, width
+	e.setWidth(total)
+}
+
+// setWidth sets the total width, the prompt included.
+func (e *editor) setWidth(w int) {
+	e.width = max(w-e.promptWidth, 1)
+	e.scrollToCursor()
+}
+
+func (e *editor) focus() { e.focused = true }
+func (e *editor) blur()  { e.focused = false }
+
+func (e *editor) value() string {
+	parts := make([]string, len(e.lines))
+	for i, l := range e.lines {
+		parts[i] = string(l)
+	}
+	return strings.Join(parts, "\n")
+}
+
+// setValue replaces the text and puts the cursor at its end.
+func (e *editor) setValue(s string) {
+	e.lines = [][]rune{nil}
+	e.row, e.col, e.offset = 0, 0, 0
+	e.insert(s)
+}
+
+func (e *editor) reset() { e.setValue("") }
+
+// line is the cursor's line; lineCount the number of lines.
+func (e *editor) line() int      { return e.row }
+func (e *editor) lineCount() int { return len(e.lines) }
+
+// insert types s at the cursor: newlines split lines, tabs become spaces,
+// other controls are dropped.
+func (e *editor) insert(s string) {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	s = strings.ReplaceAll(s, "\t", strings.Repeat(" ", tabWidth))
+	s = stripControls(s)
+	for i, part := range strings.Split(s, "\n") {
+		if i > 0 {
+			e.newline()
+		}
+		if part == "" {
+			continue
+		}
+		r := []rune(part)
+		l := e.lines[e.row]
+		nl := make([]rune, 0, len(l)+len(r))
+		nl = append(append(append(nl, l[:e.col]...), r...), l[e.col:]...)
+		e.lines[e.row] = nl
+		e.col += len(r)
+	}
+	e.scrollToCursor()
+}
+
+func (e *editor) newline() {
+	l := e.lines[e.row]
+	head := append([]rune(nil), l[:e.col]...)
+	tail := append([]rune(nil), l[e.col:]...)
+	e.lines[e.row] = head
+	e.lines = append(e.lines[:e.row+1], append([][]rune{tail}, e.lines[e.row+1:]...)...)
+	e.row++
+	e.col = 0
+}
+
+// update handles a key; it reports whether the text changed.
+func (e *editor) update(msg tea.KeyMsg) bool {
+	if !e.focused {
+		return false
+	}
+	before := e.value()
+	if msg.Paste {
+		e.insert(string(msg.Runes))
+		return e.value() != before
+	}
+	l := e.lines[e.row]
+	switch msg.String() {
+	case "alt+enter", "ctrl+j":
+		e.newline()
+	case "backspace", "ctrl+h":
+		switch {
+		case e.col > 0:
+			e.lines[e.row] = append(l[:e.col-1:e.col-1], l[e.col:]...)
+			e.col--
+		case e.row > 0:
+			prev := e.lines[e.row-1]
+			e.col = len(prev)
+			e.lines[e.row-1] = append(prev[:len(prev):len(prev)], l...)
+			e.lines = append(e.lines[:e.row], e.lines[e.row+1:]...)
+			e.row--
+		}
+	case "delete", "ctrl+d":
+		switch {
+		case e.col < len(l):
+			e.lines[e.row] = append(l[:e.col:e.col], l[e.col+1:]...)
+		case e.row < len(e.lines)-1:
+			e.lines[e.row] = append(l[:len(l):len(l)], e.lines[e.row+1]...)
+			e.lines = append(e.lines[:e.row+1], e.lines[e.row+2:]...)
+		}
+	case "left", "ctrl+b":
+		switch {
+		case e.col > 0:
+			e.col--
+		case e.row > 0:
+			e.row--
+			e.col = len(e.lines[e.row])
+		}
+	case "right", "ctrl+f":
+		switch {
+		case e.col < len(l):
+			e.col++
+		case e.row < len(e.lines)-1:
+			e.row++
+			e.col = 0
+		}
+	case "up", "ctrl+p":
+		if e.row > 0 {
+			e.row--
+			e.col = min(e.col, len(e.lines[e.row]))
+		}
+	case "down", "ctrl+n":
+		if e.row < len(e.lines)-1 {
+			e.row++
+			e.col = min(e.col, len(e.lines[e.row]))
+		}
+	case "ctrl+a":
+		e.col = 0
+	case "ctrl+e":
+		e.col = len(l)
+	case "alt+left", "alt+b", "ctrl+left":
+		e.col = wordLeft(l, e.col)
+	case "alt+right", "alt+f", "ctrl+right":
+		e.col = wordRight(l, e.col)
+	case "ctrl+w", "alt+backspace":
+		to := wordLeft(l, e.col)
+		e.lines[e.row] = append(l[:to:to], l[e.col:]...)
+		e.col = to
+	case "alt+d", "alt+delete":
+		to := wordRight(l, e.col)
+		e.lines[e.row] = append(l[:e.col:e.col], l[to:]...)
+	case "ctrl+u":
+		e.lines[e.row] = append([]rune(nil), l[e.col:]...)
+		e.col = 0
+	case "ctrl+k":
+		e.lines[e.row] = l[:e.col:e.col]
+	case "tab":
+		e.insert(strings.Repeat(" ", tabWidth))
+	case " ":
+		e.insert(" ")
+	default:
+		if msg.Type == tea.KeyRunes && !msg.Alt {
+			e.insert(string(msg.Runes))
+		}
+	}
+	e.scrollToCursor()
+	return e.value() != before
+}
+
+func wordLeft(l []rune, col int) int {
+	for col > 0 && unicode.IsSpace(l[col-1]) {
+		col--
+	}
+	for col > 0 && !unicode.IsSpace(l[col-1]) {
+		col--
+	}
+	return col
+}
+
+func wordRight(l []rune, col int) int {
+	for col < len(l) && unicode.IsSpace(l[col]) {
+		col++
+	}
+	for col < len(l) && !unicode.IsSpace(l[col]) {
+		col++
+	}
+	return col
+}
+
+// vrow is one visual row: runes [start, end) of line.
+type vrow struct{ line, start, end int }
+
+// layout soft-wraps the text to the width and finds the cursor's row.
+func (e *editor) layout() (rows []vrow, cursor int) {
+	for i, l := range e.lines {
+		start, w := 0, 0
+		for j, r := range l {
+			rw := 1
+			if r >= 0x80 {
+				rw = ansi.StringWidth(string(r))
+			}
+			if w+rw > e.width && j > start {
+				rows = append(rows, vrow{i, start, j})
+				start, w = j, 0
+			}
+			w += rw
+		}
+		rows = append(rows, vrow{i, start, len(l)})
+		// A full last row leaves no room for the cursor at the line's end.
+		if i == e.row && e.col == len(l) && w >= e.width && len(l) > 0 {
+			rows = append(rows, vrow{i, len(l), len(l)})
+		}
+	}
+	for k, r := range rows {
+		if r.line != e.row {
+			continue
+		}
+		if e.col >= r.start && e.col < r.end {
+			return rows, k
+		}
+		if e.col == r.end && r.end == len(e.lines[r.line]) {
+			cursor = k // the line's end: the last row that ends there
+		}
+	}
+	return rows, cursor
+}
+
+// height is the number of rows the editor takes on screen.
+func (e *editor) height() int {
+	rows, _ := e.layout()
+	return min(len(rows), max(e.maxRows, 1))
+}
+
+func (e *editor) scrollToCursor() {
+	rows, cur := e.layout()
+	h := min(len(rows), max(e.maxRows, 1))
+	if cur < e.offset {
+		e.offset = cur
+	}
+	if cur >= e.offset+h {
+		e.offset = cur - h + 1
+	}
+	e.offset = max(min(e.offset, len(rows)-h), 0)
+}
+
+func (e *editor) promptFor(row int) string {
+	if e.prompt == nil {
+		return ""
+	}
+	return e.prompt(row)
+}
+
+func (e *editor) view() []string {
+	if len(e.lines) == 1 && len(e.lines[0]) == 0 {
+		cur := " "
+		if e.focused {
+			cur = cursorOn + " " + cursorOff
+		}
+		ph := ""
+		if e.placeholder != "" {
+			ph = e.c.styles.Dim.Render(truncate(e.placeholder, e.width-1))
+		}
+		return []string{e.promptFor(0) + cur + ph}
+	}
+	rows, cur := e.layout()
+	h := min(len(rows), max(e.maxRows, 1))
+	off := max(min(e.offset, len(rows)-h), 0)
+	out := make([]string, 0, h)
+	for k := off; k < off+h; k++ {
+		r := rows[k]
+		text := e.lines[r.line][r.start:r.end]
+		var s string
+		if e.focused && k == cur {
+			c := e.col - r.start
+			under := " "
+			rest := ""
+			if c < len(text) {
+				under = string(text[c])
+				rest = string(text[c+1:])
+			}
+			s = string(text[:c]) + cursorOn + under + cursorOff + rest
+		} else {
+			s = string(text)
+		}
+		out = append(out, e.promptFor(k)+s)
+	}
+	return out
+}

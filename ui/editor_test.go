@@ -1,0 +1,74 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+func TestEditorKeys(t *testing.T) {
+	tests := []struct {
+		name  string
+		start string
+		keys  []tea.KeyMsg
+		want  string
+		col   int
+	}{
+		{"type", "", []tea.KeyMsg{keyMsg("h"), keyMsg("i"), keyMsg(" "), keyMsg("x")}, "hi x", 4},
+		{"backspace joins lines", "ab\ncd", []tea.KeyMsg{keyMsg("ctrl+a"), keyMsg("backspace")}, "abcd", 2},
+		{"delete joins lines", "ab\ncd", []tea.KeyMsg{keyMsg("up"), keyMsg("ctrl+e"), {Type: tea.KeyDelete}}, "abcd", 2},
+		{"left crosses lines", "ab\ncd", []tea.KeyMsg{keyMsg("ctrl+a"), keyMsg("left"), keyMsg("X")}, "abX\ncd", 3},
+		{"newline splits", "abcd", []tea.KeyMsg{keyMsg("left"), keyMsg("left"), keyMsg("alt+enter")}, "ab\ncd", 0},
+		{"ctrl+w deletes a word", "go test ./...", []tea.KeyMsg{keyMsg("ctrl+w")}, "go test ", 8},
+		{"ctrl+u and ctrl+k", "left|right", []tea.KeyMsg{keyMsg("left"), keyMsg("left"), keyMsg("left"), keyMsg("left"), keyMsg("left"),
+			{Type: tea.KeyCtrlK}}, "left|", 5},
+		{"alt+b moves a word", "one two", []tea.KeyMsg{{Type: tea.KeyRunes, Runes: []rune("b"), Alt: true}, keyMsg("X")}, "one Xtwo", 5},
+		{"paste normalises", "", []tea.KeyMsg{{Type: tea.KeyRunes, Runes: []rune("a\r\nb\tc\x1bd"), Paste: true}}, "a\nb    cd", 7},
+		{"alt+runes are not typed", "", []tea.KeyMsg{{Type: tea.KeyRunes, Runes: []rune("x"), Alt: true}}, "", 0},
+	}
+	c := testCommon()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEditor(c, "", 6)
+			e.setValue(tt.start)
+			for _, k := range tt.keys {
+				e.update(k)
+			}
+			if got := e.value(); got != tt.want || e.col != tt.col {
+				t.Errorf("got %q col %d; want %q col %d", got, e.col, tt.want, tt.col)
+			}
+		})
+	}
+}
+
+func TestEditorView(t *testing.T) {
+	c := testCommon()
+	e := newEditor(c, "type here", 3)
+	e.setWidth(10)
+	if got := ansi.Strip(strings.Join(e.view(), "\n")); got != " type here" {
+		t.Errorf("got placeholder view %q; want %q", got, " type here")
+	}
+	e.setValue("0123456789abcdef\n日本語テキスト")
+	rows := e.view()
+	got := make([]string, len(rows))
+	for i, r := range rows {
+		got[i] = ansi.Strip(r)
+		if w := ansi.StringWidth(r); w > 10 {
+			t.Errorf("row %d is %d wide; want at most 10", i, w)
+		}
+	}
+	// Three rows fit; the cursor (at the end) must be among them.
+	want := []string{"abcdef", "日本語テキ", "スト "}
+	if !slices.Equal(got, want) {
+		t.Errorf("got rows %q; want %q", got, want)
+	}
+	if !strings.Contains(rows[2], cursorOn) {
+		t.Errorf("got no cursor on the last row: %q", rows[2])
+	}
+	if e.height() != 3 {
+		t.Errorf("got height %d; want 3 (the maximum)", e.height())
+	}
+}

@@ -1,0 +1,492 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"myclaw/agent"
+	"myclaw/approval"
+)
+
+const (
+	// eventBuffer is the room between a turn and the UI. When it is full,
+	// emit waits: events are never dropped.
+	eventBuffer = 4096
+	// maxBatch bounds the events one message carries to Update.
+	maxBatch = 4096
+	// frameInterval is the fastest the live answer is re-rendered (~30/s).
+	frameInterval = 33 * time.Millisecond
+	// maxFrameInterval bounds the back-off when live blocks get expensive.
+	maxFrameInterval = 250 * time.Millisecond
+)
+
+// turnItem is what a turn sends to the UI: an event, or the end of the
+// turn with Run's error.
+type turnItem struct {
+	ev  agent.Event
+	end bool
+	err error
+}
+
+// eventsMsg is a batch of a turn's items, in order.
+type eventsMsg struct {
+	turn  int
+	items []turnItem
+}
+
+// renderTickMsg publishes the streamed text to the screen.
+type renderTickMsg struct{}
+
+// serverCheckedMsg reports the startup check of the model server.
+type serverCheckedMsg struct{ err error }
+
+// waitForEvents is the re-armed Cmd of a turn: it waits for one item,
+// then takes every item already waiting (up to maxBatch) so that a fast
+// stream costs one Update per batch, not one per token.
+func waitForEvents(turn int, ch <-chan turnItem) tea.Cmd {
+	return func() tea.Msg {
+		it, ok := <-ch
+		if !ok {
+			return eventsMsg{turn: turn, items: []turnItem{{end: true}}}
+		}
+		items := []turnItem{it}
+		for len(items) < maxBatch && !it.end {
+			select {
+			case it, ok = <-ch:
+				if !ok {
+					it = turnItem{end: true}
+				}
+				items = append(items, it)
+			default:
+				return eventsMsg{turn: turn, items: items}
+			}
+		}
+		return eventsMsg{turn: turn, items: items}
+	}
+}
+
+// shared is the state the program shares with the goroutines it starts:
+// the turn goroutines and the Approver. Every turn goroutine is counted in
+// wg and ends when Backend.Run returns; shutdown cancels the running turn
+// and waits for it, so that the session is saved before Run returns.
+type shared struct {
+	base     context.Context
+	approver *Approver
+
+	mu     sync.Mutex
+	closed bool
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	quit   chan struct{} // closed at shutdown: nobody reads events any more
+}
+
+func newShared(base context.Context) *shared {
+	return &shared{base: base, approver: NewApprover(), quit: make(chan struct{})}
+}
+
+// begin registers a turn goroutine; false once shutting down.
+func (s *shared) begin(cancel context.CancelFunc) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.wg.Add(1)
+	s.cancel = cancel
+	return true
+}
+
+// shutdown stops the running turn and waits up to timeout for it to end.
+// It reports whether every turn goroutine ended.
+func (s *shared) shutdown(timeout time.Duration) bool {
+	s.mu.Lock()
+	if !s.closed {
+		s.closed = true
+		if s.cancel != nil {
+			s.cancel()
+		}
+		close(s.quit)
+	}
+	s.mu.Unlock()
+	s.approver.Close()
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(timeout):
+		return false
+	}
+}
+
+// turnState is the running turn as the UI sees it.
+type turnState struct {
+	id         int
+	cancel     context.CancelFunc
+	ch         <-chan turnItem
+	start      time.Time
+	elapsed    time.Duration
+	frame      int
+	cancelling bool
+	sawError   bool
+	cancelled  bool
+}
+
+// liveText is the assistant answer being streamed: its text, split into
+// blocks, and the block on screen that shows the unfinished part.
+type liveText struct {
+	stream *mdStream
+	tail   *mdTail
+	dirty  bool
+}
+
+// startTurn sends prompt to the backend in a goroutine of its own.
+func (m Model) startTurn(prompt string) (Model, tea.Cmd) {
+	m.addBlock(userBlock(prompt))
+	ctx, cancel := context.WithCancel(m.shared.base)
+	ch := make(chan turnItem, eventBuffer)
+	m.turnSeq++
+	m.cards = map[string]*toolCard{}
+	m.turn = &turnState{id: m.turnSeq, cancel: cancel, ch: ch, start: m.c.now()}
+	m.tr.toBottom()
+	b, sh, log := m.backend, m.shared, m.c.log
+	id := m.turnSeq
+	run := func() tea.Msg {
+		send := func(it turnItem) {
+			select {
+			case ch <- it:
+			case <-sh.quit:
+			}
+		}
+		defer close(ch)
+		if !sh.begin(cancel) {
+			cancel()
+			send(turnItem{end: true, err: errApproverClosed})
+			return nil
+		}
+		defer sh.wg.Done()
+		var err error
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					log.Error("turn panicked", "panic", r, "stack", string(debug.Stack()))
+					err = fmt.Errorf("internal error: %v", r)
+				}
+			}()
+			log.Info("turn started", "turn", id)
+			err = b.Run(ctx, prompt, func(ev agent.Event) { send(turnItem{ev: ev}) }, sh.approver)
+		}()
+		log.Info("turn ended", "turn", id, "err", err)
+		cancel()
+		send(turnItem{end: true, err: err})
+		return nil
+	}
+	return m, tea.Batch(run, waitForEvents(id, ch), spinnerTick(id))
+}
+
+// cancelTurn asks the running turn to stop; it ends when Run returns.
+func (m Model) cancelTurn() (Model, tea.Cmd) {
+	if m.turn == nil {
+		return m, nil
+	}
+	m.turn.cancel()
+	m.turn.cancelling = true
+	m.closePane()
+	return m, nil
+}
+
+func (m Model) handleEvents(msg eventsMsg) (Model, tea.Cmd) {
+	if m.turn == nil || msg.turn != m.turn.id {
+		return m, nil
+	}
+	for _, it := range msg.items {
+		if it.end {
+			return m.endTurn(it.err)
+		}
+		m.handleEvent(it.ev)
+	}
+	cmds := []tea.Cmd{waitForEvents(m.turn.id, m.turn.ch)}
+	if m.live != nil && m.live.dirty || m.think != nil && m.think.dirty {
+		cmds = append(cmds, m.scheduleRender())
+	}
+	return m, tea.Batch(cmds...)
+}
+
+func (m *Model) handleEvent(ev agent.Event) {
+	switch ev := ev.(type) {
+	case agent.TextDelta:
+		if m.think != nil {
+			m.finishThink()
+		}
+		if m.live == nil {
+			m.live = &liveText{stream: newMDStream(), tail: &mdTail{}}
+			m.tr.add(m.live.tail)
+		}
+		m.live.stream.write(stripControls(ev.Text))
+		m.live.dirty = true
+	case agent.ReasoningDelta:
+		if m.live != nil {
+			m.finishLive()
+		}
+		if m.think == nil {
+			m.think = &reasoningBlock{}
+			m.tr.add(m.think)
+		}
+		m.think.text.WriteString(stripControls(ev.Text))
+		m.think.dirty = true
+	case agent.ToolCallEvent:
+		card := m.card(ev.Call)
+		if ev.Summary != "" {
+			card.update(func(t *toolCard) { t.summary = ev.Summary })
+		}
+	case agent.ToolResultEvent:
+		m.card(ev.Call).finish(ev)
+	case agent.ApprovalEvent:
+		if ev.Phase == "decided" && ev.Decision != nil && ev.Decision.By != "" && ev.Decision.By != "user" {
+			if card, ok := m.cards[ev.CallID]; ok {
+				verb := "approved"
+				if !ev.Decision.Approved() {
+					verb = "denied"
+				}
+				card.update(func(t *toolCard) { t.decision = verb + " by " + ev.Decision.By })
+			}
+		}
+	case agent.UsageEvent:
+		m.status.tokens = ev.TotalTokens
+		if ev.TotalTokens == 0 {
+			m.status.tokens = ev.PromptTokens + ev.CompletionTokens
+		}
+		if ev.ContextWindow > 0 {
+			m.status.window = ev.ContextWindow
+		}
+		m.status.estimated = ev.Estimated
+	case agent.RetryEvent:
+		m.addBlock(noticeBlock(fmt.Sprintf("retrying in %s (attempt %d of %d): %s",
+			formatElapsed(ev.Wait), ev.Attempt, ev.Max, oneLine(ev.Reason))))
+	case agent.NoticeEvent:
+		m.addBlock(noticeBlock(ev.Text))
+	case agent.ErrorEvent:
+		m.turn.sawError = true
+		m.addBlock(errorBlock(ev.Message, ev.Hint))
+	case agent.DoneEvent:
+		switch ev.Reason {
+		case agent.DoneCancelled:
+			m.turn.cancelled = true
+		case agent.DoneLimit:
+			m.addBlock(noticeBlock("stopped after " + strconv.Itoa(ev.Rounds) + " rounds: the turn reached its round limit"))
+		}
+	}
+}
+
+// card returns the card of a call, adding it to the transcript the first
+// time the call is seen. Some servers reuse call ids from one response to
+// the next, so a finished card is never reused: the id starts a new one.
+func (m *Model) card(call agent.Call) *toolCard {
+	if c, ok := m.cards[call.ID]; ok && c.status == "" {
+		return c
+	}
+	c := newToolCard(call)
+	m.addBlock(c)
+	m.cards[call.ID] = c
+	return c
+}
+
+// endTurn closes the turn: the answer is finished, a cancelled turn gets
+// its mark, an error its line, and the status line is refreshed.
+func (m Model) endTurn(err error) (Model, tea.Cmd) {
+	t := m.turn
+	m.finishLive()
+	m.finishThink()
+	cancelled := t.cancelled || errors.Is(err, context.Canceled) || (t.cancelling && err != nil)
+	for _, c := range m.cards {
+		if c.status == "" {
+			c.update(func(c *toolCard) {
+				c.status = agent.StatusCancelled
+				if !cancelled {
+					c.status, c.message = agent.StatusError, "the turn ended before this call finished"
+				}
+			})
+		}
+	}
+	switch {
+	case cancelled:
+		m.addBlock(noticeBlock("⊘ cancelled"))
+	case err != nil && !t.sawError:
+		msg, hint := errorParts(err)
+		m.addBlock(errorBlock(msg, hint))
+	}
+	t.cancel()
+	m.turn = nil
+	m.closePane()
+	return m, refreshStatus(m.backend)
+}
+
+// scheduleRender arms the publish tick unless one is pending. The pace
+// backs off when rendering the live block gets slow, so a huge unfinished
+// block cannot eat the CPU.
+func (m *Model) scheduleRender() tea.Cmd {
+	if m.tickPending {
+		return nil
+	}
+	m.tickPending = true
+	d := max(frameInterval, 3*m.c.md.lastTail)
+	d = min(d, maxFrameInterval)
+	return tea.Tick(d, func(time.Time) tea.Msg { return renderTickMsg{} })
+}
+
+// publish moves what streamed since the last tick onto the screen:
+// finished blocks go into the transcript (rendered when first seen), the
+// unfinished one replaces the live tail.
+func (m *Model) publish() {
+	if m.live != nil && m.live.dirty {
+		if done := m.live.stream.take(); len(done) > 0 {
+			bs := make([]block, len(done))
+			for i, src := range done {
+				bs[i] = &mdBlock{src: src}
+			}
+			m.tr.insertBeforeLast(bs...)
+		}
+		m.live.tail.set(m.live.stream.tail())
+		m.live.dirty = false
+	}
+	if m.think != nil && m.think.dirty {
+		m.think.publish()
+	}
+}
+
+// finishLive ends the streamed answer: all of it becomes finished blocks.
+func (m *Model) finishLive() {
+	if m.live == nil {
+		return
+	}
+	m.live.stream.finish()
+	m.tr.remove(m.live.tail)
+	for _, src := range m.live.stream.take() {
+		m.tr.add(&mdBlock{src: src})
+	}
+	m.live = nil
+}
+
+func (m *Model) finishThink() {
+	if m.think == nil {
+		return
+	}
+	m.think.publish()
+	m.think = nil
+}
+
+// reasoningBlock is the model's reasoning: one dim line when collapsed,
+// the text when shown.
+type reasoningBlock struct {
+	text  strings.Builder
+	shown string
+	words int
+	dirty bool
+	cache lineCache
+}
+
+func (r *reasoningBlock) publish() {
+	r.shown = r.text.String()
+	r.words = len(strings.Fields(r.shown))
+	r.dirty = false
+	r.cache.reset()
+}
+
+func (r *reasoningBlock) lines(c *common) []string {
+	if l, ok := r.cache.get(c); ok {
+		return l
+	}
+	st := &c.styles
+	key := c.keys.ToggleThink.Help().Key
+	if !c.showThink {
+		return r.cache.put(c, withGap([]string{truncate(st.Reasoning.Render(
+			"▸ reasoning · "+strconv.Itoa(r.words)+" words ("+key+" shows it)"), c.contentWidth())}))
+	}
+	out := []string{st.Reasoning.Render("▾ reasoning (" + key + " hides it)")}
+	for _, l := range wrapPlain(strings.TrimSpace(r.shown), c.contentWidth()-2) {
+		out = append(out, "  "+st.Reasoning.Render(expandTabs(l)))
+	}
+	return r.cache.put(c, withGap(out))
+}
+
+// handleDecision answers a request and shows the next one, if any.
+func (m Model) handleDecision(msg approvalDecidedMsg) (Model, tea.Cmd) {
+	if msg.p.answered {
+		return m, nil
+	}
+	msg.p.answered = true
+	msg.p.reply <- msg.d // capacity 1 and answered once: never blocks
+	m.c.log.Info("approval decided", "tool", msg.p.req.Tool, "call", msg.p.req.CallID, "decision", describeDecision(msg.d))
+	if m.pane != nil && m.pane.p == msg.p {
+		m.pane = nil
+		m.nextApproval()
+	}
+	return m, nil
+}
+
+func (m Model) handleApprovalRequest(msg approvalRequestMsg) (Model, tea.Cmd) {
+	next := m.shared.approver.waitForApproval()
+	if msg.p.ctx.Err() != nil {
+		return m, next
+	}
+	m.queue = append(m.queue, msg.p)
+	if m.pane == nil {
+		m.nextApproval()
+	}
+	m.input.ta.blur()
+	return m, next
+}
+
+// nextApproval opens the pane on the next live request in the queue.
+func (m *Model) nextApproval() {
+	for len(m.queue) > 0 {
+		p := m.queue[0]
+		m.queue = m.queue[1:]
+		if p.ctx.Err() == nil {
+			m.pane = newApprovalPane(m.c, p)
+			return
+		}
+	}
+	m.pane = nil
+	m.input.ta.focus()
+}
+
+// closePane drops the pane and the queue: their turn is over or being
+// cancelled, so Approve has returned or is about to with ctx.Err().
+func (m *Model) closePane() {
+	m.pane = nil
+	m.queue = nil
+	m.input.ta.focus()
+}
+
+// checkServer runs Backend.CheckServer behind the first frame.
+func checkServer(b Backend, base context.Context) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(base, 30*time.Second)
+		defer cancel()
+		return serverCheckedMsg{err: b.CheckServer(ctx)}
+	}
+}
+
+// describeDecision is a one-line account of a decision, for logs.
+func describeDecision(d approval.Decision) string {
+	s := string(d.Choice)
+	if d.SaveRule {
+		s += " (saved as a rule)"
+	}
+	if d.Reason != "" {
+		s += ": " + d.Reason
+	}
+	return s
+}

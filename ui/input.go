@@ -1,0 +1,203 @@
+package ui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// maxInputRows is the tallest the prompt input grows before it scrolls.
+const maxInputRows = 6
+
+// maxPopupRows bounds the completion popup.
+const maxPopupRows = 8
+
+// inputModel is the prompt input: an editor with recall of earlier
+// prompts and a completion popup for slash commands.
+type inputModel struct {
+	c       *common
+	ta      editor
+	history []string
+	histIdx int // len(history) when not recalling
+	draft   string
+	matches []command
+	sel     int
+	closed  bool // the popup was dismissed for the current text
+}
+
+func newInput(c *common) inputModel {
+	in := inputModel{c: c}
+	in.ta = newEditor(c, "Ask anything · / for commands · ctrl+c twice to quit", maxInputRows)
+	in.ta.setPrompt(2, func(row int) string {
+		if row == 0 {
+			return c.styles.Prompt.Render("❯ ")
+		}
+		return "  "
+	})
+	in.resize()
+	return in
+}
+
+func (in *inputModel) resize() { in.ta.setWidth(max(in.c.width, minWidth)) }
+
+func (in *inputModel) value() string { return in.ta.value() }
+
+func (in *inputModel) setValue(s string) {
+	in.ta.setValue(s)
+	in.closed = false
+	in.refresh()
+}
+
+// popupVisible reports whether the completion popup shows.
+func (in *inputModel) popupVisible() bool { return len(in.matches) > 0 && !in.closed }
+
+// refresh recomputes the popup after the text changed.
+func (in *inputModel) refresh() {
+	v := in.ta.value()
+	prev := len(in.matches)
+	in.matches = nil
+	if strings.HasPrefix(v, "/") && !strings.ContainsAny(v, " \n\t") {
+		in.matches = matchCommands(v[1:])
+	}
+	if len(in.matches) != prev {
+		in.sel = 0
+	}
+	in.sel = min(in.sel, max(len(in.matches)-1, 0))
+}
+
+// complete replaces the typed command name with the selected match.
+func (in *inputModel) complete() {
+	if !in.popupVisible() {
+		return
+	}
+	cmd := in.matches[in.sel]
+	v := "/" + cmd.name
+	if cmd.args != "" {
+		v += " "
+	}
+	in.ta.setValue(v)
+	in.refresh()
+	in.closed = true
+}
+
+// submit takes the text, remembers it for recall and clears the input.
+func (in *inputModel) submit() string {
+	v := in.ta.value()
+	if strings.TrimSpace(v) == "" {
+		return ""
+	}
+	if n := len(in.history); n == 0 || in.history[n-1] != v {
+		in.history = append(in.history, v)
+	}
+	in.histIdx = len(in.history)
+	in.draft = ""
+	in.ta.reset()
+	in.closed = false
+	in.refresh()
+	return v
+}
+
+// recall moves through earlier prompts: -1 older, +1 newer. The text being
+// typed is kept as a draft and comes back past the newest prompt.
+func (in *inputModel) recall(dir int) {
+	if len(in.history) == 0 {
+		return
+	}
+	if in.histIdx == len(in.history) {
+		in.draft = in.ta.value()
+	}
+	i := in.histIdx + dir
+	if i < 0 || i > len(in.history) {
+		return
+	}
+	in.histIdx = i
+	if i == len(in.history) {
+		in.ta.setValue(in.draft)
+	} else {
+		in.ta.setValue(in.history[i])
+	}
+	in.closed = true
+	in.refresh()
+}
+
+// update handles a key for the input. It returns the submitted text when
+// Enter sends something.
+func (in *inputModel) update(msg tea.Msg) string {
+	km, ok := msg.(tea.KeyMsg)
+	if ok {
+		k := &in.c.keys
+		switch {
+		case key.Matches(km, k.Send) && !km.Paste:
+			if in.popupVisible() {
+				cmd := in.matches[in.sel]
+				if strings.TrimPrefix(in.ta.value(), "/") != cmd.name {
+					in.complete()
+					return ""
+				}
+			}
+			return in.submit()
+		case key.Matches(km, k.Complete):
+			in.complete()
+			return ""
+		case key.Matches(km, k.HistoryPrev):
+			if in.popupVisible() {
+				in.sel = (in.sel + len(in.matches) - 1) % len(in.matches)
+				return ""
+			}
+			if in.ta.line() == 0 {
+				in.recall(-1)
+				return ""
+			}
+		case key.Matches(km, k.HistoryNext):
+			if in.popupVisible() {
+				in.sel = (in.sel + 1) % len(in.matches)
+				return ""
+			}
+			if in.ta.line() == in.ta.lineCount()-1 {
+				in.recall(+1)
+				return ""
+			}
+		}
+	}
+	if ok && in.ta.update(km) {
+		in.closed = false
+		in.histIdx = len(in.history)
+		in.refresh()
+	}
+	return ""
+}
+
+// view is the rule above the input and the input itself.
+func (in *inputModel) view() []string {
+	w := max(in.c.width, minWidth)
+	out := []string{in.c.styles.InputRule.Render(strings.Repeat("─", w))}
+	return append(out, in.ta.view()...)
+}
+
+// popupView lists the matching commands, the selected one highlighted.
+func (in *inputModel) popupView() []string {
+	if !in.popupVisible() {
+		return nil
+	}
+	st := &in.c.styles
+	w := max(in.c.width, minWidth)
+	nameW := 0
+	for _, c := range in.matches {
+		nameW = max(nameW, ansi.StringWidth(c.usage()))
+	}
+	start := max(0, in.sel-maxPopupRows+1)
+	end := min(len(in.matches), start+maxPopupRows)
+	var out []string
+	for i := start; i < end; i++ {
+		c := in.matches[i]
+		name := c.usage() + strings.Repeat(" ", nameW-ansi.StringWidth(c.usage()))
+		mark, style := "  ", st.PopupName
+		if i == in.sel {
+			mark, style = "› ", st.PopupActive
+		}
+		out = append(out, truncate(mark+style.Render(name)+"  "+st.PopupDesc.Render(c.desc), w))
+	}
+	return out
+}

@@ -1,0 +1,73 @@
+package ui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap holds every key binding of the TUI, with the help text /help shows.
+type KeyMap struct {
+	Send        key.Binding
+	Newline     key.Binding
+	Cancel      key.Binding
+	Interrupt   key.Binding
+	PageUp      key.Binding
+	PageDown    key.Binding
+	Top         key.Binding
+	Bottom      key.Binding
+	HistoryPrev key.Binding
+	HistoryNext key.Binding
+	Complete    key.Binding
+	ToggleTools key.Binding
+	ToggleThink key.Binding
+
+	// Approval pane.
+	ApproveOnce    key.Binding
+	ApproveSession key.Binding
+	SaveRule       key.Binding
+	Deny           key.Binding
+	DenyReason     key.Binding
+	Edit           key.Binding
+	ChoiceLeft     key.Binding
+	ChoiceRight    key.Binding
+	Choose         key.Binding
+	DenyEsc        key.Binding
+	PreviewUp      key.Binding
+	PreviewDown    key.Binding
+	PreviewPgUp    key.Binding
+	PreviewPgDown  key.Binding
+}
+
+// DefaultKeyMap returns the standard bindings.
+func DefaultKeyMap() KeyMap {
+	b := func(help string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(keys[0], help))
+	}
+	return KeyMap{
+		Send:        b("send the prompt or command", "enter"),
+		Newline:     b("insert a newline", "alt+enter", "ctrl+j"),
+		Cancel:      b("cancel the running turn; close the popup", "esc"),
+		Interrupt:   b("cancel the running turn; twice when idle to quit", "ctrl+c"),
+		PageUp:      b("scroll the transcript up", "pgup"),
+		PageDown:    b("scroll the transcript down", "pgdown"),
+		Top:         b("go to the top of the transcript", "home"),
+		Bottom:      b("go to the bottom and follow new output", "end"),
+		HistoryPrev: b("earlier prompt (cursor on the first line)", "up"),
+		HistoryNext: b("later prompt (cursor on the last line)", "down"),
+		Complete:    b("complete a slash command", "tab"),
+		ToggleTools: b("expand or collapse tool results", "ctrl+o"),
+		ToggleThink: b("show or hide the model's reasoning", "ctrl+r"),
+
+		ApproveOnce:    b("approve this call once", "y"),
+		ApproveSession: b("approve for the rest of the session", "a"),
+		SaveRule:       b("approve for the session and save the rule to the config", "s"),
+		Deny:           b("deny", "n"),
+		DenyReason:     b("deny with a reason the model reads", "r"),
+		Edit:           b("edit the arguments, then approve", "e"),
+		ChoiceLeft:     b("previous choice", "left", "shift+tab"),
+		ChoiceRight:    b("next choice", "right", "tab"),
+		Choose:         b("take the highlighted choice", "enter"),
+		DenyEsc:        b("deny", "esc"),
+		PreviewUp:      b("scroll the preview", "up", "k"),
+		PreviewDown:    b("scroll the preview", "down", "j"),
+		PreviewPgUp:    b("scroll the preview a page", "pgup"),
+		PreviewPgDown:  b("scroll the preview a page", "pgdown"),
+	}
+}

@@ -1,0 +1,249 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+
+	"myclaw/agent"
+	"myclaw/approval"
+	"myclaw/history"
+)
+
+// Tests draw at a fixed size with no colours, so that golden files are
+// plain text and do not depend on the terminal running the tests.
+const (
+	testWidth  = 80
+	testHeight = 24
+)
+
+func TestMain(m *testing.M) {
+	lipgloss.SetColorProfile(termenv.Ascii)
+	lipgloss.SetHasDarkBackground(true)
+	os.Exit(m.Run())
+}
+
+// fakeBackend is a Backend for tests: Run calls runFn, the other methods
+// record their calls and return what the test set.
+type fakeBackend struct {
+	mu sync.Mutex
+
+	runFn   func(ctx context.Context, prompt string, emit func(agent.Event), ap approval.Approver) error
+	prompts []string
+
+	undoCalls [][2]any // {n, force}
+	undoOut   string
+	undoErr   error
+	redoCalls []int
+	redoOut   string
+
+	entries  []history.Entry
+	tools    []agent.ToolInfo
+	level    approval.Level
+	model    string
+	sessions []history.SessionInfo
+	status   agent.Status
+	checkErr error
+	cleared  int
+}
+
+func newFake() *fakeBackend {
+	return &fakeBackend{level: approval.Ask, model: "test-model",
+		status: agent.Status{Model: "test-model", TokensUsed: 1200, ContextWindow: 128000, UndoDepth: 2}}
+}
+
+func (f *fakeBackend) Run(ctx context.Context, prompt string, emit func(agent.Event), ap approval.Approver) error {
+	f.mu.Lock()
+	f.prompts = append(f.prompts, prompt)
+	fn := f.runFn
+	f.mu.Unlock()
+	if fn == nil {
+		emit(agent.TextDelta{Text: "ok"})
+		emit(agent.DoneEvent{Reason: agent.DoneStop, Rounds: 1})
+		return nil
+	}
+	return fn(ctx, prompt, emit, ap)
+}
+
+func (f *fakeBackend) Undo(ctx context.Context, n int, force bool) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.undoCalls = append(f.undoCalls, [2]any{n, force})
+	return f.undoOut, f.undoErr
+}
+
+func (f *fakeBackend) Redo(ctx context.Context, n int) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.redoCalls = append(f.redoCalls, n)
+	return f.redoOut, nil
+}
+
+func (f *fakeBackend) History() ([]history.Entry, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.entries, nil
+}
+
+func (f *fakeBackend) Tools() []agent.ToolInfo {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.tools
+}
+
+func (f *fakeBackend) Autonomy() approval.Level {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.level
+}
+
+func (f *fakeBackend) SetAutonomy(level approval.Level) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.level = level
+}
+
+func (f *fakeBackend) Model() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.model
+}
+
+func (f *fakeBackend) SetModel(name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.model = name
+	f.status.Model = name
+}
+
+func (f *fakeBackend) NewConversation() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cleared++
+	return nil
+}
+
+func (f *fakeBackend) Sessions() ([]history.SessionInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sessions, nil
+}
+
+func (f *fakeBackend) Status() agent.Status {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.status
+}
+
+func (f *fakeBackend) CheckServer(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.checkErr
+}
+
+// newTestModel is a model at the test size.
+func newTestModel(t testing.TB, b Backend) Model {
+	t.Helper()
+	m := New(b, Options{Workspace: "/work/project"})
+	return update(m, tea.WindowSizeMsg{Width: testWidth, Height: testHeight})
+}
+
+// update runs one message through Update and drops the command.
+func update(m Model, msg tea.Msg) Model {
+	next, _ := m.Update(msg)
+	return next.(Model)
+}
+
+// updateCmd runs one message through Update and returns the command.
+func updateCmd(m Model, msg tea.Msg) (Model, tea.Cmd) {
+	next, cmd := m.Update(msg)
+	return next.(Model), cmd
+}
+
+// keyMsg builds the key message Bubble Tea sends for a key name.
+func keyMsg(k string) tea.KeyMsg {
+	types := map[string]tea.KeyType{
+		"enter": tea.KeyEnter, "esc": tea.KeyEsc, "ctrl+c": tea.KeyCtrlC, "tab": tea.KeyTab,
+		"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
+		"pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "home": tea.KeyHome, "end": tea.KeyEnd,
+		"backspace": tea.KeyBackspace, "ctrl+j": tea.KeyCtrlJ, "ctrl+o": tea.KeyCtrlO,
+		"ctrl+r": tea.KeyCtrlR, "shift+tab": tea.KeyShiftTab, "ctrl+w": tea.KeyCtrlW,
+	}
+	if k == "alt+enter" {
+		return tea.KeyMsg{Type: tea.KeyEnter, Alt: true}
+	}
+	if k == " " {
+		return tea.KeyMsg{Type: tea.KeySpace, Runes: []rune(" ")}
+	}
+	if t, ok := types[k]; ok {
+		return tea.KeyMsg{Type: t}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+}
+
+// typeText sends s one key at a time.
+func typeText(m Model, s string) Model {
+	for _, r := range s {
+		m = update(m, keyMsg(string(r)))
+	}
+	return m
+}
+
+// screen is the current frame without escape sequences (only the cursor
+// draws any under the ASCII profile).
+func screen(m Model) string { return ansi.Strip(m.View()) }
+
+// runCmd executes a command that does not block (a backend call) and
+// feeds its message back, recursively for batches.
+func runCmd(t testing.TB, m Model, cmd tea.Cmd) Model {
+	t.Helper()
+	if cmd == nil {
+		return m
+	}
+	msg := cmd()
+	switch msg := msg.(type) {
+	case nil:
+		return m
+	case tea.BatchMsg:
+		for _, c := range msg {
+			m = runCmd(t, m, c)
+		}
+		return m
+	}
+	next, cmd2 := m.Update(msg)
+	return runCmd(t, next.(Model), cmd2)
+}
+
+// events feeds events of the running turn to the model, then publishes.
+func events(m Model, evs ...agent.Event) Model {
+	items := make([]turnItem, len(evs))
+	for i, ev := range evs {
+		items[i] = turnItem{ev: ev}
+	}
+	m = update(m, eventsMsg{turn: m.turn.id, items: items})
+	return update(m, renderTickMsg{})
+}
+
+// startFakeTurn starts a turn whose goroutine is not run: the test plays
+// the events itself. It returns the model and the turn's cancel check.
+func startFakeTurn(t testing.TB, m Model, prompt string) Model {
+	t.Helper()
+	m = typeText(m, prompt)
+	m, _ = updateCmd(m, keyMsg("enter"))
+	if m.turn == nil {
+		t.Fatalf("got no running turn after enter; want one")
+	}
+	return m
+}
+
+func sizeMsg(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
+
+// lines splits a screen into its lines.
+func lines(s string) []string { return strings.Split(s, "\n") }

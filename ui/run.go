@@ -1,0 +1,93 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	stdlog "log"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// Options configures Run.
+type Options struct {
+	Workspace string    // shown in the status line
+	LogPath   string    // where the TUI logs (never to the terminal)
+	Input     io.Reader // nil -> os.Stdin   (for tests)
+	Output    io.Writer // nil -> os.Stdout
+	Banner    string    // optional line shown at the top on start (e.g. "ignored .myclaw.toml: folder not trusted")
+}
+
+// shutdownWait bounds how long quitting waits for a cancelled turn to
+// return (and save the session) before giving up on it.
+const shutdownWait = 5 * time.Second
+
+// Run runs the TUI (alternate screen, mouse wheel) until the user quits or
+// ctx ends. A running turn is cancelled and waited for before Run returns.
+// Logs go to opts.LogPath; if it cannot be opened, the TUI says so and
+// runs without logs.
+func Run(ctx context.Context, b Backend, opts Options) error {
+	log, closeLog, logErr := openLog(opts.LogPath)
+	defer closeLog()
+	m := newModel(ctx, b, opts, log)
+	if logErr != nil {
+		m.tr.add(warnBlock("logging is off: " + logErr.Error()))
+	}
+
+	popts := []tea.ProgramOption{
+		tea.WithAltScreen(),
+		tea.WithMouseCellMotion(),
+		tea.WithContext(ctx),
+	}
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	p := tea.NewProgram(m, popts...)
+	log.Info("tui started", "workspace", opts.Workspace)
+	_, err := p.Run()
+	if !m.shared.shutdown(shutdownWait) {
+		log.Warn("a turn did not stop within the shutdown wait", "wait", shutdownWait)
+	}
+	log.Info("tui stopped", "err", err)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return fmt.Errorf("terminal UI: %w", err)
+}
+
+// openLog opens the log file for appending, creating its directory. The
+// standard logger goes there too, so that nothing a library logs reaches
+// the screen behind Bubble Tea. With no path, logs are discarded.
+func openLog(path string) (*slog.Logger, func(), error) {
+	discard := slog.New(slog.NewTextHandler(io.Discard, nil))
+	prev := stdlog.Writer()
+	if path == "" {
+		stdlog.SetOutput(io.Discard)
+		return discard, func() { stdlog.SetOutput(prev) }, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		stdlog.SetOutput(io.Discard)
+		return discard, func() { stdlog.SetOutput(prev) }, fmt.Errorf("create log directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		stdlog.SetOutput(io.Discard)
+		return discard, func() { stdlog.SetOutput(prev) }, fmt.Errorf("open log: %w", err)
+	}
+	stdlog.SetOutput(f)
+	return slog.New(slog.NewTextHandler(f, nil)), func() {
+		stdlog.SetOutput(prev)
+		_ = f.Close()
+	}, nil
+}

@@ -1,0 +1,203 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"myclaw/agent"
+)
+
+// keyArgNames are the arguments that best say what a call is about, in
+// order of preference.
+var keyArgNames = []string{"path", "command", "url", "query", "pattern", "file", "name", "key", "prompt", "question"}
+
+// keyArg picks the argument a card shows next to the tool name.
+func keyArg(args json.RawMessage) string {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil {
+		return ""
+	}
+	for _, k := range keyArgNames {
+		if s, ok := m[k].(string); ok && s != "" {
+			return oneLine(s)
+		}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if s, ok := m[k].(string); ok && s != "" {
+			return oneLine(s)
+		}
+	}
+	return ""
+}
+
+// formatDuration is short and human: 12ms, 1.2s, 3m04s.
+func formatDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return ""
+	case d < time.Second:
+		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	case d < time.Minute:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	default:
+		m := int(d / time.Minute)
+		s := int((d % time.Minute) / time.Second)
+		return strconv.Itoa(m) + "m" + pad2(s) + "s"
+	}
+}
+
+func pad2(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}
+
+// toolCard is one tool call in the transcript: a compact header with the
+// tool, its key argument, status and duration; the summary; errors with
+// their hint; untrusted output in its frame; and, expanded, the result.
+type toolCard struct {
+	call     agent.Call
+	summary  string
+	status   string // "" while running, else an agent.Status* value
+	kind     string
+	message  string
+	hint     string
+	duration time.Duration
+	content  string
+	decision string // who approved or denied it, when not the user
+
+	untrusted  bool
+	source     string
+	at         time.Time
+	body       string
+	reversible bool
+
+	cache lineCache
+}
+
+func newToolCard(call agent.Call) *toolCard { return &toolCard{call: call} }
+
+func (t *toolCard) update(fn func(t *toolCard)) {
+	fn(t)
+	t.cache.reset()
+}
+
+// finish records the result of the call.
+func (t *toolCard) finish(ev agent.ToolResultEvent) {
+	t.update(func(t *toolCard) {
+		t.status = ev.Status
+		t.kind, t.message, t.hint = ev.Kind, ev.Message, ev.Hint
+		if ev.Summary != "" {
+			t.summary = ev.Summary
+		}
+		t.duration = ev.Duration
+		t.content = ev.Content
+		t.untrusted, t.source, t.at, t.body = ev.Untrusted, ev.Source, ev.RetrievedAt, ev.Body
+		t.reversible = ev.Reversible
+	})
+}
+
+func (t *toolCard) lines(c *common) []string {
+	if l, ok := t.cache.get(c); ok {
+		return l
+	}
+	return t.cache.put(c, withGap(t.draw(c)))
+}
+
+func (t *toolCard) draw(c *common) []string {
+	st := &c.styles
+	w := c.contentWidth()
+	mark, state := st.Running.Render("●"), st.Running.Render("running…")
+	switch t.status {
+	case agent.StatusOK:
+		mark, state = st.OK.Render("●"), st.OK.Render("ok")
+	case agent.StatusError:
+		kind := "error"
+		if t.kind != "" {
+			kind += " " + oneLine(t.kind)
+		}
+		mark, state = st.Failed.Render("●"), st.Failed.Render(kind)
+	case agent.StatusDenied:
+		mark, state = st.Denied.Render("●"), st.Denied.Render("denied")
+	case agent.StatusCancelled:
+		mark, state = st.Cancelled.Render("●"), st.Cancelled.Render("cancelled")
+	}
+	if d := formatDuration(t.duration); d != "" {
+		state += st.Dim.Render(" · " + d)
+	}
+	name := oneLine(t.call.Tool)
+	if name == "" {
+		name = oneLine(t.call.Wire)
+	}
+	head := mark + " " + st.ToolName.Render(name)
+	right := "  " + state
+	if arg := keyArg(t.call.Args); arg != "" {
+		room := w - 2 - ansi.StringWidth(name) - 1 - ansi.StringWidth(right)
+		if room > 3 {
+			head += " " + st.ToolArg.Render(truncate(arg, room))
+		}
+	}
+	out := []string{truncate(head+right, w)}
+
+	inner := w - 2
+	add := func(style func(...string) string, s string) {
+		for _, l := range wrapPlain(s, inner) {
+			out = append(out, "  "+style(l))
+		}
+	}
+	if t.summary != "" {
+		add(st.Dim.Render, oneLine(t.summary))
+	}
+	if t.decision != "" {
+		add(st.Dim.Render, oneLine(t.decision))
+	}
+	switch t.status {
+	case agent.StatusError, agent.StatusDenied, agent.StatusCancelled:
+		if t.message != "" {
+			style := st.Failed.Render
+			if t.status != agent.StatusError {
+				style = st.Denied.Render
+			}
+			add(style, oneLine(t.message))
+		}
+		if t.hint != "" && t.status == agent.StatusError {
+			add(st.Hint.Render, "hint: "+oneLine(t.hint))
+		}
+	}
+	if t.reversible && t.status == agent.StatusOK {
+		add(st.Dim.Render, "↶ /undo can revert this")
+	}
+	if t.untrusted {
+		for _, l := range renderFence(c, inner, t.source, t.at, t.body, !c.expandTools) {
+			out = append(out, "  "+l)
+		}
+	} else if c.expandTools && t.content != "" {
+		for _, l := range strings.Split(prettyContent(t.content), "\n") {
+			add(st.Dim.Render, expandTabs(l))
+		}
+	}
+	return out
+}
+
+// prettyContent is a trusted result for people: its JSON indented, or the
+// text as it is, without controls.
+func prettyContent(s string) string {
+	s = stripControls(sanitizeForScreen(s))
+	var b bytes.Buffer
+	if json.Indent(&b, []byte(s), "", "  ") == nil {
+		return b.String()
+	}
+	return strings.TrimRight(s, "\n")
+}

@@ -1,0 +1,218 @@
+package ui
+
+import (
+	"strings"
+)
+
+// block is one piece of the transcript: a user prompt, a markdown block of
+// an answer, a tool card, a notice. lines returns its rendered lines for
+// the current width and display toggles, each at most c.contentWidth()
+// columns wide, ending with a blank separator line; blocks cache them, so
+// calling lines for an unchanged block is O(1).
+type block interface {
+	lines(c *common) []string
+}
+
+// funcBlock is a block drawn by a function, cached per width.
+type funcBlock struct {
+	draw  func(c *common) []string
+	cache lineCache
+}
+
+func newFuncBlock(draw func(c *common) []string) *funcBlock { return &funcBlock{draw: draw} }
+
+func (b *funcBlock) lines(c *common) []string {
+	if l, ok := b.cache.get(c); ok {
+		return l
+	}
+	return b.cache.put(c, withGap(b.draw(c)))
+}
+
+// transcript is the scrollable list of blocks.
+//
+// A frame only looks at the blocks on screen: when following the bottom it
+// walks back from the last block until the screen is full; when scrolled
+// up, the view is anchored at (top, off), a block index and a line within
+// it, and walks forward. So a frame's cost does not grow with the length
+// of the conversation, and blocks that never come on screen are never
+// rendered.
+type transcript struct {
+	blocks []block
+	follow bool
+	top    int
+	off    int
+}
+
+func newTranscript() *transcript { return &transcript{follow: true} }
+
+func (t *transcript) add(b ...block) { t.blocks = append(t.blocks, b...) }
+
+// insertBeforeLast adds blocks just before the last one (the live tail of
+// a streaming answer).
+func (t *transcript) insertBeforeLast(bs ...block) {
+	if len(t.blocks) == 0 {
+		t.add(bs...)
+		return
+	}
+	last := t.blocks[len(t.blocks)-1]
+	t.blocks = append(append(t.blocks[:len(t.blocks)-1], bs...), last)
+}
+
+// remove drops b if it is present; used for the live tail when its
+// answer ends.
+func (t *transcript) remove(b block) {
+	for i := len(t.blocks) - 1; i >= 0; i-- {
+		if t.blocks[i] == b {
+			t.blocks = append(t.blocks[:i], t.blocks[i+1:]...)
+			if !t.follow && t.top > i {
+				t.top--
+			} else if !t.follow && t.top == i {
+				t.off = 0
+			}
+			return
+		}
+	}
+}
+
+func (t *transcript) clear() {
+	t.blocks = nil
+	t.follow, t.top, t.off = true, 0, 0
+}
+
+// view returns exactly h lines: the visible part of the transcript, with
+// blank lines below when it is shorter than the screen.
+func (t *transcript) view(c *common, h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	var out []string
+	if !t.follow {
+		out = t.forward(c, t.top, t.off, h)
+		if len(out) < h {
+			// The end came into view (the content shrank): show the bottom.
+			out = nil
+		}
+	}
+	if out == nil {
+		out = t.bottom(c, h)
+	}
+	for len(out) < h {
+		out = append(out, "")
+	}
+	return out
+}
+
+// forward collects up to h lines starting at line off of block i.
+func (t *transcript) forward(c *common, i, off, h int) []string {
+	out := make([]string, 0, h)
+	for ; i < len(t.blocks) && len(out) < h; i++ {
+		ls := t.blocks[i].lines(c)
+		if off < len(ls) {
+			out = append(out, ls[off:min(len(ls), off+h-len(out))]...)
+		}
+		off = 0
+	}
+	return out
+}
+
+// bottom returns the last h lines (fewer if the transcript is shorter).
+func (t *transcript) bottom(c *common, h int) []string {
+	var parts [][]string
+	n := 0
+	for i := len(t.blocks) - 1; i >= 0 && n < h; i-- {
+		ls := t.blocks[i].lines(c)
+		if len(ls) > 0 {
+			parts = append(parts, ls)
+			n += len(ls)
+		}
+	}
+	out := make([]string, 0, min(n, h))
+	skip := max(n-h, 0)
+	for i := len(parts) - 1; i >= 0; i-- {
+		ls := parts[i]
+		if skip >= len(ls) {
+			skip -= len(ls)
+			continue
+		}
+		out = append(out, ls[skip:]...)
+		skip = 0
+	}
+	return out
+}
+
+// bottomAnchor is the (block, line) at the top of the bottom view; ok is
+// false when everything fits on one screen.
+func (t *transcript) bottomAnchor(c *common, h int) (top, off int, ok bool) {
+	remaining := h
+	for i := len(t.blocks) - 1; i >= 0; i-- {
+		l := len(t.blocks[i].lines(c))
+		if l >= remaining {
+			return i, l - remaining, true
+		}
+		remaining -= l
+	}
+	return 0, 0, false
+}
+
+// scroll moves the view n lines (negative: up). Scrolling down to the end
+// resumes following new output.
+func (t *transcript) scroll(c *common, h, n int) {
+	if n == 0 {
+		return
+	}
+	if t.follow {
+		if n > 0 {
+			return
+		}
+		top, off, ok := t.bottomAnchor(c, h)
+		if !ok {
+			return
+		}
+		t.follow, t.top, t.off = false, top, off
+	}
+	t.top = min(t.top, len(t.blocks)-1)
+	if t.top < 0 {
+		t.toBottom()
+		return
+	}
+	t.off = min(t.off, max(len(t.blocks[t.top].lines(c))-1, 0))
+	if n < 0 {
+		t.off += n
+		for t.off < 0 && t.top > 0 {
+			t.top--
+			t.off += len(t.blocks[t.top].lines(c))
+		}
+		t.off = max(t.off, 0)
+		return
+	}
+	t.off += n
+	for t.top < len(t.blocks) && t.off >= len(t.blocks[t.top].lines(c)) {
+		t.off -= len(t.blocks[t.top].lines(c))
+		t.top++
+	}
+	if t.top >= len(t.blocks) || len(t.forward(c, t.top, t.off, h+1)) <= h {
+		t.toBottom()
+	}
+}
+
+func (t *transcript) toTop(c *common, h int) {
+	if _, _, ok := t.bottomAnchor(c, h); !ok {
+		return
+	}
+	t.follow, t.top, t.off = false, 0, 0
+}
+
+func (t *transcript) toBottom() { t.follow, t.top, t.off = true, 0, 0 }
+
+// text returns the whole transcript as plain lines; for tests and /help
+// output checks, never for frames.
+func (t *transcript) text(c *common) string {
+	var b strings.Builder
+	for _, bl := range t.blocks {
+		for _, l := range bl.lines(c) {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,369 @@
+// Package ui is myclaw's terminal interface, a Bubble Tea program.
+//
+// The root Model routes messages to its parts: the transcript (prompts,
+// streamed markdown answers, tool cards, fenced untrusted output, notices),
+// the prompt input with slash-command completion, the approval pane and the
+// status line. A turn runs Backend.Run in a goroutine of its own; its events
+// reach Update in batches through a re-armed Cmd, and approval requests
+// arrive through the Approver on a channel of their own. Update never
+// blocks and does no I/O: backend calls run in Cmds that return messages.
+//
+// Speed comes from caching: every block of the transcript keeps its
+// rendered lines per width, a frame only touches the blocks on screen, and
+// a streamed answer is split into blocks so that only its unfinished last
+// block is rendered again, at most ~30 times a second.
+package ui
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// Model is the root tea.Model of the TUI.
+type Model struct {
+	c       *common
+	backend Backend
+	shared  *shared
+	tr      *transcript
+	input   inputModel
+	pane    *approvalPane
+	queue   []*pendingApproval
+	cards   map[string]*toolCard
+	status  statusInfo
+
+	turn        *turnState
+	turnSeq     int
+	live        *liveText
+	think       *reasoningBlock
+	tickPending bool
+	quitArmed   bool
+}
+
+// New returns the root model for b. It reads the backend's status (no
+// network I/O) so that the first frame shows the model and the level.
+func New(b Backend, opts Options) Model {
+	return newModel(context.Background(), b, opts, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// newModel builds the model; base is the parent of every turn's context.
+func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) Model {
+	// Detected once: lipgloss caches both, so frames never query the terminal.
+	profile := lipgloss.ColorProfile()
+	dark := lipgloss.HasDarkBackground()
+	c := &common{
+		width: defaultWidth, height: defaultHeight,
+		styles: NewStyles(dark),
+		keys:   DefaultKeyMap(),
+		md:     newMarkdown(dark, profile, log),
+		now:    time.Now,
+		log:    log,
+	}
+	m := Model{
+		c:       c,
+		backend: b,
+		shared:  newShared(base),
+		tr:      newTranscript(),
+		cards:   map[string]*toolCard{},
+	}
+	m.input = newInput(c)
+	m.status = statusInfo{workspace: opts.Workspace, model: b.Model()}
+	m.status.apply(b.Status(), b.Autonomy())
+	if opts.Workspace != "" {
+		m.status.workspace = opts.Workspace
+	}
+	m.tr.add(noticeBlock("myclaw · " + c.keys.Send.Help().Key + " sends · /help lists keys and commands"))
+	if opts.Banner != "" {
+		m.tr.add(warnBlock(opts.Banner))
+	}
+	return m
+}
+
+// Init implements tea.Model: it starts waiting for approval requests and
+// checks the model server behind the first frame.
+func (m Model) Init() tea.Cmd {
+	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base))
+}
+
+// Update implements tea.Model.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.c.width, m.c.height = max(msg.Width, 1), max(msg.Height, 1)
+		m.input.resize()
+		if m.pane != nil && m.pane.mode != modeChoose {
+			m.pane.fitEditor()
+		}
+		return m, nil
+	case tea.KeyMsg:
+		return m.handleKey(msg)
+	case tea.MouseMsg:
+		return m.handleMouse(msg)
+	case eventsMsg:
+		return m.handleEvents(msg)
+	case renderTickMsg:
+		m.tickPending = false
+		m.publish()
+		return m, nil
+	case spinnerTickMsg:
+		if m.turn == nil || msg.turn != m.turn.id {
+			return m, nil
+		}
+		m.turn.frame++
+		m.turn.elapsed = msg.now.Sub(m.turn.start)
+		return m, spinnerTick(m.turn.id)
+	case approvalRequestMsg:
+		return m.handleApprovalRequest(msg)
+	case approvalDecidedMsg:
+		return m.handleDecision(msg)
+	case commandResultMsg:
+		return m.handleCommandResult(msg)
+	case statusRefreshMsg:
+		m.status.apply(msg.status, msg.level)
+		return m, nil
+	case serverCheckedMsg:
+		if msg.err != nil {
+			text, hint := errorParts(msg.err)
+			if hint == "" {
+				hint = "check the server address and the model name; /model switches the model"
+			}
+			m.addBlock(errorBlock("the model server did not answer the check: "+text, hint))
+		}
+		return m, nil
+	}
+	// Anything else (pasted text, cursor messages) belongs to the focused editor.
+	if m.pane != nil {
+		var cmd tea.Cmd
+		m.pane, cmd = m.pane.update(msg)
+		return m, cmd
+	}
+	m.input.update(msg)
+	return m, nil
+}
+
+// transcriptHeight is what is left for the transcript once the bottom
+// part (input or pane, popup, status line) is laid out.
+func (m Model) transcriptHeight() int {
+	return max(m.c.height-len(m.bottomView())-1, 1)
+}
+
+func (m Model) bottomView() []string {
+	if m.pane != nil {
+		return m.pane.view()
+	}
+	return append(m.input.popupView(), m.input.view()...)
+}
+
+func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
+	k := &m.c.keys
+	if key.Matches(msg, k.Interrupt) {
+		switch {
+		case m.turn != nil:
+			m.quitArmed = false
+			return m.cancelTurn()
+		case m.quitArmed:
+			return m.quit()
+		}
+		m.quitArmed = true
+		return m, nil
+	}
+	m.quitArmed = false
+	if m.pane != nil {
+		var cmd tea.Cmd
+		m.pane, cmd = m.pane.update(msg)
+		return m, cmd
+	}
+	h := m.transcriptHeight()
+	switch {
+	case key.Matches(msg, k.Cancel):
+		if m.input.popupVisible() {
+			m.input.closed = true
+			return m, nil
+		}
+		return m.cancelTurn()
+	case key.Matches(msg, k.PageUp):
+		m.tr.scroll(m.c, h, -max(h-2, 1))
+		return m, nil
+	case key.Matches(msg, k.PageDown):
+		m.tr.scroll(m.c, h, max(h-2, 1))
+		return m, nil
+	case key.Matches(msg, k.Top):
+		m.tr.toTop(m.c, h)
+		return m, nil
+	case key.Matches(msg, k.Bottom):
+		m.tr.toBottom()
+		return m, nil
+	case key.Matches(msg, k.ToggleTools):
+		m.c.expandTools = !m.c.expandTools
+		m.c.gen++
+		return m, nil
+	case key.Matches(msg, k.ToggleThink):
+		m.c.showThink = !m.c.showThink
+		m.c.gen++
+		return m, nil
+	}
+	if text := m.input.update(msg); text != "" {
+		return m.submit(text)
+	}
+	return m, nil
+}
+
+// wheelLines is how far one notch of the mouse wheel scrolls.
+const wheelLines = 3
+
+func (m Model) handleMouse(msg tea.MouseMsg) (Model, tea.Cmd) {
+	if msg.Action != tea.MouseActionPress {
+		return m, nil
+	}
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		m.tr.scroll(m.c, m.transcriptHeight(), -wheelLines)
+	case tea.MouseButtonWheelDown:
+		m.tr.scroll(m.c, m.transcriptHeight(), wheelLines)
+	}
+	return m, nil
+}
+
+// submit sends a prompt or runs a slash command. "//" at the start sends a
+// prompt that begins with "/".
+func (m Model) submit(text string) (Model, tea.Cmd) {
+	if strings.HasPrefix(text, "/") && !strings.HasPrefix(text, "//") {
+		return m.runCommand(text)
+	}
+	text = strings.TrimPrefix(text, "/")
+	if m.turn != nil {
+		m.input.setValue(text)
+		m.addBlock(errorBlock("a turn is running: your prompt is kept in the input",
+			"press esc to cancel the turn, or wait for it to end and press enter"))
+		return m, nil
+	}
+	return m.startTurn(text)
+}
+
+func (m Model) handleCommandResult(msg commandResultMsg) (Model, tea.Cmd) {
+	if msg.cleared {
+		m.finishLive()
+		m.finishThink()
+		m.tr.clear()
+		m.cards = map[string]*toolCard{}
+	}
+	if msg.draw != nil {
+		m.addBlock(newFuncBlock(msg.draw))
+	}
+	if msg.err != nil {
+		text, hint := errorParts(msg.err)
+		m.addBlock(errorBlock(text, hint))
+	}
+	if msg.refresh || msg.cleared {
+		return m, refreshStatus(m.backend)
+	}
+	return m, nil
+}
+
+// quit ends the program; Run then cancels a running turn and waits for it.
+func (m Model) quit() (Model, tea.Cmd) {
+	if m.turn != nil {
+		m.turn.cancel()
+	}
+	return m, tea.Quit
+}
+
+// addBlock appends a block to the transcript. A streamed answer or
+// reasoning in progress is finished first: events arrive in order, so
+// anything after them means they are complete.
+func (m *Model) addBlock(b block) {
+	m.finishLive()
+	m.finishThink()
+	m.tr.add(b)
+}
+
+// View implements tea.Model. Its cost depends on the screen size, not on
+// the length of the conversation.
+func (m Model) View() string {
+	bottom := m.bottomView()
+	th := max(m.c.height-len(bottom)-1, 1)
+	lines := m.tr.view(m.c, th)
+	var b strings.Builder
+	b.Grow((len(lines) + len(bottom) + 1) * (m.c.width + 16))
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	for _, l := range bottom {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	b.WriteString(m.statusView())
+	return b.String()
+}
+
+// userBlock shows a prompt or a command as the user typed it.
+func userBlock(text string) block {
+	return newFuncBlock(func(c *common) []string {
+		st := &c.styles
+		var out []string
+		for l := range strings.SplitSeq(strings.TrimRight(stripControls(text), "\n"), "\n") {
+			for _, w := range wrapPlain(expandTabs(l), c.contentWidth()-2) {
+				p := "  "
+				if len(out) == 0 {
+					p = st.UserBar.Render("❯ ")
+				}
+				out = append(out, p+st.UserText.Render(w))
+			}
+		}
+		return out
+	})
+}
+
+// noticeBlock is a dim line: something worth knowing that is not an error.
+func noticeBlock(text string) block {
+	return newFuncBlock(func(c *common) []string {
+		var out []string
+		for _, l := range wrapPlain(oneLine(text), c.contentWidth()-2) {
+			out = append(out, "  "+c.styles.Notice.Render(l))
+		}
+		return out
+	})
+}
+
+// warnBlock is a line that wants attention, such as the startup banner.
+func warnBlock(text string) block {
+	return newFuncBlock(func(c *common) []string {
+		var out []string
+		for i, l := range wrapPlain(oneLine(text), c.contentWidth()-2) {
+			p := "  "
+			if i == 0 {
+				p = c.styles.Warn.Render("! ")
+			}
+			out = append(out, p+c.styles.Warn.Render(l))
+		}
+		return out
+	})
+}
+
+// errorBlock is an error as a styled line, with its hint below.
+func errorBlock(msg, hint string) block {
+	return newFuncBlock(func(c *common) []string {
+		st := &c.styles
+		var out []string
+		for i, l := range wrapPlain(oneLine(msg), c.contentWidth()-2) {
+			p := "  "
+			if i == 0 {
+				p = st.ErrorMark.Render("✗ ")
+			}
+			out = append(out, p+st.Error.Render(l))
+		}
+		if hint != "" {
+			for _, l := range wrapPlain(oneLine(hint), c.contentWidth()-4) {
+				out = append(out, "    "+st.Hint.Render(l))
+			}
+		}
+		return out
+	})
+}
