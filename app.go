@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"myclaw/agent"
@@ -32,7 +33,10 @@ type app struct {
 	registry  *tools.Registry
 	policy    *approval.Policy
 	audit     *approval.Audit
-	mcp       *mcp.Manager
+	// mcps run the MCP servers: those known at start, then those of a
+	// project config trusted during the session.
+	mcps []*mcp.Manager
+	mcpMu     sync.Mutex
 	hooks     []agent.Hook
 	logger    *log.Logger
 	logFile   *os.File
@@ -364,17 +368,60 @@ func (a *app) startMCP(ctx context.Context, onChange func(mcp.ServerStatus)) {
 	for _, pc := range a.projectConfigs() {
 		servers = append(servers, a.mcpServers(pc)...)
 	}
+	a.startServers(ctx, servers, onChange)
+}
+
+func (a *app) startServers(ctx context.Context, servers []mcp.ServerConfig, onChange func(mcp.ServerStatus)) {
 	if len(servers) == 0 {
 		return
 	}
-	a.mcp = mcp.NewManager(a.registry, servers, a.logf)
-	a.mcp.Start(ctx, onChange)
+	m := mcp.NewManager(a.registry, servers, a.logf)
+	a.mcpMu.Lock()
+	a.mcps = append(a.mcps, m)
+	a.mcpMu.Unlock()
+	m.Start(ctx, onChange)
+}
+
+// mcpStatus lists every MCP server's state.
+func (a *app) mcpStatus() []mcp.ServerStatus {
+	a.mcpMu.Lock()
+	defer a.mcpMu.Unlock()
+	var out []mcp.ServerStatus
+	for _, m := range a.mcps {
+		out = append(out, m.Status()...)
+	}
+	return out
+}
+
+// restartMCP restarts the server called name.
+func (a *app) restartMCP(ctx context.Context, name string) error {
+	a.mcpMu.Lock()
+	var names []string
+	var owner *mcp.Manager
+	for _, m := range a.mcps {
+		for _, s := range m.Status() {
+			names = append(names, s.Name)
+			if s.Name == name {
+				owner = m
+			}
+		}
+	}
+	a.mcpMu.Unlock()
+	if owner == nil {
+		if len(names) == 0 {
+			return fmt.Errorf("no MCP server %q: none is configured", name)
+		}
+		return fmt.Errorf("no MCP server %q; configured: %s", name, strings.Join(names, ", "))
+	}
+	return owner.Restart(ctx, name)
 }
 
 func (a *app) close() {
-	if a.mcp != nil {
-		_ = a.mcp.Close()
+	a.mcpMu.Lock()
+	for _, m := range a.mcps {
+		_ = m.Close()
 	}
+	a.mcpMu.Unlock()
 	if a.session != nil {
 		_ = a.session.Close()
 	}
@@ -400,14 +447,11 @@ func shortenHome(p string) string {
 // waitMCP waits until no MCP server is still starting (each has its own
 // start-up timeout) or ctx ends.
 func (a *app) waitMCP(ctx context.Context) {
-	if a.mcp == nil {
-		return
-	}
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		starting := false
-		for _, s := range a.mcp.Status() {
+		for _, s := range a.mcpStatus() {
 			starting = starting || s.State == mcp.StateStarting
 		}
 		if !starting {

@@ -332,3 +332,50 @@ func TestDispatchInProcess(t *testing.T) {
 		t.Fatalf("help: %d %q", code, errb.String())
 	}
 }
+
+func TestTrustProjectLoadsIntoTheRunningSession(t *testing.T) {
+	e := newEnv(t, writeNote)
+	for _, kv := range e.vars() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	os.WriteFile(filepath.Join(e.ws, ".myclaw.toml"), []byte("[[tools]]\nname = \"proj/hello\"\ndescription = \"Say hello.\"\ncommand = [\"echo\", \"hi\"]\ncapability = { read_only = true }\n\n[[hooks.pre_tool]]\ntool = \"shell_run\"\ncommand = [\"true\"]\n"), 0o644)
+	a, err := newApp(options{workspace: e.ws, model: "test-model"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close()
+	ag, err := a.buildAgent(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.notices) == 0 || !strings.Contains(a.notices[0], "Ignored .myclaw.toml") {
+		t.Fatalf("notices %q", a.notices)
+	}
+	if _, ok := a.registry.Lookup("proj/hello"); ok {
+		t.Fatal("an untrusted project tool was registered")
+	}
+	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 4)}
+	out, err := b.TrustProject(context.Background())
+	if err != nil || !strings.Contains(out, "1 tools") || !strings.Contains(out, "1 hooks") {
+		t.Fatalf("TrustProject: %q, %v", out, err)
+	}
+	if _, ok := a.registry.Lookup("proj/hello"); !ok {
+		t.Fatal("the trusted project tool is not registered")
+	}
+	if out, err := b.TrustProject(context.Background()); err != nil || !strings.Contains(out, "already trusted") {
+		t.Fatalf("second TrustProject: %q, %v", out, err)
+	}
+	// A new session in the same folder loads it without asking.
+	a2, err := newApp(options{workspace: e.ws, model: "test-model"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a2.close()
+	if _, err := a2.buildAgent(true); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := a2.registry.Lookup("proj/hello"); !ok {
+		t.Fatal("trust was not remembered")
+	}
+}

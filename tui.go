@@ -2,9 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
+	"myclaw/agent"
+	"myclaw/config"
+	"myclaw/tools/mcp"
 	"myclaw/ui"
 )
 
@@ -19,9 +25,96 @@ func runTUI(ctx context.Context, o options, secrets map[string]string) error {
 	if err != nil {
 		return err
 	}
-	return ui.Run(ctx, ag, ui.Options{
+	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 64)}
+	// The servers start behind the first frame; their news reaches the
+	// transcript through Notices.
+	a.startMCP(ctx, b.mcpChanged)
+	return ui.Run(ctx, b, ui.Options{
 		Workspace: shortenHome(a.workspace.Dir()),
 		LogPath:   filepath.Join(a.stateDir, "myclaw.log"),
 		Banner:    strings.Join(a.notices, "\n"),
+		Notices:   b.notices,
 	})
 }
+
+// tuiBackend is the agent plus what only the app can do: MCP servers and
+// project trust (ui.Extensions).
+type tuiBackend struct {
+	*agent.Agent
+	app     *app
+	notices chan string
+	trustMu sync.Mutex
+}
+
+// mcpChanged turns a server's change of state into a line in the
+// transcript. It never blocks the manager: a notice that finds the
+// channel full is dropped (the state stays visible in /mcp).
+func (b *tuiBackend) mcpChanged(s mcp.ServerStatus) {
+	var text string
+	switch s.State {
+	case mcp.StateRunning:
+		text = fmt.Sprintf("MCP server %s is running with %d tools.", s.Name, len(s.Tools))
+	case mcp.StateFailed:
+		text = fmt.Sprintf("MCP server %s failed: %s. Its tools are withdrawn; /mcp restart %s tries again.", s.Name, s.LastError, s.Name)
+	default:
+		return
+	}
+	select {
+	case b.notices <- text:
+	default:
+	}
+}
+
+// MCPServers implements ui.Extensions.
+func (b *tuiBackend) MCPServers() []mcp.ServerStatus { return b.app.mcpStatus() }
+
+// RestartMCP implements ui.Extensions.
+func (b *tuiBackend) RestartMCP(ctx context.Context, name string) error {
+	return b.app.restartMCP(ctx, name)
+}
+
+// TrustProject implements ui.Extensions: it trusts the workspace's
+// .myclaw.toml as it is now and loads its tools, MCP servers and hooks
+// into the running session.
+func (b *tuiBackend) TrustProject(ctx context.Context) (string, error) {
+	b.trustMu.Lock()
+	defer b.trustMu.Unlock()
+	a := b.app
+	st, src, err := a.readProjectConfig()
+	if err != nil {
+		return "", err
+	}
+	if !st.exists {
+		return "", errors.New("there is no " + projectConfigName + " in the workspace")
+	}
+	if a.project.cfg != nil && st.trusted {
+		return projectConfigName + " is already trusted and loaded.", nil
+	}
+	if a.project.cfg != nil {
+		return "", &agent.UserError{Msg: projectConfigName + " changed since it was loaded.", Hint: "Restart myclaw to load the new version (it will ask for trust again)."}
+	}
+	path := filepath.Join(a.workspace.Dir(), projectConfigName)
+	cfg, err := config.Parse(path, src)
+	if err != nil {
+		return "", &agent.UserError{Msg: "The project config is not valid: " + err.Error(), Hint: "Fix " + path + ", then /trust again."}
+	}
+	if err := cfg.CheckProjectScope(); err != nil {
+		return "", &agent.UserError{Msg: err.Error(), Hint: "Move other settings to your own config."}
+	}
+	if err := a.addConfigTools(cfg, a.registry); err != nil {
+		return "", err
+	}
+	if err := a.trustStore().trust(a.workspace.Dir(), st.sum); err != nil {
+		return "", fmt.Errorf("remember the trusted folder: %w", err)
+	}
+	st.trusted, st.cfg = true, cfg
+	a.project = st
+	before := len(a.hooks)
+	a.addHooks(cfg)
+	b.AddHooks(a.hooks[before:]...)
+	a.startServers(context.WithoutCancel(ctx), a.mcpServers(cfg), b.mcpChanged)
+	return fmt.Sprintf("Trusted %s (remembered while it stays unchanged) and loaded %d tools, %d MCP servers, %d hooks.",
+		projectConfigName, len(cfg.Tools), len(cfg.MCP.Servers), len(cfg.Hooks.PreTool)), nil
+}
+
+var _ ui.Extensions = (*tuiBackend)(nil)

@@ -73,6 +73,7 @@ type Agent struct {
 	notes      []string
 	tokensUsed int
 	running    bool
+	hooks      []Hook
 }
 
 // ErrBusy is returned when a turn or an undo is requested while a turn runs.
@@ -95,7 +96,7 @@ func New(opts Options) (*Agent, error) {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
-	a := &Agent{opts: opts, model: opts.Model}
+	a := &Agent{opts: opts, model: opts.Model, hooks: opts.Hooks}
 	if err := a.attach(opts.Session); err != nil {
 		return nil, err
 	}
@@ -169,6 +170,14 @@ func repairTranscript(msgs []openai.ChatCompletionMessage) []openai.ChatCompleti
 		}
 	}
 	return out
+}
+
+// AddHooks adds pre-tool hooks (from a project config trusted during the
+// session); they apply from the next turn.
+func (a *Agent) AddHooks(hooks ...Hook) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.hooks = append(a.hooks[:len(a.hooks):len(a.hooks)], hooks...)
 }
 
 // Model returns the model name in use.

@@ -82,7 +82,7 @@ func (t *turn) readOnly(c openai.ToolCall) bool {
 	if !ok {
 		return true
 	}
-	return tool.Meta().ReadOnly && len(matchingHooks(t.a.opts.Hooks, tool.Meta().Name)) == 0
+	return tool.Meta().ReadOnly && len(matchingHooks(t.hooks, tool.Meta().Name)) == 0
 }
 
 func (t *turn) notRun(c openai.ToolCall, fromText bool, fatal error) callResult {
@@ -130,7 +130,7 @@ func (t *turn) handle(tc openai.ToolCall, fromText bool) (callResult, error) {
 	}
 
 	var dry tools.Result
-	if !meta.ReadOnly || len(matchingHooks(a.opts.Hooks, meta.Name)) > 0 {
+	if !meta.ReadOnly || len(matchingHooks(t.hooks, meta.Name)) > 0 {
 		var err error
 		if !meta.ReadOnly {
 			dry, err = tools.Call(t.ctx, tool, args, true)
@@ -161,7 +161,7 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 	req := t.request(tool, call, args, dry)
 	verdict := a.opts.Policy.Evaluate(req)
 	if verdict.Outcome != approval.OutcomeDeny {
-		if hv, ok := runHooks(t.ctx, a.opts.Hooks, req, a.opts.Workspace); ok {
+		if hv, ok := runHooks(t.ctx, t.hooks, req, a.opts.Workspace); ok {
 			verdict = hv
 		}
 	}

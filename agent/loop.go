@@ -29,6 +29,8 @@ type turn struct {
 	lastCall string
 	repeats  int
 	rounds   int
+	// hooks are the pre-tool hooks as the turn started.
+	hooks []Hook
 }
 
 // Run runs one user turn: it sends the prompt, streams the answer, runs the
@@ -52,7 +54,10 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event), approv
 	// consumer sees one ordered stream.
 	var emitMu sync.Mutex
 	emit = serialize(&emitMu, emit)
-	t := &turn{a: a, ctx: ctx, emit: emit, approver: approver}
+	a.mu.Lock()
+	hooks := a.hooks
+	a.mu.Unlock()
+	t := &turn{a: a, ctx: ctx, emit: emit, approver: approver, hooks: hooks}
 	reason := DoneStop
 	defer func() {
 		switch {

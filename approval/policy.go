@@ -100,6 +100,9 @@ func (p *Policy) Evaluate(req Request) Verdict {
 	if p.level == ReadOnly && req.Meta.HasSideEffects() {
 		return Verdict{Outcome: OutcomeDeny, By: "level: readonly", Why: "readonly allows no side effects, and " + c.tool + " has them"}
 	}
+	if req.Meta.AlwaysAsk {
+		return Verdict{Outcome: OutcomeAsk, By: "tool", Why: c.tool + " requires a person's approval for every call"}
+	}
 	if req.Meta.ReadOnly {
 		return Verdict{Outcome: OutcomeAllow, By: "read-only tool"}
 	}

@@ -410,3 +410,20 @@ func BenchmarkEvaluate(b *testing.B) {
 		p.Evaluate(reqs[i%len(reqs)])
 	}
 }
+
+func TestAlwaysAskBeatsLevelRulesAndGrants(t *testing.T) {
+	meta := tools.Meta{Name: "ops/deploy", AlwaysAsk: true, Risk: tools.RiskLow, SupportsDryRun: true}
+	req := Request{Tool: "ops/deploy", Meta: meta, Capability: "command:ops/deploy"}
+	p, err := NewPolicy(Full, []Rule{{Tool: "ops/*", Decision: "allow"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Remember(req, Decision{Choice: ApproveSession})
+	if v := p.Evaluate(req); v.Outcome != OutcomeAsk || !strings.Contains(v.Why, "requires a person's approval") {
+		t.Fatalf("Evaluate = %+v; want ask", v)
+	}
+	deny, _ := NewPolicy(Full, []Rule{{Tool: "ops/*", Decision: "deny"}})
+	if v := deny.Evaluate(req); v.Outcome != OutcomeDeny {
+		t.Fatalf("a deny rule must still win: %+v", v)
+	}
+}

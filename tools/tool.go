@@ -63,6 +63,10 @@ type Meta struct {
 	Timeout time.Duration
 	// Source says where the tool comes from.
 	Source Source
+	// AlwaysAsk means every call needs a person's approval, whatever the
+	// autonomy level, allow rules or session grants say (the tool domain
+	// model's human_approval_required).
+	AlwaysAsk bool
 }
 
 // HasSideEffects reports whether calls of the tool change anything.

@@ -43,6 +43,8 @@ var commands = []command{
 	{"model", "[name]", "show or switch the model", false},
 	{"clear", "", "start a new conversation", false},
 	{"sessions", "", "list the sessions of this workspace", true},
+	{"mcp", "[restart NAME]", "MCP servers: state, tools, last error; restart one", true},
+	{"trust", "", "trust this folder's .myclaw.toml and load it", false},
 	{"quit", "", "leave myclaw", true},
 }
 
@@ -234,6 +236,13 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			}
 		}
 		return usage()
+	case "mcp":
+		return m.mcpCommand(args)
+	case "trust":
+		if len(args) > 0 {
+			return usage()
+		}
+		return m.trustCommand()
 	case "clear":
 		if len(args) > 0 {
 			return usage()

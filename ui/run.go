@@ -20,7 +20,10 @@ type Options struct {
 	LogPath   string    // where the TUI logs (never to the terminal)
 	Input     io.Reader // nil -> os.Stdin   (for tests)
 	Output    io.Writer // nil -> os.Stdout
-	Banner    string    // optional line shown at the top on start (e.g. "ignored .myclaw.toml: folder not trusted")
+	Banner    string    // optional lines shown at the top on start (e.g. "ignored .myclaw.toml: folder not trusted")
+	// Notices carries lines from outside a turn (MCP servers starting or
+	// failing) to show in the transcript; nil when there are none.
+	Notices <-chan string
 }
 
 // shutdownWait bounds how long quitting waits for a cancelled turn to

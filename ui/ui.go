@@ -44,6 +44,8 @@ type Model struct {
 	think       *reasoningBlock
 	tickPending bool
 	quitArmed   bool
+	// notices carries lines from outside a turn.
+	notices <-chan string
 }
 
 // New returns the root model for b. It reads the backend's status (no
@@ -79,16 +81,19 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 		m.status.workspace = opts.Workspace
 	}
 	m.tr.add(noticeBlock("myclaw · " + c.keys.Send.Help().Key + " sends · /help lists keys and commands"))
-	if opts.Banner != "" {
-		m.tr.add(warnBlock(opts.Banner))
+	for l := range strings.SplitSeq(opts.Banner, "\n") {
+		if strings.TrimSpace(l) != "" {
+			m.tr.add(warnBlock(l))
+		}
 	}
+	m.notices = opts.Notices
 	return m
 }
 
 // Init implements tea.Model: it starts waiting for approval requests and
 // checks the model server behind the first frame.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base))
+	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), waitForNotice(m.notices))
 }
 
 // Update implements tea.Model.
@@ -124,6 +129,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleDecision(msg)
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
+	case noticeMsg:
+		m.addBlock(warnBlock(msg.text))
+		return m, tea.Batch(waitForNotice(m.notices), refreshStatus(m.backend))
 	case statusRefreshMsg:
 		m.status.apply(msg.status, msg.level)
 		return m, nil

@@ -213,6 +213,7 @@ func New(s Spec) (tools.Tool, error) {
 			Capability:       "command:" + s.Name,
 			Timeout:          time.Duration(s.Timeout) * time.Second,
 			Source:           tools.SourceCommand,
+			AlwaysAsk:        c.HumanApprovalRequired,
 		},
 	}, nil
 }

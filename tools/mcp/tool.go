@@ -61,6 +61,7 @@ func newRemoteTool(r *run, lt *sdk.Tool, display string) (*remoteTool, error) {
 		risk = tools.RiskHigh
 	}
 	desc := strings.TrimSpace(lt.Description)
+	const maxDescription = 1024
 	if desc == "" {
 		title := lt.Title
 		if title == "" && ann != nil {
@@ -70,6 +71,16 @@ func newRemoteTool(r *run, lt *sdk.Tool, display string) (*remoteTool, error) {
 		if title != "" {
 			desc = title + ". " + desc
 		}
+	}
+	// The description reaches the model's catalog as is, so a server could
+	// use it to plant instructions: bound it, strip control sequences and
+	// defuse fence markers, and say where it comes from.
+	desc = tools.Neutralize(desc)
+	if runes := []rune(desc); len(runes) > maxDescription {
+		desc = string(runes[:maxDescription]) + "…"
+	}
+	if !cfg.Trust {
+		desc = "[from the MCP server " + cfg.Name + "] " + desc
 	}
 	return &remoteTool{
 		r:    r,

@@ -1,0 +1,90 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"myclaw/approval"
+)
+
+// writeHook writes an executable hook script into dir.
+func writeHook(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestPreToolHooks(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name       string
+		script     string
+		timeout    time.Duration
+		level      approval.Level
+		wantStatus string
+		wantText   []string
+		asked      bool
+	}{
+		{"deny with a reason", `cat > "$0.in"; echo '{"decision":"deny","reason":"writes to notes/ are frozen"}'`, 0, approval.Full, StatusDenied, []string{"writes to notes/ are frozen"}, false},
+		{"allow skips the question", `echo '{"decision":"allow"}'`, 0, approval.Ask, StatusOK, nil, false},
+		{"pass leaves it to the policy", `true`, 0, approval.Ask, StatusOK, nil, true},
+		{"failure denies", `echo boom >&2; exit 3`, 0, approval.Full, StatusDenied, []string{"failed", "exit status 3", "boom"}, false},
+		{"nonsense denies", `echo 'sure, why not'`, 0, approval.Full, StatusDenied, []string{"not a decision"}, false},
+		{"timeout denies", `sleep 30`, 200 * time.Millisecond, approval.Full, StatusDenied, []string{"timed out"}, false},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			script := writeHook(t, dir, "hook"+string(rune('a'+i)), tt.script)
+			srv := newFakeServer(t,
+				openAIStyle("", call{"k1", "fs_write", `{"path":"notes/a.txt","content":"x"}`}),
+				openAIStyle("ok"),
+			)
+			h := newHarness(t, tt.level, srv, func(o *Options) {
+				o.Hooks = []Hook{{Tool: "fs_*", Command: []string{script}, Timeout: tt.timeout}}
+			})
+			ap := approveAll()
+			if err := h.run(context.Background(), "write", ap); err != nil {
+				t.Fatal(err)
+			}
+			res := h.results()
+			if len(res) != 1 || res[0].Status != tt.wantStatus {
+				t.Fatalf("results %+v; want status %s", res, tt.wantStatus)
+			}
+			content := toolMessages(srv.messages(1))[0]["content"].(string)
+			for _, w := range tt.wantText {
+				if !strings.Contains(content, w) {
+					t.Errorf("tool message %s lacks %q", content, w)
+				}
+			}
+			if (len(ap.requests) > 0) != tt.asked {
+				t.Errorf("asked %d times; want asked=%v", len(ap.requests), tt.asked)
+			}
+		})
+	}
+	// The hook read the call on stdin.
+	in, err := os.ReadFile(filepath.Join(dir, "hooka.in"))
+	if err != nil || !strings.Contains(string(in), `"tool":"fs_write"`) || !strings.Contains(string(in), `"event":"pre_tool"`) {
+		t.Fatalf("hook input %q, %v", in, err)
+	}
+}
+
+func TestHookDoesNotMatchOtherTools(t *testing.T) {
+	script := writeHook(t, t.TempDir(), "deny", `echo '{"decision":"deny","reason":"no"}'`)
+	srv := newFakeServer(t, openAIStyle("", call{"k1", "time_now", `{}`}), openAIStyle("ok"))
+	h := newHarness(t, approval.Ask, srv, func(o *Options) {
+		o.Hooks = []Hook{{Tool: "shell_run", Command: []string{script}}}
+	})
+	if err := h.run(context.Background(), "time", nil); err != nil {
+		t.Fatal(err)
+	}
+	if res := h.results(); len(res) != 1 || res[0].Status != StatusOK {
+		t.Fatalf("results %+v", res)
+	}
+}

@@ -1,0 +1,131 @@
+package ui
+
+import (
+	"context"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"myclaw/tools/mcp"
+)
+
+// Extensions is what a backend may offer beyond the conversation: MCP
+// servers and project trust. /mcp and /trust need it; a backend without it
+// (tests, a bare agent) says so.
+type Extensions interface {
+	// MCPServers reports each configured MCP server's state.
+	MCPServers() []mcp.ServerStatus
+	// RestartMCP stops (if needed) and starts one server again.
+	RestartMCP(ctx context.Context, name string) error
+	// TrustProject trusts the workspace's .myclaw.toml as it is now, loads
+	// it, and says what it loaded.
+	TrustProject(ctx context.Context) (string, error)
+}
+
+// noticeMsg is a line from outside a turn (an MCP server failing, say).
+type noticeMsg struct{ text string }
+
+// waitForNotice is re-armed after each notice; a closed channel ends it.
+func waitForNotice(ch <-chan string) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		text, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return noticeMsg{text: text}
+	}
+}
+
+// mcpCommand runs /mcp and /mcp restart NAME.
+func (m Model) mcpCommand(args []string) (Model, tea.Cmd) {
+	ext, ok := m.backend.(Extensions)
+	if !ok {
+		m.addBlock(errorBlock("MCP servers are not available here", ""))
+		return m, nil
+	}
+	ctx := m.shared.base
+	switch {
+	case len(args) == 0:
+		return m, func() tea.Msg {
+			list := ext.MCPServers()
+			return commandResultMsg{draw: func(c *common) []string { return drawMCP(c, list) }}
+		}
+	case len(args) == 2 && args[0] == "restart":
+		name := args[1]
+		return m, func() tea.Msg {
+			if err := ext.RestartMCP(ctx, name); err != nil {
+				return commandResultMsg{err: err}
+			}
+			return commandResultMsg{draw: textDraw("restarting MCP server " + name + "; /mcp shows its state"), refresh: true}
+		}
+	}
+	m.addBlock(errorBlock("usage: /mcp [restart NAME]", "lists the MCP servers, or restarts one"))
+	return m, nil
+}
+
+// trustCommand runs /trust.
+func (m Model) trustCommand() (Model, tea.Cmd) {
+	ext, ok := m.backend.(Extensions)
+	if !ok {
+		m.addBlock(errorBlock("project trust is not available here", ""))
+		return m, nil
+	}
+	ctx := m.shared.base
+	return m, func() tea.Msg {
+		out, err := ext.TrustProject(ctx)
+		return commandResultMsg{draw: textDraw(out), err: err, refresh: true}
+	}
+}
+
+func drawMCP(c *common, list []mcp.ServerStatus) []string {
+	st := &c.styles
+	if len(list) == 0 {
+		return []string{"  " + st.Dim.Render("no MCP servers configured ([mcp.servers.NAME] in the config)")}
+	}
+	w := c.contentWidth()
+	var out []string
+	for _, s := range list {
+		state := string(s.State)
+		switch s.State {
+		case mcp.StateFailed:
+			state = st.Error.Render(pad(state, 9))
+		case mcp.StateRunning:
+			state = st.Bold.Render(pad(state, 9))
+		default:
+			state = st.Dim.Render(pad(state, 9))
+		}
+		line := "  " + pad(truncate(oneLine(s.Name), 18), 19) + state + " " + st.Dim.Render(s.Since.Format("15:04:05"))
+		out = append(out, truncate(line, w))
+		if len(s.Tools) > 0 {
+			for _, l := range wrapPlain("tools: "+strings.Join(s.Tools, ", "), w-6) {
+				out = append(out, "    "+oneLine(sanitizeForScreen(l)))
+			}
+		}
+		if len(s.Skipped) > 0 {
+			for _, l := range wrapPlain("skipped: "+strings.Join(s.Skipped, "; "), w-6) {
+				out = append(out, "    "+st.Dim.Render(oneLine(sanitizeForScreen(l))))
+			}
+		}
+		if s.LastError != "" {
+			for _, l := range wrapPlain("last error: "+s.LastError, w-6) {
+				out = append(out, "    "+st.Error.Render(oneLine(sanitizeForScreen(l))))
+			}
+		}
+	}
+	if hasFailed(list) {
+		out = append(out, "  "+st.Dim.Render("/mcp restart NAME starts a server again"))
+	}
+	return out
+}
+
+func hasFailed(list []mcp.ServerStatus) bool {
+	for _, s := range list {
+		if s.State == mcp.StateFailed {
+			return true
+		}
+	}
+	return false
+}
