@@ -35,11 +35,11 @@ type app struct {
 	audit     *approval.Audit
 	// mcps run the MCP servers: those known at start, then those of a
 	// project config trusted during the session.
-	mcps []*mcp.Manager
-	mcpMu     sync.Mutex
-	hooks     []agent.Hook
-	logger    *log.Logger
-	logFile   *os.File
+	mcps    []*mcp.Manager
+	mcpMu   sync.Mutex
+	hooks   []agent.Hook
+	logger  *log.Logger
+	logFile *os.File
 	// notices are shown to the user at start (ignored project config,
 	// recovered undo, ...).
 	notices []string
