@@ -361,6 +361,9 @@ func (t *turn) audit(req approval.Request, decision, by, reason string) {
 
 // checkRepeat stops a call made identically repeatLimit times in a row.
 func (t *turn) checkRepeat(call Call) *tools.Error {
+	// Read-only calls of one answer are checked from their goroutines.
+	t.repeatMu.Lock()
+	defer t.repeatMu.Unlock()
 	key := call.Wire + "\x00" + string(call.Args)
 	if key == t.lastCall {
 		t.repeats++

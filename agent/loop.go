@@ -26,6 +26,7 @@ type turn struct {
 	// taint is set once untrusted content entered the conversation this turn.
 	taint *approval.Taint
 	// lastCall and repeats count identical consecutive calls.
+	repeatMu sync.Mutex
 	lastCall string
 	repeats  int
 	rounds   int

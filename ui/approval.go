@@ -134,7 +134,22 @@ type approvalPane struct {
 }
 
 func newApprovalPane(c *common, p *pendingApproval) *approvalPane {
-	return &approvalPane{c: c, p: p, rule: approval.SessionRule(p.req)}
+	a := &approvalPane{c: c, p: p, rule: approval.SessionRule(p.req)}
+	// A reflexive Enter must not run a high-risk call, or one that may be
+	// following planted instructions: there the highlighted choice is deny.
+	if p.req.Meta.EffectiveRisk() == tools.RiskHigh || p.req.Taint != nil {
+		a.sel = choiceIndex("n")
+	}
+	return a
+}
+
+func choiceIndex(key string) int {
+	for i, c := range paneChoices {
+		if c.key == key {
+			return i
+		}
+	}
+	return 0
 }
 
 // decide answers the request through the root model.

@@ -300,3 +300,29 @@ func TestApproverRaces(t *testing.T) {
 		t.Errorf("got %v from Approve after Close; want a cancellation", err)
 	}
 }
+
+// A reflexive Enter approves an ordinary write but denies a high-risk or
+// tainted call: there the highlighted choice is deny.
+func TestEnterDefaultsToDenyForRiskyCalls(t *testing.T) {
+	tainted := writeRequest()
+	tainted.Taint = &approval.Taint{Source: "web:example.com/x"}
+	tests := []struct {
+		name string
+		req  approval.Request
+		want approval.Choice
+	}{
+		{"write", writeRequest(), approval.ApproveOnce},
+		{"high-risk shell", shellRequest(), approval.Deny},
+		{"tainted write", tainted, approval.Deny},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, p := withPane(t, tt.req)
+			press(t, m, "enter")
+			d, ok := decision(t, p)
+			if !ok || d.Choice != tt.want {
+				t.Fatalf("got %+v (%v); want %s", d, ok, tt.want)
+			}
+		})
+	}
+}
