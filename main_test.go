@@ -24,6 +24,10 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
+	if os.Getenv("MYCLAW_TEST_MCP_SERVER") == "1" {
+		serveTestMCP()
+		return
+	}
 	os.Exit(m.Run())
 }
 

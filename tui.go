@@ -10,6 +10,7 @@ import (
 
 	"myclaw/agent"
 	"myclaw/config"
+	"myclaw/tools"
 	"myclaw/tools/mcp"
 	"myclaw/ui"
 )
@@ -44,6 +45,11 @@ type tuiBackend struct {
 	app     *app
 	notices chan string
 	trustMu sync.Mutex
+
+	mu sync.Mutex
+	// lastTools remembers each MCP server's tools while it ran, so /tools
+	// can list them as hidden (server down) once they are withdrawn.
+	lastTools map[string][]string
 }
 
 // mcpChanged turns a server's change of state into a line in the
@@ -53,6 +59,12 @@ func (b *tuiBackend) mcpChanged(s mcp.ServerStatus) {
 	var text string
 	switch s.State {
 	case mcp.StateRunning:
+		b.mu.Lock()
+		if b.lastTools == nil {
+			b.lastTools = map[string][]string{}
+		}
+		b.lastTools[s.Name] = append([]string(nil), s.Tools...)
+		b.mu.Unlock()
 		text = fmt.Sprintf("MCP server %s is running with %d tools.", s.Name, len(s.Tools))
 	case mcp.StateFailed:
 		text = fmt.Sprintf("MCP server %s failed: %s. Its tools are withdrawn; /mcp restart %s tries again.", s.Name, s.LastError, s.Name)
@@ -63,6 +75,27 @@ func (b *tuiBackend) mcpChanged(s mcp.ServerStatus) {
 	case b.notices <- text:
 	default:
 	}
+}
+
+// Tools lists the registered tools, plus the tools of MCP servers that are
+// down (withdrawn from the catalog) with the reason.
+func (b *tuiBackend) Tools() []agent.ToolInfo {
+	out := b.Agent.Tools()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, s := range b.app.mcpStatus() {
+		if s.State != mcp.StateFailed && s.State != mcp.StateStopped {
+			continue
+		}
+		why := fmt.Sprintf("the MCP server %s is %s", s.Name, s.State)
+		if s.LastError != "" {
+			why += ": " + s.LastError
+		}
+		for _, name := range b.lastTools[s.Name] {
+			out = append(out, agent.ToolInfo{Meta: tools.Meta{Name: name, Source: tools.SourceMCP}, Hidden: why})
+		}
+	}
+	return out
 }
 
 // MCPServers implements ui.Extensions.

@@ -24,6 +24,7 @@ import (
 	"myclaw/approval"
 	"myclaw/history"
 	"myclaw/tools"
+	"myclaw/tools/command"
 )
 
 // Defaults for Options fields left zero.
@@ -236,7 +237,8 @@ func (a *Agent) Tools() []ToolInfo {
 		m := t.Meta()
 		wire, _ := a.opts.Registry.WireName(m.Name)
 		visible, why := a.opts.Policy.Visible(m)
-		out = append(out, ToolInfo{Meta: m, Wire: wire, Visible: visible, Hidden: why})
+		spec, _ := command.SpecOf(t)
+		out = append(out, ToolInfo{Meta: m, Wire: wire, Visible: visible, Hidden: why, Details: command.CLIDict(m, spec)})
 	}
 	return out
 }

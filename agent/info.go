@@ -10,6 +10,9 @@ type ToolInfo struct {
 	// (autonomy level, deny rule, server down).
 	Visible bool
 	Hidden  string
+	// Details is the tool's full description as ordered key/value pairs
+	// (the tool domain model's as_cli_dict), for /tools NAME.
+	Details [][2]string
 }
 
 // Status is what the status line shows.

@@ -38,7 +38,7 @@ var commands = []command{
 	{"undo", "[N] [--force]", "revert the newest N reversible calls", false},
 	{"redo", "[N]", "re-apply the newest N undone calls", false},
 	{"history", "", "list the calls of this session", true},
-	{"tools", "", "the tool catalog: what each tool may do", true},
+	{"tools", "[name]", "the tool catalog: what each tool may do; one tool in full", true},
 	{"autonomy", "[level]", "show or set what runs without asking", false},
 	{"model", "[name]", "show or switch the model", false},
 	{"clear", "", "start a new conversation", false},
@@ -196,13 +196,24 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			return commandResultMsg{draw: func(c *common) []string { return drawSessions(c, list) }, err: err}
 		}
 	case "tools":
-		if len(args) > 0 {
-			return usage()
+		switch len(args) {
+		case 0:
+			return m, func() tea.Msg {
+				list := b.Tools()
+				return commandResultMsg{draw: func(c *common) []string { return drawTools(c, list) }}
+			}
+		case 1:
+			name := args[0]
+			return m, func() tea.Msg {
+				for _, t := range b.Tools() {
+					if t.Meta.Name == name || t.Wire == name {
+						return commandResultMsg{draw: func(c *common) []string { return drawToolDetails(c, t) }}
+					}
+				}
+				return commandResultMsg{err: fmt.Errorf("no tool named %q; /tools lists them", name)}
+			}
 		}
-		return m, func() tea.Msg {
-			list := b.Tools()
-			return commandResultMsg{draw: func(c *common) []string { return drawTools(c, list) }}
-		}
+		return usage()
 	case "autonomy":
 		switch len(args) {
 		case 0:
@@ -359,6 +370,45 @@ func yesNo(b bool) string {
 // drawTools renders the catalog as a table that fits the width: the
 // capability column takes what is left, and why a tool is hidden goes on
 // a line of its own.
+// drawToolDetails shows one tool's full description, key by key.
+func drawToolDetails(c *common, t agent.ToolInfo) []string {
+	st := &c.styles
+	w := c.contentWidth()
+	details := t.Details
+	if len(details) == 0 {
+		details = [][2]string{{"name", t.Meta.Name}, {"description", t.Meta.Description}}
+	}
+	keyW := 0
+	for _, kv := range details {
+		keyW = max(keyW, len(kv[0]))
+	}
+	var out []string
+	for _, kv := range details {
+		lines := wrapPlain(oneLine(sanitizeForScreen(kv[1])), max(w-keyW-5, 10))
+		if len(lines) == 0 {
+			lines = []string{""}
+		}
+		for i, l := range lines {
+			k := ""
+			if i == 0 {
+				k = kv[0]
+			}
+			out = append(out, "  "+st.Dim.Render(pad(k, keyW+2))+l)
+		}
+	}
+	if t.Wire != "" && t.Wire != t.Meta.Name {
+		out = append(out, "  "+st.Dim.Render(pad("wire_name", keyW+2))+t.Wire)
+	}
+	if !t.Visible {
+		why := t.Hidden
+		if why == "" {
+			why = "not offered to the model"
+		}
+		out = append(out, "  "+st.Dim.Render(pad("hidden", keyW+2))+oneLine(why))
+	}
+	return out
+}
+
 func drawTools(c *common, list []agent.ToolInfo) []string {
 	st := &c.styles
 	w := c.contentWidth()
@@ -418,7 +468,7 @@ func drawTools(c *common, list []agent.ToolInfo) []string {
 		}
 	}
 	legend := "fx: has side effects · untr: returns untrusted content · idem: idempotent · " +
-		"dry: faithful dry run · (name): hidden from the model"
+		"dry: faithful dry run · (name): hidden from the model · /tools NAME shows one in full"
 	for _, l := range wrapPlain(legend, w-2) {
 		out = append(out, "  "+st.Dim.Render(l))
 	}
