@@ -148,4 +148,3 @@ func drain(ch chan string) string {
 		}
 	}
 }
-
