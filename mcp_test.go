@@ -104,17 +104,21 @@ func TestCrashedMCPServerShowsInTools(t *testing.T) {
 		t.Fatal("a call that kills the server returned no error")
 	}
 	waitFor(t, func() bool { _, ok := a.registry.Lookup("t/shout"); return !ok })
-	var hidden string
-	for _, ti := range b.Tools() {
-		if ti.Meta.Name == "t/shout" {
-			hidden = ti.Hidden
+	waitFor(t, func() bool {
+		for _, ti := range b.Tools() {
+			if ti.Meta.Name == "t/shout" && strings.Contains(ti.Hidden, "MCP server t is failed") {
+				return true
+			}
 		}
-	}
-	if !strings.Contains(hidden, "MCP server t is failed") {
-		t.Fatalf("/tools reason %q", hidden)
-	}
-	notice := drain(b.notices)
-	if !strings.Contains(notice, "MCP server t failed") || !strings.Contains(notice, "/mcp restart t") {
+		return false
+	})
+	// onChange runs on the manager's goroutine, after the withdrawal.
+	var notice string
+	waitFor(t, func() bool {
+		notice += drain(b.notices)
+		return strings.Contains(notice, "MCP server t failed")
+	})
+	if !strings.Contains(notice, "/mcp restart t") {
 		t.Fatalf("notices %q", notice)
 	}
 	if err := b.RestartMCP(ctx, "t"); err != nil {
