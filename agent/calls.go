@@ -165,6 +165,14 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 			verdict = hv
 		}
 	}
+	if verdict.Outcome != approval.OutcomeAsk {
+		// Decided without a person: say by what, for the card and for scripts.
+		d := approval.Decision{Choice: approval.ApproveOnce, By: verdict.By}
+		if verdict.Outcome == approval.OutcomeDeny {
+			d = approval.Decision{Choice: approval.Deny, By: verdict.By, Reason: verdict.Why}
+		}
+		t.emit(ApprovalEvent{Request: req, CallID: call.ID, Tool: meta.Name, Summary: req.Summary, Phase: "decided", Decision: &d})
+	}
 	switch verdict.Outcome {
 	case approval.OutcomeDeny:
 		t.audit(req, "deny", verdict.By, verdict.Why)

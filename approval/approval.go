@@ -95,17 +95,17 @@ const (
 
 // Decision answers a Request.
 type Decision struct {
-	Choice Choice
+	Choice Choice `json:"choice"`
 	// Reason is the person's words on a denial; the model reads them.
-	Reason string
+	Reason string `json:"reason,omitempty"`
 	// Args are the edited arguments, for Edit.
-	Args json.RawMessage
+	Args json.RawMessage `json:"args,omitempty"`
 	// SaveRule asks, with ApproveSession, that the grant be written to the
 	// config as a permanent rule.
-	SaveRule bool
+	SaveRule bool `json:"save_rule,omitempty"`
 	// By names who decided: "user", "rule: <rule>", "level: full",
 	// "headless", "hook: <command>".
-	By string
+	By string `json:"by"`
 }
 
 // Approved reports whether the decision lets the call run.
