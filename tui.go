@@ -26,6 +26,11 @@ func runTUI(ctx context.Context, o options, secrets map[string]string) error {
 	if err != nil {
 		return err
 	}
+	if n := len(ag.Messages()); n > 0 {
+		info := a.session.Info()
+		a.notices = append(a.notices, fmt.Sprintf("Resumed session %s (%d earlier messages, last used %s): the model remembers them.",
+			info.ID, n, info.Updated.Local().Format("2006-01-02 15:04")))
+	}
 	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 64)}
 	// The servers start behind the first frame; their news reaches the
 	// transcript through Notices.
