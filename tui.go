@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sashabaranov/go-openai"
+
 	"myclaw/agent"
 	"myclaw/config"
 	"myclaw/tools"
@@ -40,7 +42,35 @@ func runTUI(ctx context.Context, o options, secrets map[string]string) error {
 		LogPath:   filepath.Join(a.stateDir, "myclaw.log"),
 		Banner:    strings.Join(a.notices, "\n"),
 		Notices:   b.notices,
+		Earlier:   earlier(ag.Messages(), 60),
 	})
+}
+
+// earlier turns the last max messages of a resumed conversation into what
+// the TUI shows above the new input: prompts, answers, and one line per call.
+func earlier(msgs []openai.ChatCompletionMessage, max int) []ui.Earlier {
+	if len(msgs) > max {
+		msgs = msgs[len(msgs)-max:]
+	}
+	var out []ui.Earlier
+	for _, m := range msgs {
+		switch m.Role {
+		case openai.ChatMessageRoleUser:
+			var lines []string
+			for _, l := range strings.Split(m.Content, "\n") {
+				if !strings.HasPrefix(l, "[myclaw note]") {
+					lines = append(lines, l)
+				}
+			}
+			out = append(out, ui.Earlier{Role: "user", Text: strings.TrimSpace(strings.Join(lines, "\n"))})
+		case openai.ChatMessageRoleAssistant:
+			out = append(out, ui.Earlier{Role: "assistant", Text: m.Content})
+			for _, c := range m.ToolCalls {
+				out = append(out, ui.Earlier{Role: "tool", Text: "↳ " + c.Function.Name + " " + oneLine(c.Function.Arguments, 100)})
+			}
+		}
+	}
+	return out
 }
 
 // tuiBackend is the agent plus what only the app can do: MCP servers and

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -243,7 +244,10 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			name := args[0]
 			return m, func() tea.Msg {
 				b.SetModel(name)
-				return commandResultMsg{draw: textDraw("model set to " + b.Model()), refresh: true}
+				// Say at once if the server does not know it, not at the next prompt.
+				cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+				defer cancel()
+				return commandResultMsg{draw: textDraw("model set to " + b.Model()), err: b.CheckServer(cctx), refresh: true}
 			}
 		}
 		return usage()

@@ -217,3 +217,16 @@ func TestQuitCommand(t *testing.T) {
 		t.Errorf("got a nil message from /quit; want tea.Quit")
 	}
 }
+
+func TestModelSwitchChecksTheServer(t *testing.T) {
+	f := newFake()
+	f.checkErr = &agent.UserError{Msg: `The server has no model "nope".`, Hint: "The server offers: test-model."}
+	m := runLine(t, newTestModel(t, f), "/model nope")
+	got := lastBlock(m)
+	if !strings.Contains(got, `no model "nope"`) || !strings.Contains(got, "offers: test-model") {
+		t.Fatalf("got %q; want the server's answer and its hint", got)
+	}
+	if f.Model() != "nope" {
+		t.Fatalf("model %q; the switch still happens (the user may be about to start it)", f.Model())
+	}
+}

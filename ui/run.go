@@ -24,6 +24,16 @@ type Options struct {
 	// Notices carries lines from outside a turn (MCP servers starting or
 	// failing) to show in the transcript; nil when there are none.
 	Notices <-chan string
+	// Earlier is the conversation so far when a session is resumed, shown
+	// above the new input (rendered lazily, like every block).
+	Earlier []Earlier
+}
+
+// Earlier is one message of a resumed conversation.
+type Earlier struct {
+	// Role is "user", "assistant" or "tool" (a one-line account of a call).
+	Role string
+	Text string
 }
 
 // shutdownWait bounds how long quitting waits for a cancelled turn to

@@ -81,6 +81,18 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 		m.status.workspace = opts.Workspace
 	}
 	m.tr.add(noticeBlock("myclaw · " + c.keys.Send.Help().Key + " sends · /help lists keys and commands"))
+	for _, e := range opts.Earlier {
+		switch e.Role {
+		case "user":
+			m.tr.add(userBlock(e.Text))
+		case "assistant":
+			if strings.TrimSpace(e.Text) != "" {
+				m.tr.add(&mdBlock{src: stripControls(e.Text)})
+			}
+		default:
+			m.tr.add(noticeBlock(e.Text))
+		}
+	}
 	for l := range strings.SplitSeq(opts.Banner, "\n") {
 		if strings.TrimSpace(l) != "" {
 			m.tr.add(warnBlock(l))

@@ -383,3 +383,21 @@ func TestFrameFits(t *testing.T) {
 		}
 	}
 }
+
+func TestResumedConversationIsShown(t *testing.T) {
+	m := New(newFake(), Options{Earlier: []Earlier{
+		{Role: "user", Text: "what is in main.go?"},
+		{Role: "tool", Text: "↳ fs_read main.go"},
+		{Role: "assistant", Text: "It holds **the entry point**.\x1b]0;title\x07"},
+	}})
+	next, _ := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	view := next.(Model).View()
+	for _, want := range []string{"what is in main.go?", "fs_read main.go", "the entry point"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("view lacks %q:\n%s", want, view)
+		}
+	}
+	if strings.Contains(view, "\x1b]0;") {
+		t.Error("an OSC sequence from the stored answer reached the screen")
+	}
+}
