@@ -537,3 +537,31 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+func TestApproveForSessionAndSaveRule(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "myclaw", "config.toml")
+	srv := newFakeServer(t,
+		openAIStyle("", call{"s1", "fs_write", `{"path":"a.txt","content":"1"}`}),
+		openAIStyle("", call{"s2", "fs_write", `{"path":"b.txt","content":"2"}`}),
+		openAIStyle("both written"),
+	)
+	h := newHarness(t, approval.Ask, srv, func(o *Options) { o.ConfigPath = cfg })
+	ap := &recordingApprover{d: approval.Decision{Choice: approval.ApproveSession, SaveRule: true}}
+	if err := h.run(context.Background(), "write two", ap); err != nil {
+		t.Fatal(err)
+	}
+	if len(ap.requests) != 1 {
+		t.Fatalf("asked %d times; the session grant should cover the second write", len(ap.requests))
+	}
+	saved, err := os.ReadFile(cfg)
+	if err != nil || !strings.Contains(string(saved), "[[approval.rules]]") || !strings.Contains(string(saved), `tool = "fs_write"`) {
+		t.Fatalf("config %q, %v", saved, err)
+	}
+	var said bool
+	for _, e := range h.eventsOf("notice") {
+		said = said || strings.Contains(e.(NoticeEvent).Text, "Saved to "+cfg)
+	}
+	if !said {
+		t.Fatal("no notice says where the rule was saved")
+	}
+}
