@@ -135,43 +135,11 @@ func start(s Spec, input []byte) (*process, error) {
 	cmd := exec.Command(s.Command[0], s.Command[1:]...)
 	cmd.Dir = s.Dir
 	cmd.Env = tools.ScrubEnv(os.Environ())
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-
-	var files []*os.File
-	pipe := func() (*os.File, *os.File, error) {
-		r, w, err := os.Pipe()
-		if err == nil {
-			files = append(files, r, w)
-		}
-		return r, w, err
-	}
-	closeAll := func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
-	inR, inW, err := pipe()
+	pipes, err := tools.StartPiped(cmd)
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := pipe()
-	if err != nil {
-		closeAll()
-		return nil, err
-	}
-	errR, errW, err := pipe()
-	if err != nil {
-		closeAll()
-		return nil, err
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
-		closeAll()
-		return nil, err
-	}
-	inR.Close()
-	outW.Close()
-	errW.Close()
+	inW, outR, errR := pipes.Stdin, pipes.Stdout, pipes.Stderr
 
 	p := &process{cmd: cmd, pgid: cmd.Process.Pid, stdinW: inW, stdoutR: outR, stderrR: errR}
 	p.readers.Add(3)

@@ -67,45 +67,11 @@ func startProcess(cfg ServerConfig, grace time.Duration) (*process, error) {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Dir
 	cmd.Env = childEnv(cfg.Env)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-
-	var files []*os.File
-	closeAll := func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
-	pipe := func() (r, w *os.File, err error) {
-		r, w, err = os.Pipe()
-		if err == nil {
-			files = append(files, r, w)
-		}
-		return r, w, err
-	}
-	inR, inW, err := pipe()
+	pipes, err := tools.StartPiped(cmd)
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := pipe()
-	if err != nil {
-		closeAll()
-		return nil, err
-	}
-	errR, errW, err := pipe()
-	if err != nil {
-		closeAll()
-		return nil, err
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
-		closeAll()
-		return nil, err
-	}
-	// The child holds its own copies now; ours must go so that EOF arrives
-	// when the child's do.
-	inR.Close()
-	outW.Close()
-	errW.Close()
+	inW, outR, errR := pipes.Stdin, pipes.Stdout, pipes.Stderr
 
 	p := &process{
 		cmd:        cmd,
