@@ -12,6 +12,7 @@ import (
 
 	"myclaw/agent"
 	"myclaw/config"
+	"myclaw/tools"
 )
 
 // projectConfigName is the project-level config in the workspace. It can
@@ -50,23 +51,7 @@ func (s trustStore) trust(workspace, sum string) error {
 	}
 	m[workspace] = sum
 	b, _ := json.MarshalIndent(m, "", "  ")
-	tmp := s.path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, s.path)
+	return tools.WriteFileAtomic(s.path, b, 0o600)
 }
 
 // projectState says what became of the workspace's .myclaw.toml.

@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"myclaw/tools"
 )
 
 // saveMu serialises SaveRule within the process, so two grants saved at
@@ -76,7 +78,10 @@ func SaveRule(path string, r Rule) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("save rule to %s: cannot append a [[approval.rules]] block (%s); add the rule by hand:\n[[approval.rules]]\n%s", target, describeTOMLError(err), r)
 	}
-	if err := writeFileAtomic(target, updated, mode); err != nil {
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+		return "", fmt.Errorf("save rule to %s: %w", target, err)
+	}
+	if err := tools.WriteFileAtomic(target, updated, mode); err != nil {
 		return "", fmt.Errorf("save rule to %s: %w", target, err)
 	}
 	return text.String(), nil
@@ -138,45 +143,4 @@ func describeTOMLError(err error) string {
 		return fmt.Sprintf("line %d, column %d: %s", row, col, de.Error())
 	}
 	return err.Error()
-}
-
-// writeFileAtomic replaces path with data: a temp file in the same
-// directory, written and synced, renamed over path, then the directory
-// synced so the rename survives a crash. On failure path is untouched.
-func writeFileAtomic(path string, data []byte, mode fs.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

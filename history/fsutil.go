@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"myclaw/tools"
 )
 
 // Permissions of everything under the state dir: it may hold file contents
@@ -16,59 +18,18 @@ const (
 	filePerm fs.FileMode = 0o600
 )
 
-// writeFileAtomic replaces path with data so that a crash leaves either the
-// old file or the new one, never a mix: write a temp file in the same
-// directory, fsync it, rename it over path, then fsync the directory so the
-// rename itself is durable.
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	// CreateTemp already uses 0600; Chmod keeps it so whatever the umask.
-	if err := tmp.Chmod(filePerm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: sync: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := syncDir(dir); err != nil {
+// writeFileAtomic replaces path with data (see tools.WriteFileAtomic),
+// readable by the owner only.
+func writeFileAtomic(path string, data []byte) error {
+	if err := tools.WriteFileAtomic(path, data, filePerm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
 
-// syncDir fsyncs a directory, making the creation, rename or removal of
-// entries in it durable.
+// syncDir fsyncs a directory (see tools.SyncDir).
 func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync dir: %w", err)
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := tools.SyncDir(dir); err != nil {
 		return fmt.Errorf("sync dir %s: %w", dir, err)
 	}
 	return nil

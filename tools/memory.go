@@ -125,23 +125,8 @@ func (m *Memory) save(f *memoryFile) error {
 	if err != nil {
 		return fmt.Errorf("encode memory: %w", err)
 	}
-	dir := filepath.Dir(m.path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(m.path)+".*.tmp")
-	if err != nil {
+	if err := WriteFileAtomic(m.path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("write memory %s: %w", m.path, err)
-	}
-	_, werr := tmp.Write(append(b, '\n'))
-	err = errors.Join(werr, tmp.Chmod(0o600), tmp.Sync(), tmp.Close())
-	if err == nil {
-		err = os.Rename(tmp.Name(), m.path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write memory %s: %w", m.path, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync() // make the rename durable; not all filesystems support it
-		d.Close()
 	}
 	return nil
 }
