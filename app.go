@@ -211,8 +211,17 @@ func (a *app) buildTools() error {
 	return a.addConfigTools(a.cfg, reg)
 }
 
-// addConfigTools registers the [[tools]] entries of one config file.
-func (a *app) addConfigTools(cfg *config.Config, reg *tools.Registry) error {
+// addConfigTools registers the [[tools]] entries of one config file, all
+// or none: on an error the ones it registered are withdrawn again.
+func (a *app) addConfigTools(cfg *config.Config, reg *tools.Registry) (err error) {
+	var added []string
+	defer func() {
+		if err != nil {
+			for _, name := range added {
+				reg.Unregister(name)
+			}
+		}
+	}()
 	for i, t := range cfg.Tools {
 		schema, err := t.SchemaJSON()
 		if err != nil {
@@ -244,20 +253,27 @@ func (a *app) addConfigTools(cfg *config.Config, reg *tools.Registry) error {
 		if err := reg.Register(tool); err != nil {
 			return &agent.UserError{Msg: fmt.Sprintf("%s: %v", cfg.ToolOrigin(i), err), Hint: "Tool names must be unique namespace/short_name."}
 		}
+		added = append(added, t.Name)
 	}
 	return nil
 }
 
 // addHooks adds the [[hooks.pre_tool]] entries of one config file.
-func (a *app) addHooks(cfg *config.Config) {
+func (a *app) addHooks(cfg *config.Config) error {
 	for i, h := range cfg.Hooks.PreTool {
+		origin := fmt.Sprintf("%s: hooks.pre_tool[%d]", cfg.Path, i)
+		pattern, err := approval.CompileToolPattern(h.Tool)
+		if err != nil {
+			return &agent.UserError{Msg: fmt.Sprintf("%s: tool: %v", origin, err), Hint: "Fix that [[hooks.pre_tool]] entry (\"*\" matches every tool)."}
+		}
 		a.hooks = append(a.hooks, agent.Hook{
-			Tool:    h.Tool,
+			Tool:    pattern,
 			Command: h.Command,
 			Timeout: time.Duration(h.TimeoutS) * time.Second,
-			Origin:  fmt.Sprintf("%s: hooks.pre_tool[%d]", cfg.Path, i),
+			Origin:  origin,
 		})
 	}
+	return nil
 }
 
 // mcpServers turns the [mcp.servers] tables into the manager's configs.
@@ -314,9 +330,10 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 			return nil, err
 		}
 	}
-	a.addHooks(a.cfg)
-	for _, pc := range a.projectConfigs() {
-		a.addHooks(pc)
+	for _, c := range append([]*config.Config{a.cfg}, a.projectConfigs()...) {
+		if err := a.addHooks(c); err != nil {
+			return nil, err
+		}
 	}
 	if err := a.buildPolicy(); err != nil {
 		return nil, err

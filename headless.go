@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"myclaw/agent"
@@ -64,11 +63,11 @@ func runHeadless(ctx context.Context, o options, secrets map[string]string, stdo
 	return nil
 }
 
-// printer writes a turn's events for scripts.
+// printer writes a turn's events for scripts. The loop emits one event at
+// a time, so it needs no lock of its own.
 type printer struct {
 	json     bool
 	out, err io.Writer
-	mu       sync.Mutex
 	// midLine is set when the last text written to out did not end a line.
 	midLine bool
 	enc     *json.Encoder
@@ -84,8 +83,6 @@ func newPrinter(asJSON bool, stdout, stderr io.Writer) *printer {
 }
 
 func (p *printer) print(e agent.Event) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.json {
 		_ = p.enc.Encode(jsonEvent(e))
 		return
@@ -128,8 +125,6 @@ func (p *printer) print(e agent.Event) {
 }
 
 func (p *printer) finish() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if !p.json {
 		p.endLine()
 	}

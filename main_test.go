@@ -383,3 +383,33 @@ func TestTrustProjectLoadsIntoTheRunningSession(t *testing.T) {
 		t.Fatal("trust was not remembered")
 	}
 }
+
+// A project config with a broken entry loads nothing: no tool stays
+// registered from the entries before it, and the folder is not trusted.
+func TestTrustProjectIsAllOrNothing(t *testing.T) {
+	e := newEnv(t, writeNote)
+	for _, kv := range e.vars() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	os.WriteFile(filepath.Join(e.ws, ".myclaw.toml"), []byte("[[tools]]\nname = \"proj/one\"\ndescription = \"One.\"\ncommand = [\"true\"]\n\n[[tools]]\nname = \"proj/one\"\ndescription = \"The same name again.\"\ncommand = [\"true\"]\n"), 0o644)
+	a, err := newApp(options{workspace: e.ws, model: "test-model"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close()
+	ag, err := a.buildAgent(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 4)}
+	if _, err := b.TrustProject(context.Background()); err == nil || !strings.Contains(err.Error(), "tools[1]") {
+		t.Fatalf("TrustProject: %v; want an error naming tools[1]", err)
+	}
+	if _, ok := a.registry.Lookup("proj/one"); ok {
+		t.Fatal("a tool of the refused project config stayed registered")
+	}
+	if st, _, _ := a.readProjectConfig(); st.trusted {
+		t.Fatal("the refused project config was trusted")
+	}
+}

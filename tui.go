@@ -169,16 +169,23 @@ func (b *tuiBackend) TrustProject(ctx context.Context) (string, error) {
 	if err := cfg.CheckProjectScope(); err != nil {
 		return "", &agent.UserError{Msg: err.Error(), Hint: "Move other settings to your own config."}
 	}
+	before := len(a.hooks)
+	if err := a.addHooks(cfg); err != nil {
+		return "", err
+	}
 	if err := a.addConfigTools(cfg, a.registry); err != nil {
+		a.hooks = a.hooks[:before]
 		return "", err
 	}
 	if err := a.trustStore().trust(a.workspace.Dir(), st.sum); err != nil {
+		a.hooks = a.hooks[:before]
+		for _, t := range cfg.Tools {
+			a.registry.Unregister(t.Name)
+		}
 		return "", fmt.Errorf("remember the trusted folder: %w", err)
 	}
 	st.trusted, st.cfg = true, cfg
 	a.project = st
-	before := len(a.hooks)
-	a.addHooks(cfg)
 	b.AddHooks(a.hooks[before:]...)
 	a.startServers(context.WithoutCancel(ctx), a.mcpServers(cfg), b.mcpChanged)
 	return fmt.Sprintf("Trusted %s (remembered while it stays unchanged) and loaded %d tools, %d MCP servers, %d hooks.",

@@ -21,8 +21,8 @@ import (
 // fails, times out or answers nonsense denies: a broken guard must not let
 // calls through.
 type Hook struct {
-	// Tool is a glob on the display name; "" or "*" matches every tool.
-	Tool    string
+	// Tool selects the tools the hook watches (the rules' glob syntax).
+	Tool    approval.ToolPattern
 	Command []string
 	Timeout time.Duration
 	// Origin says where the hook was declared, for messages.
@@ -49,7 +49,7 @@ type hookOutput struct {
 func matchingHooks(hooks []Hook, tool string) []Hook {
 	var out []Hook
 	for _, h := range hooks {
-		if h.Tool == "" || globMatch(h.Tool, tool) {
+		if h.Tool.Match(tool) {
 			out = append(out, h)
 		}
 	}
@@ -130,24 +130,4 @@ func lastBytes(s string, n int) string {
 		return s
 	}
 	return s[len(s)-n:]
-}
-
-// globMatch matches s against a pattern where '*' matches any run of
-// characters (including '/') and '?' one character.
-func globMatch(pattern, s string) bool {
-	if pattern == "" {
-		return s == ""
-	}
-	switch pattern[0] {
-	case '*':
-		for i := 0; i <= len(s); i++ {
-			if globMatch(pattern[1:], s[i:]) {
-				return true
-			}
-		}
-		return false
-	case '?':
-		return s != "" && globMatch(pattern[1:], s[1:])
-	}
-	return s != "" && s[0] == pattern[0] && globMatch(pattern[1:], s[1:])
 }

@@ -47,7 +47,7 @@ func TestPreToolHooks(t *testing.T) {
 				openAIStyle("ok"),
 			)
 			h := newHarness(t, tt.level, srv, func(o *Options) {
-				o.Hooks = []Hook{{Tool: "fs_*", Command: []string{script}, Timeout: tt.timeout}}
+				o.Hooks = []Hook{{Tool: mustPattern(t, "fs_*"), Command: []string{script}, Timeout: tt.timeout}}
 			})
 			ap := approveAll()
 			if err := h.run(context.Background(), "write", ap); err != nil {
@@ -79,7 +79,7 @@ func TestHookDoesNotMatchOtherTools(t *testing.T) {
 	script := writeHook(t, t.TempDir(), "deny", `echo '{"decision":"deny","reason":"no"}'`)
 	srv := newFakeServer(t, openAIStyle("", call{"k1", "time_now", `{}`}), openAIStyle("ok"))
 	h := newHarness(t, approval.Ask, srv, func(o *Options) {
-		o.Hooks = []Hook{{Tool: "shell_run", Command: []string{script}}}
+		o.Hooks = []Hook{{Tool: mustPattern(t, "shell_run"), Command: []string{script}}}
 	})
 	if err := h.run(context.Background(), "time", nil); err != nil {
 		t.Fatal(err)
@@ -87,4 +87,13 @@ func TestHookDoesNotMatchOtherTools(t *testing.T) {
 	if res := h.results(); len(res) != 1 || res[0].Status != StatusOK {
 		t.Fatalf("results %+v", res)
 	}
+}
+
+func mustPattern(t *testing.T, p string) approval.ToolPattern {
+	t.Helper()
+	tp, err := approval.CompileToolPattern(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tp
 }

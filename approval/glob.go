@@ -172,3 +172,22 @@ func globQuote(s string) string {
 	}
 	return b.String()
 }
+
+// ToolPattern is a compiled glob on tool display names, in the syntax of
+// the rules' tool field; hooks select their tools with it too.
+type ToolPattern struct{ g glob }
+
+// CompileToolPattern parses a pattern; "" matches every tool.
+func CompileToolPattern(pattern string) (ToolPattern, error) {
+	if pattern == "" {
+		pattern = "*"
+	}
+	g, err := compileGlob(pattern)
+	if err != nil {
+		return ToolPattern{}, fmt.Errorf("tool pattern %q %w", pattern, err)
+	}
+	return ToolPattern{g}, nil
+}
+
+// Match reports whether the tool named name matches.
+func (p ToolPattern) Match(name string) bool { return p.g.match(name) }
