@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"myclaw/agent"
 	"myclaw/approval"
 	"myclaw/history"
 )
@@ -65,19 +66,9 @@ func runJournalCommand(ctx context.Context, mode string, o options, secrets map[
 	case "redo":
 		outcomes, err = j.Redo(ctx, o.count, resolve)
 	}
-	var done []string
-	for _, oc := range outcomes {
-		fmt.Fprintln(stdout, oc.Message)
-		if oc.Done {
-			done = append(done, fmt.Sprintf("%s (%s)", oc.Entry.Tool, oc.Entry.Summary))
-		}
-	}
-	if len(outcomes) == 0 && err == nil {
-		fmt.Fprintf(stdout, "Nothing to %s.\n", mode)
-	}
-	if len(done) > 0 {
-		verb := map[string]string{"undo": "undid", "redo": "redid"}[mode]
-		note := fmt.Sprintf("The user %s these earlier tool calls from the shell; the files are as they were before them: %s.", verb, strings.Join(done, "; "))
+	lines, note, err := agent.DescribeWalk(mode, outcomes, err)
+	fmt.Fprintln(stdout, strings.Join(lines, "\n"))
+	if note != "" {
 		if perr := a.session.Append("note", note); perr != nil {
 			fmt.Fprintln(stderr, "note: could not tell the session:", perr)
 		}

@@ -413,3 +413,12 @@ func TestTrustProjectIsAllOrNothing(t *testing.T) {
 		t.Fatal("the refused project config was trusted")
 	}
 }
+
+func TestUndoWithNothingToUndo(t *testing.T) {
+	e := newEnv(t, writeNote)
+	e.myclaw(nil, "-p", "say hello", "--model", "test-model")
+	out, errOut, code := e.myclaw(nil, "undo")
+	if code != 0 || strings.TrimSpace(out) != "Nothing to undo." {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

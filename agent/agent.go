@@ -367,19 +367,19 @@ func hintOf(err error, fallback string) string {
 // Undo reverts the newest n reversible calls and tells the model, with the
 // next message, what was reverted.
 func (a *Agent) Undo(ctx context.Context, n int, force bool) (string, error) {
-	return a.walk(ctx, func(j *history.Journal) ([]history.Outcome, error) {
+	return a.walk("undo", func(j *history.Journal) ([]history.Outcome, error) {
 		return j.Undo(ctx, n, force, a.resolver())
-	}, "undid")
+	})
 }
 
 // Redo re-applies the newest n undone calls.
 func (a *Agent) Redo(ctx context.Context, n int) (string, error) {
-	return a.walk(ctx, func(j *history.Journal) ([]history.Outcome, error) {
+	return a.walk("redo", func(j *history.Journal) ([]history.Outcome, error) {
 		return j.Redo(ctx, n, a.resolver())
-	}, "redid")
+	})
 }
 
-func (a *Agent) walk(ctx context.Context, op func(*history.Journal) ([]history.Outcome, error), verb string) (string, error) {
+func (a *Agent) walk(op string, run func(*history.Journal) ([]history.Outcome, error)) (string, error) {
 	a.mu.Lock()
 	if a.running {
 		a.mu.Unlock()
@@ -387,13 +387,9 @@ func (a *Agent) walk(ctx context.Context, op func(*history.Journal) ([]history.O
 	}
 	j, s := a.journal, a.session
 	a.mu.Unlock()
-	outcomes, err := op(j)
-	if errors.Is(err, history.ErrNothingToUndo) || errors.Is(err, history.ErrNothingToRedo) {
-		err = nil
-	}
-	lines, done := describeOutcomes(outcomes)
-	if len(done) > 0 {
-		note := fmt.Sprintf("The user %s these earlier tool calls; the files are as they were before them: %s.", verb, strings.Join(done, "; "))
+	outcomes, err := run(j)
+	lines, note, err := DescribeWalk(op, outcomes, err)
+	if note != "" {
 		a.mu.Lock()
 		a.notes = append(a.notes, note)
 		a.mu.Unlock()
@@ -401,24 +397,32 @@ func (a *Agent) walk(ctx context.Context, op func(*history.Journal) ([]history.O
 			a.opts.Logf("persist note: %v", perr)
 		}
 	}
-	if len(lines) == 0 && err == nil {
-		if verb == "undid" {
-			lines = append(lines, "Nothing to undo.")
-		} else {
-			lines = append(lines, "Nothing to redo.")
-		}
-	}
 	return strings.Join(lines, "\n"), err
 }
 
-func describeOutcomes(outcomes []history.Outcome) (lines, done []string) {
+// DescribeWalk turns what an undo or redo (op "undo" or "redo") did into
+// lines for people and the note the model is given with the next message
+// (empty when nothing was reverted). Having nothing to walk back is said,
+// not returned as an error.
+func DescribeWalk(op string, outcomes []history.Outcome, err error) (lines []string, note string, _ error) {
+	if errors.Is(err, history.ErrNothingToUndo) || errors.Is(err, history.ErrNothingToRedo) {
+		err = nil
+	}
+	var done []string
 	for _, o := range outcomes {
 		lines = append(lines, o.Message)
 		if o.Done {
 			done = append(done, fmt.Sprintf("%s (%s)", o.Entry.Tool, o.Entry.Summary))
 		}
 	}
-	return lines, done
+	if len(lines) == 0 && err == nil {
+		lines = append(lines, "Nothing to "+op+".")
+	}
+	if len(done) > 0 {
+		verb := map[string]string{"undo": "undid", "redo": "redid"}[op]
+		note = fmt.Sprintf("The user %s these earlier tool calls; the files are as they were before them: %s.", verb, strings.Join(done, "; "))
+	}
+	return lines, note, err
 }
 
 // resolver finds the Reverter of a registered tool.

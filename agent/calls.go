@@ -87,14 +87,17 @@ func (t *turn) readOnly(c openai.ToolCall) bool {
 
 func (t *turn) notRun(c openai.ToolCall, fromText bool, fatal error) callResult {
 	call := Call{ID: c.ID, Wire: c.Function.Name, Tool: c.Function.Name, Args: json.RawMessage(c.Function.Arguments), FromText: fromText}
-	e := &tools.Error{Kind: tools.KindUnknown, Message: "not run: the user cancelled the turn", Hint: "The user stopped the turn. Wait for their next message."}
-	status := StatusCancelled
 	if fatal != nil {
-		e = &tools.Error{Kind: tools.KindUnknown, Message: "not run: " + fatal.Error(), Hint: "myclaw hit an internal problem; tell the user."}
-		status = StatusError
+		return t.failed(call, StatusError, &tools.Error{Kind: tools.KindUnknown, Message: "not run: " + fatal.Error(), Hint: "myclaw hit an internal problem; tell the user."}, 0)
 	}
+	return t.failed(call, StatusCancelled, &tools.Error{Kind: tools.KindUnknown, Message: "not run: the user cancelled the turn", Hint: "The user stopped the turn. Wait for their next message."}, 0)
+}
+
+// failed reports a call that ended without a result: the error envelope is
+// what the model reads, the event what the user sees.
+func (t *turn) failed(call Call, status string, e *tools.Error, took time.Duration) callResult {
 	content := tools.ErrorEnvelope(e)
-	t.emit(ToolResultEvent{Call: call, Status: status, Kind: string(e.Kind), Message: e.Message, Hint: e.Hint, Content: content})
+	t.emit(ToolResultEvent{Call: call, Status: status, Kind: string(e.Kind), Message: e.Message, Hint: e.Hint, Duration: took, Content: content})
 	return callResult{content: content}
 }
 
@@ -112,9 +115,7 @@ func (t *turn) handle(tc openai.ToolCall, fromText bool) (callResult, error) {
 	}
 	t.emit(ToolCallEvent{Call: call, Phase: "proposed"})
 	fail := func(status string, e *tools.Error) callResult {
-		content := tools.ErrorEnvelope(e)
-		t.emit(ToolResultEvent{Call: call, Status: status, Kind: string(e.Kind), Message: e.Message, Hint: e.Hint, Duration: a.opts.Now().Sub(start), Content: content})
-		return callResult{content: content}
+		return t.failed(call, status, e, a.opts.Now().Sub(start))
 	}
 	if !ok {
 		return fail(StatusError, t.unknownTool(call.Wire)), nil
@@ -159,12 +160,7 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 	a := t.a
 	meta := tool.Meta()
 	req := t.request(tool, call, args, dry)
-	verdict := a.opts.Policy.Evaluate(req)
-	if verdict.Outcome != approval.OutcomeDeny {
-		if hv, ok := runHooks(t.ctx, t.hooks, req, a.opts.Workspace); ok {
-			verdict = hv
-		}
-	}
+	verdict := t.evaluate(req)
 	if verdict.Outcome != approval.OutcomeAsk {
 		// Decided without a person: say by what, for the card and for scripts.
 		d := approval.Decision{Choice: approval.ApproveOnce, By: verdict.By}
@@ -172,18 +168,11 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 			d = approval.Decision{Choice: approval.Deny, By: verdict.By, Reason: verdict.Why}
 		}
 		t.emit(ApprovalEvent{Request: req, CallID: call.ID, Tool: meta.Name, Summary: req.Summary, Phase: "decided", Decision: &d})
-	}
-	switch verdict.Outcome {
-	case approval.OutcomeDeny:
-		t.audit(req, "deny", verdict.By, verdict.Why)
-		return nil, dry, &tools.Error{
-			Kind:    tools.KindPermissionDenied,
-			Message: fmt.Sprintf("%s was denied (%s)", meta.Name, verdict.By),
-			Hint:    denyHint(verdict.Why),
-		}, StatusDenied
-	case approval.OutcomeAllow:
-		t.audit(req, "allow", verdict.By, "")
-		a.opts.Policy.Remember(req, approval.Decision{Choice: approval.ApproveOnce, By: verdict.By})
+		t.audit(approval.VerdictEntry(req, verdict))
+		if verdict.Outcome == approval.OutcomeDeny {
+			return nil, dry, ruleDenial(meta.Name, verdict), StatusDenied
+		}
+		a.opts.Policy.Remember(req, d)
 		return args, dry, nil, ""
 	}
 	req.Why = verdict.Why
@@ -191,23 +180,24 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 	dec, err := t.approver.Approve(t.ctx, req)
 	if err != nil {
 		if t.ctx.Err() != nil {
-			t.audit(req, "cancelled", "user", "")
+			t.audit(approval.DecisionEntry(req, approval.Decision{Choice: "cancelled"}))
 			return nil, dry, cancelledError(), StatusCancelled
 		}
-		t.audit(req, "deny", "approver", err.Error())
+		t.audit(approval.DecisionEntry(req, approval.Decision{Choice: approval.Deny, By: "approver", Reason: err.Error()}))
 		return nil, dry, &tools.Error{Kind: tools.KindPermissionDenied, Message: "no decision could be made: " + err.Error(), Hint: "Do not retry this call; tell the user what you wanted to do."}, StatusDenied
 	}
 	if dec.By == "" {
 		dec.By = "user"
 	}
 	t.emit(ApprovalEvent{Request: req, CallID: call.ID, Tool: meta.Name, Summary: req.Summary, Phase: "decided", Decision: &dec})
-	t.audit(req, string(dec.Choice), dec.By, dec.Reason)
 	if !dec.Approved() {
+		t.audit(approval.DecisionEntry(req, dec))
 		return nil, dry, denialError(meta.Name, dec), StatusDenied
 	}
 	if dec.Choice == approval.Edit {
 		edited, verr := a.opts.Registry.Validate(call.Wire, dec.Args)
 		if verr != nil {
+			t.audit(approval.DecisionEntry(req, dec))
 			verr.Message = "the user edited the arguments, but the edit is not valid: " + verr.Message
 			verr.Hint = "The call did not run. Ask the user how to proceed."
 			return nil, dry, verr, StatusError
@@ -216,17 +206,47 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 		if !meta.ReadOnly {
 			d, err := tools.Call(t.ctx, tool, args, true)
 			if err != nil {
+				t.audit(approval.DecisionEntry(req, dec))
 				return nil, dry, tools.AsError(err), StatusError
 			}
 			dry = d
 		}
+		// What runs is the edited call: deny rules and hooks hold for it too,
+		// and the audit and the session's memory describe it.
+		req = t.request(tool, call, args, dry)
+		if v := t.evaluate(req); v.Outcome == approval.OutcomeDeny {
+			t.audit(approval.VerdictEntry(req, v))
+			return nil, dry, ruleDenial(meta.Name, v), StatusDenied
+		}
 		t.emit(NoticeEvent{Text: fmt.Sprintf("Running %s with the arguments as the user edited them.", meta.Name)})
 	}
+	t.audit(approval.DecisionEntry(req, dec))
 	a.opts.Policy.Remember(req, dec)
 	if dec.SaveRule && dec.Choice == approval.ApproveSession {
 		t.saveRule(req)
 	}
 	return args, dry, nil, ""
+}
+
+// evaluate asks the policy, then the hooks unless the policy denies.
+func (t *turn) evaluate(req approval.Request) approval.Verdict {
+	v := t.a.opts.Policy.Evaluate(req)
+	if v.Outcome != approval.OutcomeDeny {
+		if hv, ok := runHooks(t.ctx, t.hooks, req, t.a.opts.Workspace); ok {
+			return hv
+		}
+	}
+	return v
+}
+
+// ruleDenial is what the model reads when a rule, the level or a hook
+// denies a call.
+func ruleDenial(tool string, v approval.Verdict) *tools.Error {
+	hint := "A rule forbids this call. Do not retry it; take another approach or ask the user."
+	if v.Why != "" {
+		hint = v.Why + " Do not retry it; take another approach or ask the user."
+	}
+	return &tools.Error{Kind: tools.KindPermissionDenied, Message: fmt.Sprintf("%s was denied (%s)", tool, v.By), Hint: hint}
 }
 
 func (t *turn) saveRule(req approval.Request) {
@@ -291,10 +311,8 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 	entry := history.Entry{CallID: call.ID, Tool: meta.Name, Args: args, Summary: dry.Summary, Time: a.opts.Now(), Reversible: journaled, Undo: dry.Undo}
 	if journaled {
 		if err := j.Begin(entry); err != nil {
-			e := &tools.Error{Kind: tools.KindUnknown, Message: "not run: the undo journal cannot be written", Hint: "myclaw stopped the turn; tell the user."}
-			content := tools.ErrorEnvelope(e)
-			t.emit(ToolResultEvent{Call: call, Status: StatusError, Kind: string(e.Kind), Message: e.Message, Hint: e.Hint, Content: content})
-			return callResult{content: content}, &UserError{Msg: "Cannot write the undo journal, so the call was not run.", Hint: "Check free space and permissions of the state directory.", Err: err}
+			res := t.failed(call, StatusError, &tools.Error{Kind: tools.KindUnknown, Message: "not run: the undo journal cannot be written", Hint: "myclaw stopped the turn; tell the user."}, a.opts.Now().Sub(start))
+			return res, &UserError{Msg: "Cannot write the undo journal, so the call was not run.", Hint: "Check free space and permissions of the state directory.", Err: err}
 		}
 	}
 	t.emit(ToolCallEvent{Call: call, Phase: "started", Summary: dry.Summary})
@@ -354,15 +372,12 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 	return out, fatal
 }
 
-func (t *turn) audit(req approval.Request, decision, by, reason string) {
+func (t *turn) audit(e approval.AuditEntry) {
 	if t.a.opts.Audit == nil {
 		return
 	}
-	err := t.a.opts.Audit.Append(approval.AuditEntry{
-		Time: t.a.opts.Now().UTC(), CallID: req.CallID, Tool: req.Tool, ArgsSHA: approval.ArgsDigest(req.Args),
-		Summary: req.Summary, Decision: decision, By: by, Reason: reason,
-	})
-	if err != nil {
+	e.Time = t.a.opts.Now().UTC()
+	if err := t.a.opts.Audit.Append(e); err != nil {
 		t.a.opts.Logf("audit: %v", err)
 	}
 }
@@ -411,7 +426,10 @@ func denialError(tool string, d approval.Decision) *tools.Error {
 	switch {
 	case d.By == "headless":
 		e.Message = fmt.Sprintf("%s needs approval, and this session runs without a person to approve", tool)
-		e.Hint = "Nobody can approve calls in this session. Do not retry; finish with what read-only tools allow and say what you would have done."
+		e.Hint = d.Reason
+		if e.Hint == "" {
+			e.Hint = "Nobody can approve calls in this session. Do not retry; finish with what read-only tools allow and say what you would have done."
+		}
 	case d.Reason != "":
 		e.Message = fmt.Sprintf("the user denied %s: %s", tool, d.Reason)
 		e.Hint = "The user said: " + d.Reason + ". Follow that; do not retry the same call."
@@ -421,17 +439,7 @@ func denialError(tool string, d approval.Decision) *tools.Error {
 	return e
 }
 
-func denyHint(why string) string {
-	if why == "" {
-		return "A rule forbids this call. Do not retry it; take another approach or ask the user."
-	}
-	return why + " Do not retry it; take another approach or ask the user."
-}
-
 func toolMessage(id, content string) openai.ChatCompletionMessage {
-	if content == "" {
-		content = `{"ok":true}`
-	}
 	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: id, Content: content}
 }
 

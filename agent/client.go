@@ -41,8 +41,6 @@ type ClientConfig struct {
 	MaxDelay  time.Duration
 	// Sleep waits between tries; nil selects a timer honouring ctx.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// OnRetry is called before each wait.
-	OnRetry func(RetryEvent)
 }
 
 // Client talks to one OpenAI-compatible chat-completions server. It is safe
@@ -178,9 +176,6 @@ func (c *Client) Stream(ctx context.Context, req openai.ChatCompletionRequest, o
 		}
 		wait := c.retryWait(attempt, te)
 		ev := RetryEvent{Attempt: attempt + 1, Max: c.cfg.MaxTries, Wait: wait, Reason: te.reason}
-		if c.cfg.OnRetry != nil {
-			c.cfg.OnRetry(ev)
-		}
 		if hook, ok := ctx.Value(retryHookKey{}).(func(RetryEvent)); ok {
 			hook(ev)
 		}
@@ -471,8 +466,9 @@ func (c *Client) modelsError(err error) *APIError {
 	return api
 }
 
-// retryHookKey carries a per-request retry callback in the context, so the
-// loop can report waits to the turn that is waiting.
+// retryHookKey carries a per-request retry callback in the context (as
+// net/http/httptrace carries its hooks), so the loop can report each wait
+// to the turn that is waiting.
 type retryHookKey struct{}
 
 func withRetryHook(ctx context.Context, hook func(RetryEvent)) context.Context {

@@ -118,9 +118,9 @@ func TestStreamRetries(t *testing.T) {
 			srv, reqs := scriptedServer(t, tt.steps...)
 			var waits recordedWaits
 			var events []RetryEvent
-			c := NewClient(ClientConfig{BaseURL: srv.URL + "/v1", Sleep: waits.sleep, MaxDelay: tt.maxDelay,
-				OnRetry: func(e RetryEvent) { events = append(events, e) }})
-			comp, err := c.Stream(context.Background(), openai.ChatCompletionRequest{Model: "m"}, nil)
+			c := NewClient(ClientConfig{BaseURL: srv.URL + "/v1", Sleep: waits.sleep, MaxDelay: tt.maxDelay})
+			ctx := withRetryHook(context.Background(), func(e RetryEvent) { events = append(events, e) })
+			comp, err := c.Stream(ctx, openai.ChatCompletionRequest{Model: "m"}, nil)
 			if got := int(reqs.Load()); got != tt.wantReqs {
 				t.Errorf("requests = %d; want %d", got, tt.wantReqs)
 			}
@@ -138,7 +138,7 @@ func TestStreamRetries(t *testing.T) {
 				}
 			}
 			if len(events) != tt.wantReqs-1 || len(waits.waits) != len(events) {
-				t.Fatalf("OnRetry calls = %d, waits = %d; want %d each", len(events), len(waits.waits), tt.wantReqs-1)
+				t.Fatalf("retry hook calls = %d, waits = %d; want %d each", len(events), len(waits.waits), tt.wantReqs-1)
 			}
 			for i, e := range events {
 				if e.Attempt != i+2 || e.Max != 4 || e.Wait != waits.waits[i] {
@@ -200,8 +200,9 @@ func TestStreamConnectionRefused(t *testing.T) {
 	ln.Close()
 	var waits recordedWaits
 	var events []RetryEvent
-	c := NewClient(ClientConfig{BaseURL: "http://" + addr + "/v1", Sleep: waits.sleep, OnRetry: func(e RetryEvent) { events = append(events, e) }})
-	_, err = c.Stream(context.Background(), openai.ChatCompletionRequest{Model: "m"}, nil)
+	c := NewClient(ClientConfig{BaseURL: "http://" + addr + "/v1", Sleep: waits.sleep})
+	ctx := withRetryHook(context.Background(), func(e RetryEvent) { events = append(events, e) })
+	_, err = c.Stream(ctx, openai.ChatCompletionRequest{Model: "m"}, nil)
 	var api *APIError
 	if !errors.As(err, &api) {
 		t.Fatalf("err = %v; want *APIError", err)

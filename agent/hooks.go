@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -70,7 +71,10 @@ func runHooks(ctx context.Context, hooks []Hook, req approval.Request, workspace
 
 func runHook(ctx context.Context, h Hook, req approval.Request, workspace string) (approval.Verdict, bool) {
 	name := strings.Join(h.Command, " ")
-	by := "hook: " + name
+	if h.Origin != "" {
+		name += " (" + h.Origin + ")"
+	}
+	by := "hook: " + strings.Join(h.Command, " ")
 	deny := func(why string) (approval.Verdict, bool) {
 		return approval.Verdict{Outcome: approval.OutcomeDeny, By: by, Why: why}, true
 	}
@@ -84,25 +88,30 @@ func runHook(ctx context.Context, h Hook, req approval.Request, workspace string
 	cmd := exec.CommandContext(hctx, h.Command[0], h.Command[1:]...)
 	cmd.Dir = workspace
 	cmd.Stdin = bytes.NewReader(in)
-	cmd.Env = tools.ScrubEnv(nil)
+	cmd.Env = tools.ScrubEnv(os.Environ())
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// A decision is a short JSON object: more output than this is not one.
+	stdout := &capped{max: 64 << 10}
+	stderr := &capped{max: 64 << 10, keepTail: true}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err := cmd.Run()
 	switch {
 	case hctx.Err() != nil && ctx.Err() == nil:
 		return deny(fmt.Sprintf("The pre-tool hook %q timed out after %s, so the call was denied.", name, timeout))
 	case err != nil:
 		var ee *exec.ExitError
-		tail := strings.TrimSpace(tools.StripControls(lastBytes(stderr.String(), 400)))
+		tail := strings.TrimSpace(tools.StripControls(lastBytes(string(stderr.buf), 400)))
 		if errors.As(err, &ee) {
 			return deny(fmt.Sprintf("The pre-tool hook %q failed (exit status %d: %s), so the call was denied.", name, ee.ExitCode(), tail))
 		}
 		return deny(fmt.Sprintf("The pre-tool hook %q could not run (%v), so the call was denied.", name, err))
 	}
-	out := bytes.TrimSpace(stdout.Bytes())
+	if stdout.over {
+		return deny(fmt.Sprintf("The pre-tool hook %q printed more than a decision (over 64 KB), so the call was denied.", name))
+	}
+	out := bytes.TrimSpace(stdout.buf)
 	if len(out) == 0 {
 		return approval.Verdict{}, false
 	}
@@ -123,6 +132,28 @@ func runHook(ctx context.Context, h Hook, req approval.Request, workspace string
 		return approval.Verdict{}, false
 	}
 	return deny(fmt.Sprintf("The pre-tool hook %q answered %q; want allow, deny or pass. The call was denied.", name, ho.Decision))
+}
+
+// capped keeps at most max bytes of what is written to it: the head, or
+// with keepTail the tail. It never fails, so the child is never blocked.
+type capped struct {
+	buf      []byte
+	max      int
+	keepTail bool
+	over     bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.buf = append(c.buf, p...)
+	if len(c.buf) > c.max {
+		c.over = true
+		if c.keepTail {
+			c.buf = append(c.buf[:0], c.buf[len(c.buf)-c.max:]...)
+		} else {
+			c.buf = c.buf[:c.max]
+		}
+	}
+	return len(p), nil
 }
 
 func lastBytes(s string, n int) string {

@@ -97,3 +97,21 @@ func mustPattern(t *testing.T, p string) approval.ToolPattern {
 	}
 	return tp
 }
+
+// A hook runs in the user's environment (PATH, HOME, ...) minus secrets.
+func TestHookEnvironment(t *testing.T) {
+	t.Setenv("MYCLAW_HOOK_PROBE", "visible")
+	t.Setenv("OPENAI_API_KEY", "sk-hidden")
+	script := writeHook(t, t.TempDir(), "env", `echo "{\"decision\":\"deny\",\"reason\":\"probe=$MYCLAW_HOOK_PROBE key=$OPENAI_API_KEY\"}"`)
+	srv := newFakeServer(t, openAIStyle("", call{"k1", "fs_write", `{"path":"a.txt","content":"x"}`}), openAIStyle("ok"))
+	h := newHarness(t, approval.Full, srv, func(o *Options) {
+		o.Hooks = []Hook{{Tool: mustPattern(t, "*"), Command: []string{script}}}
+	})
+	if err := h.run(context.Background(), "write", nil); err != nil {
+		t.Fatal(err)
+	}
+	content := toolMessages(srv.messages(1))[0]["content"].(string)
+	if !strings.Contains(content, "probe=visible") || strings.Contains(content, "sk-hidden") {
+		t.Fatalf("hook saw %s; want the probe and no key", content)
+	}
+}

@@ -76,8 +76,17 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event), approv
 		emit(DoneEvent{Reason: reason, Rounds: t.rounds})
 	}()
 
+	a.mu.Lock()
+	first, s := len(a.messages) == 0, a.session
+	a.mu.Unlock()
 	if err := a.appendMessage(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: a.withNotes(prompt)}); err != nil {
 		return err
+	}
+	if first {
+		// The first prompt names the session in /sessions.
+		if err := s.SetTitle(prompt); err != nil {
+			a.opts.Logf("session title: %v", err)
+		}
 	}
 	for t.rounds < a.opts.MaxRounds {
 		t.rounds++

@@ -103,7 +103,6 @@ func TestRequestCarriesSystemPromptAndCatalog(t *testing.T) {
 }
 
 func TestParallelCallsKeepOrder(t *testing.T) {
-	os.WriteFile(filepath.Join(t.TempDir(), "x"), nil, 0o644)
 	srv := newFakeServer(t,
 		ollamaStyle("", call{"a1", "fs_read", `{"path":"one.txt"}`}, call{"a2", "fs_read", `{"path":"two.txt"}`}),
 		ollamaStyle("ok"),
@@ -322,7 +321,9 @@ func TestHeadlessDeniesWithoutWaiting(t *testing.T) {
 		t.Fatal(err)
 	}
 	tm := toolMessages(srv.messages(1))
-	if !strings.Contains(tm[0]["content"].(string), "without a person") {
+	content := tm[0]["content"].(string)
+	// The model reads the approver's reason: what to do, and why it asked.
+	if !strings.Contains(content, "without a person") || !strings.Contains(content, "[[approval.rules]]") || !strings.Contains(content, "It asked because") {
 		t.Fatalf("tool message %v", tm)
 	}
 	if _, err := os.Stat(filepath.Join(h.ws, "a.txt")); err == nil {
@@ -390,7 +391,11 @@ func TestResumeSession(t *testing.T) {
 	if err := h.run(context.Background(), "first", nil); err != nil {
 		t.Fatal(err)
 	}
-	id := h.agent.Session().Info().ID
+	info := h.agent.Session().Info()
+	if info.Title != "first" {
+		t.Fatalf("session title %q; want the first prompt", info.Title)
+	}
+	id := info.ID
 	s, err := h.store.OpenSession(id)
 	if err != nil {
 		t.Fatal(err)
@@ -563,5 +568,42 @@ func TestApproveForSessionAndSaveRule(t *testing.T) {
 	}
 	if !said {
 		t.Fatal("no notice says where the rule was saved")
+	}
+}
+
+// An edit runs through the rules again: a deny rule holds for what the
+// person typed, and the audit describes the edited call.
+func TestEditedArgsStillMeetDenyRules(t *testing.T) {
+	srv := newFakeServer(t,
+		openAIStyle("", call{"e1", "shell_run", `{"command":"echo hi"}`}),
+		openAIStyle("ok"),
+	)
+	auditPath := filepath.Join(t.TempDir(), "approvals.jsonl")
+	audit, err := approval.OpenAudit(auditPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer audit.Close()
+	h := newHarness(t, approval.Ask, srv, func(o *Options) {
+		p, err := approval.NewPolicy(approval.Ask, []approval.Rule{{Tool: "shell_run", Match: "rm *", Decision: "deny"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Policy, o.Audit = p, audit
+	})
+	os.WriteFile(filepath.Join(h.ws, "keep.txt"), []byte("x"), 0o644)
+	ap := &recordingApprover{d: approval.Decision{Choice: approval.Edit, Args: json.RawMessage(`{"command":"rm keep.txt"}`)}}
+	if err := h.run(context.Background(), "go", ap); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "keep.txt")); err != nil {
+		t.Fatal("the edited command ran despite the deny rule")
+	}
+	if res := h.results(); len(res) != 1 || res[0].Status != StatusDenied || !strings.Contains(res[0].Message, "rule") {
+		t.Fatalf("results %+v", res)
+	}
+	entries, _, err := approval.ReadAudit(auditPath)
+	if err != nil || len(entries) != 1 || entries[0].ArgsSHA != approval.ArgsDigest(json.RawMessage(`{"command":"rm keep.txt"}`)) || entries[0].Decision != "deny" {
+		t.Fatalf("audit %+v, %v; want one deny of the edited args", entries, err)
 	}
 }

@@ -9,10 +9,11 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/sashabaranov/go-openai"
+
+	"myclaw/tools"
 )
 
 // The answer is decoded here rather than with go-openai's stream reader,
@@ -557,13 +558,7 @@ func serverErrorMessage(raw []byte) string {
 // cleanServerText makes a server's text safe to show on one line: valid UTF-8,
 // no control characters, collapsed spaces, at most 500 characters.
 func cleanServerText(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
-			return ' '
-		}
-		return r
-	}, s)
+	s = tools.SanitizeForScreen(s)
 	return clipText(strings.Join(strings.Fields(s), " "), 500)
 }
 

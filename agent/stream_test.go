@@ -262,7 +262,7 @@ func TestServerErrorMessage(t *testing.T) {
 		{"vllm", `{"object":"error","message":"The model does not exist.","code":404}`, "The model does not exist."},
 		{"fastapi", `{"detail":"Not Found"}`, "Not Found"},
 		{"plain", "404 page not found\n", "404 page not found"},
-		{"control chars", "bad\x1b[31m\nthing", "bad [31m thing"},
+		{"control chars", "bad\x1b[31m\nthing\x1b]0;title\x07", "bad thing"},
 		{"empty", "", ""},
 		{"long", strings.Repeat("x", 600), strings.Repeat("x", 500) + "…"},
 	}

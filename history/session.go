@@ -185,7 +185,65 @@ func readInfo(dir string) (SessionInfo, error) {
 	if err := json.Unmarshal(data, &info); err != nil {
 		return SessionInfo{}, fmt.Errorf("%s: not valid session info: %w", path, err)
 	}
+	// Updated is the time of the last transcript record: derived here
+	// rather than rewritten on every append.
+	if t, ok := lastRecordTime(filepath.Join(dir, transcriptFile)); ok && t.After(info.Updated) {
+		info.Updated = t
+	}
 	return info, nil
+}
+
+// lastRecordTime reads the time of the last complete line of a transcript.
+func lastRecordTime(path string) (time.Time, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return time.Time{}, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return time.Time{}, false
+	}
+	// Find the end of the last complete line, then its start.
+	end, ok, err := lastNewline(f, fi.Size())
+	if err != nil || !ok {
+		return time.Time{}, false
+	}
+	start, ok, err := lastNewline(f, end)
+	if err != nil {
+		return time.Time{}, false
+	}
+	if ok {
+		start++
+	}
+	line := make([]byte, end-start)
+	if _, err := f.ReadAt(line, start); err != nil {
+		return time.Time{}, false
+	}
+	var rec struct {
+		Time time.Time `json:"time"`
+	}
+	if json.Unmarshal(line, &rec) != nil || rec.Time.IsZero() {
+		return time.Time{}, false
+	}
+	return rec.Time, true
+}
+
+// lastNewline returns the offset of the last '\n' before limit, reading
+// backwards in chunks; found is false when there is none.
+func lastNewline(f *os.File, limit int64) (at int64, found bool, err error) {
+	buf := make([]byte, 4096)
+	for pos := limit; pos > 0; {
+		n := min(int64(len(buf)), pos)
+		pos -= n
+		if _, err := f.ReadAt(buf[:n], pos); err != nil {
+			return 0, false, fmt.Errorf("read %s: %w", f.Name(), err)
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return pos + int64(i), true, nil
+		}
+	}
+	return 0, false, nil
 }
 
 // Session is one stored conversation: its info, its transcript and its undo
@@ -254,9 +312,7 @@ func (s *Session) SetTitle(title string) error {
 
 // Append writes one transcript record (kind such as "message", "note",
 // "meta"; data marshalled to JSON) as one JSONL line, fsynced before it
-// returns, so a crash loses nothing already sent. It then records the time
-// in session.json; if only that fails, the record is saved and the error
-// says so.
+// returns, so a crash loses nothing already sent.
 func (s *Session) Append(kind string, data any) error {
 	if kind == "" {
 		return errors.New("append: the record kind is empty")
@@ -279,9 +335,6 @@ func (s *Session) Append(kind string, data any) error {
 		return fmt.Errorf("append %s record: %w", kind, err)
 	}
 	s.info.Updated = now
-	if err := s.saveInfo(); err != nil {
-		return fmt.Errorf("append %s record: the record is saved, but the session time is not: %w", kind, err)
-	}
 	return nil
 }
 
@@ -333,23 +386,16 @@ func cutPartialLine(f *os.File) error {
 	if end == 0 {
 		return nil
 	}
-	buf := make([]byte, 4096)
-	for pos := end; pos > 0; {
-		n := min(int64(len(buf)), pos)
-		pos -= n
-		if _, err := f.ReadAt(buf[:n], pos); err != nil {
-			return fmt.Errorf("read %s: %w", f.Name(), err)
-		}
-		i := bytes.LastIndexByte(buf[:n], '\n')
-		if i >= 0 {
-			keep := pos + int64(i) + 1
-			if keep == end {
-				return nil
-			}
-			return truncate(f, keep)
-		}
+	i, ok, err := lastNewline(f, end)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return truncate(f, 0)
+	case i+1 == end:
+		return nil
 	}
-	return truncate(f, 0)
+	return truncate(f, i+1)
 }
 
 func truncate(f *os.File, size int64) error {

@@ -465,3 +465,37 @@ func TestAppendRejectsBadInput(t *testing.T) {
 		t.Fatalf("Records after rejected appends = %d records, %q, %v; want none", len(recs), warns, err)
 	}
 }
+
+// Updated comes from the transcript: appends do not rewrite session.json,
+// yet a new Store sees the time of the last record.
+func TestUpdatedIsTheLastRecordTime(t *testing.T) {
+	dir := t.TempDir()
+	st := NewStore(dir)
+	s, err := st.NewSession(t.TempDir(), "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	infoPath := filepath.Join(s.Dir(), "session.json")
+	before, _ := os.ReadFile(infoPath)
+	if err := s.Append("message", "one"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append("message", strings.Repeat("long ", 3000)); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(infoPath)
+	if string(before) != string(after) {
+		t.Fatal("an append rewrote session.json")
+	}
+	recs, _, err := s.Records()
+	if err != nil || len(recs) != 2 {
+		t.Fatalf("records %d, %v", len(recs), err)
+	}
+	got, err := NewStore(dir).OpenSession(s.Info().ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Info().Updated.Equal(recs[1].Time) {
+		t.Fatalf("Updated %v; want the last record's time %v", got.Info().Updated, recs[1].Time)
+	}
+}
