@@ -243,10 +243,7 @@ func (a *app) addConfigTools(cfg *config.Config, reg *tools.Registry) (err error
 			Dir:              a.workspace.Dir(),
 			Origin:           cfg.ToolOrigin(i),
 		}
-		if err := spec.Check(); err != nil {
-			return &agent.UserError{Msg: "A tool in the config is not valid: " + err.Error(), Hint: "Fix or remove that [[tools]] entry."}
-		}
-		tool, err := command.New(spec)
+		tool, err := command.New(spec) // checks the spec
 		if err != nil {
 			return &agent.UserError{Msg: "A tool in the config is not valid: " + err.Error(), Hint: "Fix or remove that [[tools]] entry."}
 		}

@@ -57,7 +57,7 @@ func (b *Blobs) Put(data []byte) (string, error) {
 // missing blob (errors.Is fs.ErrNotExist) and a blob whose content does not
 // match its name (ErrCorruptBlob) are errors that say which blob.
 func (b *Blobs) Get(sum string) ([]byte, error) {
-	if !validSum(sum) {
+	if !tools.IsSHA256Hex(sum) {
 		return nil, fmt.Errorf("blob %q: not a hex SHA-256 (want 64 lowercase hex digits)", sum)
 	}
 	data, err := os.ReadFile(b.path(sum))
@@ -76,16 +76,4 @@ func (b *Blobs) Get(sum string) ([]byte, error) {
 
 func (b *Blobs) path(sum string) string {
 	return filepath.Join(b.dir, sum[:2], sum)
-}
-
-func validSum(s string) bool {
-	if len(s) != sha256.Size*2 {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"myclaw/tools"
 )
@@ -65,29 +64,8 @@ func ensureDir(dir string) error {
 	return syncDir(parent)
 }
 
-// lockFile takes an advisory lock on f (exclusive or shared), waiting for
-// other processes to release theirs. Locks belong to the open file, so two
-// opens of one path in the same process exclude each other too.
-func lockFile(f *os.File, exclusive bool) error {
-	how := syscall.LOCK_SH
-	if exclusive {
-		how = syscall.LOCK_EX
-	}
-	for {
-		err := syscall.Flock(int(f.Fd()), how)
-		if !errors.Is(err, syscall.EINTR) {
-			if err != nil {
-				return fmt.Errorf("lock %s: %w", f.Name(), err)
-			}
-			return nil
-		}
-	}
-}
+// lockFile takes an advisory lock on f (see tools.LockFile).
+func lockFile(f *os.File, exclusive bool) error { return tools.LockFile(f, exclusive) }
 
 // unlockFile releases the lock lockFile took.
-func unlockFile(f *os.File) error {
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN); err != nil {
-		return fmt.Errorf("unlock %s: %w", f.Name(), err)
-	}
-	return nil
-}
+func unlockFile(f *os.File) error { return tools.UnlockFile(f) }

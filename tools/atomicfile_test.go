@@ -1,8 +1,11 @@
 package tools
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -27,5 +30,64 @@ func TestWriteFileAtomic(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Fatalf("directory holds %d entries; want only state.json", len(entries))
+	}
+}
+
+func TestLockFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	open := func() *os.File {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		return f
+	}
+	// tryLock asks for a lock without waiting: LockFile itself would block.
+	tryLock := func(f *os.File, exclusive bool) bool {
+		how := syscall.LOCK_SH
+		if exclusive {
+			how = syscall.LOCK_EX
+		}
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		if err != nil && !errors.Is(err, syscall.EWOULDBLOCK) {
+			t.Fatal(err)
+		}
+		if err == nil {
+			syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		}
+		return err == nil
+	}
+	a, b := open(), open()
+
+	if err := LockFile(a, true); err != nil {
+		t.Fatal(err)
+	}
+	if tryLock(b, false) {
+		t.Errorf("got a shared lock beside an exclusive one; want it refused")
+	}
+	if err := UnlockFile(a); err != nil {
+		t.Fatal(err)
+	}
+	if !tryLock(b, true) {
+		t.Errorf("got the exclusive lock refused after UnlockFile; want it free")
+	}
+
+	if err := LockFile(a, false); err != nil {
+		t.Fatal(err)
+	}
+	if !tryLock(b, false) {
+		t.Errorf("got a second shared lock refused; want shared locks to coexist")
+	}
+	if tryLock(b, true) {
+		t.Errorf("got an exclusive lock beside a shared one; want it refused")
+	}
+	if err := UnlockFile(a); err != nil {
+		t.Fatal(err)
+	}
+
+	a.Close()
+	if err := LockFile(a, true); err == nil || !strings.Contains(err.Error(), "lock "+path) {
+		t.Errorf("LockFile on a closed file = %v; want an error naming %s", err, path)
 	}
 }

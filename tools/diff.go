@@ -20,12 +20,29 @@ const (
 	diffMaxBytes = 256 << 10
 )
 
-// diffResult is a unified diff of two texts and its line counts.
+// diffResult is the line diff of two texts: its counts, and the edit
+// script that Text renders as a unified diff. Rendering is left to Text
+// because a preview needs it and an execution only needs the counts.
 type diffResult struct {
-	Text    string // unified diff; empty when the texts are equal
-	Added   int    // lines only in the new text
-	Removed int    // lines only in the old text
-	Binary  bool   // one side is not text; Text only says they differ
+	Added   int  // lines only in the new text
+	Removed int  // lines only in the old text
+	Binary  bool // one side is not text; Text only says they differ
+
+	oldName, newName string
+	a, b             []string // the lines of both sides
+	runs             []diffRun
+}
+
+// Text returns the unified diff with three lines of context, cut past
+// diffMaxBytes with a note; "" when the texts are equal.
+func (d diffResult) Text() string {
+	switch {
+	case d.Binary:
+		return fmt.Sprintf("Binary files %s and %s differ\n", d.oldName, d.newName)
+	case len(d.runs) == 0:
+		return ""
+	}
+	return diffFormat(d.oldName, d.newName, d.a, d.b, d.runs)
 }
 
 type diffKind byte
@@ -44,20 +61,21 @@ type diffRun struct {
 	n    int
 }
 
-// diffUnified returns the git-style unified diff from old to new with three
-// lines of context. oldName and newName are the header labels ("a/x",
-// "b/x", or "/dev/null").
+// diffUnified diffs old against new, line by line, for a git-style unified
+// diff (see diffResult.Text). oldName and newName are the header labels
+// ("a/x", "b/x", or "/dev/null").
 func diffUnified(oldName, newName string, old, new []byte) diffResult {
 	if bytes.Equal(old, new) {
 		return diffResult{}
 	}
+	res := diffResult{oldName: oldName, newName: newName}
 	if fsLooksBinary(old) || fsLooksBinary(new) {
-		return diffResult{Binary: true, Text: fmt.Sprintf("Binary files %s and %s differ\n", oldName, newName)}
+		res.Binary = true
+		return res
 	}
-	a, b := diffSplitLines(string(old)), diffSplitLines(string(new))
-	runs := diffLines(a, b)
-	var res diffResult
-	for _, r := range runs {
+	res.a, res.b = diffSplitLines(string(old)), diffSplitLines(string(new))
+	res.runs = diffLines(res.a, res.b)
+	for _, r := range res.runs {
 		switch r.kind {
 		case diffDelete:
 			res.Removed += r.n
@@ -65,7 +83,6 @@ func diffUnified(oldName, newName string, old, new []byte) diffResult {
 			res.Added += r.n
 		}
 	}
-	res.Text = diffFormat(oldName, newName, a, b, runs)
 	return res
 }
 

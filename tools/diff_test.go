@@ -75,8 +75,8 @@ func TestDiffUnified(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := diffUnified(tt.oldName, "b/x", []byte(tt.old), []byte(tt.new))
-			if got.Text != tt.want {
-				t.Errorf("got diff\n%s\nwant\n%s", got.Text, tt.want)
+			if got.Text() != tt.want {
+				t.Errorf("got diff\n%s\nwant\n%s", got.Text(), tt.want)
 			}
 			if got.Added != tt.added || got.Removed != tt.removed || got.Binary != tt.binary {
 				t.Errorf("got +%d -%d binary=%v; want +%d -%d binary=%v", got.Added, got.Removed, got.Binary, tt.added, tt.removed, tt.binary)
@@ -104,12 +104,12 @@ func TestDiffRoundTrip(t *testing.T) {
 		old, new := gen(rng.IntN(30)), gen(rng.IntN(30))
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
 			d := diffUnified("a/x", "b/x", []byte(old), []byte(new))
-			got, err := fsTestApplyDiff(old, d.Text)
+			got, err := fsTestApplyDiff(old, d.Text())
 			if err != nil {
-				t.Fatalf("apply: %v\nold %q\nnew %q\ndiff\n%s", err, old, new, d.Text)
+				t.Fatalf("apply: %v\nold %q\nnew %q\ndiff\n%s", err, old, new, d.Text())
 			}
 			if got != new {
-				t.Fatalf("got %q; want %q\ndiff\n%s", got, new, d.Text)
+				t.Fatalf("got %q; want %q\ndiff\n%s", got, new, d.Text())
 			}
 			a, b := diffSplitLines(old), diffSplitLines(new)
 			if want := len(a) + len(b) - 2*fsTestLCS(a, b); d.Added+d.Removed != want {
@@ -131,10 +131,10 @@ func TestDiffLargeFallback(t *testing.T) {
 	if d.Added != 3000 || d.Removed != 3000 {
 		t.Errorf("got +%d -%d; want +3000 -3000", d.Added, d.Removed)
 	}
-	if !strings.Contains(d.Text, "@@ -1,3000 +1,3000 @@\n") {
-		t.Errorf("got header %q; want one hunk @@ -1,3000 +1,3000 @@", strings.SplitN(d.Text, "\n", 4)[2])
+	if !strings.Contains(d.Text(), "@@ -1,3000 +1,3000 @@\n") {
+		t.Errorf("got header %q; want one hunk @@ -1,3000 +1,3000 @@", strings.SplitN(d.Text(), "\n", 4)[2])
 	}
-	got, err := fsTestApplyDiff(a.String(), d.Text)
+	got, err := fsTestApplyDiff(a.String(), d.Text())
 	if err != nil || got != b.String() {
 		t.Errorf("applying the diff gave %d bytes, err %v; want the new text", len(got), err)
 	}
@@ -164,8 +164,8 @@ func TestDiffCutsHugePreview(t *testing.T) {
 	if d.Added != 40000 {
 		t.Errorf("got +%d; want +40000", d.Added)
 	}
-	if len(d.Text) > diffMaxBytes+4096 || !strings.Contains(d.Text, "more lines not shown") {
-		t.Errorf("got a %d-byte preview; want it cut near %d bytes with a note", len(d.Text), diffMaxBytes)
+	if len(d.Text()) > diffMaxBytes+4096 || !strings.Contains(d.Text(), "more lines not shown") {
+		t.Errorf("got a %d-byte preview; want it cut near %d bytes with a note", len(d.Text()), diffMaxBytes)
 	}
 }
 

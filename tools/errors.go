@@ -85,5 +85,15 @@ func (c *Conflict) Error() string {
 	return fmt.Sprintf("%s changed since the call: %s", c.What, c.Detail)
 }
 
+// ErrToolTimeout is the cause (context.Cause) of a call's context when the
+// tool's own timeout, which Call sets, expires: a tool tells it apart from a
+// deadline or cancellation of the caller with TimedOut.
+var ErrToolTimeout = errors.New("tool timeout")
+
+// TimedOut reports whether ctx ended because the tool's own timeout expired.
+func TimedOut(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), ErrToolTimeout)
+}
+
 // ErrCorruptUndo is returned by Revert when undo data cannot be understood.
 var ErrCorruptUndo = errors.New("undo data is corrupt")

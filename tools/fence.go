@@ -298,7 +298,7 @@ func entityAt(s string, i int) (rune, int) {
 		}
 		return rune(v), j - i
 	}
-	for j < len(s) && j-i <= 32 && isASCIIAlnum(s[j]) {
+	for j < len(s) && j-i <= 32 && IsASCIIAlnum(s[j]) {
 		j++
 	}
 	name := s[i+1 : j]
@@ -387,10 +387,6 @@ func digitValue(c byte, hex bool) (int, bool) {
 		return int(c-'A') + 10, true
 	}
 	return 0, false
-}
-
-func isASCIIAlnum(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // isBracket reports whether r reads as an opening angle bracket. None of

@@ -68,10 +68,10 @@ func (p *fsPlan) unchanged() bool {
 }
 
 // fsPlanChange inspects rel and plans to replace its content with data.
-func fsPlanChange(ctx context.Context, ws *Workspace, rel string, data []byte) (*fsPlan, *Error) {
-	old, info, missing, e := fsInspectTarget(ctx, ws, rel, fsMaxPriorBytes)
-	if e != nil {
-		return nil, e
+func fsPlanChange(ctx context.Context, ws *Workspace, rel string, data []byte) (*fsPlan, error) {
+	old, info, missing, err := fsInspectTarget(ctx, ws, rel, fsMaxPriorBytes)
+	if err != nil {
+		return nil, err
 	}
 	return fsNewPlan(rel, old, info, missing, data), nil
 }
@@ -92,13 +92,16 @@ func fsNewPlan(rel string, old []byte, info fs.FileInfo, missing []string, data 
 // fsInspectTarget checks that rel can be written as a regular file: its
 // folders are folders (or will be created), and it is absent or a regular
 // file, which is then read. info is nil when the file does not exist.
-func fsInspectTarget(ctx context.Context, ws *Workspace, rel string, maxPrior int64) (old []byte, info fs.FileInfo, missing []string, e *Error) {
+func fsInspectTarget(ctx context.Context, ws *Workspace, rel string, maxPrior int64) (old []byte, info fs.FileInfo, missing []string, err error) {
 	if rel == "." {
 		return nil, nil, nil, Errorf(KindInvalidArgs, "Name a file inside the workspace, for example \"notes/todo.md\".", "the path names the workspace folder itself, not a file")
 	}
-	missing, e = fsMissingParents(ws, rel)
-	if e != nil || len(missing) > 0 {
-		return nil, nil, missing, e
+	missing, e := fsMissingParents(ws, rel)
+	if e != nil {
+		return nil, nil, nil, e
+	}
+	if len(missing) > 0 {
+		return nil, nil, missing, nil
 	}
 	lfi, err := ws.root.Lstat(rel)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -110,8 +113,8 @@ func fsInspectTarget(ctx context.Context, ws *Workspace, rel string, maxPrior in
 	if e := fsCheckRegular(ws, rel, lfi); e != nil {
 		return nil, nil, nil, e
 	}
-	old, info, e = fsReadRegular(ctx, ws, rel, lfi, maxPrior)
-	return old, info, nil, e
+	old, info, err = fsReadRegular(ctx, ws, rel, lfi, maxPrior)
+	return old, info, nil, err
 }
 
 // fsMissingParents lists the folders of rel that do not exist yet, parents
@@ -212,8 +215,10 @@ func fsOpenRegular(ws *Workspace, rel string, want fs.FileInfo) (*os.File, fs.Fi
 	return f, fi, nil
 }
 
-// fsReadRegular reads the whole regular file rel, at most max bytes.
-func fsReadRegular(ctx context.Context, ws *Workspace, rel string, want fs.FileInfo, max int64) ([]byte, fs.FileInfo, *Error) {
+// fsReadRegular reads the whole regular file rel, at most max bytes: a
+// larger one is refused with kind quota_exceeded (fsTooLarge). A cancelled
+// ctx stops the read and is returned as it is.
+func fsReadRegular(ctx context.Context, ws *Workspace, rel string, want fs.FileInfo, max int64) ([]byte, fs.FileInfo, error) {
 	f, fi, e := fsOpenRegular(ws, rel, want)
 	if e != nil {
 		return nil, nil, e
@@ -222,22 +227,37 @@ func fsReadRegular(ctx context.Context, ws *Workspace, rel string, want fs.FileI
 	if fi.Size() > max {
 		return nil, nil, fsTooLarge(rel, fi.Size(), max)
 	}
-	var buf bytes.Buffer
-	buf.Grow(int(fi.Size()) + 1)
-	if _, err := io.Copy(&buf, io.LimitReader(fsCtxReader{ctx, f}, max+1)); err != nil {
+	data, err := fsReadAll(fsCtxReader{ctx, f}, fi.Size(), max)
+	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, AsError(ctx.Err())
+			return nil, nil, ctx.Err()
 		}
 		return nil, nil, ws.osError(rel, err)
 	}
-	if int64(buf.Len()) > max {
-		return nil, nil, fsTooLarge(rel, int64(buf.Len()), max)
+	if int64(len(data)) > max {
+		return nil, nil, fsTooLarge(rel, int64(len(data)), max)
 	}
-	return buf.Bytes(), fi, nil
+	return data, fi, nil
+}
+
+// fsReadAll reads r, a file of the given size, in one buffer, and a little
+// more if the file grew meanwhile, up to max+1 bytes (so that growth past
+// max shows).
+func fsReadAll(r io.Reader, size, max int64) ([]byte, error) {
+	buf := make([]byte, size+1) // the extra byte notices a file that grew
+	n, err := io.ReadFull(r, buf)
+	switch err {
+	case io.EOF, io.ErrUnexpectedEOF:
+		return buf[:n], nil
+	case nil:
+		rest, err := io.ReadAll(io.LimitReader(r, max+1-int64(n)))
+		return append(buf[:n], rest...), err
+	}
+	return nil, err
 }
 
 func fsTooLarge(rel string, size, max int64) *Error {
-	return Errorf(KindQuotaExceeded, "The file is too large for this tool; ask the user, or work on it with shell_run.", "%s is %s, over the %s limit", rel, fsHumanSize(size), fsHumanSize(max)).
+	return Errorf(KindQuotaExceeded, "The file is too large for this tool; ask the user, or work on it with shell_run.", "%s is %s, over the %s limit", rel, HumanSize(size), HumanSize(max)).
 		With("path", rel).With("size_bytes", size).With("limit_bytes", max)
 }
 
@@ -247,20 +267,24 @@ type fsCtxReader struct {
 	r   io.Reader
 }
 
+// fsReadChunk bounds one read of fsCtxReader: a file reads in one go
+// otherwise, and ctx would be looked at only before it.
+const fsReadChunk = 1 << 20
+
 // Read implements io.Reader.
 func (c fsCtxReader) Read(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
 		return 0, err
 	}
-	return c.r.Read(p)
+	return c.r.Read(p[:min(len(p), fsReadChunk)])
 }
 
 // fsApply makes the planned change: it creates the missing folders, then
 // replaces the file atomically. It returns the folders it created. On
 // failure it removes them again, so nothing is left half-done.
-func fsApply(ctx context.Context, ws *Workspace, p *fsPlan) ([]string, *Error) {
+func fsApply(ctx context.Context, ws *Workspace, p *fsPlan) ([]string, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, AsError(err)
+		return nil, err
 	}
 	created, e := fsMakeDirs(ws, p.missing)
 	if e != nil {
@@ -434,9 +458,9 @@ func fsObserve(ctx context.Context, ws *Workspace, rel string) (fsObserved, erro
 		o.large = true
 		return o, nil
 	}
-	data, fi, e := fsReadRegular(ctx, ws, rel, lfi, fsMaxPriorBytes)
-	if e != nil {
-		return fsObserved{}, e
+	data, fi, err := fsReadRegular(ctx, ws, rel, lfi, fsMaxPriorBytes)
+	if err != nil {
+		return fsObserved{}, err
 	}
 	o.data, o.mode, o.size = data, fi.Mode().Perm(), fi.Size()
 	s := sha256.Sum256(data)
@@ -467,7 +491,7 @@ func (o fsObserved) differs(s fsFileState) string {
 	case !s.Exists:
 		return "a file exists there now"
 	case o.large:
-		return fmt.Sprintf("contents differ from what the call left (the file is now %s)", fsHumanSize(o.size))
+		return fmt.Sprintf("contents differ from what the call left (the file is now %s)", HumanSize(o.size))
 	case o.sum != s.SHA256:
 		return fmt.Sprintf("contents differ from what the call left (sha256 %s… now, %s… expected)", o.sum[:12], fsShort(s.SHA256))
 	}
@@ -564,11 +588,7 @@ func fsRestore(ctx context.Context, ws *Workspace, blobs BlobStore, c fsChange, 
 		return nil, e
 	}
 	p := &fsPlan{rel: c.Path, data: data, mode: fs.FileMode(c.Before.Mode), missing: missing}
-	created, e := fsApply(ctx, ws, p)
-	if e != nil {
-		return nil, e
-	}
-	return created, nil
+	return fsApply(ctx, ws, p)
 }
 
 // fsParseChange decodes and checks undo data: a path inside the workspace,
@@ -585,7 +605,7 @@ func fsParseChange(ws *Workspace, undo json.RawMessage) (fsChange, error) {
 		return c, fmt.Errorf("%w: path %q is not a clean path inside the workspace", ErrCorruptUndo, c.Path)
 	}
 	for _, s := range []fsFileState{c.Before, c.After} {
-		if s.Exists && (!fsIsSum(s.SHA256) || s.Mode > 0o777) {
+		if s.Exists && (!IsSHA256Hex(s.SHA256) || s.Mode > 0o777) {
 			return c, fmt.Errorf("%w: bad state of %s (sha256 %q, mode %o)", ErrCorruptUndo, c.Path, s.SHA256, s.Mode)
 		}
 		if !s.Exists && (s.SHA256 != "" || s.Mode != 0) {
@@ -600,50 +620,12 @@ func fsParseChange(ws *Workspace, undo json.RawMessage) (fsChange, error) {
 	return c, nil
 }
 
-func fsIsSum(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	_, err := hex.DecodeString(s)
-	return err == nil && strings.ToLower(s) == s
-}
-
 // fsLooksBinary reports whether data is not text: a NUL byte or invalid
 // UTF-8 in its first fsSniffBytes.
 func fsLooksBinary(data []byte) bool {
-	head := data
-	cut := len(head) > fsSniffBytes
-	if cut {
-		head = head[:fsSniffBytes]
-	}
-	if bytes.IndexByte(head, 0) >= 0 {
-		return true
-	}
-	if cut {
-		// A character split by the cut is not an encoding error.
-		for i := len(head) - 1; i >= 0 && i >= len(head)-utf8.UTFMax; i-- {
-			if utf8.RuneStart(head[i]) {
-				if !utf8.FullRune(head[i:]) {
-					head = head[:i]
-				}
-				break
-			}
-		}
-	}
-	return !utf8.Valid(head)
-}
-
-// fsHumanSize renders a byte count for people: "812 B", "1.2 KB", "3.4 MB".
-func fsHumanSize(n int64) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d B", n)
-	case n < 1024*1024:
-		return fmt.Sprintf("%.1f KB", float64(n)/1024)
-	case n < 1024*1024*1024:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1024*1024))
-	}
-	return fmt.Sprintf("%.1f GB", float64(n)/(1024*1024*1024))
+	// A character split by the cut is not an encoding error.
+	head := CutUTF8(data, fsSniffBytes)
+	return bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head)
 }
 
 // fsCount renders a count with its noun: "1 file", "3 files".

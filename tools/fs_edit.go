@@ -65,7 +65,7 @@ func (t *fsEditTool) Meta() Meta {
 	}
 }
 
-func (t *fsEditTool) plan(ctx context.Context, args json.RawMessage) (*fsPlan, int, *Error) {
+func (t *fsEditTool) plan(ctx context.Context, args json.RawMessage) (*fsPlan, int, error) {
 	var a fsEditArgs
 	if err := json.Unmarshal(args, &a); err != nil {
 		return nil, 0, Errorf(KindInvalidArgs, "Send {\"path\": \"...\", \"old_string\": \"...\", \"new_string\": \"...\"}.", "arguments for fs_edit are not valid: %v", err)
@@ -84,9 +84,9 @@ func (t *fsEditTool) plan(ctx context.Context, args json.RawMessage) (*fsPlan, i
 	if e != nil {
 		return nil, 0, e
 	}
-	content, info, _, e := fsInspectTarget(ctx, t.ws, rel, fsMaxWriteBytes)
-	if e != nil {
-		return nil, 0, e
+	content, info, _, err := fsInspectTarget(ctx, t.ws, rel, fsMaxWriteBytes)
+	if err != nil {
+		return nil, 0, err
 	}
 	if info == nil {
 		return nil, 0, Errorf(KindNotFound, "fs_edit changes existing files only: use fs_write to create one, or glob_list to find the right path.", "%s does not exist", rel).With("path", rel)
@@ -114,7 +114,7 @@ func (t *fsEditTool) plan(ctx context.Context, args json.RawMessage) (*fsPlan, i
 	}
 	edited := strings.Replace(text, old, repl, limit)
 	if len(edited) > fsMaxWriteBytes {
-		return nil, 0, Errorf(KindQuotaExceeded, "Make the edit smaller, or ask the user.", "the edited file would be %s, over the %s limit", fsHumanSize(int64(len(edited))), fsHumanSize(fsMaxWriteBytes)).With("path", rel)
+		return nil, 0, Errorf(KindQuotaExceeded, "Make the edit smaller, or ask the user.", "the edited file would be %s, over the %s limit", HumanSize(int64(len(edited))), HumanSize(fsMaxWriteBytes)).With("path", rel)
 	}
 	p := fsNewPlan(rel, content, info, nil, []byte(edited))
 	if limit == 1 {
@@ -170,18 +170,18 @@ func fsEditSummary(p *fsPlan) string {
 // DryRun implements Tool: the summary, the diff and the undo data of the
 // edit, without writing.
 func (t *fsEditTool) DryRun(ctx context.Context, args json.RawMessage) (Result, error) {
-	p, _, e := t.plan(ctx, args)
-	if e != nil {
-		return fsResult(ctx, Result{}, e)
+	p, _, err := t.plan(ctx, args)
+	if err != nil {
+		return fsResult(ctx, Result{}, err)
 	}
 	return fsPreviewResult(t.blobs, p, fsEditSummary(p))
 }
 
 // Execute implements Tool.
 func (t *fsEditTool) Execute(ctx context.Context, args json.RawMessage) (Result, error) {
-	p, n, e := t.plan(ctx, args)
-	if e != nil {
-		return fsResult(ctx, Result{}, e)
+	p, n, err := t.plan(ctx, args)
+	if err != nil {
+		return fsResult(ctx, Result{}, err)
 	}
 	res, err := fsExecuteResult(ctx, t.ws, t.blobs, p, fsEditSummary(p))
 	if err != nil {

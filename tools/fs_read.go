@@ -130,7 +130,7 @@ func (t *fsReadTool) read(ctx context.Context, args json.RawMessage) (Result, er
 	out, body, err := fsReadLines(r, a.Offset, a.Limit)
 	if err != nil {
 		if ctx.Err() != nil {
-			return Result{}, AsError(ctx.Err())
+			return Result{}, ctx.Err()
 		}
 		var te *Error
 		if errors.As(err, &te) {
@@ -222,7 +222,7 @@ func fsReadLines(r *bufio.Reader, offset, limit int) (fsReadOutput, string, erro
 		out.Truncated = true
 		why := ""
 		if capped {
-			why = fmt.Sprintf(" (output capped at %s)", fsHumanSize(fsReadMaxBody))
+			why = fmt.Sprintf(" (output capped at %s)", HumanSize(fsReadMaxBody))
 		}
 		notes = append(notes, fmt.Sprintf("shown lines %d-%d of %d%s; read on with offset=%d", out.StartLine, out.EndLine, total, why, out.EndLine+1))
 	}
@@ -247,10 +247,6 @@ func fsReadCutLine(line []byte, n int, endsNL bool) (string, bool) {
 	if endsNL {
 		nl = "\n"
 	}
-	cut := fsReadMaxLine
-	for cut > 0 && !utf8.RuneStart(line[cut]) {
-		cut--
-	}
-	text := strings.ToValidUTF8(string(line[:cut]), "\uFFFD")
-	return text + fmt.Sprintf(" … [line cut: %d of %d bytes shown]", cut, n) + nl, true
+	text, shown := cutText(line, fsReadMaxLine)
+	return text + fmt.Sprintf(" … [line cut: %d of %d bytes shown]", shown, n) + nl, true
 }

@@ -60,7 +60,7 @@ func (t *fsWriteTool) Meta() Meta {
 	}
 }
 
-func (t *fsWriteTool) plan(ctx context.Context, args json.RawMessage) (*fsPlan, *Error) {
+func (t *fsWriteTool) plan(ctx context.Context, args json.RawMessage) (*fsPlan, error) {
 	var a fsWriteArgs
 	if err := json.Unmarshal(args, &a); err != nil {
 		return nil, Errorf(KindInvalidArgs, "Send {\"path\": \"...\", \"content\": \"...\"}.", "arguments for fs_write are not valid: %v", err)
@@ -76,7 +76,7 @@ func (t *fsWriteTool) plan(ctx context.Context, args json.RawMessage) (*fsPlan, 
 		return nil, e
 	}
 	if len(*a.Content) > fsMaxWriteBytes {
-		return nil, Errorf(KindQuotaExceeded, "Write less at once: split the content into several files, or ask the user.", "content is %s, over the %s limit", fsHumanSize(int64(len(*a.Content))), fsHumanSize(fsMaxWriteBytes)).
+		return nil, Errorf(KindQuotaExceeded, "Write less at once: split the content into several files, or ask the user.", "content is %s, over the %s limit", HumanSize(int64(len(*a.Content))), HumanSize(fsMaxWriteBytes)).
 			With("size_bytes", len(*a.Content)).With("limit_bytes", fsMaxWriteBytes)
 	}
 	return fsPlanChange(ctx, t.ws, rel, []byte(*a.Content))
@@ -87,7 +87,7 @@ func fsWriteSummary(p *fsPlan) string {
 	case p.unchanged():
 		return fmt.Sprintf("No change to %s (content identical)", p.rel)
 	case !p.exists:
-		return fmt.Sprintf("Create %s (%s)", p.rel, fsHumanSize(int64(len(p.data))))
+		return fmt.Sprintf("Create %s (%s)", p.rel, HumanSize(int64(len(p.data))))
 	}
 	return fmt.Sprintf("Overwrite %s (%s)", p.rel, fsLineDelta(p.diff))
 }
@@ -95,18 +95,18 @@ func fsWriteSummary(p *fsPlan) string {
 // DryRun implements Tool: the summary, the diff and the undo data of the
 // write, without writing.
 func (t *fsWriteTool) DryRun(ctx context.Context, args json.RawMessage) (Result, error) {
-	p, e := t.plan(ctx, args)
-	if e != nil {
-		return fsResult(ctx, Result{}, e)
+	p, err := t.plan(ctx, args)
+	if err != nil {
+		return fsResult(ctx, Result{}, err)
 	}
 	return fsPreviewResult(t.blobs, p, fsWriteSummary(p))
 }
 
 // Execute implements Tool.
 func (t *fsWriteTool) Execute(ctx context.Context, args json.RawMessage) (Result, error) {
-	p, e := t.plan(ctx, args)
-	if e != nil {
-		return fsResult(ctx, Result{}, e)
+	p, err := t.plan(ctx, args)
+	if err != nil {
+		return fsResult(ctx, Result{}, err)
 	}
 	res, err := fsExecuteResult(ctx, t.ws, t.blobs, p, fsWriteSummary(p))
 	if err != nil {
@@ -143,7 +143,7 @@ func fsResult(ctx context.Context, res Result, err error) (Result, error) {
 func fsPreviewResult(blobs BlobStore, p *fsPlan, summary string) (Result, error) {
 	res := Result{
 		Summary:    summary,
-		Preview:    p.diff.Text,
+		Preview:    p.diff.Text(),
 		Capability: "fs:write:" + p.rel,
 	}
 	if blobs == nil {
@@ -172,9 +172,9 @@ func fsExecuteResult(ctx context.Context, ws *Workspace, blobs BlobStore, p *fsP
 	}
 	var created []string
 	if !p.unchanged() {
-		var e *Error
-		if created, e = fsApply(ctx, ws, p); e != nil {
-			return Result{}, e
+		var err error
+		if created, err = fsApply(ctx, ws, p); err != nil {
+			return Result{}, err
 		}
 	}
 	res := Result{Summary: summary, Capability: "fs:write:" + p.rel}

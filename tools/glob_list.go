@@ -322,7 +322,7 @@ func globWalk(ctx context.Context, ws *Workspace, base string, enter func(rel []
 			return st, te
 		}
 		if ctx.Err() != nil {
-			return st, AsError(ctx.Err())
+			return st, ctx.Err()
 		}
 		return st, ws.osError(base, err)
 	}

@@ -5,8 +5,8 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"regexp"
@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 )
 
 //go:embed grep_search.md
@@ -191,7 +190,7 @@ func (t *grepSearchTool) search(ctx context.Context, args json.RawMessage) (Resu
 		batch := files[start:min(len(files), start+grepBatch)]
 		found := grepFiles(ctx, t.ws, re, batch)
 		if err := ctx.Err(); err != nil {
-			return Result{}, AsError(err)
+			return Result{}, err
 		}
 		for i, f := range found {
 			switch f.skipped {
@@ -236,7 +235,7 @@ func (t *grepSearchTool) search(ctx context.Context, args json.RawMessage) (Resu
 		notes = append(notes, fmt.Sprintf("the search stopped after %d entries; narrow path or glob", globMaxEntries))
 	}
 	if out.SkippedBinary > 0 || out.SkippedLarge > 0 {
-		notes = append(notes, fmt.Sprintf("skipped %s and %s over %s", fsCount(out.SkippedBinary, "binary file"), fsCount(out.SkippedLarge, "file"), fsHumanSize(grepMaxFileBytes)))
+		notes = append(notes, fmt.Sprintf("skipped %s and %s over %s", fsCount(out.SkippedBinary, "binary file"), fsCount(out.SkippedLarge, "file"), HumanSize(grepMaxFileBytes)))
 	}
 	out.Note = strings.Join(notes, "; ")
 	where := target
@@ -274,7 +273,7 @@ func grepFiles(ctx context.Context, ws *Workspace, re *regexp.Regexp, files []st
 				if i >= len(files) || ctx.Err() != nil {
 					return
 				}
-				found[i] = grepOne(ws, re, files[i])
+				found[i] = grepOne(ctx, ws, re, files[i])
 			}
 		})
 	}
@@ -282,24 +281,19 @@ func grepFiles(ctx context.Context, ws *Workspace, re *regexp.Regexp, files []st
 	return found
 }
 
-// grepOne searches one file. Files that cannot be opened as regular files
+// grepOne searches one file. Files that cannot be read as regular files
 // (gone, replaced by a FIFO, unreadable) are passed over silently, like
-// grep -s.
-func grepOne(ws *Workspace, re *regexp.Regexp, p string) grepFile {
-	f, fi, e := fsOpenRegular(ws, p, nil)
-	if e != nil {
-		return grepFile{}
-	}
-	defer f.Close()
-	if fi.Size() > grepMaxFileBytes {
+// grep -s; so is the file being read when ctx ends, which the caller sees.
+func grepOne(ctx context.Context, ws *Workspace, re *regexp.Regexp, p string) grepFile {
+	data, _, err := fsReadRegular(ctx, ws, p, nil, grepMaxFileBytes)
+	var te *Error
+	switch {
+	case err == nil:
+	case errors.As(err, &te) && te.Kind == KindQuotaExceeded:
+		// A read never runs out of disk space: this is the size limit.
 		return grepFile{skipped: grepSkipLarge}
-	}
-	data, err := grepReadAll(f, fi.Size())
-	if err != nil {
+	default:
 		return grepFile{}
-	}
-	if len(data) > grepMaxFileBytes {
-		return grepFile{skipped: grepSkipLarge}
 	}
 	if fsLooksBinary(data) {
 		return grepFile{skipped: grepSkipBinary}
@@ -334,30 +328,12 @@ func grepNextLine(data []byte) (line, rest []byte) {
 	return bytes.TrimSuffix(line, []byte{'\r'}), rest
 }
 
-// grepReadAll reads a file of the given size, and a little more if it grew
-// meanwhile, up to just past grepMaxFileBytes.
-func grepReadAll(f io.Reader, size int64) ([]byte, error) {
-	buf := make([]byte, size+1) // the extra byte notices a file that grew
-	n, err := io.ReadFull(f, buf)
-	switch err {
-	case io.EOF, io.ErrUnexpectedEOF:
-		return buf[:n], nil
-	case nil:
-		rest, err := io.ReadAll(io.LimitReader(f, grepMaxFileBytes+1-int64(n)))
-		return append(buf[:n], rest...), err
-	}
-	return nil, err
-}
-
 // grepCut renders a matching line: valid UTF-8, cut at grepMaxLineBytes on
 // a character boundary.
 func grepCut(line []byte) string {
-	if len(line) <= grepMaxLineBytes {
-		return strings.ToValidUTF8(string(line), "\uFFFD")
+	text, shown := cutText(line, grepMaxLineBytes)
+	if shown == len(line) {
+		return text
 	}
-	cut := grepMaxLineBytes
-	for cut > 0 && !utf8.RuneStart(line[cut]) {
-		cut--
-	}
-	return strings.ToValidUTF8(string(line[:cut]), "\uFFFD") + fmt.Sprintf(" … [%d more bytes]", len(line)-cut)
+	return text + fmt.Sprintf(" … [%d more bytes]", len(line)-shown)
 }

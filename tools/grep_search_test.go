@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -167,4 +168,64 @@ func TestGrepSearch(t *testing.T) {
 			t.Errorf("got %v; want the regexp error quoted", err)
 		}
 	})
+}
+
+func TestGrepSearchCancelled(t *testing.T) {
+	ws, dir := fsTestWorkspace(t)
+	fsTestFile(t, dir, "a.go", "func a() {}\n", 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := NewGrepSearch(ws).Execute(ctx, fsTestArgs(t, map[string]any{"pattern": "func"}))
+	var te *Error
+	if !errors.Is(err, context.Canceled) || errors.As(err, &te) {
+		t.Errorf("got %v (%T); want context.Canceled itself, so that the caller can tell", err, err)
+	}
+}
+
+// fsTestChunks is a reader of endless zeros that counts its reads and
+// cancels a context on the first.
+type fsTestChunks struct {
+	cancel  context.CancelFunc
+	reads   int
+	longest int
+}
+
+func (r *fsTestChunks) Read(p []byte) (int, error) {
+	r.reads++
+	r.longest = max(r.longest, len(p))
+	r.cancel()
+	clear(p)
+	return len(p), nil
+}
+
+func TestFsReadAllStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	src := &fsTestChunks{cancel: cancel}
+	_, err := fsReadAll(fsCtxReader{ctx, src}, 8*fsReadChunk, 16*fsReadChunk)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("got %v; want context.Canceled", err)
+	}
+	if src.reads != 1 || src.longest > fsReadChunk {
+		t.Errorf("got %d reads of up to %d bytes; want one read of at most %d before the cancel stops it", src.reads, src.longest, fsReadChunk)
+	}
+}
+
+func TestFsReadRegularCancelled(t *testing.T) {
+	ws, dir := fsTestWorkspace(t)
+	fsTestFile(t, dir, "a.txt", "some text\n", 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, err := fsReadRegular(ctx, ws, "a.txt", nil, 1<<20)
+	var te *Error
+	if !errors.Is(err, context.Canceled) || errors.As(err, &te) {
+		t.Errorf("got %v (%T); want context.Canceled itself", err, err)
+	}
+	data, _, err := fsReadRegular(context.Background(), ws, "a.txt", nil, 1<<20)
+	if err != nil || string(data) != "some text\n" {
+		t.Errorf("got %q, %v; want the file", data, err)
+	}
+	_, _, err = fsReadRegular(context.Background(), ws, "a.txt", nil, 4)
+	if !errors.As(err, &te) || te.Kind != KindQuotaExceeded {
+		t.Errorf("got %v; want quota_exceeded for a file over the limit", err)
+	}
 }

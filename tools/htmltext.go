@@ -26,9 +26,11 @@ func htmlReadable(doc []byte, page *url.URL) (title, text string) {
 	plain := htmlCleanText(htmlPlainText(root))
 	title = htmlTitle(root)
 
+	// The plain text and the title are taken, so readability may work on
+	// the tree itself rather than on a deep copy of it.
 	p := readability.NewParser()
 	p.MaxElemsToParse = htmlMaxElems
-	article, err := p.ParseDocument(root, page)
+	article, err := p.ParseAndMutate(root, page)
 	if err != nil || article.Node == nil {
 		return title, plain
 	}

@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -141,16 +140,10 @@ func (m *Memory) update(fn func(f *memoryFile) (changed bool, err error)) error 
 		return fmt.Errorf("lock memory %s: %w", m.path, err)
 	}
 	defer lock.Close()
-	for {
-		err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
+	if err := LockFile(lock, true); err != nil {
+		return fmt.Errorf("memory: %w", err)
 	}
-	if err != nil {
-		return fmt.Errorf("lock memory %s: %w", m.path, err)
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	defer UnlockFile(lock)
 	f, err := m.load()
 	if err != nil {
 		return err
@@ -352,7 +345,7 @@ func memoryDescribe(n *memoryNote) string {
 	if n == nil {
 		return "absent"
 	}
-	return fmt.Sprintf("%q (%d chars)", clipOneLine(n.Text, 40), utf8.RuneCountInString(n.Text))
+	return fmt.Sprintf("%q (%d chars)", ClipOneLine(n.Text, 40), utf8.RuneCountInString(n.Text))
 }
 
 // Revert implements Reverter: it puts back the note as it was before the

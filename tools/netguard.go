@@ -325,21 +325,15 @@ func (g *netGuard) checkURL(u *url.URL) *Error {
 	return g.checkHost(u.Hostname())
 }
 
-// SafeHTTPClient returns an HTTP client for content the model asked for: it
+// client returns an HTTP client for content the model asked for: it
 // ignores HTTP_PROXY and friends (a proxy would connect on its behalf, out of
 // reach of the address check), refuses to connect to loopback, private,
 // link-local, CGNAT, multicast, reserved and cloud metadata addresses after
-// DNS resolution unless the host is in opts.AllowPrivateHosts (exact names,
-// or "*.suffix"), follows at most 5 redirects and checks each one (scheme,
-// credentials, host) again, and gives up after opts.Timeout. A refusal
-// surfaces from Do as an error carrying a permission_denied *Error or an
-// address error that web_fetch maps to one.
-func SafeHTTPClient(opts WebOptions) *http.Client {
-	opts = opts.withDefaults()
-	g := newNetGuard(opts.AllowPrivateHosts)
-	return g.client(opts)
-}
-
+// DNS resolution unless the host is one the guard allows, follows at most
+// 5 redirects and checks each one (scheme, credentials, host) again, and
+// gives up after opts.Timeout. A refusal surfaces from Do as an error
+// carrying a permission_denied *Error or an address error that
+// netFetchError maps to one.
 func (g *netGuard) client(opts WebOptions) *http.Client {
 	tr := &http.Transport{
 		Proxy:                 nil,

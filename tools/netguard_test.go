@@ -199,7 +199,7 @@ func TestSafeHTTPClientDialCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := hits.Load()
-			c := SafeHTTPClient(WebOptions{AllowPrivateHosts: tt.allow})
+			c := safeHTTPClient(WebOptions{AllowPrivateHosts: tt.allow})
 			u := "http://" + net.JoinHostPort(tt.host, strconv.Itoa(port)) + "/"
 			resp, err := c.Get(u)
 			if resp != nil {
@@ -229,7 +229,7 @@ func TestSafeHTTPClientDialCheck(t *testing.T) {
 }
 
 func TestSafeHTTPClientIgnoresProxy(t *testing.T) {
-	c := SafeHTTPClient(WebOptions{})
+	c := safeHTTPClient(WebOptions{})
 	tr, ok := c.Transport.(*http.Transport)
 	if !ok {
 		t.Fatalf("Transport is %T; want *http.Transport", c.Transport)
@@ -240,7 +240,7 @@ func TestSafeHTTPClientIgnoresProxy(t *testing.T) {
 }
 
 func TestSafeHTTPClientRedirectChecks(t *testing.T) {
-	c := SafeHTTPClient(WebOptions{})
+	c := safeHTTPClient(WebOptions{})
 	mk := func(s string) *http.Request {
 		u, _ := url.Parse(s)
 		return &http.Request{URL: u}
@@ -298,4 +298,10 @@ func TestNetFetchErrorMapping(t *testing.T) {
 			}
 		})
 	}
+}
+
+// safeHTTPClient is the client web_fetch uses, built from opts.
+func safeHTTPClient(opts WebOptions) *http.Client {
+	opts = opts.withDefaults()
+	return newNetGuard(opts.AllowPrivateHosts).client(opts)
 }

@@ -221,8 +221,8 @@ func openProc(p procInfo) (procHandle, bool) {
 }
 
 // kill stops and kills every process of the tree and waits (bounded) until
-// they have exited. It returns how many processes it killed.
-func (t *procTree) kill() int {
+// they have exited.
+func (t *procTree) kill() {
 	handles := map[int]procHandle{}
 	defer func() {
 		for _, h := range handles {
@@ -236,7 +236,7 @@ func (t *procTree) kill() int {
 		if err != nil {
 			// Without /proc, the process group is all that can be reached.
 			_ = syscall.Kill(-t.root, syscall.SIGKILL)
-			return 0
+			return
 		}
 		found := false
 		for _, p := range t.members(procs) {
@@ -259,7 +259,6 @@ func (t *procTree) kill() int {
 		h.signal(unix.SIGKILL)
 	}
 	procWaitExit(handles)
-	return len(handles)
 }
 
 // procWaitExit waits until every pidfd reports its process exited, or
@@ -287,7 +286,6 @@ func procWaitExit(handles map[int]procHandle) {
 		pending := fds[:0]
 		for _, f := range fds {
 			if f.Revents == 0 {
-				f.Revents = 0
 				pending = append(pending, f)
 			}
 		}

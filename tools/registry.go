@@ -63,11 +63,8 @@ func (r *Registry) Register(t Tool) error {
 		return errors.New("register: nil tool")
 	}
 	m := t.Meta()
-	if len(m.Name) > 128 || !displayNameRE.MatchString(m.Name) {
-		return fmt.Errorf("register %q: invalid name: want lowercase_snake or namespace/short_name of letters, digits, '_', '.', '-'", m.Name)
-	}
-	if m.Source == SourceBuiltin && !builtinNameRE.MatchString(m.Name) {
-		return fmt.Errorf("register %q: builtin names are lowercase_snake", m.Name)
+	if err := CheckName(m.Name, m.Source); err != nil {
+		return fmt.Errorf("register %q: %w", m.Name, err)
 	}
 	schema, doc, err := compileSchema(m.Name, m.Schema)
 	if err != nil {
@@ -191,7 +188,7 @@ func (r *Registry) Suggest(name string, n int) []string {
 	}
 	var all []scored
 	for _, e := range r.ordered {
-		d := min(editDistance(strings.ToLower(name), strings.ToLower(e.wire)), editDistance(strings.ToLower(name), strings.ToLower(e.meta.Name)))
+		d := min(EditDistance(strings.ToLower(name), strings.ToLower(e.wire)), EditDistance(strings.ToLower(name), strings.ToLower(e.meta.Name)))
 		if strings.Contains(e.wire, name) || strings.Contains(name, e.wire) {
 			d = min(d, 1)
 		}
@@ -288,12 +285,11 @@ func (r *Registry) Validate(name string, raw json.RawMessage) (json.RawMessage, 
 	return canon, nil
 }
 
-// errToolTimeout is the cause of a call's context when the tool's own
-// timeout expires, telling it apart from a deadline of the caller.
-var errToolTimeout = errors.New("tool timeout")
-
 // Call runs one dry run or execution of t under the tool's timeout, turning a
-// panic into a kind "unknown" error instead of a crash.
+// panic into a kind "unknown" error instead of a crash. Call is the one
+// place that times calls: a tool does not set a timeout of its own, and
+// tells its timeout from the caller's deadline by the context's cause
+// (ErrToolTimeout).
 //
 // When the tool's own timeout expires, an error that is not already an
 // *Error (a tool may describe its timeout itself) becomes kind
@@ -302,7 +298,7 @@ var errToolTimeout = errors.New("tool timeout")
 // expires, the tool's error is returned as it is.
 func Call(ctx context.Context, t Tool, args json.RawMessage, dry bool) (res Result, err error) {
 	m := t.Meta()
-	ctx, cancel := context.WithTimeoutCause(ctx, m.EffectiveTimeout(), errToolTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, m.EffectiveTimeout(), ErrToolTimeout)
 	defer cancel()
 	defer func() {
 		if p := recover(); p != nil {
@@ -316,10 +312,35 @@ func Call(ctx context.Context, t Tool, args json.RawMessage, dry bool) (res Resu
 		res, err = t.Execute(ctx, args)
 	}
 	var te *Error
-	if err != nil && context.Cause(ctx) == errToolTimeout && !errors.As(err, &te) {
+	if err != nil && TimedOut(ctx) && !errors.As(err, &te) {
 		err = &Error{Kind: KindQuotaExceeded, Message: fmt.Sprintf("%s timed out after %s", m.Name, m.EffectiveTimeout()), Hint: "Narrow the request so it finishes in time, or split it into smaller calls."}
 	}
 	return res, err
+}
+
+// CheckName checks a display name against the rule of the registry: letters,
+// digits, '_', '.' and '-', starting with a letter or digit, optionally
+// after a "namespace/", 128 bytes at most; lowercase_snake without a
+// namespace for builtins; and a namespace for command tools.
+func CheckName(name string, src Source) error {
+	switch {
+	case len(name) > 128 || !displayNameRE.MatchString(name):
+		return errors.New("invalid name: want lowercase_snake or namespace/short_name of letters, digits, '_', '.', '-', 128 bytes at most")
+	case src == SourceBuiltin && !builtinNameRE.MatchString(name):
+		return errors.New("builtin names are lowercase_snake")
+	case src == SourceCommand && !strings.Contains(name, "/"):
+		return errors.New("invalid name: command tools are named namespace/short_name")
+	}
+	return nil
+}
+
+// CompileSchema checks a tool's argument schema the way Register does: it
+// must be a JSON object describing an object (or admitting one), compile,
+// and refer to nothing outside itself. An empty schema is accepted (the
+// tool takes any object). name only labels the schema in errors.
+func CompileSchema(name string, schema json.RawMessage) error {
+	_, _, err := compileSchema(name, schema)
+	return err
 }
 
 func compileSchema(name string, raw json.RawMessage) (*jsonschema.Schema, map[string]any, error) {
@@ -638,22 +659,25 @@ func synopsis(wire string, doc map[string]any) string {
 	return wire + " takes {" + strings.Join(parts, ", ") + "}."
 }
 
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+// EditDistance is the Levenshtein distance between a and b, counted in
+// characters (runes).
+func EditDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
 	for j := range prev {
 		prev[j] = j
 	}
-	for i := 1; i <= len(a); i++ {
+	for i := 1; i <= len(ra); i++ {
 		cur[0] = i
-		for j := 1; j <= len(b); j++ {
+		for j := 1; j <= len(rb); j++ {
 			cost := 1
-			if a[i-1] == b[j-1] {
+			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return prev[len(rb)]
 }

@@ -52,6 +52,7 @@ func TestRegisterRefuses(t *testing.T) {
 		{"builtin with a hyphen", regTool("fs-read", "", SourceBuiltin), "builtin names are lowercase_snake"},
 		{"builtin with a namespace", regTool("fs/read", "", SourceBuiltin), "builtin names are lowercase_snake"},
 		{"builtin starting with a digit", regTool("1tool", "", SourceBuiltin), "builtin names are lowercase_snake"},
+		{"command tool without a namespace", regTool("counter", "", SourceCommand), "command tools are named namespace/short_name"},
 		{"schema not JSON", regTool("t", `{"type":`, SourceMCP), "schema is not valid JSON"},
 		{"schema not an object", regTool("t", `["object"]`, SourceMCP), "schema must be a JSON object"},
 		{"schema of a string", regTool("t", `{"type":"string"}`, SourceMCP), `want "object"`},
@@ -542,6 +543,111 @@ func TestSuggest(t *testing.T) {
 				t.Errorf("Suggest(%q, %d) = %q; want %q", tt.name, tt.n, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestCompileSchema(t *testing.T) {
+	tests := []struct {
+		name, schema string
+		wantErr      string // "" for none
+	}{
+		{"empty", "", ""},
+		{"object", `{"type":"object","properties":{"a":{"type":"string"}}}`, ""},
+		{"type array admitting an object", `{"type":["object","null"]}`, ""},
+		{"no type", `{"properties":{"a":{"type":"string"}}}`, ""},
+		{"not JSON", `{"type":`, "schema is not valid JSON"},
+		{"not an object", `[1]`, "schema must be a JSON object"},
+		{"a string", `{"type":"string"}`, `want "object"`},
+		{"type array without an object", `{"type":["string","null"]}`, `want "object"`},
+		{"does not compile", `{"type":"object","properties":{"a":{"minLength":"one"}}}`, "schema does not compile"},
+		{"ref to a local file", `{"type":"object","properties":{"a":{"$ref":"file:///etc/passwd"}}}`, "external references are not allowed"},
+		{"relative ref", `{"type":"object","properties":{"a":{"$ref":"other.json"}}}`, "external references are not allowed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CompileSchema("ns/tool", json.RawMessage(tt.schema))
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("CompileSchema: got %v; want nil", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("CompileSchema: got %v; want an error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestCheckName(t *testing.T) {
+	tests := []struct {
+		name string
+		src  Source
+		ok   bool
+	}{
+		{"fs_read", SourceBuiltin, true},
+		{"FsRead", SourceBuiltin, false},
+		{"fs/read", SourceBuiltin, false},
+		{"local/line_counter", SourceCommand, true},
+		{"Make/Build", SourceCommand, true},
+		{"counter", SourceCommand, false},
+		{"a/b/c", SourceCommand, false},
+		{"a/line counter", SourceCommand, false},
+		{"a/" + strings.Repeat("b", 127), SourceCommand, false},
+		{"a/" + strings.Repeat("b", 126), SourceCommand, true},
+		{"srv/tool", SourceMCP, true},
+		{"tool", SourceMCP, true},
+		{"/tool", SourceMCP, false},
+		{"", SourceMCP, false},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.src)+" "+tt.name, func(t *testing.T) {
+			if err := CheckName(tt.name, tt.src); (err == nil) != tt.ok {
+				t.Errorf("CheckName(%q, %s) = %v; want ok=%v", tt.name, tt.src, err, tt.ok)
+			}
+		})
+	}
+}
+
+func TestTimedOut(t *testing.T) {
+	waitCtx := func(ctx context.Context) (Result, error) {
+		<-ctx.Done()
+		return Result{}, ctx.Err()
+	}
+	tests := []struct {
+		name    string
+		timeout time.Duration
+		parent  func() (context.Context, context.CancelFunc)
+		want    bool
+	}{
+		{"the tool's timeout", 10 * time.Millisecond, nil, true},
+		{"the caller's deadline", time.Hour, func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 10*time.Millisecond)
+		}, false},
+		{"the caller cancels", time.Hour, func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return ctx, func() {}
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got bool
+			tool := regCallTool{meta: Meta{Name: "t", Timeout: tt.timeout}, exec: func(ctx context.Context) (Result, error) {
+				res, err := waitCtx(ctx)
+				got = TimedOut(ctx)
+				return res, err
+			}}
+			ctx, cancel := context.Background(), context.CancelFunc(func() {})
+			if tt.parent != nil {
+				ctx, cancel = tt.parent()
+			}
+			defer cancel()
+			_, _ = Call(ctx, tool, nil, false)
+			if got != tt.want {
+				t.Errorf("TimedOut = %v; want %v", got, tt.want)
+			}
+		})
+	}
+	if TimedOut(context.Background()) {
+		t.Errorf("TimedOut(context.Background()) = true; want false")
 	}
 }
 

@@ -135,7 +135,7 @@ func (s *shellRun) DryRun(ctx context.Context, raw json.RawMessage) (Result, err
 		return Result{}, Errorf(KindInvalidArgs, "Fix the shell syntax (quotes, parentheses, here-documents) and call again.", "%v", err)
 	}
 	var p strings.Builder
-	fmt.Fprintf(&p, "$ %s\n", clipOneLine(a.Command, 2000))
+	fmt.Fprintf(&p, "$ %s\n", ClipOneLine(a.Command, 2000))
 	fmt.Fprintf(&p, "in %s, timeout %d s\n", s.opts.Dir, int(timeout/time.Second))
 	section := func(title string, items []string, bullet string) {
 		if len(items) == 0 {
@@ -143,17 +143,18 @@ func (s *shellRun) DryRun(ctx context.Context, raw json.RawMessage) (Result, err
 		}
 		fmt.Fprintf(&p, "\n%s:\n", title)
 		for _, it := range items {
-			fmt.Fprintf(&p, "  %s%s\n", bullet, clipOneLine(it, 300))
+			fmt.Fprintf(&p, "  %s%s\n", bullet, ClipOneLine(it, 300))
 		}
 	}
 	section("Runs", cl.Commands, "")
 	section("Writes to", cl.Redirects, "")
 	section("Warnings", cl.Warnings, "! ")
 	return Result{
-		Summary:    "Run `" + clipOneLine(a.Command, 80) + "`",
+		Summary:    "Run `" + ClipOneLine(a.Command, 80) + "`",
 		Preview:    strings.TrimRight(p.String(), "\n"),
 		Capability: "shell:exec",
-		Source:     "shell:" + clipOneLine(a.Command, 60),
+		Source:     "shell:" + ClipOneLine(a.Command, 60),
+		Command:    &cl,
 	}, nil
 }
 
@@ -183,8 +184,8 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	if err != nil {
 		notes = append(notes, "the full output could not be saved: "+err.Error())
 	}
-	stdout := &shellCapture{half: shellShownBytes / 2, log: fullLog}
-	stderr := &shellCapture{half: shellShownBytes / 2, log: fullLog}
+	stdout := newShellCapture(shellShownBytes/2, fullLog)
+	stderr := newShellCapture(shellShownBytes/2, fullLog)
 
 	base := s.opts.Env
 	if base == nil {
@@ -239,8 +240,8 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	case errors.Is(waitErr, exec.ErrWaitDelay):
 		notes = append(notes, "a background process kept the output open after bash exited; it was left running and its later output is not captured")
 	}
-	if sig, ok := shellSignal(cmd.ProcessState); ok && !timedOut {
-		notes = append(notes, "killed by signal "+sig.String())
+	if _, ok := exitSignal(cmd.ProcessState); ok && !timedOut {
+		notes = append(notes, ExitDescription(cmd.ProcessState))
 	}
 
 	body, truncNote := shellBody(stdout, stderr)
@@ -251,7 +252,7 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 			out.OutputFile = path
 			truncNote += "; full output (stdout and stderr interleaved) in " + path
 			if fullLog.capped {
-				truncNote += fmt.Sprintf(" (capped at %s)", roundedSize(shellLogCap))
+				truncNote += fmt.Sprintf(" (capped at %s)", HumanSize(shellLogCap))
 			}
 			truncNote += "; read parts of it with sed -n, grep -n or tail"
 		}
@@ -263,8 +264,8 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	return Result{
 		Output:     out,
 		Body:       body,
-		Source:     "shell:" + clipOneLine(a.Command, 60),
-		Summary:    fmt.Sprintf("Ran `%s`: exit %d in %s", clipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond)),
+		Source:     "shell:" + ClipOneLine(a.Command, 60),
+		Summary:    fmt.Sprintf("Ran `%s`: exit %d in %s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond)),
 		Capability: "shell:exec",
 	}, nil
 }
@@ -284,21 +285,10 @@ func shellExitCode(ps *os.ProcessState) int {
 	if ps == nil {
 		return -1
 	}
-	if sig, ok := shellSignal(ps); ok {
+	if sig, ok := exitSignal(ps); ok {
 		return 128 + int(sig)
 	}
 	return ps.ExitCode()
-}
-
-func shellSignal(ps *os.ProcessState) (syscall.Signal, bool) {
-	if ps == nil {
-		return 0, false
-	}
-	ws, ok := ps.Sys().(syscall.WaitStatus)
-	if !ok || !ws.Signaled() {
-		return 0, false
-	}
-	return ws.Signal(), true
 }
 
 // shellCapture keeps the first half bytes of a stream and the last half
@@ -306,9 +296,15 @@ func shellSignal(ps *os.ProcessState) (syscall.Signal, bool) {
 type shellCapture struct {
 	half  int
 	head  []byte
-	tail  []byte // the bytes after head; trimmed to the last half when it passes 2*half
+	tail  TailBuffer // the bytes after head
 	total int64
 	log   *shellLog
+}
+
+// newShellCapture returns a capture that keeps half bytes at each end of
+// its stream and copies all of it to log (which may be nil).
+func newShellCapture(half int, log *shellLog) *shellCapture {
+	return &shellCapture{half: half, tail: TailBuffer{Max: half}, log: log}
 }
 
 // Write implements io.Writer. os/exec calls it from one goroutine per stream.
@@ -322,11 +318,7 @@ func (c *shellCapture) Write(p []byte) (int, error) {
 		rest = rest[n:]
 	}
 	if len(rest) > 0 {
-		c.tail = append(c.tail, rest...)
-		if len(c.tail) > 2*c.half {
-			n := copy(c.tail, c.tail[len(c.tail)-c.half:])
-			c.tail = c.tail[:n]
-		}
+		c.tail.Write(rest)
 	}
 	return len(p), nil
 }
@@ -334,34 +326,21 @@ func (c *shellCapture) Write(p []byte) (int, error) {
 // show returns the stream within budget bytes (at most 2*half) and a note
 // when it had to cut.
 func (c *shellCapture) show(name string, budget int) (string, string) {
+	tail := c.tail.Bytes()
 	if c.total <= int64(budget) {
-		return string(c.head) + string(c.tail), ""
+		return string(c.head) + string(tail), ""
 	}
 	headN := budget / 2
 	tailN := budget - headN
-	head := c.head[:min(headN, len(c.head))]
-	tail := c.tail[max(0, len(c.tail)-tailN):]
-	head = head[:utf8Cut(head)]
+	head := CutUTF8(c.head, headN)
+	tail = tail[max(0, len(tail)-tailN):]
 	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
 		tail = tail[1:]
 	}
 	omitted := c.total - int64(len(head)) - int64(len(tail))
-	text := string(head) + fmt.Sprintf("\n[… %s omitted …]\n", roundedSize(omitted)) + string(tail)
-	note := fmt.Sprintf("%s: shown first %s and last %s of %s", name, roundedSize(int64(len(head))), roundedSize(int64(len(tail))), roundedSize(c.total))
+	text := string(head) + fmt.Sprintf("\n[… %s omitted …]\n", HumanSize(omitted)) + string(tail)
+	note := fmt.Sprintf("%s: shown first %s and last %s of %s", name, HumanSize(int64(len(head))), HumanSize(int64(len(tail))), HumanSize(c.total))
 	return text, note
-}
-
-// utf8Cut returns the length of b without a trailing partial rune.
-func utf8Cut(b []byte) int {
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(b[i]) {
-			if utf8.FullRune(b[i:]) {
-				return len(b)
-			}
-			return i
-		}
-	}
-	return len(b)
 }
 
 // shellBody lays out both streams within shellShownBytes: a stream that fits
@@ -382,14 +361,14 @@ func shellBody(stdout, stderr *shellCapture) (string, string) {
 	var b strings.Builder
 	if stdout.total > 0 {
 		b.WriteString("[stdout]\n")
-		b.WriteString(strings.ToValidUTF8(outText, "\uFFFD"))
+		b.WriteString(outText)
 		if !strings.HasSuffix(outText, "\n") {
 			b.WriteString("\n")
 		}
 	}
 	if stderr.total > 0 {
 		b.WriteString("[stderr]\n")
-		b.WriteString(strings.ToValidUTF8(errText, "\uFFFD"))
+		b.WriteString(errText)
 		if !strings.HasSuffix(errText, "\n") {
 			b.WriteString("\n")
 		}
@@ -477,27 +456,4 @@ func (l *shellLog) discard() {
 	defer l.mu.Unlock()
 	l.f.Close()
 	os.Remove(l.path)
-}
-
-// clipOneLine puts s on one line and cuts it to at most n runes with an ellipsis.
-func clipOneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
-
-// roundedSize formats a byte count for people: 512 B, 15.0 KB, 5.2 MB.
-func roundedSize(n int64) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	case n < 1<<30:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -128,7 +129,7 @@ func TestShellRunExitAndStreams(t *testing.T) {
 					t.Errorf("body %q contains %q; want it absent", res.Body, s)
 				}
 			}
-			if res.Source != "shell:"+clipOneLine(tt.command, 60) {
+			if res.Source != "shell:"+ClipOneLine(tt.command, 60) {
 				t.Errorf("Source = %q; want shell:<command>", res.Source)
 			}
 			if out.OutputFile != "" {
@@ -172,7 +173,7 @@ func TestShellRunLargeOutputTruncated(t *testing.T) {
 			t.Errorf("body lacks %q", s)
 		}
 	}
-	if want := "stdout: shown first 15.0 KB and last 15.0 KB of " + roundedSize(wantStdout); !strings.Contains(out.Note, want) {
+	if want := "stdout: shown first 15.0 KB and last 15.0 KB of " + HumanSize(wantStdout); !strings.Contains(out.Note, want) {
 		t.Errorf("note = %q; want it to contain %q", out.Note, want)
 	}
 	if out.OutputFile == "" || !strings.Contains(out.Note, out.OutputFile) {
@@ -220,8 +221,8 @@ func TestShellCaptureBudget(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := &shellCapture{half: shellShownBytes / 2}
-			e := &shellCapture{half: shellShownBytes / 2}
+			o := newShellCapture(shellShownBytes/2, nil)
+			e := newShellCapture(shellShownBytes/2, nil)
 			// Write in odd-sized chunks to exercise the head/tail split.
 			for _, c := range []struct {
 				w *shellCapture
@@ -247,7 +248,7 @@ func TestShellCaptureBudget(t *testing.T) {
 				if total <= shown {
 					return 0
 				}
-				return len("\n[… " + roundedSize(int64(total-shown)) + " omitted …]\n")
+				return len("\n[… " + HumanSize(int64(total-shown)) + " omitted …]\n")
 			}
 			// The layout may add one newline after a stream that lacks one.
 			if d := gotOut - tt.wantOut - omission(tt.wantOut, tt.stdout); d < 0 || d > 1 {
@@ -261,7 +262,7 @@ func TestShellCaptureBudget(t *testing.T) {
 }
 
 func TestShellCaptureKeepsRunesWhole(t *testing.T) {
-	c := &shellCapture{half: 10}
+	c := newShellCapture(10, nil)
 	c.Write([]byte(strings.Repeat("é", 40))) // 2 bytes each
 	text, note := c.show("stdout", 11)
 	if note == "" {
@@ -441,6 +442,13 @@ func TestShellRunDryRun(t *testing.T) {
 			}
 			if res.Capability != "shell:exec" {
 				t.Errorf("Capability = %q; want shell:exec", res.Capability)
+			}
+			want, err := ParseCommandLine(tt.command, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Command == nil || !reflect.DeepEqual(*res.Command, want) {
+				t.Errorf("Command = %+v; want the parsed command line %+v", res.Command, want)
 			}
 			if !strings.Contains(res.Preview, "in "+dir) {
 				t.Errorf("preview %q does not name the directory %s", res.Preview, dir)

@@ -130,8 +130,8 @@ func (s *supraLLM) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		out.Model = resp.Model
 	}
 	if len(answer) > supraAnswerCap {
-		cut := answer[:utf8Cut([]byte(answer[:supraAnswerCap]))]
-		out.Note = fmt.Sprintf("shown first %s of a %s answer; ask a narrower question for the rest", roundedSize(int64(len(cut))), roundedSize(int64(len(answer))))
+		cut := CutUTF8(answer, supraAnswerCap)
+		out.Note = fmt.Sprintf("shown first %s of a %s answer; ask a narrower question for the rest", HumanSize(int64(len(cut))), HumanSize(int64(len(answer))))
 		answer = cut
 	}
 	if resp.Choices[0].FinishReason == openai.FinishReasonLength {
@@ -163,7 +163,7 @@ func (s *supraLLM) mapError(ctx context.Context, err error) error {
 			msg = reqErr.Err.Error()
 		}
 	}
-	msg = s.mask(clipOneLine(msg, 300))
+	msg = s.mask(ClipOneLine(msg, 300))
 	model := s.opts.Model
 	withMsg := func(e *Error) *Error {
 		if msg != "" {
@@ -199,7 +199,7 @@ func (s *supraLLM) mapError(ctx context.Context, err error) error {
 	}
 	return Errorf(KindNetworkError,
 		"The stronger model cannot be reached; tell the user to check that its server runs and base_url in the [supra_llm] section of the config.",
-		"the supra_llm server could not be reached: %s", s.mask(clipOneLine(err.Error(), 300)))
+		"the supra_llm server could not be reached: %s", s.mask(ClipOneLine(err.Error(), 300)))
 }
 
 // mask hides the API key in text that came from elsewhere.

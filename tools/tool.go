@@ -115,6 +115,8 @@ type Result struct {
 	// Capability is the concrete capability of this call, e.g.
 	// "fs:write:notes/a.txt", "net:http:example.com", "shell:exec".
 	Capability string
+	// Command is the parsed command line, for tools that run one.
+	Command *CommandLine
 	// UndoPlan says how /undo would walk the call back; empty if it cannot.
 	UndoPlan string
 	// Undo is the private undo data handed to Reverter.Revert.

@@ -34,8 +34,9 @@ type webFetchArgs struct {
 	MaxBytes *int64 `json:"max_bytes"`
 }
 
-// NewWebFetch returns the web_fetch tool: an HTTP GET through
-// SafeHTTPClient, with HTML turned into readable text.
+// NewWebFetch returns the web_fetch tool: an HTTP GET through the
+// address-checking client of its netGuard, with HTML turned into readable
+// text.
 func NewWebFetch(opts WebOptions) Tool {
 	opts = opts.withDefaults()
 	g := newNetGuard(opts.AllowPrivateHosts)
@@ -73,7 +74,7 @@ func (w *webFetch) parse(raw json.RawMessage) (*url.URL, int64, error) {
 	s := strings.TrimSpace(a.URL)
 	u, err := url.Parse(s)
 	if err != nil || s == "" {
-		return nil, 0, Errorf(KindInvalidArgs, "Give a full URL such as https://example.com/page.", "%q is not a valid URL", clipOneLine(a.URL, 200))
+		return nil, 0, Errorf(KindInvalidArgs, "Give a full URL such as https://example.com/page.", "%q is not a valid URL", ClipOneLine(a.URL, 200))
 	}
 	if terr := w.guard.checkURL(u); terr != nil {
 		return nil, 0, terr
@@ -114,9 +115,9 @@ func (w *webFetch) DryRun(ctx context.Context, raw json.RawMessage) (Result, err
 	}
 	host := strings.ToLower(u.Hostname())
 	return Result{
-		Summary: "Fetch " + clipOneLine(webShortURL(u), 100),
+		Summary: "Fetch " + ClipOneLine(webShortURL(u), 100),
 		Preview: fmt.Sprintf("GET %s\nhost: %s\nup to %s, timeout %s",
-			clipOneLine(u.Redacted(), 1000), host, roundedSize(limit), w.opts.Timeout),
+			ClipOneLine(u.Redacted(), 1000), host, HumanSize(limit), w.opts.Timeout),
 		Capability: "net:http:" + host,
 		Source:     webSource(u),
 	}, nil
@@ -142,7 +143,7 @@ func (w *webFetch) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return Result{}, Errorf(KindInvalidArgs, "Give a full URL such as https://example.com/page.", "cannot request %q: %v", clipOneLine(u.Redacted(), 200), err)
+		return Result{}, Errorf(KindInvalidArgs, "Give a full URL such as https://example.com/page.", "cannot request %q: %v", ClipOneLine(u.Redacted(), 200), err)
 	}
 	req.Header.Set("User-Agent", w.opts.UserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain;q=0.9,text/markdown;q=0.9,application/json;q=0.9,*/*;q=0.1")
@@ -199,26 +200,24 @@ func (w *webFetch) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		}
 		text = string(data)
 	}
-	text = strings.ToValidUTF8(text, "\uFFFD")
 
 	var notes []string
 	if truncated {
-		notes = append(notes, fmt.Sprintf("download stopped at %s (the size cap); the rest of the resource was not read", roundedSize(limit)))
+		notes = append(notes, fmt.Sprintf("download stopped at %s (the size cap); the rest of the resource was not read", HumanSize(limit)))
 	}
 	body := text
 	if title != "" {
 		body = "# " + title + "\n\n" + text
 	}
 	if len(body) > webBodyCap {
-		cut := body[:webBodyCap]
-		cut = cut[:utf8Cut([]byte(cut))]
-		notes = append(notes, fmt.Sprintf("shown first %s of %s of text; fetch a more specific page for the rest", roundedSize(int64(len(cut))), roundedSize(int64(len(body)))))
+		cut := CutUTF8(body, webBodyCap)
+		notes = append(notes, fmt.Sprintf("shown first %s of %s of text; fetch a more specific page for the rest", HumanSize(int64(len(cut))), HumanSize(int64(len(body)))))
 		body = cut
 	}
 	out := webFetchOutput{
 		URL:         final.Redacted(),
 		Status:      resp.StatusCode,
-		ContentType: clipOneLine(mediaType, 100),
+		ContentType: ClipOneLine(mediaType, 100),
 		SizeBytes:   size,
 		Truncated:   truncated,
 		TextBytes:   len(body),
@@ -228,7 +227,7 @@ func (w *webFetch) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		Output:     out,
 		Body:       body,
 		Source:     webSource(final),
-		Summary:    fmt.Sprintf("Fetched %s (%s)", clipOneLine(webShortURL(final), 100), roundedSize(out.SizeBytes)),
+		Summary:    fmt.Sprintf("Fetched %s (%s)", ClipOneLine(webShortURL(final), 100), HumanSize(out.SizeBytes)),
 		Capability: "net:http:" + strings.ToLower(final.Hostname()),
 	}, nil
 }
@@ -268,7 +267,7 @@ func webContentKind(mediaType string) webKind {
 func webUnsupported(mediaType string, u *url.URL) *Error {
 	return Errorf(KindUnsupported,
 		"web_fetch reads text: HTML pages, plain text, JSON, XML, markdown. For this resource, tell the user the URL or find a text version (an HTML page about it).",
-		"%s serves %s, which is not text", clipOneLine(webShortURL(u), 200), clipOneLine(mediaType, 100)).With("content_type", clipOneLine(mediaType, 100))
+		"%s serves %s, which is not text", ClipOneLine(webShortURL(u), 200), ClipOneLine(mediaType, 100)).With("content_type", ClipOneLine(mediaType, 100))
 }
 
 // webStatusError maps an HTTP failure to the model's error kinds: the
@@ -299,5 +298,5 @@ func webStatusError(resp *http.Response, u *url.URL) error {
 	default:
 		kind, hint = KindExternalError, "The server gave no content for this URL. Try another URL."
 	}
-	return Errorf(kind, hint, "HTTP %s from %s", clipOneLine(status, 80), host).With("status", code).With("url", u.Redacted())
+	return Errorf(kind, hint, "HTTP %s from %s", ClipOneLine(status, 80), host).With("status", code).With("url", u.Redacted())
 }

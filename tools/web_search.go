@@ -113,7 +113,7 @@ func (s *webSearch) Execute(ctx context.Context, raw json.RawMessage) (Result, e
 	}
 	if s.endpoint == nil {
 		return Result{}, Errorf(KindUnsupported, "Web search is misconfigured; tell the user to set search_url in the [web] section of the config to a SearXNG search URL.",
-			"the configured search endpoint %q is not an http(s) URL", clipOneLine(s.badURL, 200))
+			"the configured search endpoint %q is not an http(s) URL", ClipOneLine(s.badURL, 200))
 	}
 	u := *s.endpoint
 	v := u.Query()
@@ -142,7 +142,7 @@ func (s *webSearch) Execute(ctx context.Context, raw json.RawMessage) (Result, e
 		return Result{}, s.unreachable(err)
 	}
 	if int64(len(data)) > s.opts.MaxBytes {
-		return Result{}, Errorf(KindExternalError, "The search service answered with too much data; try a narrower query.", "the search answer is larger than %s", roundedSize(s.opts.MaxBytes))
+		return Result{}, Errorf(KindExternalError, "The search service answered with too much data; try a narrower query.", "the search answer is larger than %s", HumanSize(s.opts.MaxBytes))
 	}
 	var sr searxResponse
 	if err := json.Unmarshal(data, &sr); err != nil {
@@ -160,19 +160,19 @@ func (s *webSearch) Execute(ctx context.Context, raw json.RawMessage) (Result, e
 			continue
 		}
 		shown++
-		title := clipOneLine(r.Title, 200)
+		title := ClipOneLine(r.Title, 200)
 		if title == "" {
 			title = "(untitled)"
 		}
-		fmt.Fprintf(&b, "%d. %s\n   %s\n", shown, title, clipOneLine(r.URL, 500))
-		if c := clipOneLine(r.Content, 400); c != "" {
+		fmt.Fprintf(&b, "%d. %s\n   %s\n", shown, title, ClipOneLine(r.URL, 500))
+		if c := ClipOneLine(r.Content, 400); c != "" {
 			fmt.Fprintf(&b, "   %s\n", c)
 		}
 	}
 	if len(sr.Suggestions) > 0 {
 		sugg := sr.Suggestions[:min(len(sr.Suggestions), 5)]
 		for i := range sugg {
-			sugg[i] = clipOneLine(sugg[i], 100)
+			sugg[i] = ClipOneLine(sugg[i], 100)
 		}
 		fmt.Fprintf(&b, "\nRelated searches: %s\n", strings.Join(sugg, "; "))
 	}
@@ -193,8 +193,8 @@ func (s *webSearch) Execute(ctx context.Context, raw json.RawMessage) (Result, e
 	return Result{
 		Output:     out,
 		Body:       b.String(),
-		Source:     "web:search:" + clipOneLine(q, 100),
-		Summary:    fmt.Sprintf("Searched the web for %q: %d results", clipOneLine(q, 60), shown),
+		Source:     "web:search:" + ClipOneLine(q, 100),
+		Summary:    fmt.Sprintf("Searched the web for %q: %d results", ClipOneLine(q, 60), shown),
 		Capability: "net:search",
 	}, nil
 }

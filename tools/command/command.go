@@ -10,19 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"myclaw/tools"
 )
-
-// DefaultTimeout is the timeout of a spec that sets none (the seed's 300 s).
-const DefaultTimeout = 300
 
 // defaultSchema takes no arguments: a tool whose config declares no
 // input_schema is called with {}.
 const defaultSchema = `{"type":"object","additionalProperties":false}`
-
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // Spec is one [[tools]] entry of the config (source = "command").
 type Spec struct {
@@ -41,7 +34,7 @@ type Spec struct {
 	Risk string
 	// ReturnsUntrusted fences the tool's output as untrusted content.
 	ReturnsUntrusted bool
-	// Timeout is in seconds, >= 1; 0 means DefaultTimeout.
+	// Timeout is in seconds, >= 1; 0 means tools.DefaultTimeout.
 	Timeout int
 	// Dir is the working directory (the workspace).
 	Dir string
@@ -86,7 +79,7 @@ func (s Spec) Check() error {
 	switch {
 	case s.Name == "":
 		bad("name", "missing: give the tool a name like \"local/line_counter\"")
-	case len(s.Name) > 128 || !nameRE.MatchString(s.Name):
+	case tools.CheckName(s.Name, tools.SourceCommand) != nil:
 		bad("name", "%q is not namespace/short_name (two parts of letters, digits, '_', '.', '-', each starting with a letter or digit, 128 bytes at most)", s.Name)
 	}
 	if strings.TrimSpace(s.Description) == "" {
@@ -119,50 +112,11 @@ func (s Spec) Check() error {
 		bad("capability.checkpointable", "read_only = true forbids checkpointable = true")
 	}
 	if s.InputSchema != nil {
-		if err := checkSchema(s.InputSchema); err != nil {
-			bad("input_schema", "%s", err)
+		if err := tools.CompileSchema(s.Name, s.InputSchema); err != nil {
+			bad("input_schema", "%s", tools.FirstAndLastLines(err.Error(), 1000))
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// checkSchema compiles a schema the way the registry will, and requires it
-// to describe an object (the arguments always are one).
-func checkSchema(raw json.RawMessage) error {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return fmt.Errorf("not valid JSON: %v", err)
-	}
-	obj, ok := doc.(map[string]any)
-	if !ok {
-		return errors.New("must be a JSON object")
-	}
-	if typ, ok := obj["type"]; ok && typ != "object" {
-		return fmt.Errorf("type must be \"object\" (the arguments are a JSON object), got %v", typ)
-	}
-	c := jsonschema.NewCompiler()
-	const url = "mem://command/input_schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		return err
-	}
-	if _, err := c.Compile(url); err != nil {
-		return fmt.Errorf("does not compile: %s", firstAndLast(err.Error()))
-	}
-	return nil
-}
-
-// firstAndLast shortens a multi-line message to its first and last lines.
-func firstAndLast(s string) string {
-	var lines []string
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) > 2 {
-		lines = []string{lines[0], "…", lines[len(lines)-1]}
-	}
-	return strings.Join(lines, " ")
 }
 
 // New builds the tool: ReadOnly = capability.read_only &&
@@ -178,7 +132,7 @@ func New(s Spec) (tools.Tool, error) {
 	s.Command = append([]string(nil), s.Command...)
 	s.Capability.SideEffects = append([]string(nil), s.Capability.SideEffects...)
 	if s.Timeout == 0 {
-		s.Timeout = DefaultTimeout
+		s.Timeout = int(tools.DefaultTimeout / time.Second)
 	}
 	schema := s.InputSchema
 	if schema == nil {
@@ -245,7 +199,7 @@ func SpecOf(t tools.Tool) (spec *Spec, ok bool) {
 // get; a read-only one simply runs.
 func (t *commandTool) DryRun(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 	argv := quoteArgv(t.spec.Command)
-	summary := "Run " + t.meta.Name + ": " + clip(argv, 200)
+	summary := "Run " + t.meta.Name + ": " + tools.Clip(argv, 200)
 	if t.meta.ReadOnly {
 		res, err := t.Execute(ctx, args)
 		if err == nil {
@@ -258,7 +212,7 @@ func (t *commandTool) DryRun(ctx context.Context, args json.RawMessage) (tools.R
 	if t.spec.Dir != "" {
 		b.WriteString("(in " + t.spec.Dir + ")\n")
 	}
-	b.WriteString("stdin:\n" + prettyJSON(stdinJSON(args)))
+	b.WriteString("stdin:\n" + tools.PrettyJSON(stdinJSON(args)))
 	return tools.Result{Summary: summary, Preview: b.String(), Capability: t.meta.Capability}, nil
 }
 
@@ -268,14 +222,6 @@ func stdinJSON(args json.RawMessage) []byte {
 		return []byte("{}")
 	}
 	return args
-}
-
-func prettyJSON(raw []byte) string {
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, raw, "", "  "); err != nil {
-		return string(raw)
-	}
-	return buf.String()
 }
 
 // quoteArgv renders an argv the way a POSIX shell would read it back.

@@ -49,12 +49,19 @@ func TestCheck(t *testing.T) {
 			[]string{origin + ": capability.writes: read_only = true forbids writes = true"}},
 		{"read_only and checkpointable", func(s *Spec) { s.Capability = Capability{ReadOnly: true, Checkpointable: true} },
 			[]string{origin + ": capability.checkpointable: read_only = true forbids checkpointable = true"}},
-		{"schema not JSON", func(s *Spec) { s.InputSchema = json.RawMessage(`{"type":`) }, []string{origin + ": input_schema: not valid JSON"}},
-		{"schema not an object", func(s *Spec) { s.InputSchema = json.RawMessage(`[1]`) }, []string{"input_schema: must be a JSON object"}},
-		{"schema for a string", func(s *Spec) { s.InputSchema = json.RawMessage(`{"type":"string"}`) }, []string{`input_schema: type must be "object"`}},
+		{"schema not JSON", func(s *Spec) { s.InputSchema = json.RawMessage(`{"type":`) }, []string{origin + ": input_schema: schema is not valid JSON"}},
+		{"schema not an object", func(s *Spec) { s.InputSchema = json.RawMessage(`[1]`) }, []string{"input_schema: schema must be a JSON object"}},
+		{"schema for a string", func(s *Spec) { s.InputSchema = json.RawMessage(`{"type":"string"}`) }, []string{`input_schema: schema type is string; want "object"`}},
 		{"schema does not compile", func(s *Spec) {
 			s.InputSchema = json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","minimum":"zero"}}}`)
-		}, []string{origin + ": input_schema: does not compile"}},
+		}, []string{origin + ": input_schema: schema does not compile"}},
+		{"schema refers to a local file", func(s *Spec) {
+			s.InputSchema = json.RawMessage(`{"type":"object","properties":{"a":{"$ref":"file:///etc/passwd"}}}`)
+		}, []string{origin + ": input_schema: schema does not compile", "external references are not allowed"}},
+		{"valid with capitals in the name", func(s *Spec) { s.Name = "Make/Build" }, nil},
+		{"valid schema admitting an object among other types", func(s *Spec) {
+			s.InputSchema = json.RawMessage(`{"type":["object","null"],"properties":{"text":{"type":"string"}}}`)
+		}, nil},
 		{"no origin", func(s *Spec) { s.Origin = ""; s.Risk = "x" }, []string{`tools entry "local/line_counter": risk:`}},
 		{"every problem reported", func(s *Spec) { s.Description = ""; s.Timeout = -1; s.Risk = "x" },
 			[]string{"description: missing", "timeout: must be", "risk:"}},
@@ -242,7 +249,7 @@ func TestExecute(t *testing.T) {
 		if !errors.As(err, &te) || te.Kind != tools.KindExternalError {
 			t.Fatalf("got %v; want external_error", err)
 		}
-		if !strings.Contains(te.Message, "test/tool exited with status 3") || !strings.Contains(te.Message, "early\nfatal: no such thing") {
+		if !strings.Contains(te.Message, "test/tool failed: exit status 3") || !strings.Contains(te.Message, "early\nfatal: no such thing") {
 			t.Errorf("got message %q; want the status and the stderr tail", te.Message)
 		}
 		if strings.ContainsRune(te.Message, '\x1b') {

@@ -6,13 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"myclaw/tools"
 )
@@ -28,12 +27,9 @@ const (
 )
 
 // Execute implements tools.Tool: it runs the command with the arguments as
-// JSON on stdin and returns its stdout.
+// JSON on stdin and returns its stdout. It runs until ctx ends: tools.Call
+// bounds it with the tool's timeout.
 func (t *commandTool) Execute(ctx context.Context, args json.RawMessage) (tools.Result, error) {
-	timeout := t.meta.Timeout
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
 	run, err := start(t.spec, stdinJSON(args))
 	if err != nil {
 		return tools.Result{}, &tools.Error{
@@ -45,17 +41,17 @@ func (t *commandTool) Execute(ctx context.Context, args json.RawMessage) (tools.
 	killed := run.wait(ctx)
 
 	if killed {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if tools.TimedOut(ctx) {
 			return tools.Result{}, (&tools.Error{
 				Kind:    tools.KindQuotaExceeded,
-				Message: fmt.Sprintf("%s timed out after %s; its processes were killed", t.meta.Name, timeout),
+				Message: fmt.Sprintf("%s timed out after %s; its processes were killed", t.meta.Name, t.meta.EffectiveTimeout()),
 				Hint:    "Narrow the request so it finishes in time, or tell the user the tool needs a longer timeout in its [[tools]] entry.",
-			}).With("stderr_tail", run.stderrTail())
+			}).With("stderr_tail", run.stderr.Text())
 		}
 		return tools.Result{}, ctx.Err()
 	}
 	if err := run.exitErr; err != nil {
-		return tools.Result{}, t.exitError(err, run.stderrTail())
+		return tools.Result{}, t.exitError(err, run.stderr.Text())
 	}
 	return t.result(run.stdout.Bytes(), run.stdoutTotal), nil
 }
@@ -72,10 +68,7 @@ func (t *commandTool) exitError(err error, tail string) error {
 	msg := fmt.Sprintf("%s failed: %v", t.meta.Name, err)
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		msg = fmt.Sprintf("%s exited with status %d", t.meta.Name, ee.ExitCode())
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			msg = fmt.Sprintf("%s was killed by signal %s", t.meta.Name, ws.Signal())
-		}
+		msg = fmt.Sprintf("%s failed: %s", t.meta.Name, tools.ExitDescription(ee.ProcessState))
 	}
 	e := &tools.Error{
 		Kind:    tools.KindExternalError,
@@ -103,9 +96,6 @@ func (t *commandTool) result(out []byte, total int) tools.Result {
 		return res
 	}
 	body := string(out)
-	if !utf8.ValidString(body) {
-		body = strings.ToValidUTF8(body, "\uFFFD")
-	}
 	if truncated {
 		body += fmt.Sprintf("\n[output truncated: shown %d of %d bytes; ask for less output]", len(out), total)
 		res.Output = map[string]any{"truncated": true, "shown_bytes": len(out), "total_bytes": total}
@@ -124,7 +114,7 @@ type process struct {
 	// Written by the reader goroutines, read after readers.Wait.
 	stdout      bytes.Buffer // the first maxStdout bytes
 	stdoutTotal int
-	stderr      []byte // the last maxStderrTail bytes
+	stderr      tools.TailBuffer // the last maxStderrTail bytes
 	exitErr     error
 
 	readers sync.WaitGroup // the stdin writer and the two readers
@@ -142,6 +132,7 @@ func start(s Spec, input []byte) (*process, error) {
 	inW, outR, errR := pipes.Stdin, pipes.Stdout, pipes.Stderr
 
 	p := &process{cmd: cmd, pgid: cmd.Process.Pid, stdinW: inW, stdoutR: outR, stderrR: errR}
+	p.stderr.Max = maxStderrTail
 	p.readers.Add(3)
 	go func() {
 		defer p.readers.Done()
@@ -168,19 +159,7 @@ func start(s Spec, input []byte) (*process, error) {
 	}()
 	go func() {
 		defer p.readers.Done()
-		buf := make([]byte, 8<<10)
-		for {
-			n, err := errR.Read(buf)
-			if n > 0 {
-				p.stderr = append(p.stderr, buf[:n]...)
-				if over := len(p.stderr) - maxStderrTail; over > 0 {
-					p.stderr = append(p.stderr[:0], p.stderr[over:]...)
-				}
-			}
-			if err != nil {
-				return
-			}
-		}
+		_, _ = io.Copy(&p.stderr, errR)
 	}()
 	return p, nil
 }
@@ -217,27 +196,4 @@ func (p *process) wait(ctx context.Context) (killed bool) {
 	p.stderrR.Close()
 	<-drained
 	return killed
-}
-
-// stderrTail is the end of stderr, cleaned for the model and the screen.
-func (p *process) stderrTail() string {
-	s := string(p.stderr)
-	if len(p.stderr) == maxStderrTail {
-		// The first line is probably cut: drop it.
-		if i := strings.IndexByte(s, '\n'); i >= 0 && i < len(s)-1 {
-			s = s[i+1:]
-		}
-	}
-	return strings.TrimSpace(tools.StripControls(strings.ToValidUTF8(s, "\uFFFD")))
-}
-
-// clip shortens s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -110,9 +110,8 @@ type server struct {
 	state   State
 	lastErr string
 	since   time.Time
-	tools   []string
 	skipped []string
-	cur     *run
+	cur     *run // its names are the server's tools in the catalog
 }
 
 // NewManager returns a Manager for servers, registering their tools in reg.
@@ -300,10 +299,14 @@ func (s *server) setLocked(st State, lastErr string) {
 }
 
 func (s *server) statusLocked() ServerStatus {
+	var names []string
+	if s.cur != nil {
+		names = s.cur.names
+	}
 	return ServerStatus{
 		Name:      s.cfg.Name,
 		State:     s.state,
-		Tools:     append([]string(nil), s.tools...),
+		Tools:     append([]string(nil), names...),
 		Skipped:   append([]string(nil), s.skipped...),
 		LastError: s.lastErr,
 		Since:     s.since,

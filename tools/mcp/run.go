@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -140,8 +139,8 @@ func withStderr(msg string, stdio *stdioTransport) string {
 	if stdio == nil || stdio.proc == nil {
 		return msg
 	}
-	if tail := stdio.proc.tail.lastLines(3); tail != "" {
-		msg += "; stderr: " + clip(tail, 600)
+	if tail := stdio.proc.lastStderrLines(3); tail != "" {
+		msg += "; stderr: " + tools.Clip(tail, 600)
 	}
 	return msg
 }
@@ -179,7 +178,6 @@ func (r *run) endLocked(st State, reason string) bool {
 			lastErr = reason
 		}
 		s.setLocked(st, lastErr)
-		s.tools = nil
 		r.m.events.push(s.statusLocked())
 	}
 	return true
@@ -227,12 +225,11 @@ func (r *run) registerLocked(listed []*sdk.Tool) []string {
 			err = r.m.reg.Register(t)
 		}
 		if err != nil {
-			skipped = append(skipped, fmt.Sprintf("%q: %s", lt.Name, oneLine(err.Error(), 400)))
+			skipped = append(skipped, fmt.Sprintf("%q: %s", lt.Name, tools.FirstAndLastLines(err.Error(), 400)))
 			continue
 		}
 		r.names = append(r.names, displays[i])
 	}
-	r.s.tools = append([]string(nil), r.names...)
 	r.s.skipped = skipped
 	return skipped
 }
@@ -254,21 +251,6 @@ func displayNames(serverName string, listed []*sdk.Tool) []string {
 		}
 	}
 	return out
-}
-
-// oneLine shortens a multi-line message to its first and last lines (a
-// schema error says what failed first and the rule broken last), clipped.
-func oneLine(s string, n int) string {
-	var lines []string
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	if len(lines) > 2 {
-		lines = []string{lines[0], "…", lines[len(lines)-1]}
-	}
-	return clip(strings.Join(lines, " "), n)
 }
 
 // toolsChanged handles notifications/tools/list_changed: the tool list is

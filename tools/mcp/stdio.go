@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -52,7 +50,7 @@ type process struct {
 	stdin  *os.File // write end
 	stdout *os.File // read end
 	stderr *os.File // read end
-	tail   tailBuffer
+	tail   tools.TailBuffer
 
 	exited     chan struct{} // closed once cmd.Wait has returned
 	exitErr    error         // written before exited is closed
@@ -84,6 +82,7 @@ func startProcess(cfg ServerConfig, grace time.Duration) (*process, error) {
 		stderrDone: make(chan struct{}),
 		stopped:    make(chan struct{}),
 	}
+	p.tail.Max = stderrTailBytes
 	go func() {
 		defer close(p.stderrDone)
 		_, _ = io.Copy(&p.tail, p.stderr)
@@ -193,17 +192,13 @@ func (p *process) exitStatus() string {
 	default:
 		return ""
 	}
-	var ee *exec.ExitError
-	if errors.As(p.exitErr, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "killed by signal " + ws.Signal().String()
-		}
-		return fmt.Sprintf("exit status %d", ee.ExitCode())
+	if d := tools.ExitDescription(p.cmd.ProcessState); d != "" {
+		return d
 	}
 	if p.exitErr != nil {
-		return p.exitErr.Error()
+		return p.exitErr.Error() // Wait failed before the process was reaped
 	}
-	return "exit status 0"
+	return ""
 }
 
 // stdoutReader reads the server's stdout. Its Close does nothing: the pipe is
@@ -213,30 +208,11 @@ type stdoutReader struct{ p *process }
 func (r stdoutReader) Read(b []byte) (int, error) { return r.p.stdout.Read(b) }
 func (r stdoutReader) Close() error               { return nil }
 
-// tailBuffer keeps the last stderrTailBytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (t *tailBuffer) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if over := len(t.buf) - stderrTailBytes; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(b), nil
-}
-
-// lastLines returns up to n of the last non-empty lines, cleaned of control
-// sequences, joined with " | ".
-func (t *tailBuffer) lastLines(n int) string {
-	t.mu.Lock()
-	s := string(t.buf)
-	t.mu.Unlock()
+// lastStderrLines returns up to n of the last non-empty lines of the
+// server's stderr, cleaned of control sequences, joined with " | ".
+func (p *process) lastStderrLines(n int) string {
 	var lines []string
-	for _, l := range strings.Split(tools.StripControls(s), "\n") {
+	for l := range strings.Lines(p.tail.Text()) {
 		if l = strings.TrimSpace(l); l != "" {
 			lines = append(lines, l)
 		}

@@ -28,12 +28,8 @@ const maxErrorText = 2000
 // transport could not deliver (jsonrpc2.ErrRejected, not exported).
 const codeRejected = -32005
 
-var (
-	// errServerDown cancels calls in flight when their server's run ends.
-	errServerDown = errors.New("the MCP server went down")
-	// errNoAnswer is the cause of a call that outlived the server's Timeout.
-	errNoAnswer = errors.New("the MCP server did not answer in time")
-)
+// errServerDown cancels calls in flight when their server's run ends.
+var errServerDown = errors.New("the MCP server went down")
 
 // remoteTool is one tool of an MCP server, as a catalog tool.
 type remoteTool struct {
@@ -118,48 +114,44 @@ func (t *remoteTool) DryRun(ctx context.Context, args json.RawMessage) (tools.Re
 		}
 		return res, err
 	}
-	return tools.Result{Summary: summary, Preview: prettyJSON(args), Capability: t.meta.Capability}, nil
+	return tools.Result{Summary: summary, Preview: tools.PrettyJSON(args), Capability: t.meta.Capability}, nil
 }
 
-// Execute implements tools.Tool: it calls the tool on the server under the
-// server's timeout. A call that gets no answer in time marks the server
-// failed (it hangs); a call whose server goes down meanwhile says so.
+// Execute implements tools.Tool: it calls the tool on the server until ctx
+// ends; tools.Call bounds it with the server's timeout. A call that gets no
+// answer within that timeout marks the server failed (it hangs); a call
+// whose server goes down meanwhile says so.
 func (t *remoteTool) Execute(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 	sess, err := t.r.session()
 	if err != nil {
 		return tools.Result{}, err
 	}
-	timeout := t.r.s.cfg.Timeout
-	start := time.Now()
 	callCtx, cancelCall := context.WithCancelCause(ctx)
 	defer cancelCall(nil)
 	stopWatch := context.AfterFunc(t.r.ctx, func() { cancelCall(errServerDown) })
 	defer stopWatch()
-	callCtx, cancelTimeout := context.WithTimeoutCause(callCtx, timeout, errNoAnswer)
-	defer cancelTimeout()
 
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
 	res, err := sess.CallTool(callCtx, &sdk.CallToolParams{Name: t.name, Arguments: args})
 	if err != nil {
-		return tools.Result{}, t.callError(ctx, callCtx, start, err)
+		return tools.Result{}, t.callError(ctx, err)
 	}
 	return t.result(res)
 }
 
-// callError sorts out why a call failed: the server went down, it hangs, the
-// caller gave up, or the server refused the call.
-func (t *remoteTool) callError(ctx, callCtx context.Context, start time.Time, err error) error {
+// callError sorts out why a call failed: the server went down, it hangs (the
+// call's own timeout expired), the caller gave up, or the server refused
+// the call.
+func (t *remoteTool) callError(ctx context.Context, err error) error {
 	name := t.r.s.cfg.Name
-	timeout := t.r.s.cfg.Timeout
 	var wire *jsonrpc.Error
 	switch {
 	case t.r.ctx.Err() != nil:
 		return t.r.downError()
-	case errors.Is(context.Cause(callCtx), errNoAnswer) ||
-		(errors.Is(ctx.Err(), context.DeadlineExceeded) && gotWholeTimeout(ctx, start, timeout)):
-		reason := fmt.Sprintf("%s got no answer within %s", t.meta.Name, timeout)
+	case tools.TimedOut(ctx):
+		reason := fmt.Sprintf("%s got no answer within %s", t.meta.Name, t.meta.EffectiveTimeout())
 		t.r.end(StateFailed, reason)
 		return (&tools.Error{
 			Kind:    tools.KindNetworkError,
@@ -174,7 +166,7 @@ func (t *remoteTool) callError(ctx, callCtx context.Context, start time.Time, er
 		// its event stream decides that.
 		return (&tools.Error{
 			Kind:    tools.KindNetworkError,
-			Message: fmt.Sprintf("%s: could not reach the MCP server %s: %s", t.meta.Name, name, clip(err.Error(), maxErrorText)),
+			Message: fmt.Sprintf("%s: could not reach the MCP server %s: %s", t.meta.Name, name, tools.Clip(err.Error(), maxErrorText)),
 			Hint:    fmt.Sprintf("The server may be restarting or unreachable. Try once more later; if it keeps failing, tell the user (/mcp shows its state; /mcp restart %s).", name),
 		}).With("server", name)
 	case errors.As(err, &wire):
@@ -189,7 +181,7 @@ func (t *remoteTool) callError(ctx, callCtx context.Context, start time.Time, er
 		}
 		return (&tools.Error{
 			Kind:    kind,
-			Message: fmt.Sprintf("%s: the server answered: %s", t.meta.Name, clip(wire.Message, maxErrorText)),
+			Message: fmt.Sprintf("%s: the server answered: %s", t.meta.Name, tools.Clip(wire.Message, maxErrorText)),
 			Hint:    hint,
 		}).With("code", wire.Code)
 	}
@@ -205,14 +197,6 @@ func (t *remoteTool) callError(ctx, callCtx context.Context, start time.Time, er
 	return t.r.downError()
 }
 
-// gotWholeTimeout reports whether the caller's deadline, which fired, gave
-// the call at least the server's timeout: the registry's own deadline is the
-// same timeout, set a moment earlier, so it usually fires first.
-func gotWholeTimeout(ctx context.Context, start time.Time, timeout time.Duration) bool {
-	dl, ok := ctx.Deadline()
-	return ok && dl.Sub(start) >= timeout-timeout/100-10*time.Millisecond
-}
-
 // result turns a CallToolResult into a tools.Result, or a tool error.
 func (t *remoteTool) result(res *sdk.CallToolResult) (tools.Result, error) {
 	var parts []string
@@ -226,7 +210,7 @@ func (t *remoteTool) result(res *sdk.CallToolResult) (tools.Result, error) {
 		}
 		return tools.Result{}, (&tools.Error{
 			Kind:    tools.KindExternalError,
-			Message: fmt.Sprintf("%s failed: %s", t.meta.Name, clip(text, maxErrorText)),
+			Message: fmt.Sprintf("%s failed: %s", t.meta.Name, tools.Clip(text, maxErrorText)),
 			Hint:    "The tool reported an error. Read it; fix the arguments, try another approach, or tell the user.",
 		}).With("server", t.r.s.cfg.Name)
 	}
@@ -241,7 +225,7 @@ func (t *remoteTool) result(res *sdk.CallToolResult) (tools.Result, error) {
 			// a text block; only when there is none does the JSON go into
 			// the fenced body.
 			if !hasText(res.Content) {
-				parts = append(parts, prettyJSON(mustJSON(res.StructuredContent)))
+				parts = append(parts, tools.PrettyJSON(mustJSON(res.StructuredContent)))
 			}
 		} else {
 			out.Output = res.StructuredContent
@@ -268,9 +252,9 @@ func describeContent(c sdk.Content) string {
 	case *sdk.TextContent:
 		return c.Text
 	case *sdk.ImageContent:
-		return fmt.Sprintf("[image %s %s]", humanSize(len(c.Data)), orUnknown(c.MIMEType))
+		return fmt.Sprintf("[image %s %s]", tools.HumanSize(int64(len(c.Data))), orUnknown(c.MIMEType))
 	case *sdk.AudioContent:
-		return fmt.Sprintf("[audio %s %s]", humanSize(len(c.Data)), orUnknown(c.MIMEType))
+		return fmt.Sprintf("[audio %s %s]", tools.HumanSize(int64(len(c.Data))), orUnknown(c.MIMEType))
 	case *sdk.ResourceLink:
 		s := "[resource link " + c.URI
 		if c.Name != "" {
@@ -286,7 +270,7 @@ func describeContent(c sdk.Content) string {
 			return "[empty resource]"
 		}
 		if r.Blob != nil {
-			return fmt.Sprintf("[resource %s %s %s]", r.URI, humanSize(len(r.Blob)), orUnknown(r.MIMEType))
+			return fmt.Sprintf("[resource %s %s %s]", r.URI, tools.HumanSize(int64(len(r.Blob))), orUnknown(r.MIMEType))
 		}
 		return fmt.Sprintf("[resource %s]\n%s", r.URI, r.Text)
 	case nil:
@@ -302,46 +286,13 @@ func orUnknown(mime string) string {
 	return mime
 }
 
-// humanSize formats a byte count: "512 B", "1.5 KB", "12 KB", "3.2 MB".
-func humanSize(n int) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return scaled(float64(n)/(1<<10), "KB")
-	default:
-		return scaled(float64(n)/(1<<20), "MB")
-	}
-}
-
-func scaled(v float64, unit string) string {
-	if v < 10 {
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + " " + unit
-	}
-	return fmt.Sprintf("%.0f %s", v, unit)
-}
-
 // capBody truncates s to maxBody bytes on a rune boundary, with a note.
 func capBody(s string) string {
 	if len(s) <= maxBody {
 		return s
 	}
-	cut := maxBody
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("\n[output truncated: shown %d of %d bytes; ask the tool for less, e.g. a narrower range or a page]", cut, len(s))
-}
-
-// clip shortens s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	cut := tools.CutUTF8(s, maxBody)
+	return cut + fmt.Sprintf("\n[output truncated: shown %d of %d bytes; ask the tool for less, e.g. a narrower range or a page]", len(cut), len(s))
 }
 
 func mustJSON(v any) json.RawMessage {
@@ -350,15 +301,6 @@ func mustJSON(v any) json.RawMessage {
 		return json.RawMessage(fmt.Sprintf("%q", fmt.Sprint(v)))
 	}
 	return b
-}
-
-// prettyJSON indents JSON for people; anything else is returned as is.
-func prettyJSON(raw json.RawMessage) string {
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, raw, "", "  "); err != nil {
-		return string(raw)
-	}
-	return buf.String()
 }
 
 // displayName maps a server's tool name to a display name the registry
@@ -390,7 +332,7 @@ func sanitize(name string) string {
 	var b strings.Builder
 	replaced := false
 	for _, r := range name {
-		if r < utf8.RuneSelf && (isAlnum(byte(r)) || r == '_' || r == '.' || r == '-') {
+		if r < utf8.RuneSelf && (tools.IsASCIIAlnum(byte(r)) || r == '_' || r == '.' || r == '-') {
 			b.WriteRune(r)
 			replaced = false
 			continue
@@ -406,8 +348,4 @@ func sanitize(name string) string {
 		return "tool_" + hex.EncodeToString(sum[:4])
 	}
 	return s
-}
-
-func isAlnum(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
