@@ -277,6 +277,7 @@ func (t *turn) request(tool tools.Tool, call Call, args json.RawMessage, dry too
 		Preview:    dry.Preview,
 		Reversible: reversible && len(dry.Undo) > 0,
 		UndoPlan:   dry.UndoPlan,
+		Command:    dry.Command,
 		Taint:      t.taint,
 	}
 	if req.Capability == "" {
@@ -284,16 +285,6 @@ func (t *turn) request(tool tools.Tool, call Call, args json.RawMessage, dry too
 	}
 	if req.Summary == "" {
 		req.Summary = "Run " + meta.Name + " (no preview available for this tool)"
-	}
-	if meta.Name == "shell_run" {
-		var sa struct {
-			Command string `json:"command"`
-		}
-		if json.Unmarshal(args, &sa) == nil {
-			if cl, err := tools.ParseCommandLine(sa.Command, t.a.opts.Workspace); err == nil {
-				req.Command = &cl
-			}
-		}
 	}
 	return req
 }

@@ -607,3 +607,31 @@ func TestEditedArgsStillMeetDenyRules(t *testing.T) {
 		t.Fatalf("audit %+v, %v; want one deny of the edited args", entries, err)
 	}
 }
+
+// A shell allow rule covers a command line only through its parse, which
+// the dry run hands to the policy: "echo hi" runs without asking, "echo hi;
+// rm x" asks.
+func TestShellAllowRuleUsesTheParsedCommand(t *testing.T) {
+	srv := newFakeServer(t,
+		openAIStyle("", call{"a1", "shell_run", `{"command":"echo hi"}`}),
+		openAIStyle("", call{"a2", "shell_run", `{"command":"echo hi; rm x"}`}),
+		openAIStyle("ok"),
+	)
+	h := newHarness(t, approval.Ask, srv, func(o *Options) {
+		p, err := approval.NewPolicy(approval.Ask, []approval.Rule{{Tool: "shell_run", Match: "echo *", Decision: "allow"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Policy = p
+	})
+	ap := &recordingApprover{d: approval.Decision{Choice: approval.Deny}}
+	if err := h.run(context.Background(), "go", ap); err != nil {
+		t.Fatal(err)
+	}
+	if len(ap.requests) != 1 || ap.requests[0].CallID != "a2" || ap.requests[0].Command == nil || len(ap.requests[0].Command.Commands) != 2 {
+		t.Fatalf("asked %+v; want only the chained line, with its parse", ap.requests)
+	}
+	if res := h.results(); len(res) != 2 || res[0].Status != StatusOK || res[1].Status != StatusDenied {
+		t.Fatalf("results %+v", res)
+	}
+}
