@@ -38,7 +38,7 @@ func runTUI(ctx context.Context, o options, secrets map[string]string) error {
 	// transcript through Notices.
 	a.startMCP(ctx, b.mcpChanged)
 	return ui.Run(ctx, b, ui.Options{
-		Workspace: shortenHome(a.workspace.Dir()),
+		Workspace: a.workspace.Dir(),
 		LogPath:   filepath.Join(a.stateDir, "myclaw.log"),
 		Banner:    strings.Join(a.notices, "\n"),
 		Notices:   b.notices,

@@ -103,15 +103,28 @@ const (
 	modeEdit
 )
 
-// paneChoice is one of the pane's answers.
-type paneChoice struct {
-	key   string
-	label string
+// paneChoice is one of the pane's answers, in the order the choices line
+// shows them.
+type paneChoice int
+
+const (
+	choiceApprove paneChoice = iota
+	choiceSession
+	choiceSaveRule
+	choiceDeny
+	choiceReason
+	choiceEdit
+	numChoices
+)
+
+// label is the choice's name on the choices line, next to its key.
+func (ch paneChoice) label() string {
+	return [...]string{"approve", "session", "save rule", "deny", "deny + reason", "edit"}[ch]
 }
 
-var paneChoices = []paneChoice{
-	{"y", "approve"}, {"a", "session"}, {"s", "save rule"},
-	{"n", "deny"}, {"r", "deny + reason"}, {"e", "edit"},
+// binding is the key that takes the choice.
+func (ch paneChoice) binding(k *KeyMap) key.Binding {
+	return [...]key.Binding{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.Deny, k.DenyReason, k.Edit}[ch]
 }
 
 // approvalPane shows one Request and collects the decision.
@@ -131,6 +144,8 @@ type approvalPane struct {
 
 	preview      []string // rendered preview for previewWidth
 	previewWidth int
+	head         []string // rendered header for headWidth
+	headWidth    int
 }
 
 func newApprovalPane(c *common, p *pendingApproval) *approvalPane {
@@ -138,18 +153,9 @@ func newApprovalPane(c *common, p *pendingApproval) *approvalPane {
 	// A reflexive Enter must not run a high-risk call, or one that may be
 	// following planted instructions: there the highlighted choice is deny.
 	if p.req.Meta.EffectiveRisk() == tools.RiskHigh || p.req.Taint != nil {
-		a.sel = choiceIndex("n")
+		a.sel = int(choiceDeny)
 	}
 	return a
-}
-
-func choiceIndex(key string) int {
-	for i, c := range paneChoices {
-		if c.key == key {
-			return i
-		}
-	}
-	return 0
 }
 
 // decide answers the request through the root model.
@@ -160,44 +166,36 @@ func (a *approvalPane) decide(d approval.Decision) tea.Cmd {
 	return func() tea.Msg { return approvalDecidedMsg{p: p, d: d} }
 }
 
-func (a *approvalPane) update(msg tea.Msg) (*approvalPane, tea.Cmd) {
-	km, ok := msg.(tea.KeyMsg)
-	if !ok || a.decided {
+func (a *approvalPane) update(km tea.KeyMsg) (*approvalPane, tea.Cmd) {
+	if a.decided {
 		return a, nil
 	}
+	k := &a.c.keys
 	if a.mode != modeChoose {
 		switch {
-		case km.Type == tea.KeyEsc:
+		case key.Matches(km, k.Cancel):
 			a.mode, a.errMsg = modeChoose, ""
-		case km.Type == tea.KeyEnter && !km.Alt:
+		case key.Matches(km, k.Send) && !km.Paste:
 			return a.submit()
 		default:
 			a.editor.update(km)
 		}
 		return a, nil
 	}
-	k := &a.c.keys
+	for ch := range numChoices {
+		if key.Matches(km, ch.binding(k)) {
+			return a.take(ch)
+		}
+	}
 	switch {
-	case key.Matches(km, k.ApproveOnce):
-		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce})
-	case key.Matches(km, k.ApproveSession):
-		return a, a.decide(approval.Decision{Choice: approval.ApproveSession})
-	case key.Matches(km, k.SaveRule):
-		return a, a.decide(approval.Decision{Choice: approval.ApproveSession, SaveRule: true})
-	case key.Matches(km, k.Deny), key.Matches(km, k.DenyEsc):
-		return a, a.decide(approval.Decision{Choice: approval.Deny})
-	case key.Matches(km, k.DenyReason):
-		a.startReason()
-		return a, nil
-	case key.Matches(km, k.Edit):
-		a.startEdit()
-		return a, nil
+	case key.Matches(km, k.DenyEsc):
+		return a.take(choiceDeny)
 	case key.Matches(km, k.ChoiceLeft):
-		a.sel = (a.sel + len(paneChoices) - 1) % len(paneChoices)
+		a.sel = (a.sel + int(numChoices) - 1) % int(numChoices)
 	case key.Matches(km, k.ChoiceRight):
-		a.sel = (a.sel + 1) % len(paneChoices)
+		a.sel = (a.sel + 1) % int(numChoices)
 	case key.Matches(km, k.Choose):
-		return a.update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(paneChoices[a.sel].key)})
+		return a.take(paneChoice(a.sel))
 	case key.Matches(km, k.PreviewUp):
 		a.scroll--
 	case key.Matches(km, k.PreviewDown):
@@ -208,6 +206,25 @@ func (a *approvalPane) update(msg tea.Msg) (*approvalPane, tea.Cmd) {
 		a.scroll += a.previewHeight()
 	}
 	a.clampScroll()
+	return a, nil
+}
+
+// take acts on a choice: a decision, or the reason or edit mode.
+func (a *approvalPane) take(ch paneChoice) (*approvalPane, tea.Cmd) {
+	switch ch {
+	case choiceApprove:
+		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce})
+	case choiceSession:
+		return a, a.decide(approval.Decision{Choice: approval.ApproveSession})
+	case choiceSaveRule:
+		return a, a.decide(approval.Decision{Choice: approval.ApproveSession, SaveRule: true})
+	case choiceReason:
+		a.startReason()
+	case choiceEdit:
+		a.startEdit()
+	default:
+		return a, a.decide(approval.Decision{Choice: approval.Deny})
+	}
 	return a, nil
 }
 
@@ -317,11 +334,19 @@ func editedArgs(req approval.Request, shell bool, text string) (json.RawMessage,
 // keeps a few transcript lines and the status line.
 func (a *approvalPane) maxHeight() int { return max(a.c.height-5, 8) }
 
-// header is everything above the preview.
+// header is everything above the preview. The request does not change,
+// so it is rendered once per width.
 func (a *approvalPane) header() []string {
+	w := max(a.c.width, minWidth)
+	if a.head == nil || a.headWidth != w {
+		a.head, a.headWidth = a.drawHeader(w), w
+	}
+	return a.head
+}
+
+func (a *approvalPane) drawHeader(w int) []string {
 	st := &a.c.styles
 	req := a.p.req
-	w := max(a.c.width, minWidth)
 	title := " approve " + oneLine(req.Tool) + "? "
 	rule := st.PaneRule.Render("──") + st.PaneTitle.Render(title) +
 		st.PaneRule.Render(strings.Repeat("─", max(w-2-ansi.StringWidth(title), 0)))
@@ -375,17 +400,19 @@ func (a *approvalPane) header() []string {
 // footer is the choices line and what the session choices grant.
 func (a *approvalPane) footer() []string {
 	st := &a.c.styles
+	k := &a.c.keys
 	w := max(a.c.width, minWidth)
+	back := " · " + k.Cancel.Help().Key + " goes back"
 	switch a.mode {
 	case modeReason:
-		out := []string{st.Key.Render(" reason") + st.Dim.Render(" (the model reads it) · enter denies · esc goes back")}
+		out := []string{st.Key.Render(" reason") + st.Dim.Render(" (the model reads it) · "+k.Send.Help().Key+" denies"+back)}
 		return append(out, indent(a.editor.view(), "  ")...)
 	case modeEdit:
 		what := "the arguments (JSON)"
 		if a.shell {
 			what = "the command"
 		}
-		out := []string{st.Key.Render(" edit "+what) + st.Dim.Render(" · enter approves · alt+enter newline · esc goes back")}
+		out := []string{st.Key.Render(" edit "+what) + st.Dim.Render(" · "+k.Send.Help().Key+" approves · "+k.Newline.Help().Key+" newline"+back)}
 		out = append(out, indent(a.editor.view(), "  ")...)
 		if a.errMsg != "" {
 			for _, l := range wrapPlain(a.errMsg, w-2) {
@@ -396,12 +423,12 @@ func (a *approvalPane) footer() []string {
 	}
 	var b strings.Builder
 	b.WriteString(" ")
-	for i, ch := range paneChoices {
-		label := ch.key + " " + ch.label
-		if i == a.sel {
-			b.WriteString(st.ChoiceActive.Render("[" + label + "]"))
+	for ch := range numChoices {
+		name, label := ch.binding(k).Help().Key, ch.label()
+		if int(ch) == a.sel {
+			b.WriteString(st.ChoiceActive.Render("[" + name + " " + label + "]"))
 		} else {
-			b.WriteString(" " + st.Key.Render(ch.key) + " " + st.Choice.Render(ch.label) + " ")
+			b.WriteString(" " + st.Key.Render(name) + " " + st.Choice.Render(label) + " ")
 		}
 	}
 	out := []string{truncate(b.String(), w)}
@@ -409,9 +436,9 @@ func (a *approvalPane) footer() []string {
 	if a.rule.Match != "" {
 		grant += " matching " + oneLine(a.rule.Match)
 	}
-	out = append(out, truncate(st.Dim.Render(" a allows for this session: "+grant), w))
+	out = append(out, truncate(st.Dim.Render(" "+k.ApproveSession.Help().Key+" allows for this session: "+grant), w))
 	saved := "[[approval.rules]] " + strings.ReplaceAll(oneLine(strings.ReplaceAll(a.rule.String(), "\n", ", ")), "  ", " ")
-	for i, l := range wrapPlain(" s also writes to the config: "+saved, w) {
+	for i, l := range wrapPlain(" "+k.SaveRule.Help().Key+" also writes to the config: "+saved, w) {
 		if i > 0 {
 			l = "   " + l
 		}
@@ -438,7 +465,7 @@ func (a *approvalPane) previewLines() []string {
 		}
 	}
 	if cmd, ok := shellCommand(req); ok {
-		for i, l := range strings.Split(stripControls(sanitizeForScreen(cmd)), "\n") {
+		for i, l := range strings.Split(tools.SanitizeForScreen(cmd), "\n") {
 			p := "$ "
 			if i > 0 {
 				p = "  "
@@ -468,7 +495,7 @@ func (a *approvalPane) previewLines() []string {
 		add(st.Bold.Render, "host: "+host)
 		add(st.Dim.Render, "url: "+u)
 	}
-	if p := strings.TrimRight(stripControls(sanitizeForScreen(req.Preview)), "\n"); p != "" && req.Command == nil {
+	if p := strings.TrimRight(tools.SanitizeForScreen(req.Preview), "\n"); p != "" && req.Command == nil {
 		diff := looksLikeDiff(p)
 		for l := range strings.SplitSeq(p, "\n") {
 			style := st.Choice.Render
@@ -523,27 +550,35 @@ func diffStyle(st *Styles, l string) func(...string) string {
 
 // previewHeight is how many preview lines fit in the pane.
 func (a *approvalPane) previewHeight() int {
-	fixed := len(a.header()) + len(a.footer()) + 1 // +1: the scroll line
-	return max(a.maxHeight()-fixed, 3)
+	return a.previewRoom(len(a.header()), len(a.footer()))
+}
+
+// previewRoom is how many preview lines fit between a header and a footer
+// of these heights (one more line says where the scroll is).
+func (a *approvalPane) previewRoom(header, footer int) int {
+	return max(a.maxHeight()-header-footer-1, 3)
 }
 
 func (a *approvalPane) clampScroll() {
 	a.scroll = max(min(a.scroll, len(a.previewLines())-a.previewHeight()), 0)
 }
 
+// view builds the header and the footer once: the footer holds the
+// editor, and both decide how much preview fits.
 func (a *approvalPane) view() []string {
-	out := a.header()
+	head, foot := a.header(), a.footer()
 	prev := a.previewLines()
-	ph := a.previewHeight()
+	ph := a.previewRoom(len(head), len(foot))
 	if a.mode != modeChoose {
 		ph = max(min(ph, len(prev)), 0)
-		ph = min(ph, max(a.maxHeight()-len(out)-len(a.footer())-1, 0))
+		ph = min(ph, max(a.maxHeight()-len(head)-len(foot)-1, 0))
 	}
 	start := max(min(a.scroll, len(prev)-ph), 0)
 	end := min(start+ph, len(prev))
-	out = append(out, prev[start:end]...)
+	out := make([]string, 0, len(head)+end-start+1+len(foot))
+	out = append(append(out, head...), prev[start:end]...)
 	if len(prev) > ph {
 		out = append(out, a.c.styles.Dim.Render(fmt.Sprintf("  lines %d–%d of %d · ↑/↓ pgup/pgdown scroll", start+1, end, len(prev))))
 	}
-	return append(out, a.footer()...)
+	return append(out, foot...)
 }

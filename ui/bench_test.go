@@ -233,3 +233,51 @@ func runProgram(b *testing.B, toks []string, pace time.Duration) (time.Duration,
 	m.shared.shutdown(time.Second)
 	return elapsed, written
 }
+
+// BenchmarkReasoning20k streams the 20k-token answer as reasoning, shown
+// (ctrl+r), through Update and View with a publish tick every few
+// batches: counting its words and wrapping its lines must not start over
+// at every tick.
+func BenchmarkReasoning20k(b *testing.B) {
+	_, toks := benchAnswer(b)
+	const batch, batchesPerTick = 64, 4
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		m := benchModel(b, 0)
+		m = update(m, keyMsg("ctrl+r"))
+		b.StartTimer()
+		for j := 0; j < len(toks); j += batch {
+			items := make([]turnItem, 0, batch)
+			for _, tok := range toks[j:min(j+batch, len(toks))] {
+				items = append(items, turnItem{ev: agent.ReasoningDelta{Text: tok}})
+			}
+			m = update(m, eventsMsg{turn: m.turn.id, items: items})
+			if (j/batch)%batchesPerTick == 0 {
+				m = update(m, renderTickMsg{})
+				m.View()
+			}
+		}
+		m = update(m, eventsMsg{turn: m.turn.id, items: []turnItem{{end: true}}})
+		if !strings.Contains(m.View(), "ZZBENCHENDZZ") {
+			b.Fatal("got no end marker on screen")
+		}
+	}
+}
+
+// BenchmarkKey times one key typed in the input while a turn runs, with
+// 2,000 earlier messages: Update and the frame that follows.
+func BenchmarkKey(b *testing.B) {
+	m := benchModel(b, 2000)
+	m = update(m, spinnerTickMsg{turn: m.turn.id, now: time.Now()})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := keyMsg("x")
+		if i%40 == 39 {
+			k = tea.KeyMsg{Type: tea.KeyCtrlU}
+		}
+		m = update(m, k)
+		m.View()
+	}
+}

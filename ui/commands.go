@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -81,7 +82,7 @@ func lookupCommand(name string) (command, bool) {
 func closestCommand(name string) string {
 	best, bestD := "", -1
 	for _, c := range commands {
-		d := editDistance(name, c.name)
+		d := tools.EditDistance(name, c.name)
 		if strings.HasPrefix(c.name, name) {
 			d = 0
 		}
@@ -90,28 +91,6 @@ func closestCommand(name string) string {
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // commandResultMsg carries what a command run in a Cmd produced. draw
@@ -138,7 +117,7 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 	}
 	if !cmd.busy && m.turn != nil {
 		m.addBlock(errorBlock("/"+cmd.name+" waits for the running turn to finish",
-			"press esc to cancel the turn, or wait for it to end"))
+			"press "+m.c.keys.Cancel.Help().Key+" to cancel the turn, or wait for it to end"))
 		return m, nil
 	}
 	usage := func() (Model, tea.Cmd) {
@@ -274,8 +253,8 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 
 // textDraw shows plain text, one block line per line (wrapped).
 func textDraw(s string) func(c *common) []string {
+	s = strings.TrimRight(tools.SanitizeForScreen(s), "\n")
 	return func(c *common) []string {
-		s := strings.TrimRight(stripControls(sanitizeForScreen(s)), "\n")
 		if s == "" {
 			return []string{c.styles.Dim.Render("  (nothing to report)")}
 		}
@@ -318,16 +297,16 @@ func drawHelp(c *common) []string {
 	bind := []struct {
 		keys, help string
 	}{
-		{"enter", k.Send.Help().Desc},
-		{"alt+enter, ctrl+j", k.Newline.Help().Desc},
-		{"up / down", "earlier and later prompts (on the first / last line)"},
-		{"tab", k.Complete.Help().Desc},
-		{"pgup / pgdown, wheel", "scroll the transcript"},
-		{"home / end", "top of the transcript / bottom, following new output"},
-		{"esc", k.Cancel.Help().Desc},
-		{"ctrl+c", k.Interrupt.Help().Desc},
-		{"ctrl+o", k.ToggleTools.Help().Desc},
-		{"ctrl+r", k.ToggleThink.Help().Desc},
+		{allKeys(k.Send), k.Send.Help().Desc},
+		{allKeys(k.Newline), k.Newline.Help().Desc},
+		{keyPair(k.HistoryPrev, k.HistoryNext, " / "), "earlier and later prompts (on the first / last line)"},
+		{allKeys(k.Complete), k.Complete.Help().Desc},
+		{keyPair(k.PageUp, k.PageDown, " / ") + ", wheel", "scroll the transcript"},
+		{keyPair(k.Top, k.Bottom, " / "), "top of the transcript / bottom, following new output"},
+		{allKeys(k.Cancel), k.Cancel.Help().Desc},
+		{allKeys(k.Interrupt), k.Interrupt.Help().Desc},
+		{allKeys(k.ToggleTools), k.ToggleTools.Help().Desc},
+		{allKeys(k.ToggleThink), k.ToggleThink.Help().Desc},
 	}
 	for _, b := range bind {
 		out = append(out, "  "+st.Key.Render(pad(b.keys, 22))+b.help)
@@ -336,14 +315,14 @@ func drawHelp(c *common) []string {
 	pane := []struct {
 		keys, help string
 	}{
-		{"y", k.ApproveOnce.Help().Desc},
-		{"a", k.ApproveSession.Help().Desc},
-		{"s", k.SaveRule.Help().Desc},
-		{"n, esc", k.Deny.Help().Desc},
-		{"r", k.DenyReason.Help().Desc},
-		{"e", k.Edit.Help().Desc},
-		{"left / right, enter", "pick a choice and take it"},
-		{"up/down, pgup/pgdown", "scroll the preview"},
+		{allKeys(k.ApproveOnce), k.ApproveOnce.Help().Desc},
+		{allKeys(k.ApproveSession), k.ApproveSession.Help().Desc},
+		{allKeys(k.SaveRule), k.SaveRule.Help().Desc},
+		{allKeys(k.Deny, k.DenyEsc), k.Deny.Help().Desc},
+		{allKeys(k.DenyReason), k.DenyReason.Help().Desc},
+		{allKeys(k.Edit), k.Edit.Help().Desc},
+		{keyPair(k.ChoiceLeft, k.ChoiceRight, " / ") + ", " + k.Choose.Help().Key, "pick a choice and take it"},
+		{keyPair(k.PreviewUp, k.PreviewDown, "/") + ", " + keyPair(k.PreviewPgUp, k.PreviewPgDown, "/"), "scroll the preview"},
 	}
 	for _, b := range pane {
 		out = append(out, "  "+st.Key.Render(pad(b.keys, 22))+b.help)
@@ -359,6 +338,20 @@ func drawHelp(c *common) []string {
 	return out
 }
 
+// allKeys lists every key of the bindings: "alt+enter, ctrl+j".
+func allKeys(bs ...key.Binding) string {
+	var names []string
+	for _, b := range bs {
+		names = append(names, b.Keys()...)
+	}
+	return strings.Join(names, ", ")
+}
+
+// keyPair names the main keys of two bindings that go together: "pgup / pgdown".
+func keyPair(a, b key.Binding, sep string) string {
+	return a.Help().Key + sep + b.Help().Key
+}
+
 // pad fills s with spaces to width columns (at least one space follows).
 func pad(s string, width int) string {
 	return s + strings.Repeat(" ", max(width-ansi.StringWidth(s), 1))
@@ -371,9 +364,6 @@ func yesNo(b bool) string {
 	return "-"
 }
 
-// drawTools renders the catalog as a table that fits the width: the
-// capability column takes what is left, and why a tool is hidden goes on
-// a line of its own.
 // drawToolDetails shows one tool's full description, key by key.
 func drawToolDetails(c *common, t agent.ToolInfo) []string {
 	st := &c.styles
@@ -388,7 +378,7 @@ func drawToolDetails(c *common, t agent.ToolInfo) []string {
 	}
 	var out []string
 	for _, kv := range details {
-		lines := wrapPlain(oneLine(sanitizeForScreen(kv[1])), max(w-keyW-5, 10))
+		lines := wrapPlain(oneLine(kv[1]), max(w-keyW-5, 10))
 		if len(lines) == 0 {
 			lines = []string{""}
 		}
@@ -413,6 +403,9 @@ func drawToolDetails(c *common, t agent.ToolInfo) []string {
 	return out
 }
 
+// drawTools renders the catalog as a table that fits the width: the
+// capability column takes what is left, and why a tool is hidden goes on
+// a line of its own.
 func drawTools(c *common, list []agent.ToolInfo) []string {
 	st := &c.styles
 	w := c.contentWidth()

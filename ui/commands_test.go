@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"myclaw/agent"
@@ -82,7 +83,7 @@ func TestCompletion(t *testing.T) {
 		t.Fatalf("got no popup with /undo and its description:\n%s", s)
 	}
 	m = update(m, keyMsg("tab"))
-	if got := m.input.value(); got != "/undo " {
+	if got := m.input.ta.value(); got != "/undo " {
 		t.Errorf("got %q after tab; want %q", got, "/undo ")
 	}
 
@@ -92,11 +93,11 @@ func TestCompletion(t *testing.T) {
 	}
 	m = update(m, keyMsg("down"))
 	m = update(m, keyMsg("enter"))
-	if got := m.input.value(); got != "/history" {
+	if got := m.input.ta.value(); got != "/history" {
 		t.Errorf("got %q after down+enter; want the second match completed, not run", got)
 	}
 	next, cmd := updateCmd(m, keyMsg("enter"))
-	if cmd == nil || next.input.value() != "" {
+	if cmd == nil || next.input.ta.value() != "" {
 		t.Errorf("got no /history run on the second enter")
 	}
 }
@@ -213,8 +214,8 @@ func TestQuitCommand(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("got no command from /quit")
 	}
-	if msg := cmd(); msg == nil {
-		t.Errorf("got a nil message from /quit; want tea.Quit")
+	if msg := cmd(); msg != (tea.QuitMsg{}) {
+		t.Errorf("got %#v from /quit; want tea.QuitMsg{}", msg)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"myclaw/tools"
 )
 
 // Fallback screen size until the terminal reports its own.
@@ -24,8 +26,12 @@ type common struct {
 	styles        Styles
 	keys          KeyMap
 	md            *markdown
-	now           func() time.Time
 	log           *slog.Logger
+
+	// liveCost is how long the latest render of a live block (the answer's
+	// unfinished tail, the reasoning being streamed) took; the publish
+	// tick backs off when live blocks get expensive.
+	liveCost time.Duration
 
 	// gen changes whenever a display toggle changes, so cached renders
 	// that depend on the toggles know they are stale.
@@ -87,10 +93,10 @@ func indent(lines []string, p string) []string {
 	return out
 }
 
-// oneLine flattens s to a single line for labels: escape sequences and
-// controls removed, newlines and tabs as spaces.
+// oneLine flattens s to a single line for labels: escape sequences,
+// controls and invisible characters removed, newlines and tabs as spaces.
 func oneLine(s string) string {
-	s = stripControls(sanitizeForScreen(s))
+	s = tools.SanitizeForScreen(s)
 	if !strings.ContainsAny(s, "\n\t") {
 		return s
 	}

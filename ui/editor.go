@@ -4,8 +4,11 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"myclaw/tools"
 )
 
 // Cursor drawing: reverse video is not a colour, so it stays under NO_COLOR.
@@ -16,7 +19,11 @@ const (
 
 // editor is a small multi-line text editor: soft-wrapped lines, a cursor
 // that does not blink (nothing ticks when idle), Emacs-style keys, paste.
-// Enter is left to the caller; Alt+Enter and Ctrl+J insert a newline.
+// Enter is left to the caller; the KeyMap's Newline inserts a newline.
+//
+// Every change goes through a method that ends with scrollToCursor, which
+// lays the text out once and keeps the result: view reuses it, so a key
+// costs one layout.
 type editor struct {
 	c           *common
 	lines       [][]rune
@@ -27,7 +34,13 @@ type editor struct {
 	prompt      func(row int) string
 	promptWidth int
 	placeholder string
+	phView      string // the placeholder rendered for width
 	focused     bool
+	rev         int // counts changes of the text
+
+	// The layout of the text as of the last scrollToCursor.
+	rows   []vrow
+	cursor int
 }
 
 func newEditor(c *common, placeholder string, maxRows int) editor {
@@ -45,6 +58,10 @@ func (e *editor) setPrompt(width int, fn func(row int) string) {
 // setWidth sets the total width, the prompt included.
 func (e *editor) setWidth(w int) {
 	e.width = max(w-e.promptWidth, 1)
+	e.phView = ""
+	if e.placeholder != "" {
+		e.phView = e.c.styles.Dim.Render(truncate(e.placeholder, e.width-1))
+	}
 	e.scrollToCursor()
 }
 
@@ -63,7 +80,9 @@ func (e *editor) value() string {
 func (e *editor) setValue(s string) {
 	e.lines = [][]rune{nil}
 	e.row, e.col, e.offset = 0, 0, 0
+	e.rev++
 	e.insert(s)
+	e.scrollToCursor()
 }
 
 func (e *editor) reset() { e.setValue("") }
@@ -72,13 +91,18 @@ func (e *editor) reset() { e.setValue("") }
 func (e *editor) line() int      { return e.row }
 func (e *editor) lineCount() int { return len(e.lines) }
 
-// insert types s at the cursor: newlines split lines, tabs become spaces,
-// other controls are dropped.
+// insert types s at the cursor: line breaks ("\r\n", "\r" too) split
+// lines, tabs become spaces, escape sequences, other controls and
+// invisible characters are dropped (tools.SanitizeForScreen). The caller
+// scrolls to the cursor.
 func (e *editor) insert(s string) {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "\n")
-	s = strings.ReplaceAll(s, "\t", strings.Repeat(" ", tabWidth))
-	s = stripControls(s)
+	s = tools.SanitizeForScreen(s)
+	if strings.Contains(s, "\t") {
+		s = strings.ReplaceAll(s, "\t", strings.Repeat(" ", tabWidth))
+	}
+	if s != "" {
+		e.rev++
+	}
 	for i, part := range strings.Split(s, "\n") {
 		if i > 0 {
 			e.newline()
@@ -93,7 +117,6 @@ func (e *editor) insert(s string) {
 		e.lines[e.row] = nl
 		e.col += len(r)
 	}
-	e.scrollToCursor()
 }
 
 func (e *editor) newline() {
@@ -111,34 +134,43 @@ func (e *editor) update(msg tea.KeyMsg) bool {
 	if !e.focused {
 		return false
 	}
-	before := e.value()
+	before := e.rev
+	defer e.scrollToCursor()
 	if msg.Paste {
 		e.insert(string(msg.Runes))
-		return e.value() != before
+		return e.rev != before
+	}
+	if key.Matches(msg, e.c.keys.Newline) {
+		e.newline()
+		e.rev++
+		return true
 	}
 	l := e.lines[e.row]
+	edited := false // by the cases below; insert counts its own changes
 	switch msg.String() {
-	case "alt+enter", "ctrl+j":
-		e.newline()
 	case "backspace", "ctrl+h":
 		switch {
 		case e.col > 0:
 			e.lines[e.row] = append(l[:e.col-1:e.col-1], l[e.col:]...)
 			e.col--
+			edited = true
 		case e.row > 0:
 			prev := e.lines[e.row-1]
 			e.col = len(prev)
 			e.lines[e.row-1] = append(prev[:len(prev):len(prev)], l...)
 			e.lines = append(e.lines[:e.row], e.lines[e.row+1:]...)
 			e.row--
+			edited = true
 		}
 	case "delete", "ctrl+d":
 		switch {
 		case e.col < len(l):
 			e.lines[e.row] = append(l[:e.col:e.col], l[e.col+1:]...)
+			edited = true
 		case e.row < len(e.lines)-1:
 			e.lines[e.row] = append(l[:len(l):len(l)], e.lines[e.row+1]...)
 			e.lines = append(e.lines[:e.row+1], e.lines[e.row+2:]...)
+			edited = true
 		}
 	case "left", "ctrl+b":
 		switch {
@@ -177,15 +209,17 @@ func (e *editor) update(msg tea.KeyMsg) bool {
 	case "ctrl+w", "alt+backspace":
 		to := wordLeft(l, e.col)
 		e.lines[e.row] = append(l[:to:to], l[e.col:]...)
-		e.col = to
+		e.col, edited = to, to < e.col
 	case "alt+d", "alt+delete":
 		to := wordRight(l, e.col)
 		e.lines[e.row] = append(l[:e.col:e.col], l[to:]...)
+		edited = to > e.col
 	case "ctrl+u":
 		e.lines[e.row] = append([]rune(nil), l[e.col:]...)
-		e.col = 0
+		e.col, edited = 0, e.col > 0
 	case "ctrl+k":
 		e.lines[e.row] = l[:e.col:e.col]
+		edited = e.col < len(l)
 	case "tab":
 		e.insert(strings.Repeat(" ", tabWidth))
 	case " ":
@@ -195,8 +229,10 @@ func (e *editor) update(msg tea.KeyMsg) bool {
 			e.insert(string(msg.Runes))
 		}
 	}
-	e.scrollToCursor()
-	return e.value() != before
+	if edited {
+		e.rev++
+	}
+	return e.rev != before
 }
 
 func wordLeft(l []rune, col int) int {
@@ -257,14 +293,11 @@ func (e *editor) layout() (rows []vrow, cursor int) {
 	return rows, cursor
 }
 
-// height is the number of rows the editor takes on screen.
-func (e *editor) height() int {
-	rows, _ := e.layout()
-	return min(len(rows), max(e.maxRows, 1))
-}
-
+// scrollToCursor lays the text out, keeps the layout for view, and
+// scrolls so that the cursor's row is shown.
 func (e *editor) scrollToCursor() {
 	rows, cur := e.layout()
+	e.rows, e.cursor = rows, cur
 	h := min(len(rows), max(e.maxRows, 1))
 	if cur < e.offset {
 		e.offset = cur
@@ -288,13 +321,9 @@ func (e *editor) view() []string {
 		if e.focused {
 			cur = cursorOn + " " + cursorOff
 		}
-		ph := ""
-		if e.placeholder != "" {
-			ph = e.c.styles.Dim.Render(truncate(e.placeholder, e.width-1))
-		}
-		return []string{e.promptFor(0) + cur + ph}
+		return []string{e.promptFor(0) + cur + e.phView}
 	}
-	rows, cur := e.layout()
+	rows, cur := e.rows, e.cursor
 	h := min(len(rows), max(e.maxRows, 1))
 	off := max(min(e.offset, len(rows)-h), 0)
 	out := make([]string, 0, h)

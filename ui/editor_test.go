@@ -23,10 +23,14 @@ func TestEditorKeys(t *testing.T) {
 		{"left crosses lines", "ab\ncd", []tea.KeyMsg{keyMsg("ctrl+a"), keyMsg("left"), keyMsg("X")}, "abX\ncd", 3},
 		{"newline splits", "abcd", []tea.KeyMsg{keyMsg("left"), keyMsg("left"), keyMsg("alt+enter")}, "ab\ncd", 0},
 		{"ctrl+w deletes a word", "go test ./...", []tea.KeyMsg{keyMsg("ctrl+w")}, "go test ", 8},
-		{"ctrl+u and ctrl+k", "left|right", []tea.KeyMsg{keyMsg("left"), keyMsg("left"), keyMsg("left"), keyMsg("left"), keyMsg("left"),
+		{"ctrl+k kills to the end", "left|right", []tea.KeyMsg{keyMsg("left"), keyMsg("left"), keyMsg("left"), keyMsg("left"), keyMsg("left"),
 			{Type: tea.KeyCtrlK}}, "left|", 5},
+		{"ctrl+u kills to the start", "left|right", []tea.KeyMsg{keyMsg("left"), keyMsg("left"), keyMsg("left"), keyMsg("left"), keyMsg("left"),
+			{Type: tea.KeyCtrlU}}, "right", 0},
+		{"ctrl+u on the second line keeps the first", "one\ntwo three", []tea.KeyMsg{keyMsg("left"), keyMsg("left"), {Type: tea.KeyCtrlU}}, "one\nee", 0},
 		{"alt+b moves a word", "one two", []tea.KeyMsg{{Type: tea.KeyRunes, Runes: []rune("b"), Alt: true}, keyMsg("X")}, "one Xtwo", 5},
-		{"paste normalises", "", []tea.KeyMsg{{Type: tea.KeyRunes, Runes: []rune("a\r\nb\tc\x1bd"), Paste: true}}, "a\nb    cd", 7},
+		{"paste normalises", "", []tea.KeyMsg{{Type: tea.KeyRunes, Runes: []rune("a\r\nb\tc\x1bd\re"), Paste: true}}, "a\nb    c\ne", 1},
+		{"paste drops whole escape sequences", "", []tea.KeyMsg{{Type: tea.KeyRunes, Runes: []rune("hello \x1b[31mred\x1b[0m \x1b]0;title\x07\u202eok"), Paste: true}}, "hello red ok", 12},
 		{"alt+runes are not typed", "", []tea.KeyMsg{{Type: tea.KeyRunes, Runes: []rune("x"), Alt: true}}, "", 0},
 	}
 	c := testCommon()
@@ -68,7 +72,7 @@ func TestEditorView(t *testing.T) {
 	if !strings.Contains(rows[2], cursorOn) {
 		t.Errorf("got no cursor on the last row: %q", rows[2])
 	}
-	if e.height() != 3 {
-		t.Errorf("got height %d; want 3 (the maximum)", e.height())
+	if len(rows) != 3 {
+		t.Errorf("got %d rows; want 3 (the maximum)", len(rows))
 	}
 }

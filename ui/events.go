@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -146,6 +147,7 @@ type turnState struct {
 // liveText is the assistant answer being streamed: its text, split into
 // blocks, and the block on screen that shows the unfinished part.
 type liveText struct {
+	screen screenText
 	stream *mdStream
 	tail   *mdTail
 	dirty  bool
@@ -153,12 +155,12 @@ type liveText struct {
 
 // startTurn sends prompt to the backend in a goroutine of its own.
 func (m Model) startTurn(prompt string) (Model, tea.Cmd) {
-	m.addBlock(userBlock(prompt))
+	m.tr.add(userBlock(prompt))
 	ctx, cancel := context.WithCancel(m.shared.base)
 	ch := make(chan turnItem, eventBuffer)
 	m.turnSeq++
 	m.cards = map[string]*toolCard{}
-	m.turn = &turnState{id: m.turnSeq, cancel: cancel, ch: ch, start: m.c.now()}
+	m.turn = &turnState{id: m.turnSeq, cancel: cancel, ch: ch, start: time.Now()}
 	m.tr.toBottom()
 	b, sh, log := m.backend, m.shared, m.c.log
 	id := m.turnSeq
@@ -233,18 +235,17 @@ func (m *Model) handleEvent(ev agent.Event) {
 			m.live = &liveText{stream: newMDStream(), tail: &mdTail{}}
 			m.tr.add(m.live.tail)
 		}
-		m.live.stream.write(stripControls(ev.Text))
+		m.live.stream.write(m.live.screen.write(ev.Text))
 		m.live.dirty = true
 	case agent.ReasoningDelta:
 		if m.live != nil {
 			m.finishLive()
 		}
 		if m.think == nil {
-			m.think = &reasoningBlock{}
+			m.think = &reasoningBlock{live: true}
 			m.tr.add(m.think)
 		}
-		m.think.text.WriteString(stripControls(ev.Text))
-		m.think.dirty = true
+		m.think.write(ev.Text)
 	case agent.ToolCallEvent:
 		card := m.card(ev.Call)
 		if ev.Summary != "" {
@@ -272,19 +273,19 @@ func (m *Model) handleEvent(ev agent.Event) {
 		}
 		m.status.estimated = ev.Estimated
 	case agent.RetryEvent:
-		m.addBlock(noticeBlock(fmt.Sprintf("retrying in %s (attempt %d of %d): %s",
+		m.addTurnBlock(noticeBlock(fmt.Sprintf("retrying in %s (attempt %d of %d): %s",
 			formatElapsed(ev.Wait), ev.Attempt, ev.Max, oneLine(ev.Reason))))
 	case agent.NoticeEvent:
-		m.addBlock(noticeBlock(ev.Text))
+		m.addTurnBlock(noticeBlock(ev.Text))
 	case agent.ErrorEvent:
 		m.turn.sawError = true
-		m.addBlock(errorBlock(ev.Message, ev.Hint))
+		m.addTurnBlock(errorBlock(ev.Message, ev.Hint))
 	case agent.DoneEvent:
 		switch ev.Reason {
 		case agent.DoneCancelled:
 			m.turn.cancelled = true
 		case agent.DoneLimit:
-			m.addBlock(noticeBlock("stopped after " + strconv.Itoa(ev.Rounds) + " rounds: the turn reached its round limit"))
+			m.addTurnBlock(noticeBlock("stopped after " + strconv.Itoa(ev.Rounds) + " rounds: the turn reached its round limit"))
 		}
 	}
 }
@@ -297,7 +298,7 @@ func (m *Model) card(call agent.Call) *toolCard {
 		return c
 	}
 	c := newToolCard(call)
-	m.addBlock(c)
+	m.addTurnBlock(c)
 	m.cards[call.ID] = c
 	return c
 }
@@ -321,10 +322,10 @@ func (m Model) endTurn(err error) (Model, tea.Cmd) {
 	}
 	switch {
 	case cancelled:
-		m.addBlock(noticeBlock("⊘ cancelled"))
+		m.tr.add(noticeBlock("⊘ cancelled"))
 	case err != nil && !t.sawError:
 		msg, hint := errorParts(err)
-		m.addBlock(errorBlock(msg, hint))
+		m.tr.add(errorBlock(msg, hint))
 	}
 	t.cancel()
 	m.turn = nil
@@ -333,14 +334,14 @@ func (m Model) endTurn(err error) (Model, tea.Cmd) {
 }
 
 // scheduleRender arms the publish tick unless one is pending. The pace
-// backs off when rendering the live block gets slow, so a huge unfinished
-// block cannot eat the CPU.
+// backs off when rendering the live block (the answer's tail or the
+// reasoning) gets slow, so a huge unfinished block cannot eat the CPU.
 func (m *Model) scheduleRender() tea.Cmd {
 	if m.tickPending {
 		return nil
 	}
 	m.tickPending = true
-	d := max(frameInterval, 3*m.c.md.lastTail)
+	d := max(frameInterval, 3*m.c.liveCost)
 	d = min(d, maxFrameInterval)
 	return tea.Tick(d, func(time.Time) tea.Msg { return renderTickMsg{} })
 }
@@ -370,6 +371,7 @@ func (m *Model) finishLive() {
 	if m.live == nil {
 		return
 	}
+	m.live.stream.write(m.live.screen.flush())
 	m.live.stream.finish()
 	m.tr.remove(m.live.tail)
 	for _, src := range m.live.stream.take() {
@@ -382,25 +384,58 @@ func (m *Model) finishThink() {
 	if m.think == nil {
 		return
 	}
-	m.think.publish()
+	m.think.finish()
 	m.think = nil
 }
 
 // reasoningBlock is the model's reasoning: one dim line when collapsed,
-// the text when shown.
+// the text when shown. Streaming costs O(delta) per delta: words are
+// counted as they arrive, and the lines shown are kept wrapped, so that a
+// publication wraps again only the unfinished last line.
 type reasoningBlock struct {
-	text  strings.Builder
-	shown string
-	words int
-	dirty bool
-	cache lineCache
+	screen screenText
+	text   strings.Builder // sanitised
+	words  int             // in text
+	inWord bool            // text ends inside a word
+	dirty  bool            // text changed since the last publication
+	live   bool            // still streaming: its render time paces publications
+
+	// What the screen shows, as of the last publication.
+	shown      string
+	shownWords int
+	body       reasoningBody
+	cache      lineCache
+}
+
+// write adds a delta of the stream.
+func (r *reasoningBlock) write(delta string) { r.add(r.screen.write(delta)) }
+
+// add appends sanitised text and counts its words.
+func (r *reasoningBlock) add(s string) {
+	for _, c := range s {
+		if unicode.IsSpace(c) {
+			r.inWord = false
+		} else if !r.inWord {
+			r.inWord = true
+			r.words++
+		}
+	}
+	r.text.WriteString(s)
+	r.dirty = true
 }
 
 func (r *reasoningBlock) publish() {
 	r.shown = r.text.String()
-	r.words = len(strings.Fields(r.shown))
+	r.shownWords = r.words
 	r.dirty = false
 	r.cache.reset()
+}
+
+// finish ends the stream: what was held back is shown too.
+func (r *reasoningBlock) finish() {
+	r.add(r.screen.flush())
+	r.publish()
+	r.live = false
 }
 
 func (r *reasoningBlock) lines(c *common) []string {
@@ -411,13 +446,82 @@ func (r *reasoningBlock) lines(c *common) []string {
 	key := c.keys.ToggleThink.Help().Key
 	if !c.showThink {
 		return r.cache.put(c, withGap([]string{truncate(st.Reasoning.Render(
-			"▸ reasoning · "+strconv.Itoa(r.words)+" words ("+key+" shows it)"), c.contentWidth())}))
+			"▸ reasoning · "+strconv.Itoa(r.shownWords)+" words ("+key+" shows it)"), c.contentWidth())}))
 	}
+	start := time.Now()
 	out := []string{st.Reasoning.Render("▾ reasoning (" + key + " hides it)")}
-	for _, l := range wrapPlain(strings.TrimSpace(r.shown), c.contentWidth()-2) {
-		out = append(out, "  "+st.Reasoning.Render(expandTabs(l)))
+	out = r.body.render(c, r.shown, out)
+	if r.live {
+		c.liveCost = time.Since(start)
 	}
 	return r.cache.put(c, withGap(out))
+}
+
+// reasoningBody keeps the reasoning's finished lines wrapped for one
+// width. The text only grows, so the lines before its last newline never
+// change: each render wraps what finished since the last one, and the
+// unfinished last line.
+//
+// The text is shown trimmed, as it will be once complete: blank lines at
+// the start and at the end are not shown, nor the spaces that begin the
+// first line and end the last. So the last non-blank line and the blank
+// lines after it wait in pending until a non-blank line follows them.
+type reasoningBody struct {
+	width   int
+	lines   []string // styled lines of text[:done], but pending
+	done    int      // text[:done] ends with a newline (or is empty)
+	pending string   // the last non-blank finished line, "" before the first
+	blanks  int      // blank lines after pending
+}
+
+// render appends the body of text, wrapped for the block's width, to out.
+func (b *reasoningBody) render(c *common, text string, out []string) []string {
+	w := c.contentWidth() - 2
+	if b.width != w || len(text) < b.done {
+		*b = reasoningBody{width: w}
+	}
+	wrap := func(dst []string, l string) []string {
+		for _, p := range wrapPlain(expandTabs(l), w) {
+			dst = append(dst, "  "+c.styles.Reasoning.Render(p))
+		}
+		return dst
+	}
+	// flush moves pending and its blank lines into dst, a line follows.
+	flush := func(dst []string, pending string, blanks int) []string {
+		if pending == "" {
+			return dst
+		}
+		dst = wrap(dst, pending)
+		for range blanks {
+			dst = wrap(dst, "")
+		}
+		return dst
+	}
+	if nl := strings.LastIndexByte(text, '\n'); nl+1 > b.done {
+		for l := range strings.SplitSeq(text[b.done:nl], "\n") {
+			if strings.TrimSpace(l) == "" {
+				if b.pending != "" {
+					b.blanks++
+				}
+				continue
+			}
+			if b.pending == "" && len(b.lines) == 0 {
+				l = strings.TrimLeftFunc(l, unicode.IsSpace)
+			}
+			b.lines = flush(b.lines, b.pending, b.blanks)
+			b.pending, b.blanks = l, 0
+		}
+		b.done = nl + 1
+	}
+	out = append(out, b.lines...)
+	last := strings.TrimRightFunc(text[b.done:], unicode.IsSpace)
+	if last == "" {
+		return flush(out, strings.TrimRightFunc(b.pending, unicode.IsSpace), 0)
+	}
+	if b.pending == "" && len(b.lines) == 0 {
+		last = strings.TrimLeftFunc(last, unicode.IsSpace)
+	}
+	return wrap(flush(out, b.pending, b.blanks), last)
 }
 
 // handleDecision answers a request and shows the next one, if any.

@@ -100,18 +100,18 @@ func drawMCP(c *common, list []mcp.ServerStatus) []string {
 		line := "  " + pad(truncate(oneLine(s.Name), 18), 19) + state + " " + st.Dim.Render(s.Since.Format("15:04:05"))
 		out = append(out, truncate(line, w))
 		if len(s.Tools) > 0 {
-			for _, l := range wrapPlain("tools: "+strings.Join(s.Tools, ", "), w-6) {
-				out = append(out, "    "+oneLine(sanitizeForScreen(l)))
+			for _, l := range wrapPlain("tools: "+oneLine(strings.Join(s.Tools, ", ")), w-6) {
+				out = append(out, "    "+l)
 			}
 		}
 		if len(s.Skipped) > 0 {
-			for _, l := range wrapPlain("skipped: "+strings.Join(s.Skipped, "; "), w-6) {
-				out = append(out, "    "+st.Dim.Render(oneLine(sanitizeForScreen(l))))
+			for _, l := range wrapPlain("skipped: "+oneLine(strings.Join(s.Skipped, "; ")), w-6) {
+				out = append(out, "    "+st.Dim.Render(l))
 			}
 		}
 		if s.LastError != "" {
-			for _, l := range wrapPlain("last error: "+s.LastError, w-6) {
-				out = append(out, "    "+st.Error.Render(oneLine(sanitizeForScreen(l))))
+			for _, l := range wrapPlain("last error: "+oneLine(s.LastError), w-6) {
+				out = append(out, "    "+st.Error.Render(l))
 			}
 		}
 	}

@@ -19,6 +19,7 @@ const maxPopupRows = 8
 type inputModel struct {
 	c       *common
 	ta      editor
+	rule    string // the rule above the input, rendered for the width
 	history []string
 	histIdx int // len(history) when not recalling
 	draft   string
@@ -29,7 +30,7 @@ type inputModel struct {
 
 func newInput(c *common) inputModel {
 	in := inputModel{c: c}
-	in.ta = newEditor(c, "Ask anything · / for commands · ctrl+c twice to quit", maxInputRows)
+	in.ta = newEditor(c, "Ask anything · / for commands · "+c.keys.Interrupt.Help().Key+" twice to quit", maxInputRows)
 	in.ta.setPrompt(2, func(row int) string {
 		if row == 0 {
 			return c.styles.Prompt.Render("❯ ")
@@ -40,9 +41,12 @@ func newInput(c *common) inputModel {
 	return in
 }
 
-func (in *inputModel) resize() { in.ta.setWidth(max(in.c.width, minWidth)) }
-
-func (in *inputModel) value() string { return in.ta.value() }
+// resize fits the input to the screen's width.
+func (in *inputModel) resize() {
+	w := max(in.c.width, minWidth)
+	in.ta.setWidth(w)
+	in.rule = in.c.styles.InputRule.Render(strings.Repeat("─", w))
+}
 
 func (in *inputModel) setValue(s string) {
 	in.ta.setValue(s)
@@ -124,44 +128,41 @@ func (in *inputModel) recall(dir int) {
 
 // update handles a key for the input. It returns the submitted text when
 // Enter sends something.
-func (in *inputModel) update(msg tea.Msg) string {
-	km, ok := msg.(tea.KeyMsg)
-	if ok {
-		k := &in.c.keys
-		switch {
-		case key.Matches(km, k.Send) && !km.Paste:
-			if in.popupVisible() {
-				cmd := in.matches[in.sel]
-				if strings.TrimPrefix(in.ta.value(), "/") != cmd.name {
-					in.complete()
-					return ""
-				}
-			}
-			return in.submit()
-		case key.Matches(km, k.Complete):
-			in.complete()
-			return ""
-		case key.Matches(km, k.HistoryPrev):
-			if in.popupVisible() {
-				in.sel = (in.sel + len(in.matches) - 1) % len(in.matches)
-				return ""
-			}
-			if in.ta.line() == 0 {
-				in.recall(-1)
-				return ""
-			}
-		case key.Matches(km, k.HistoryNext):
-			if in.popupVisible() {
-				in.sel = (in.sel + 1) % len(in.matches)
-				return ""
-			}
-			if in.ta.line() == in.ta.lineCount()-1 {
-				in.recall(+1)
+func (in *inputModel) update(km tea.KeyMsg) string {
+	k := &in.c.keys
+	switch {
+	case key.Matches(km, k.Send) && !km.Paste:
+		if in.popupVisible() {
+			cmd := in.matches[in.sel]
+			if strings.TrimPrefix(in.ta.value(), "/") != cmd.name {
+				in.complete()
 				return ""
 			}
 		}
+		return in.submit()
+	case key.Matches(km, k.Complete):
+		in.complete()
+		return ""
+	case key.Matches(km, k.HistoryPrev):
+		if in.popupVisible() {
+			in.sel = (in.sel + len(in.matches) - 1) % len(in.matches)
+			return ""
+		}
+		if in.ta.line() == 0 {
+			in.recall(-1)
+			return ""
+		}
+	case key.Matches(km, k.HistoryNext):
+		if in.popupVisible() {
+			in.sel = (in.sel + 1) % len(in.matches)
+			return ""
+		}
+		if in.ta.line() == in.ta.lineCount()-1 {
+			in.recall(+1)
+			return ""
+		}
 	}
-	if ok && in.ta.update(km) {
+	if in.ta.update(km) {
 		in.closed = false
 		in.histIdx = len(in.history)
 		in.refresh()
@@ -171,9 +172,7 @@ func (in *inputModel) update(msg tea.Msg) string {
 
 // view is the rule above the input and the input itself.
 func (in *inputModel) view() []string {
-	w := max(in.c.width, minWidth)
-	out := []string{in.c.styles.InputRule.Render(strings.Repeat("─", w))}
-	return append(out, in.ta.view()...)
+	return append([]string{in.rule}, in.ta.view()...)
 }
 
 // popupView lists the matching commands, the selected one highlighted.

@@ -25,10 +25,6 @@ type markdown struct {
 	byWidth map[int]*glamour.TermRenderer
 	widths  []int // oldest first, for eviction
 	log     *slog.Logger
-
-	// lastTail is how long the latest render of a live block took; the
-	// stream throttle backs off when live blocks get expensive.
-	lastTail time.Duration
 }
 
 func newMarkdown(dark bool, profile termenv.Profile, log *slog.Logger) *markdown {
@@ -247,10 +243,11 @@ func (p *pen) apply(params string) {
 // show the same thing: glamour styles every word and every padding space on
 // its own, which multiplies what is written to the terminal. It keeps only
 // SGR sequences (re-emitted when the look actually changes), expands tabs,
-// drops other controls and the invisible trailing padding.
+// drops other controls and the invisible trailing padding. (The markdown
+// was sanitised before rendering: only glamour's own sequences are here.)
 func compactLine(s string) string {
-	if !strings.ContainsAny(s, "\x1b\t") {
-		return strings.TrimRight(stripControls(s), " ")
+	if plainLine(s) {
+		return strings.TrimRight(s, " ")
 	}
 	var (
 		out      strings.Builder
@@ -349,6 +346,17 @@ func compactLine(s string) string {
 		r += "\x1b[0m"
 	}
 	return r
+}
+
+// plainLine reports whether s holds no control byte (no escape sequence,
+// no tab): then compacting it only drops its trailing spaces.
+func plainLine(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // mdStream splits a growing markdown text into blocks at stable
@@ -496,16 +504,17 @@ func (b *mdBlock) lines(c *common) []string {
 	if b.cache.ok && b.cache.width == c.contentWidth() {
 		return b.cache.lines
 	}
+	if strings.TrimSpace(b.src) == "" {
+		return b.cache.put(c, nil)
+	}
 	return b.cache.put(c, withGap(c.md.render(b.src, c.contentWidth())))
 }
 
 // mdTail is the unfinished last block of the message being streamed. Its
 // text changes only when the stream publishes (at most ~30 times a
-// second), so between publications its render is reused.
-type mdTail struct {
-	src   string
-	cache lineCache
-}
+// second), so between publications its render is reused. How long a
+// render takes paces the publications.
+type mdTail struct{ mdBlock }
 
 func (b *mdTail) set(src string) {
 	if src != b.src {
@@ -518,13 +527,10 @@ func (b *mdTail) lines(c *common) []string {
 	if b.cache.ok && b.cache.width == c.contentWidth() {
 		return b.cache.lines
 	}
-	if strings.TrimSpace(b.src) == "" {
-		return b.cache.put(c, nil)
-	}
 	start := time.Now()
-	l := withGap(c.md.render(b.src, c.contentWidth()))
-	c.md.lastTail = time.Since(start)
-	return b.cache.put(c, l)
+	l := b.mdBlock.lines(c)
+	c.liveCost = time.Since(start)
+	return l
 }
 
 // withGap adds the blank line that separates a block from the next one.

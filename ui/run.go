@@ -16,7 +16,7 @@ import (
 
 // Options configures Run.
 type Options struct {
-	Workspace string    // shown in the status line
+	Workspace string    // shown in the status line, with ~ for the home directory
 	LogPath   string    // where the TUI logs (never to the terminal)
 	Input     io.Reader // nil -> os.Stdin   (for tests)
 	Output    io.Writer // nil -> os.Stdout

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -78,40 +77,99 @@ func shortCount(n int) string {
 	}
 }
 
-// homeDir is read once: the status line shortens the workspace with "~".
-var homeDir, _ = os.UserHomeDir()
-
-func shortPath(p string) string {
-	if homeDir != "" && (p == homeDir || strings.HasPrefix(p, homeDir+"/")) {
-		return "~" + p[len(homeDir):]
+// shortenHome writes p with "~" for the home directory. The model does it
+// once, when it is built: the status line shows the result as it is.
+func shortenHome(p, home string) string {
+	if home != "" && home != "/" && (p == home || strings.HasPrefix(p, home+"/")) {
+		return "~" + p[len(home):]
 	}
 	return p
+}
+
+// statusCache keeps the parts of the status line that change rarely, so
+// that a frame only renders the spinner's segment again (and not even
+// that between two spinner ticks). It belongs to the Bubble Tea
+// goroutine, like the rest of the model.
+type statusCache struct {
+	left     string // model · level · workspace
+	leftKey  statusLeftKey
+	right    string // tokens · undo
+	rightKey statusInfo
+	run      string // spinner and elapsed time
+	runKey   statusRunKey
+}
+
+type statusLeftKey struct {
+	model, workspace string
+	level            approval.Level
+	room             int // columns left for the workspace
+}
+
+type statusRunKey struct {
+	frame      int
+	label      string
+	cancelling bool
 }
 
 // statusView is the bottom line: model, autonomy, workspace on the left;
 // tokens, undo depth and the running turn on the right.
 func (m Model) statusView() string {
 	st := &m.c.styles
+	sc := m.sc
 	w := max(m.c.width, minWidth)
 	s := m.status
 
-	var right []string
-	switch {
-	case m.quitArmed:
+	if m.quitArmed {
 		// The hint is all that matters now: it takes the whole right side.
-		r := st.StatusHint.Render("press ctrl+c again to quit")
+		r := st.StatusHint.Render("press " + m.c.keys.Interrupt.Help().Key + " again to quit")
 		left := " " + st.StatusModel.Render(oneLine(s.model))
 		return left + strings.Repeat(" ", max(w-ansi.StringWidth(left)-ansi.StringWidth(r)-1, 1)) + r
-	case m.turn != nil:
-		frame := spinnerFrames[m.turn.frame%len(spinnerFrames)]
-		label := formatElapsed(m.turn.elapsed)
-		if m.turn.cancelling {
-			label += " · cancelling…"
-		} else {
-			label += " · esc cancels"
-		}
-		right = append(right, st.Spinner.Render(frame)+" "+st.Status.Render(label))
 	}
+
+	right := m.staticStatus()
+	if m.turn != nil {
+		run := m.runStatus()
+		if right == "" {
+			right = run
+		} else {
+			right = run + st.Status.Render(" · ") + right
+		}
+	}
+	rw := ansi.StringWidth(right)
+
+	room := w - rw - 4
+	key := statusLeftKey{model: s.model, workspace: s.workspace, level: s.level, room: room}
+	if key != sc.leftKey || sc.left == "" {
+		left := " " + st.StatusModel.Render(oneLine(s.model))
+		if s.level != "" {
+			left += st.Status.Render(" · " + string(s.level))
+		}
+		room -= ansi.StringWidth(left)
+		if ws := s.workspace; ws != "" && room > 5 {
+			if ansi.StringWidth(ws) > room {
+				ws = ansi.TruncateLeft(ws, ansi.StringWidth(ws)-room+1, "…")
+			}
+			left += st.Status.Render(" · " + ws)
+		}
+		sc.left, sc.leftKey = left, key
+	}
+	gap := w - ansi.StringWidth(sc.left) - rw - 1
+	if gap < 1 {
+		return truncate(sc.left+" "+right, w)
+	}
+	return sc.left + strings.Repeat(" ", gap) + right
+}
+
+// staticStatus is the right side of the status line but the running turn:
+// the tokens and the undo depth.
+func (m Model) staticStatus() string {
+	st := &m.c.styles
+	s := m.status
+	key := statusInfo{tokens: s.tokens, window: s.window, estimated: s.estimated, undo: s.undo}
+	if key == m.sc.rightKey {
+		return m.sc.right
+	}
+	var parts []string
 	if s.window > 0 || s.tokens > 0 {
 		t := shortCount(s.tokens)
 		if s.estimated {
@@ -120,29 +178,31 @@ func (m Model) statusView() string {
 		if s.window > 0 {
 			t += "/" + shortCount(s.window)
 		}
-		right = append(right, st.Status.Render(t+" tokens"))
+		parts = append(parts, st.Status.Render(t+" tokens"))
 	}
 	if s.undo > 0 {
-		right = append(right, st.Status.Render("undo "+strconv.Itoa(s.undo)))
+		parts = append(parts, st.Status.Render("undo "+strconv.Itoa(s.undo)))
 	}
-	r := strings.Join(right, st.Status.Render(" · "))
+	m.sc.right, m.sc.rightKey = strings.Join(parts, st.Status.Render(" · ")), key
+	return m.sc.right
+}
 
-	left := " " + st.StatusModel.Render(oneLine(s.model))
-	if s.level != "" {
-		left += st.Status.Render(" · " + string(s.level))
+// runStatus is the running turn's segment: the spinner and the time.
+func (m Model) runStatus() string {
+	st := &m.c.styles
+	t := m.turn
+	key := statusRunKey{frame: t.frame % len(spinnerFrames), label: formatElapsed(t.elapsed), cancelling: t.cancelling}
+	if key == m.sc.runKey && m.sc.run != "" {
+		return m.sc.run
 	}
-	room := w - ansi.StringWidth(left) - ansi.StringWidth(r) - 4
-	if ws := shortPath(oneLine(s.workspace)); ws != "" && room > 5 {
-		if ansi.StringWidth(ws) > room {
-			ws = ansi.TruncateLeft(ws, ansi.StringWidth(ws)-room+1, "…")
-		}
-		left += st.Status.Render(" · " + ws)
+	label := key.label
+	if t.cancelling {
+		label += " · cancelling…"
+	} else {
+		label += " · " + m.c.keys.Cancel.Help().Key + " cancels"
 	}
-	gap := w - ansi.StringWidth(left) - ansi.StringWidth(r) - 1
-	if gap < 1 {
-		return truncate(left+" "+r, w)
-	}
-	return left + strings.Repeat(" ", gap) + r
+	m.sc.run, m.sc.runKey = st.Spinner.Render(spinnerFrames[key.frame])+" "+st.Status.Render(label), key
+	return m.sc.run
 }
 
 // formatElapsed is the running time: 0.4s, 12.3s, 2m05s.

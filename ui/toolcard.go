@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"myclaw/agent"
+	"myclaw/tools"
 )
 
 // keyArgNames are the arguments that best say what a call is about, in
@@ -69,6 +70,7 @@ func pad2(n int) string {
 // their hint; untrusted output in its frame; and, expanded, the result.
 type toolCard struct {
 	call     agent.Call
+	arg      string // the key argument, flattened to one line
 	summary  string
 	status   string // "" while running, else an agent.Status* value
 	kind     string
@@ -87,7 +89,7 @@ type toolCard struct {
 	cache lineCache
 }
 
-func newToolCard(call agent.Call) *toolCard { return &toolCard{call: call} }
+func newToolCard(call agent.Call) *toolCard { return &toolCard{call: call, arg: keyArg(call.Args)} }
 
 func (t *toolCard) update(fn func(t *toolCard)) {
 	fn(t)
@@ -143,7 +145,7 @@ func (t *toolCard) draw(c *common) []string {
 	}
 	head := mark + " " + st.ToolName.Render(name)
 	right := "  " + state
-	if arg := keyArg(t.call.Args); arg != "" {
+	if arg := t.arg; arg != "" {
 		room := w - 2 - ansi.StringWidth(name) - 1 - ansi.StringWidth(right)
 		if room > 3 {
 			head += " " + st.ToolArg.Render(truncate(arg, room))
@@ -194,7 +196,7 @@ func (t *toolCard) draw(c *common) []string {
 // prettyContent is a trusted result for people: its JSON indented, or the
 // text as it is, without controls.
 func prettyContent(s string) string {
-	s = stripControls(sanitizeForScreen(s))
+	s = tools.SanitizeForScreen(s)
 	var b bytes.Buffer
 	if json.Indent(&b, []byte(s), "", "  ") == nil {
 		return b.String()

@@ -1,9 +1,5 @@
 package ui
 
-import (
-	"strings"
-)
-
 // block is one piece of the transcript: a user prompt, a markdown block of
 // an answer, a tool card, a notice. lines returns its rendered lines for
 // the current width and display toggles, each at most c.contentWidth()
@@ -47,15 +43,19 @@ func newTranscript() *transcript { return &transcript{follow: true} }
 
 func (t *transcript) add(b ...block) { t.blocks = append(t.blocks, b...) }
 
-// insertBeforeLast adds blocks just before the last one (the live tail of
-// a streaming answer).
+// insertBeforeLast adds blocks just before the last one (the live block
+// of a streaming answer). A view anchored in the last block stays on it.
 func (t *transcript) insertBeforeLast(bs ...block) {
-	if len(t.blocks) == 0 {
+	n := len(t.blocks)
+	if n == 0 {
 		t.add(bs...)
 		return
 	}
-	last := t.blocks[len(t.blocks)-1]
-	t.blocks = append(append(t.blocks[:len(t.blocks)-1], bs...), last)
+	last := t.blocks[n-1]
+	t.blocks = append(append(t.blocks[:n-1], bs...), last)
+	if !t.follow && t.top == n-1 {
+		t.top += len(bs)
+	}
 }
 
 // remove drops b if it is present; used for the live tail when its
@@ -203,16 +203,3 @@ func (t *transcript) toTop(c *common, h int) {
 }
 
 func (t *transcript) toBottom() { t.follow, t.top, t.off = true, 0, 0 }
-
-// text returns the whole transcript as plain lines; for tests and /help
-// output checks, never for frames.
-func (t *transcript) text(c *common) string {
-	var b strings.Builder
-	for _, bl := range t.blocks {
-		for _, l := range bl.lines(c) {
-			b.WriteString(l)
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
-}

@@ -27,6 +27,18 @@ func (b countBlock) lines(c *common) []string {
 	return out
 }
 
+// text returns the whole transcript as lines, every block drawn.
+func (t *transcript) text(c *common) string {
+	var b strings.Builder
+	for _, bl := range t.blocks {
+		for _, l := range bl.lines(c) {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
 func testCommon() *common {
 	m := New(newFake(), Options{})
 	m.c.width, m.c.height = testWidth, testHeight
@@ -146,12 +158,32 @@ func TestTranscriptRemoveKeepsAnchor(t *testing.T) {
 	}
 }
 
-// The streamed answer on screen once finished is what rendering its text
-// again gives, and a resize re-flows it.
+// answerText is the text of the blocks from the n-th on.
+func answerText(m Model, n int) string {
+	var b strings.Builder
+	for _, bl := range m.tr.blocks[n:] {
+		for _, l := range bl.lines(m.c) {
+			b.WriteString(l)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// wholeRender is one render of the whole answer at the model's width,
+// with the blank line that ends a block.
+func wholeRender(m Model, answer string) string {
+	return strings.Join(withGap(m.c.md.render(answer, m.c.contentWidth())), "\n") + "\n"
+}
+
+// The streamed answer on screen once finished, split into blocks and
+// published piece by piece, is what one render of its whole text gives;
+// a resize re-flows it the same way.
 func TestStreamedAnswerMatchesFreshRender(t *testing.T) {
 	answer, toks := benchAnswer(t)
 	m := newTestModel(t, newFake())
 	m = startFakeTurn(t, m, "go")
+	n := len(m.tr.blocks)
 	for i := 0; i < len(toks); i += 500 {
 		var evs []agent.Event
 		for _, tok := range toks[i:min(i+500, len(toks))] {
@@ -162,26 +194,45 @@ func TestStreamedAnswerMatchesFreshRender(t *testing.T) {
 	}
 	m = events(m, agent.DoneEvent{Reason: agent.DoneStop})
 	m = update(m, eventsMsg{turn: m.turn.id, items: []turnItem{{end: true}}})
-	got := m.tr.text(m.c)
-
-	fresh := newTestModel(t, newFake())
-	fresh = startFakeTurn(t, fresh, "go")
-	fresh = events(fresh, agent.TextDelta{Text: answer})
-	fresh = update(fresh, eventsMsg{turn: fresh.turn.id, items: []turnItem{{end: true}}})
-	if want := fresh.tr.text(fresh.c); got != want {
-		t.Fatalf("streamed transcript differs from one render of the whole answer (%d vs %d bytes)", len(got), len(want))
+	got := answerText(m, n)
+	if want := wholeRender(m, answer); got != want {
+		t.Fatalf("streamed answer differs from one render of the whole answer (%d vs %d bytes)", len(got), len(want))
 	}
 
 	m = update(m, sizeMsg(100, testHeight))
-	wide := m.tr.text(m.c)
+	wide := answerText(m, n)
+	if want := wholeRender(m, answer); wide != want {
+		t.Fatalf("got the answer at width 100 different from one render at that width")
+	}
 	if wide == got {
-		t.Fatalf("got the same transcript at width 100; want it re-flowed")
+		t.Fatalf("got the same answer at width 100; want it re-flowed")
 	}
 	m = update(m, sizeMsg(testWidth, testHeight))
-	if again := m.tr.text(m.c); again != got {
-		t.Errorf("got a different transcript after resizing back to %d", testWidth)
+	if again := answerText(m, n); again != got {
+		t.Errorf("got a different answer after resizing back to %d", testWidth)
 	}
 	if !strings.Contains(got, "ZZBENCHENDZZ") {
-		t.Errorf("got no end marker in the transcript; want the last token on screen")
+		t.Errorf("got no end marker in the answer; want the last token on screen")
+	}
+}
+
+// Blocks inserted before the live block keep a view anchored in it on
+// the same content.
+func TestTranscriptInsertBeforeLastKeepsAnchor(t *testing.T) {
+	c := testCommon()
+	tr, calls := newCountTranscript(3, 4)
+	tail := countBlock{name: "tail", n: 10, calls: calls}
+	tr.add(tail)
+	tr.scroll(c, 5, -3) // anchored in the tail
+	before := tr.view(c, 5)
+	if tr.follow || tr.top != 3 {
+		t.Fatalf("got follow %v, top %d; want the view anchored in the tail (block 3)", tr.follow, tr.top)
+	}
+	tr.insertBeforeLast(countBlock{name: "new", n: 2, calls: calls})
+	if got := tr.view(c, 5); !slices.Equal(got, before) {
+		t.Errorf("got %q after an insert before the tail; want the view unchanged %q", got, before)
+	}
+	if last := tr.blocks[len(tr.blocks)-1]; last != block(tail) {
+		t.Errorf("got last block %v; want the tail to stay last", last)
 	}
 }

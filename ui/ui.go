@@ -18,12 +18,14 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+
+	"myclaw/tools"
 )
 
 // Model is the root tea.Model of the TUI.
@@ -37,6 +39,7 @@ type Model struct {
 	queue   []*pendingApproval
 	cards   map[string]*toolCard
 	status  statusInfo
+	sc      *statusCache // parts of the status line, kept between frames
 
 	turn        *turnState
 	turnSeq     int
@@ -64,7 +67,6 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 		styles: NewStyles(dark),
 		keys:   DefaultKeyMap(),
 		md:     newMarkdown(dark, profile, log),
-		now:    time.Now,
 		log:    log,
 	}
 	m := Model{
@@ -73,13 +75,12 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 		shared:  newShared(base),
 		tr:      newTranscript(),
 		cards:   map[string]*toolCard{},
+		sc:      &statusCache{},
 	}
 	m.input = newInput(c)
-	m.status = statusInfo{workspace: opts.Workspace, model: b.Model()}
+	home, _ := os.UserHomeDir()
+	m.status = statusInfo{workspace: oneLine(shortenHome(opts.Workspace, home)), model: b.Model()}
 	m.status.apply(b.Status(), b.Autonomy())
-	if opts.Workspace != "" {
-		m.status.workspace = opts.Workspace
-	}
 	m.tr.add(noticeBlock("myclaw · " + c.keys.Send.Help().Key + " sends · /help lists keys and commands"))
 	for _, e := range opts.Earlier {
 		switch e.Role {
@@ -87,7 +88,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 			m.tr.add(userBlock(e.Text))
 		case "assistant":
 			if strings.TrimSpace(e.Text) != "" {
-				m.tr.add(&mdBlock{src: stripControls(e.Text)})
+				m.tr.add(&mdBlock{src: tools.SanitizeForScreen(e.Text)})
 			}
 		default:
 			m.tr.add(noticeBlock(e.Text))
@@ -157,13 +158,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	// Anything else (pasted text, cursor messages) belongs to the focused editor.
-	if m.pane != nil {
-		var cmd tea.Cmd
-		m.pane, cmd = m.pane.update(msg)
-		return m, cmd
-	}
-	m.input.update(msg)
+	// Pasted text arrives as a KeyMsg; nothing else reaches the editors.
 	return m, nil
 }
 
@@ -199,7 +194,6 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.pane, cmd = m.pane.update(msg)
 		return m, cmd
 	}
-	h := m.transcriptHeight()
 	switch {
 	case key.Matches(msg, k.Cancel):
 		if m.input.popupVisible() {
@@ -208,13 +202,15 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		}
 		return m.cancelTurn()
 	case key.Matches(msg, k.PageUp):
+		h := m.transcriptHeight()
 		m.tr.scroll(m.c, h, -max(h-2, 1))
 		return m, nil
 	case key.Matches(msg, k.PageDown):
+		h := m.transcriptHeight()
 		m.tr.scroll(m.c, h, max(h-2, 1))
 		return m, nil
 	case key.Matches(msg, k.Top):
-		m.tr.toTop(m.c, h)
+		m.tr.toTop(m.c, m.transcriptHeight())
 		return m, nil
 	case key.Matches(msg, k.Bottom):
 		m.tr.toBottom()
@@ -260,7 +256,7 @@ func (m Model) submit(text string) (Model, tea.Cmd) {
 	if m.turn != nil {
 		m.input.setValue(text)
 		m.addBlock(errorBlock("a turn is running: your prompt is kept in the input",
-			"press esc to cancel the turn, or wait for it to end and press enter"))
+			"press "+m.c.keys.Cancel.Help().Key+" to cancel the turn, or wait for it to end and press "+m.c.keys.Send.Help().Key))
 		return m, nil
 	}
 	return m.startTurn(text)
@@ -294,10 +290,24 @@ func (m Model) quit() (Model, tea.Cmd) {
 	return m, tea.Quit
 }
 
-// addBlock appends a block to the transcript. A streamed answer or
-// reasoning in progress is finished first: events arrive in order, so
-// anything after them means they are complete.
+// addBlock adds a block that comes from the UI rather than from the
+// turn: a command and its output, an error about what was typed, a
+// notice. While an answer or its reasoning streams, the block goes just
+// above the live block, which stays last and carries on unbroken below it
+// (what streamed so far is published first, so the order holds).
 func (m *Model) addBlock(b block) {
+	if m.live == nil && m.think == nil {
+		m.tr.add(b)
+		return
+	}
+	m.publish()
+	m.tr.insertBeforeLast(b)
+}
+
+// addTurnBlock adds a block that comes from the turn. Events arrive in
+// order, so a streamed answer or reasoning in progress is complete: it is
+// finished first.
+func (m *Model) addTurnBlock(b block) {
 	m.finishLive()
 	m.finishThink()
 	m.tr.add(b)
@@ -325,10 +335,11 @@ func (m Model) View() string {
 
 // userBlock shows a prompt or a command as the user typed it.
 func userBlock(text string) block {
+	text = strings.TrimRight(tools.SanitizeForScreen(text), "\n")
 	return newFuncBlock(func(c *common) []string {
 		st := &c.styles
 		var out []string
-		for l := range strings.SplitSeq(strings.TrimRight(stripControls(text), "\n"), "\n") {
+		for l := range strings.SplitSeq(text, "\n") {
 			for _, w := range wrapPlain(expandTabs(l), c.contentWidth()-2) {
 				p := "  "
 				if len(out) == 0 {
@@ -343,9 +354,10 @@ func userBlock(text string) block {
 
 // noticeBlock is a dim line: something worth knowing that is not an error.
 func noticeBlock(text string) block {
+	text = oneLine(text)
 	return newFuncBlock(func(c *common) []string {
 		var out []string
-		for _, l := range wrapPlain(oneLine(text), c.contentWidth()-2) {
+		for _, l := range wrapPlain(text, c.contentWidth()-2) {
 			out = append(out, "  "+c.styles.Notice.Render(l))
 		}
 		return out
@@ -354,9 +366,10 @@ func noticeBlock(text string) block {
 
 // warnBlock is a line that wants attention, such as the startup banner.
 func warnBlock(text string) block {
+	text = oneLine(text)
 	return newFuncBlock(func(c *common) []string {
 		var out []string
-		for i, l := range wrapPlain(oneLine(text), c.contentWidth()-2) {
+		for i, l := range wrapPlain(text, c.contentWidth()-2) {
 			p := "  "
 			if i == 0 {
 				p = c.styles.Warn.Render("! ")
@@ -369,10 +382,11 @@ func warnBlock(text string) block {
 
 // errorBlock is an error as a styled line, with its hint below.
 func errorBlock(msg, hint string) block {
+	msg, hint = oneLine(msg), oneLine(hint)
 	return newFuncBlock(func(c *common) []string {
 		st := &c.styles
 		var out []string
-		for i, l := range wrapPlain(oneLine(msg), c.contentWidth()-2) {
+		for i, l := range wrapPlain(msg, c.contentWidth()-2) {
 			p := "  "
 			if i == 0 {
 				p = st.ErrorMark.Render("✗ ")
@@ -380,7 +394,7 @@ func errorBlock(msg, hint string) block {
 			out = append(out, p+st.Error.Render(l))
 		}
 		if hint != "" {
-			for _, l := range wrapPlain(oneLine(hint), c.contentWidth()-4) {
+			for _, l := range wrapPlain(hint, c.contentWidth()-4) {
 				out = append(out, "    "+st.Hint.Render(l))
 			}
 		}

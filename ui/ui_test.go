@@ -5,14 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"myclaw/agent"
+	"myclaw/approval"
 	"myclaw/tools"
 )
 
@@ -181,7 +185,7 @@ func TestCtrlC(t *testing.T) {
 		if !strings.Contains(screen(m), "press ctrl+c again to quit") {
 			t.Errorf("got no hint after one ctrl+c:\n%s", screen(m))
 		}
-		if got := m.input.value(); got != "draft" {
+		if got := m.input.ta.value(); got != "draft" {
 			t.Errorf("got input %q after ctrl+c; want it kept", got)
 		}
 		_, cmd = updateCmd(m, keyMsg("ctrl+c"))
@@ -248,7 +252,7 @@ func TestHistoryRecall(t *testing.T) {
 	}
 	for i, s := range steps {
 		m = update(m, keyMsg(s.key))
-		if got := m.input.value(); got != s.want {
+		if got := m.input.ta.value(); got != s.want {
 			t.Fatalf("step %d (%s): got %q; want %q", i, s.key, got, s.want)
 		}
 	}
@@ -260,7 +264,7 @@ func TestNewlineKeys(t *testing.T) {
 			m := typeText(newTestModel(t, newFake()), "a")
 			m = update(m, keyMsg(k))
 			m = typeText(m, "b")
-			if got := m.input.value(); got != "a\nb" {
+			if got := m.input.ta.value(); got != "a\nb" {
 				t.Errorf("got %q; want %q", got, "a\nb")
 			}
 			if m.turn != nil {
@@ -274,7 +278,7 @@ func TestPromptWhileRunningIsKept(t *testing.T) {
 	m := startFakeTurn(t, newTestModel(t, newFake()), "go")
 	m = typeText(m, "next question")
 	m = update(m, keyMsg("enter"))
-	if got := m.input.value(); got != "next question" {
+	if got := m.input.ta.value(); got != "next question" {
 		t.Errorf("got input %q; want the prompt kept", got)
 	}
 	if !strings.Contains(m.tr.text(m.c), "a turn is running") {
@@ -358,12 +362,22 @@ func TestStatusLine(t *testing.T) {
 			t.Errorf("got status line %q; want %q in it", last, want)
 		}
 	}
-	m = update(m, eventsMsg{turn: m.turn.id, items: []turnItem{{end: true}}})
-	if m2 := update(m, spinnerTickMsg{turn: 1}); m2.turn != nil {
-		t.Errorf("got a turn from a stale spinner tick")
+	frame, id := m.turn.frame, m.turn.id
+	stale, cmd := updateCmd(m, spinnerTickMsg{turn: id + 1, now: m.turn.start.Add(time.Minute)})
+	if stale.turn.frame != frame || stale.turn.elapsed != 2500*time.Millisecond || cmd != nil {
+		t.Errorf("got frame %d, elapsed %s, cmd %v after a tick of another turn; want %d, 2.5s and no new tick",
+			stale.turn.frame, stale.turn.elapsed, cmd != nil, frame)
 	}
-	if _, cmd := updateCmd(m, spinnerTickMsg{turn: 1}); cmd != nil {
+	m = events(m, agent.UsageEvent{TotalTokens: 51_000, ContextWindow: 200_000})
+	if last := lines(screen(m))[testHeight-1]; !strings.Contains(last, "51k/200k tokens") {
+		t.Errorf("got status line %q after new usage; want 51k/200k tokens", last)
+	}
+	m = update(m, eventsMsg{turn: m.turn.id, items: []turnItem{{end: true}}})
+	if _, cmd := updateCmd(m, spinnerTickMsg{turn: id}); cmd != nil {
 		t.Errorf("got a new tick after the turn ended; want the spinner to stop")
+	}
+	if last := lines(screen(m))[testHeight-1]; strings.Contains(last, "esc cancels") {
+		t.Errorf("got status line %q after the turn ended; want no spinner", last)
 	}
 }
 
@@ -377,7 +391,7 @@ func TestFrameFits(t *testing.T) {
 			t.Errorf("%dx%d: got %d lines; want %d", size[0], size[1], len(ls), size[1])
 		}
 		for i, l := range ls {
-			if w := len([]rune(l)); w > size[0] {
+			if w := ansi.StringWidth(l); w > size[0] {
 				t.Errorf("%dx%d: line %d is %d wide: %q", size[0], size[1], i, w, l)
 			}
 		}
@@ -397,7 +411,227 @@ func TestResumedConversationIsShown(t *testing.T) {
 			t.Errorf("view lacks %q:\n%s", want, view)
 		}
 	}
-	if strings.Contains(view, "\x1b]0;") {
-		t.Error("an OSC sequence from the stored answer reached the screen")
+	for _, junk := range []string{"\x1b]0;", "]0;", "title"} {
+		if strings.Contains(view, junk) {
+			t.Errorf("got %q from the stored answer's OSC sequence on screen:\n%s", junk, view)
+		}
 	}
+}
+
+// What the UI adds while an answer streams (an error about a prompt typed
+// during the turn, a command, a notice) goes above the live block: the
+// answer carries on below it as one text, its code fence still open, and
+// the reasoning stays one block.
+func TestUIBlocksDoNotBreakTheStream(t *testing.T) {
+	const first, rest = "```go\nfunc a() {", "\n}\n```\n\nAfter **bold**."
+	interrupt := []struct {
+		name string
+		do   func(t *testing.T, m Model) Model
+		want string
+	}{
+		{"prompt during the turn", func(t *testing.T, m Model) Model {
+			return update(typeText(m, "next question"), keyMsg("enter"))
+		}, "a turn is running"},
+		{"command", func(t *testing.T, m Model) Model { return runLine(t, m, "/help") }, "approval pane"},
+		{"command run in a Cmd", func(t *testing.T, m Model) Model { return runLine(t, m, "/history") }, "no calls yet in this session"},
+		{"notice", func(t *testing.T, m Model) Model {
+			return update(m, noticeMsg{text: "MCP server docs failed"})
+		}, "MCP server docs failed"},
+	}
+	for _, tt := range interrupt {
+		t.Run(tt.name, func(t *testing.T) {
+			m := startFakeTurn(t, newTestModel(t, newFake()), "go")
+			n := len(m.tr.blocks)
+			m = events(m, agent.ReasoningDelta{Text: "Think of a"})
+			m = tt.do(t, m)
+			m = events(m, agent.ReasoningDelta{Text: " function."}, agent.TextDelta{Text: first})
+			m = tt.do(t, m)
+			m = events(m, agent.TextDelta{Text: rest})
+			m = update(m, eventsMsg{turn: m.turn.id, items: []turnItem{{end: true}}})
+			text := ansi.Strip(m.tr.text(m.c))
+			if got := strings.Count(text, "▸ reasoning"); got != 1 {
+				t.Errorf("got %d reasoning blocks; want 1:\n%s", got, text)
+			}
+			if !strings.Contains(text, "▸ reasoning · 4 words") {
+				t.Errorf("got reasoning without its 4 words:\n%s", text)
+			}
+			if strings.Count(text, tt.want) != 2 {
+				t.Errorf("got %q %d times; want twice:\n%s", tt.want, strings.Count(text, tt.want), text)
+			}
+			// Without the UI blocks, the answer is what one render of
+			// its whole text gives.
+			var answer []block
+			for _, b := range m.tr.blocks[n:] {
+				if _, ok := b.(*mdBlock); ok {
+					answer = append(answer, b)
+				}
+			}
+			var got strings.Builder
+			for _, b := range answer {
+				for _, l := range b.lines(m.c) {
+					got.WriteString(l + "\n")
+				}
+			}
+			if want := wholeRender(m, first+rest); got.String() != want {
+				t.Errorf("got the answer\n%s\nwant\n%s", got.String(), want)
+			}
+			if strings.Contains(text, "**bold**") || !strings.Contains(text, "After bold.") {
+				t.Errorf("got the text after the fence rendered as code:\n%s", text)
+			}
+			last := m.tr.blocks[len(m.tr.blocks)-1]
+			if _, ok := last.(*mdBlock); !ok {
+				t.Errorf("got %T as the last block; want the answer's", last)
+			}
+		})
+	}
+}
+
+// A turn's own events still end the live answer: a tool call after text
+// starts below it.
+func TestTurnEventsFinishTheAnswer(t *testing.T) {
+	m := startFakeTurn(t, newTestModel(t, newFake()), "go")
+	m = events(m, agent.TextDelta{Text: "Let me look."}, agent.ToolCallEvent{Call: call("c1", "fs_read", `{"path":"a.txt"}`), Phase: "started"})
+	if m.live != nil {
+		t.Fatalf("got the answer still live after a tool call")
+	}
+	text := m.tr.text(m.c)
+	if i, j := strings.Index(text, "Let me look."), strings.Index(text, "fs_read a.txt"); i < 0 || j < i {
+		t.Errorf("got the card at %d and the answer at %d; want the card below the answer:\n%s", j, i, text)
+	}
+}
+
+// Escape sequences that a model streams token by token do not show as
+// text, in the answer or in the reasoning.
+func TestStreamedEscapesAreDropped(t *testing.T) {
+	toks := []string{"hello ", "\x1b", "[31", "m", "red", "\x1b[", "0m", " and a ", "\x1b]0;", "pwned", "\x07", "title", "\x1b"}
+	m := startFakeTurn(t, newTestModel(t, newFake()), "go")
+	var evs []agent.Event
+	for _, tok := range toks {
+		evs = append(evs, agent.ReasoningDelta{Text: tok})
+	}
+	for _, tok := range toks {
+		evs = append(evs, agent.TextDelta{Text: tok})
+	}
+	m = events(m, evs...)
+	m = update(m, eventsMsg{turn: m.turn.id, items: []turnItem{{end: true}}})
+	m = update(m, keyMsg("ctrl+r"))
+	text := m.tr.text(m.c)
+	if got := strings.Count(text, "hello red and a title"); got != 2 {
+		t.Errorf("got the clean text %d times; want twice (reasoning and answer):\n%s", got, text)
+	}
+	for _, junk := range []string{"[31m", "[0m", "]0;", "pwned", "\x1b"} {
+		if strings.Contains(text, junk) {
+			t.Errorf("got %q in the transcript:\n%s", junk, text)
+		}
+	}
+}
+
+// Shown, the reasoning is its text trimmed and wrapped, the same however
+// it streamed and whenever it was drawn; collapsed, it counts the words.
+func TestReasoningStreamsIncrementally(t *testing.T) {
+	text := "\n\n  First, read the file.\tThen\n\nanswer " + strings.Repeat("with a rather long line that has to wrap ", 5) +
+		"\n\n\nlast line  \n\n"
+	c := testCommon()
+	c.showThink = true
+	var want []string
+	for _, l := range strings.Split(strings.TrimSpace(text), "\n") {
+		for _, w := range wrapPlain(expandTabs(l), c.contentWidth()-2) {
+			want = append(want, "  "+c.styles.Reasoning.Render(w))
+		}
+	}
+	for _, step := range []int{1, 3, 7, len(text)} {
+		t.Run(fmt.Sprint(step), func(t *testing.T) {
+			r := &reasoningBlock{live: true}
+			for i := 0; i < len(text); i += step {
+				r.write(text[i:min(i+step, len(text))])
+				r.publish()
+				r.lines(c)
+			}
+			r.finish()
+			got := r.lines(c)
+			if len(got) < 2 || !slices.Equal(got[1:len(got)-1], want) {
+				t.Errorf("got\n%q\nwant\n%q", got, want)
+			}
+			if r.words != len(strings.Fields(text)) || r.shownWords != r.words {
+				t.Errorf("got %d words (%d shown); want %d", r.words, r.shownWords, len(strings.Fields(text)))
+			}
+			c.width = 50
+			narrow := r.lines(c)
+			c.width = testWidth
+			if len(narrow) <= len(got) {
+				t.Errorf("got %d lines at width 50, %d at %d; want it re-wrapped", len(narrow), len(got), testWidth)
+			}
+		})
+	}
+}
+
+func TestShortenHome(t *testing.T) {
+	tests := []struct{ name, path, home, want string }{
+		{"inside", "/home/ada/src/app", "/home/ada", "~/src/app"},
+		{"the home itself", "/home/ada", "/home/ada", "~"},
+		{"a sibling that shares the prefix", "/home/adam/src", "/home/ada", "/home/adam/src"},
+		{"outside", "/work/project", "/home/ada", "/work/project"},
+		{"no home", "/home/ada/src", "", "/home/ada/src"},
+		{"root as home", "/etc", "/", "/etc"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := shortenHome(tt.path, tt.home); got != tt.want {
+				t.Errorf("got %q; want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// The status line shows the workspace shortened once, when the model is
+// built, from the path as given.
+func TestStatusLineShortensHome(t *testing.T) {
+	t.Setenv("HOME", "/home/ada")
+	m := update(New(newFake(), Options{Workspace: "/home/ada/src/app"}), sizeMsg(testWidth, testHeight))
+	if last := lines(screen(m))[testHeight-1]; !strings.Contains(last, "~/src/app") || strings.Contains(last, "/home/ada") {
+		t.Errorf("got status line %q; want the workspace as ~/src/app", last)
+	}
+}
+
+// The KeyMap is the one source of the keys: bind another key and the
+// editor, the approval pane and the help follow.
+func TestKeyMapDrivesKeys(t *testing.T) {
+	remap := func(m Model) Model {
+		m.c.keys.Newline = key.NewBinding(key.WithKeys("ctrl+n"), key.WithHelp("ctrl+n", "insert a newline"))
+		m.c.keys.ApproveOnce = key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "approve this call once"))
+		return m
+	}
+	t.Run("newline", func(t *testing.T) {
+		m := remap(newTestModel(t, newFake()))
+		m = typeText(m, "a")
+		m = update(m, tea.KeyMsg{Type: tea.KeyCtrlN})
+		m = update(m, keyMsg("ctrl+j"))
+		m = typeText(m, "b")
+		if got := m.input.ta.value(); got != "a\nb" {
+			t.Errorf("got %q; want %q (ctrl+n a newline, ctrl+j nothing)", got, "a\nb")
+		}
+	})
+	t.Run("pane", func(t *testing.T) {
+		m := remap(startFakeTurn(t, newTestModel(t, newFake()), "go"))
+		p := &pendingApproval{req: writeRequest(), ctx: context.Background(), reply: make(chan approval.Decision, 1)}
+		m = update(m, approvalRequestMsg{p})
+		if s := screen(m); !strings.Contains(s, "[o approve]") || strings.Contains(s, "y approve") {
+			t.Errorf("got choices without the new key:\n%s", s)
+		}
+		m = press(t, m, "y")
+		if _, ok := decision(t, p); ok {
+			t.Fatalf("got a decision from y, no longer bound")
+		}
+		m = press(t, m, "o")
+		if d, ok := decision(t, p); !ok || d.Choice != approval.ApproveOnce {
+			t.Errorf("got %+v, %v from o; want approve once", d, ok)
+		}
+	})
+	t.Run("help", func(t *testing.T) {
+		m := remap(newTestModel(t, newFake()))
+		m = runLine(t, m, "/help")
+		if got := ansi.Strip(lastBlock(m)); !strings.Contains(got, "ctrl+n") || strings.Contains(got, "alt+enter") {
+			t.Errorf("got help without the new newline key:\n%s", got)
+		}
+	})
 }
