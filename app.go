@@ -450,14 +450,6 @@ func (a *app) close() {
 	}
 }
 
-// shortenHome writes a path with ~ for the home directory.
-func shortenHome(p string) string {
-	if home, err := os.UserHomeDir(); err == nil && home != "" && strings.HasPrefix(p, home) {
-		return "~" + strings.TrimPrefix(p, home)
-	}
-	return p
-}
-
 // waitMCP waits until no MCP server is still starting (each has its own
 // start-up timeout) or ctx ends.
 func (a *app) waitMCP(ctx context.Context) {

@@ -58,7 +58,7 @@ func runJournalCommand(ctx context.Context, mode string, o options, secrets map[
 	var outcomes []history.Outcome
 	switch mode {
 	case "history":
-		fmt.Fprintf(stdout, "Session %s (%s)\n", a.session.Info().ID, shortenHome(a.session.Info().Workspace))
+		fmt.Fprintf(stdout, "Session %s (%s)\n", a.session.Info().ID, a.session.Info().Workspace)
 		fmt.Fprint(stdout, formatHistory(j.Entries()))
 		return nil
 	case "undo":
