@@ -80,6 +80,9 @@ type ToolResultEvent struct {
 	Body        string    `json:"-"`
 	// Reversible is set when the call was journaled and /undo can revert it.
 	Reversible bool `json:"reversible,omitempty"`
+	// UndoPlan says what /undo would restore, for calls whose undo data
+	// came from running them (a shell command's workspace changes).
+	UndoPlan string `json:"undo_plan,omitempty"`
 }
 
 // ApprovalEvent reports a question put to the approver and its answer.

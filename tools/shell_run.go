@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"myclaw/tools/snapshot"
 )
 
 //go:embed shell_run.md
@@ -45,6 +47,9 @@ type ShellOptions struct {
 	DefaultTimeout time.Duration // 0 -> 120 s
 	MaxTimeout     time.Duration // 0 -> 600 s
 	Env            []string      // base environment (nil -> os.Environ()); always passed through ScrubEnv
+	// Undo, when set, records each command's changes to the workspace so
+	// that /undo can restore them.
+	Undo *ShellUndo
 }
 
 type shellRun struct {
@@ -149,8 +154,13 @@ func (s *shellRun) DryRun(ctx context.Context, raw json.RawMessage) (Result, err
 	section("Runs", cl.Commands, "")
 	section("Writes to", cl.Redirects, "")
 	section("Warnings", cl.Warnings, "! ")
+	var plan string
+	if s.opts.Undo != nil {
+		plan = s.opts.Undo.plan()
+	}
 	return Result{
 		Summary:    "Run `" + ClipOneLine(a.Command, 80) + "`",
+		UndoPlan:   plan,
 		Preview:    strings.TrimRight(p.String(), "\n"),
 		Capability: "shell:exec",
 		Source:     "shell:" + ClipOneLine(a.Command, 60),
@@ -167,6 +177,9 @@ type shellOutput struct {
 	StderrBytes int64  `json:"stderr_bytes"`
 	OutputFile  string `json:"output_file,omitempty"`
 	Note        string `json:"note,omitempty"`
+	// FilesChanged lists the workspace files the command changed ("M a.go",
+	// "A new.txt", "D old.txt"), bounded; /undo can restore them.
+	FilesChanged []string `json:"files_changed,omitempty"`
 }
 
 // Execute implements Tool. A non-zero exit status is a result, not an error:
@@ -190,6 +203,19 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	base := s.opts.Env
 	if base == nil {
 		base = os.Environ()
+	}
+	var before *snapshot.Snapshot
+	if s.opts.Undo != nil {
+		if before, err = s.opts.Undo.Tracker.Capture(ctx); err != nil {
+			notes = append(notes, "its changes to the workspace are not recorded, so it cannot be undone: "+err.Error())
+			before = nil
+		}
+	}
+	var rec shellRecorded
+	recordChanges := func() {
+		if before != nil {
+			rec = s.opts.Undo.record(ctx, before)
+		}
 	}
 	marker := newProcMarker()
 	cmd := exec.Command("bash", "-c", a.Command)
@@ -223,9 +249,15 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		tree.kill()
 		<-done
 		fullLog.discard()
-		return Result{}, ctx.Err()
+		recordChanges()
+		// What a cancelled command changed is still undoable.
+		return Result{Undo: rec.undo, UndoPlan: rec.plan, Summary: "Cancelled `" + ClipOneLine(a.Command, 60) + "`"}, ctx.Err()
 	}
 	elapsed := time.Since(start)
+	recordChanges()
+	if rec.note != "" {
+		notes = append(notes, rec.note)
+	}
 
 	out := shellOutput{
 		ExitCode:    shellExitCode(cmd.ProcessState),
@@ -261,11 +293,14 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		fullLog.discard()
 	}
 	out.Note = strings.Join(notes, ". ")
+	out.FilesChanged = rec.changed
 	return Result{
+		Undo:       rec.undo,
+		UndoPlan:   rec.plan,
 		Output:     out,
 		Body:       body,
 		Source:     "shell:" + ClipOneLine(a.Command, 60),
-		Summary:    fmt.Sprintf("Ran `%s`: exit %d in %s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond)),
+		Summary:    fmt.Sprintf("Ran `%s`: exit %d in %s%s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond), rec.summary),
 		Capability: "shell:exec",
 	}, nil
 }

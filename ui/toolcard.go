@@ -85,6 +85,7 @@ type toolCard struct {
 	at         time.Time
 	body       string
 	reversible bool
+	undoPlan   string
 
 	cache lineCache
 }
@@ -108,6 +109,7 @@ func (t *toolCard) finish(ev agent.ToolResultEvent) {
 		t.content = ev.Content
 		t.untrusted, t.source, t.at, t.body = ev.Untrusted, ev.Source, ev.RetrievedAt, ev.Body
 		t.reversible = ev.Reversible
+		t.undoPlan = ev.UndoPlan
 	})
 }
 
@@ -178,7 +180,10 @@ func (t *toolCard) draw(c *common) []string {
 			add(st.Hint.Render, "hint: "+oneLine(t.hint))
 		}
 	}
-	if t.reversible && t.status == agent.StatusOK {
+	switch {
+	case t.reversible && t.undoPlan != "":
+		add(st.Dim.Render, "↶ "+oneLine(t.undoPlan))
+	case t.reversible && t.status == agent.StatusOK:
 		add(st.Dim.Render, "↶ /undo can revert this")
 	}
 	if t.untrusted {
