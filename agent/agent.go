@@ -409,18 +409,23 @@ func DescribeWalk(op string, outcomes []history.Outcome, err error) (lines []str
 		err = nil
 	}
 	var done []string
+	skippedOnly := len(outcomes) > 0
 	for _, o := range outcomes {
 		lines = append(lines, o.Message)
 		if o.Done {
 			done = append(done, fmt.Sprintf("%s (%s)", o.Entry.Tool, o.Entry.Summary))
 		}
+		skippedOnly = skippedOnly && o.Skipped
 	}
-	if len(lines) == 0 && err == nil {
+	if (len(lines) == 0 || skippedOnly) && err == nil {
 		lines = append(lines, "Nothing to "+op+".")
 	}
 	if len(done) > 0 {
-		verb := map[string]string{"undo": "undid", "redo": "redid"}[op]
-		note = fmt.Sprintf("The user %s these earlier tool calls; the files are as they were before them: %s.", verb, strings.Join(done, "; "))
+		if op == "redo" {
+			note = fmt.Sprintf("The user redid these tool calls that had been undone; their changes are back in place: %s.", strings.Join(done, "; "))
+		} else {
+			note = fmt.Sprintf("The user undid these earlier tool calls; the files are as they were before them: %s.", strings.Join(done, "; "))
+		}
 	}
 	return lines, note, err
 }
