@@ -38,3 +38,14 @@ func TestUndoStepsOverShellCalls(t *testing.T) {
 		t.Fatalf("second undo: code %d, %q; want Nothing to undo.", code, out)
 	}
 }
+
+func TestHeadlessShowsAFailingCommandAsFailed(t *testing.T) {
+	e := newEnv(t, writeThenTest)
+	_, errOut, code := e.myclaw(nil, "-p", "go", "--model", "test-model", "--autonomy", "full")
+	if code != 0 {
+		t.Fatalf("run: code %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(errOut, "✗ shell_run exit 1") || strings.Contains(errOut, "✓ shell_run") {
+		t.Fatalf("stderr %q; want the shell call drawn as failed with its exit status", errOut)
+	}
+}
