@@ -250,6 +250,18 @@ func (a *Agent) History() ([]history.Entry, error) {
 	return a.journal.Entries(), nil
 }
 
+// Diff is what the session changed, one unified diff per file (seq 0), or
+// the change of journaled call #seq.
+func (a *Agent) Diff(seq int) (string, error) {
+	a.mu.Lock()
+	entries := a.journal.Entries()
+	a.mu.Unlock()
+	if seq > 0 {
+		return history.CallDiff(entries, seq, a.opts.Store.Blobs())
+	}
+	return history.SessionDiff(entries, a.opts.Store.Blobs())
+}
+
 // Sessions lists the sessions of the workspace, newest first.
 func (a *Agent) Sessions() ([]history.SessionInfo, error) {
 	return a.opts.Store.Sessions(a.opts.Workspace)
