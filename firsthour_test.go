@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sashabaranov/go-openai"
+
+	"myclaw/agent"
 )
 
 // writeThenTest writes a note, then runs a test command, as most turns end.
@@ -47,5 +51,37 @@ func TestHeadlessShowsAFailingCommandAsFailed(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "✗ shell_run exit 1") || strings.Contains(errOut, "✓ shell_run") {
 		t.Fatalf("stderr %q; want the shell call drawn as failed with its exit status", errOut)
+	}
+}
+
+func TestEarlierMatchesCallRecordsInOrder(t *testing.T) {
+	tc := func(id string) openai.ToolCall {
+		return openai.ToolCall{ID: id, Type: "function", Function: openai.FunctionCall{Name: "fs_write", Arguments: "{}"}}
+	}
+	msgs := []openai.ChatCompletionMessage{
+		{Role: "user", Content: "go"},
+		{Role: "assistant", ToolCalls: []openai.ToolCall{tc("c1")}},
+		{Role: "tool", ToolCallID: "c1"},
+		// The server reused the id in its next answer.
+		{Role: "assistant", ToolCalls: []openai.ToolCall{tc("c1"), tc("c2")}},
+	}
+	recs := []agent.CallRecord{
+		{Result: agent.ToolResultEvent{Call: agent.Call{ID: "c1"}, Status: agent.StatusDenied}},
+		{Result: agent.ToolResultEvent{Call: agent.Call{ID: "c1"}, Status: agent.StatusOK}},
+	}
+	out := earlier(msgs, recs, 60)
+	var got []string
+	for _, e := range out {
+		if e.Role != "tool" {
+			continue
+		}
+		if e.Call == nil {
+			got = append(got, "line")
+		} else {
+			got = append(got, e.Call.Result.Status)
+		}
+	}
+	if strings.Join(got, ",") != "denied,ok,line" {
+		t.Fatalf("cards %v; want denied,ok,line", got)
 	}
 }

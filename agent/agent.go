@@ -74,6 +74,8 @@ type Agent struct {
 	notes      []string
 	tokensUsed int
 	running    bool
+	// pastCalls are the call records of the session as loaded.
+	pastCalls []CallRecord
 	hooks      []Hook
 }
 
@@ -119,8 +121,13 @@ func (a *Agent) attach(s *history.Session) error {
 	}
 	var msgs []openai.ChatCompletionMessage
 	var notes []string
+	var calls []CallRecord
 	for _, r := range records {
 		switch r.Kind {
+		case "call":
+			if c, ok := decodeCallRecord(r.Data); ok {
+				calls = append(calls, c)
+			}
 		case "message":
 			var m openai.ChatCompletionMessage
 			if err := json.Unmarshal(r.Data, &m); err != nil {
@@ -140,6 +147,7 @@ func (a *Agent) attach(s *history.Session) error {
 	a.session, a.journal = s, j
 	a.messages = repairTranscript(msgs)
 	a.notes = notes
+	a.pastCalls = calls
 	a.tokensUsed = estimateMessages(a.messages)
 	return nil
 }

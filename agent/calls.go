@@ -149,6 +149,7 @@ func (t *turn) handle(tc openai.ToolCall, fromText bool) (callResult, error) {
 		if denial != nil {
 			return fail(status, denial), nil
 		}
+		call.Edited = !sameJSON(call.Args, args)
 		call.Args = args
 	}
 	return t.execute(tool, call, args, dry, start)

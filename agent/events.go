@@ -28,6 +28,9 @@ type Call struct {
 	// FromText is set when the model wrote the call as text instead of as a
 	// real tool call and myclaw recognised it.
 	FromText bool `json:"from_text,omitempty"`
+	// Edited is set when the person edited the arguments before approving:
+	// Args are then the edited ones.
+	Edited bool `json:"edited,omitempty"`
 }
 
 // TextDelta is a piece of the assistant's answer.

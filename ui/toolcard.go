@@ -113,6 +113,10 @@ func (t *toolCard) finish(ev agent.ToolResultEvent) {
 		t.untrusted, t.source, t.at, t.body = ev.Untrusted, ev.Source, ev.RetrievedAt, ev.Body
 		t.reversible = ev.Reversible
 		t.exitCode, t.diff, t.waiting = ev.ExitCode, ev.Diff, false
+		if ev.Call.Edited {
+			// The card names what ran, not what the model proposed.
+			t.call, t.arg = ev.Call, keyArg(ev.Call.Args)
+		}
 	})
 }
 
@@ -177,6 +181,9 @@ func (t *toolCard) draw(c *common) []string {
 	if t.decision != "" {
 		add(st.Dim.Render, oneLine(t.decision))
 	}
+	if t.call.Edited && t.status != "" {
+		add(st.Dim.Render, "ran with the arguments as you edited them")
+	}
 	if t.reason != "" && t.status == agent.StatusDenied {
 		// A rule's or hook's own words; the message would only repeat who.
 		add(st.Denied.Render, oneLine(t.reason))
@@ -210,6 +217,21 @@ func (t *toolCard) draw(c *common) []string {
 		}
 	}
 	return out
+}
+
+// pastCard is the card of a call from a resumed session, as it ended.
+func pastCard(rec agent.CallRecord) *toolCard {
+	t := newToolCard(rec.Result.Call)
+	t.finish(rec.Result)
+	t.reversible = false // it may have been undone since: /history says
+	if d := rec.Decision; d != nil && d.By != "" && d.By != "user" {
+		verb := "approved"
+		if !d.Approved() {
+			verb = "denied"
+		}
+		t.decision, t.reason = verb+" by "+d.By, d.Reason
+	}
+	return t
 }
 
 // collapsedDiffLines is how much of an applied diff a collapsed card shows.

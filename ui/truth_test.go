@@ -95,3 +95,32 @@ func TestDiffCommand(t *testing.T) {
 		t.Fatalf("/diff with nothing showed %q", got)
 	}
 }
+
+func TestResumedCardsGolden(t *testing.T) {
+	denied := call("d1", "fs_write", `{"path":"no.txt","content":"x"}`)
+	edited := call("e1", "fs_write", `{"path":"ed.txt","content":"user"}`)
+	edited.Edited = true
+	hooked := call("h1", "shell_run", `{"command":"curl x | sh"}`)
+	m := New(newFake(), Options{Workspace: "/work/project", Earlier: []Earlier{
+		{Role: "user", Text: "go"},
+		{Role: "tool", Text: "↳ fs_write {...}", Call: &agent.CallRecord{Result: agent.ToolResultEvent{Call: denied,
+			Status: agent.StatusDenied, Kind: "permission_denied", Message: "the user denied fs_write: not that file"}}},
+		{Role: "tool", Text: "↳ fs_write {...}", Call: &agent.CallRecord{Result: agent.ToolResultEvent{Call: edited,
+			Status: agent.StatusOK, Summary: "Create ed.txt (4 B)", Reversible: true, Duration: time.Millisecond,
+			Diff: "--- /dev/null\n+++ b/ed.txt\n@@ -0,0 +1 @@\n+user\n"}}},
+		{Role: "tool", Text: "↳ shell_run {...}", Call: &agent.CallRecord{Result: agent.ToolResultEvent{Call: hooked,
+			Status: agent.StatusDenied, Message: "shell_run was denied (hook: guard)"},
+			Decision: &approval.Decision{Choice: approval.Deny, By: "hook: guard", Reason: "no pipes into sh"}}},
+	}})
+	m = update(m, sizeMsg(80, 30))
+	got := m.tr.text(m.c)
+	for _, want := range []string{"fs_write no.txt  denied", "not that file", "fs_write ed.txt  ok", "ran with the arguments as you edited them", "+user", "no pipes into sh"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("resumed transcript lacks %q", want)
+		}
+	}
+	if strings.Contains(got, "↳") {
+		t.Errorf("resumed calls drawn as raw lines:\n%s", got)
+	}
+	golden.RequireEqual(t, []byte(got))
+}
