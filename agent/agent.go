@@ -76,7 +76,7 @@ type Agent struct {
 	running    bool
 	// pastCalls are the call records of the session as loaded.
 	pastCalls []CallRecord
-	hooks      []Hook
+	hooks     []Hook
 }
 
 // ErrBusy is returned when a turn or an undo is requested while a turn runs.
