@@ -263,12 +263,8 @@ func (m *Model) handleEvent(ev agent.Event) {
 			break
 		}
 		card.update(func(t *toolCard) { t.waiting = false })
-		if ev.Phase == "decided" && ev.Decision != nil && ev.Decision.By != "" && ev.Decision.By != "user" {
-			verb := "approved"
-			if !ev.Decision.Approved() {
-				verb = "denied"
-			}
-			card.update(func(t *toolCard) { t.decision, t.reason = verb+" by "+ev.Decision.By, ev.Decision.Reason })
+		if ev.Phase == "decided" && ev.Decision != nil {
+			card.decided(*ev.Decision)
 		}
 	case agent.UsageEvent:
 		m.status.tokens = ev.TotalTokens

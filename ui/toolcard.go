@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"myclaw/agent"
+	"myclaw/approval"
 	"myclaw/tools"
 )
 
@@ -224,14 +225,23 @@ func pastCard(rec agent.CallRecord) *toolCard {
 	t := newToolCard(rec.Result.Call)
 	t.finish(rec.Result)
 	t.reversible = false // it may have been undone since: /history says
-	if d := rec.Decision; d != nil && d.By != "" && d.By != "user" {
-		verb := "approved"
-		if !d.Approved() {
-			verb = "denied"
-		}
-		t.decision, t.reason = verb+" by "+d.By, d.Reason
+	if rec.Decision != nil {
+		t.decided(*rec.Decision)
 	}
 	return t
+}
+
+// decided records who decided the call when it was not the person (a
+// rule, a hook, the level), with their reason.
+func (t *toolCard) decided(d approval.Decision) {
+	if d.By == "" || d.By == "user" {
+		return
+	}
+	verb := "approved"
+	if !d.Approved() {
+		verb = "denied"
+	}
+	t.update(func(t *toolCard) { t.decision, t.reason = verb+" by "+d.By, d.Reason })
 }
 
 // collapsedDiffLines is how much of an applied diff a collapsed card shows.
