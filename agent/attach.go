@@ -141,6 +141,9 @@ func (a *Agent) runUserTool(ctx context.Context, tool tools.Tool, prefix string,
 	now := a.opts.Now()
 	content := tools.Envelope(meta, res, err, now.UTC())
 	ev := ToolResultEvent{Call: call, Status: StatusOK, Summary: res.Summary, Duration: now.Sub(start), Content: content, Body: res.Body}
+	if err == nil {
+		ev.ExitCode = exitCodeOf(res.Output)
+	}
 	switch {
 	case err != nil:
 		te := tools.AsError(err)
