@@ -266,10 +266,7 @@ func (c *common) allCommands() []command {
 func (m Model) runCustom(cc CustomCommand, line string) (Model, tea.Cmd) {
 	_, args, _ := strings.Cut(strings.TrimSpace(line), " ")
 	if m.turn != nil {
-		m.input.setValue(line)
-		m.addBlock(errorBlock("a turn is running: your command is kept in the input",
-			"press "+m.c.keys.Cancel.Help().Key+" to cancel the turn, or wait for it to end and press "+m.c.keys.Send.Help().Key))
-		return m, nil
+		return m.keptWhileBusy(line), nil
 	}
 	prompt := cc.expand(args)
 	m2, cmd := m.startTurnAs(line, prompt)

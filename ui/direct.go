@@ -35,14 +35,19 @@ func (m Model) submitShell(text string) (Model, tea.Cmd) {
 		m.addBlock(errorBlock("running commands directly is not available here", ""))
 		return m, nil
 	case m.turn != nil:
-		m.input.setValue(text)
-		m.addBlock(errorBlock("a turn is running: your command is kept in the input",
-			"press "+m.c.keys.Cancel.Help().Key+" to cancel the turn, or wait for it to end and press "+m.c.keys.Send.Help().Key))
-		return m, nil
+		return m.keptWhileBusy(text), nil
 	}
 	return m.startRun(text, func(ctx context.Context, emit func(agent.Event)) error {
 		return d.RunShell(ctx, command, emit)
 	})
+}
+
+// keptWhileBusy puts a command back in the input while a turn runs.
+func (m Model) keptWhileBusy(text string) Model {
+	m.input.setValue(text)
+	m.addBlock(errorBlock("a turn is running: your command is kept in the input",
+		"press "+m.c.keys.Cancel.Help().Key+" to cancel the turn, or wait for it to end and press "+m.c.keys.Send.Help().Key))
+	return m
 }
 
 // mentionsOf finds the @path mentions of a prompt: "@" at the start of a
