@@ -124,8 +124,11 @@ func procHasMarker(pid int, marker string) bool {
 	return false
 }
 
-// scanProcs lists the processes visible in /proc.
-func scanProcs(marker string) ([]procInfo, error) {
+// scanProcs lists the processes visible in /proc. Only those started at or
+// after since (clock ticks after boot, as in /proc/<pid>/stat) are checked
+// for the marker: a process older than the command cannot descend from it,
+// and skipping their environments keeps a scan cheap on a busy machine.
+func scanProcs(marker string, since uint64) ([]procInfo, error) {
 	d, err := os.Open("/proc")
 	if err != nil {
 		return nil, err
@@ -145,7 +148,7 @@ func scanProcs(marker string) ([]procInfo, error) {
 		if err != nil {
 			continue // exited meanwhile
 		}
-		p.marked = procHasMarker(pid, marker)
+		p.marked = p.start >= since && procHasMarker(pid, marker)
 		out = append(out, p)
 	}
 	return out, nil
@@ -254,7 +257,7 @@ func (t *procTree) kill() {
 		}
 	}()
 	for round := 0; round < procKillRounds; round++ {
-		procs, err := scanProcs(t.marker)
+		procs, err := scanProcs(t.marker, t.rootStart)
 		if err != nil {
 			// Without /proc, the process group is all that can be reached.
 			if round == 0 {

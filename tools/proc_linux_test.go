@@ -21,7 +21,7 @@ import (
 // procTagged returns the live processes (zombies aside) whose environment
 // holds tag or whose session is sid: what a call may have left behind.
 func procTagged(tag string, sid int) []int {
-	procs, err := scanProcs(tag)
+	procs, err := scanProcs(tag, 0)
 	if err != nil {
 		return nil
 	}
