@@ -79,9 +79,9 @@ func TestClipOneLine(t *testing.T) {
 		{"white space collapsed", "  go\ttest\n\n./...  ", 20, "go test ./..."},
 		{"cut in characters", "ééééé", 3, "éé…"},
 		{"exactly n characters", "ééé", 3, "ééé"},
-		{"escape sequences removed", "a\x1b[31mred\x1b[0m b", 20, "ared b"},
-		{"bidi override removed", "abc\u202edef", 20, "abcdef"},
-		{"line separator is a space", "one\u2028two", 20, "one two"},
+		{"escape sequences shown", "a\x1b[31mred\x1b[0m b", 20, `a\e[31mred\e[0m b`},
+		{"bidi override shown", "abc\u202edef", 20, "abc⟨U+202E⟩def"},
+		{"line separator shown", "one\u2028two", 20, "one⟨U+2028⟩two"},
 		{"zero", "abc", 0, ""},
 	}
 	for _, tt := range tests {
