@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // Policy decides, for each call, whether it runs, asks or is denied, from
@@ -296,6 +297,10 @@ func newCall(req Request) call {
 		c.guard = "allow rules do not cover this command line: it runs no plain command"
 	case c.source == "":
 		c.guard = "allow rules do not cover this command line: the call's arguments do not hold it"
+	case termtext.HasHidden(c.source):
+		// What the pane shows escaped is not what a pattern was written
+		// against: no rule or grant vouches for such a line.
+		c.guard = "allow rules do not cover this command line: it holds raw control or invisible characters"
 	default:
 		if why := shellGuard(c.source); why != "" {
 			c.guard = "allow rules do not cover this command line: " + why
