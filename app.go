@@ -281,8 +281,8 @@ func (a *app) addHooks(cfg *config.Config) error {
 }
 
 // mcpServers turns the [mcp.servers] tables into the manager's configs.
-// Environment values may name variables ($GITHUB_TOKEN), including the
-// secrets taken out of myclaw's own environment.
+// Environment and header values may name variables ($GITHUB_TOKEN),
+// including the secrets taken out of myclaw's own environment.
 func (a *app) mcpServers(cfg *config.Config) []mcp.ServerConfig {
 	var out []mcp.ServerConfig
 	for name, s := range cfg.MCP.Servers {
@@ -290,10 +290,12 @@ func (a *app) mcpServers(cfg *config.Config) []mcp.ServerConfig {
 		for k, v := range s.Env {
 			env[k] = os.Expand(v, a.lookup)
 		}
+		headers, unset := mcp.ExpandHeaders(s.Headers, a.lookup)
 		timeout := time.Duration(s.TimeoutS) * time.Second
 		out = append(out, mcp.ServerConfig{
 			Name: name, Command: s.Command, Args: s.Args, Env: env, URL: s.URL,
 			Enabled: s.IsEnabled(), Timeout: timeout, Trust: s.Trust, Dir: a.workspace.Dir(),
+			Headers: headers, Unset: unset,
 		})
 	}
 	return out

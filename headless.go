@@ -105,8 +105,10 @@ func (p *printer) print(e agent.Event) {
 			fmt.Fprintf(p.err, "→ %s: %s\n", oneLine(ev.Call.Tool, 0), oneLine(what, 160))
 		}
 	case agent.ToolResultEvent:
-		switch ev.Status {
-		case agent.StatusOK:
+		switch {
+		case ev.Failed() && ev.Status == agent.StatusOK:
+			fmt.Fprintf(p.err, "✗ %s exit %d (%s)\n", oneLine(ev.Call.Tool, 0), *ev.ExitCode, ev.Duration.Round(time.Millisecond))
+		case ev.Status == agent.StatusOK:
 			fmt.Fprintf(p.err, "✓ %s (%s)\n", oneLine(ev.Call.Tool, 0), ev.Duration.Round(time.Millisecond))
 		default:
 			fmt.Fprintf(p.err, "✗ %s %s: %s\n", oneLine(ev.Call.Tool, 0), ev.Status, termtext.Visible(ev.Message))

@@ -42,16 +42,37 @@ func runTUI(ctx context.Context, o options, secrets map[string]string) error {
 		LogPath:   filepath.Join(a.stateDir, "myclaw.log"),
 		Banner:    strings.Join(a.notices, "\n"),
 		Notices:   b.notices,
-		Earlier:   earlier(ag.Messages(), 60),
+		Earlier:   earlier(ag.Messages(), ag.PastCalls(), 60),
 	})
 }
 
 // earlier turns the last max messages of a resumed conversation into what
-// the TUI shows above the new input: prompts, answers, and one line per call.
-func earlier(msgs []openai.ChatCompletionMessage, max int) []ui.Earlier {
-	if len(msgs) > max {
-		msgs = msgs[len(msgs)-max:]
+// the TUI shows above the new input: prompts, answers, and a card per call
+// as it ended (a line with the proposed call where none was recorded).
+func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord, max int) []ui.Earlier {
+	// Servers may reuse call ids: records are matched in order, per id.
+	byID := map[string][]agent.CallRecord{}
+	for _, c := range calls {
+		byID[c.Result.Call.ID] = append(byID[c.Result.Call.ID], c)
 	}
+	take := func(id string) *agent.CallRecord {
+		q := byID[id]
+		if len(q) == 0 {
+			return nil
+		}
+		byID[id] = q[1:]
+		return &q[0]
+	}
+	skip := 0
+	if len(msgs) > max {
+		skip = len(msgs) - max
+	}
+	for _, m := range msgs[:skip] {
+		for _, c := range m.ToolCalls {
+			take(c.ID)
+		}
+	}
+	msgs = msgs[skip:]
 	var out []ui.Earlier
 	for _, m := range msgs {
 		switch m.Role {
@@ -66,7 +87,7 @@ func earlier(msgs []openai.ChatCompletionMessage, max int) []ui.Earlier {
 		case openai.ChatMessageRoleAssistant:
 			out = append(out, ui.Earlier{Role: "assistant", Text: m.Content})
 			for _, c := range m.ToolCalls {
-				out = append(out, ui.Earlier{Role: "tool", Text: "↳ " + c.Function.Name + " " + oneLine(c.Function.Arguments, 100)})
+				out = append(out, ui.Earlier{Role: "tool", Text: "↳ " + c.Function.Name + " " + oneLine(c.Function.Arguments, 100), Call: take(c.ID)})
 			}
 		}
 	}

@@ -54,10 +54,10 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event), approv
 	// Concurrent read-only calls report from several goroutines; the
 	// consumer sees one ordered stream.
 	var emitMu sync.Mutex
-	emit = serialize(&emitMu, emit)
 	a.mu.Lock()
-	hooks := a.hooks
+	hooks, session := a.hooks, a.session
 	a.mu.Unlock()
+	emit = serialize(&emitMu, a.recordCalls(session, emit))
 	t := &turn{a: a, ctx: ctx, emit: emit, approver: approver, hooks: hooks}
 	reason := DoneStop
 	defer func() {

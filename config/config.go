@@ -107,6 +107,9 @@ type MCPServer struct {
 	Enabled  *bool             `toml:"enabled"`
 	TimeoutS int               `toml:"timeout_s"`
 	Trust    bool              `toml:"trust"`
+	// Headers are sent with every request to a url server; values may
+	// name variables ("Bearer ${GITHUB_TOKEN}").
+	Headers map[string]string `toml:"headers"`
 }
 
 // IsEnabled reports whether the server should start (default true).
@@ -263,6 +266,7 @@ var (
 	decisions    = []string{"allow", "ask", "deny"}
 	risks        = []string{"low", "medium", "high"}
 	serverNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	headerNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*$`)
 )
 
 func (c *Config) check(src []byte) error {
@@ -332,6 +336,14 @@ func (c *Config) check(src []byte) error {
 		}
 		if s.TimeoutS < 0 {
 			return bad(table, "timeout_s", "must be positive")
+		}
+		if s.URL == "" && len(s.Headers) > 0 {
+			return bad(table, "headers", "headers apply to url servers only")
+		}
+		for k, v := range s.Headers {
+			if !headerNameRE.MatchString(k) || strings.ContainsAny(v, "\r\n") {
+				return bad(table, "headers", fmt.Sprintf("%q: a header name is letters, digits and '-', and its value one line", k))
+			}
 		}
 	}
 	for i, t := range c.Tools {

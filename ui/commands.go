@@ -40,6 +40,7 @@ var commands = []command{
 	{"undo", "[N] [--force]", "revert the newest N reversible calls", false},
 	{"redo", "[N]", "re-apply the newest N undone calls", false},
 	{"history", "", "list the calls of this session", true},
+	{"diff", "[N]", "what this session changed, one diff per file; call #N alone", true},
 	{"tools", "[name]", "the tool catalog: what each tool may do; one tool in full", true},
 	{"autonomy", "[level]", "show or set what runs without asking", false},
 	{"model", "[name]", "show or switch the model", false},
@@ -230,6 +231,8 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			}
 		}
 		return usage()
+	case "diff":
+		return m.diffCommand(args, usage)
 	case "mcp":
 		return m.mcpCommand(args)
 	case "trust":

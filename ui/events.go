@@ -255,14 +255,17 @@ func (m *Model) handleEvent(ev agent.Event) {
 	case agent.ToolResultEvent:
 		m.card(ev.Call).finish(ev)
 	case agent.ApprovalEvent:
-		if ev.Phase == "decided" && ev.Decision != nil && ev.Decision.By != "" && ev.Decision.By != "user" {
-			if card, ok := m.cards[ev.CallID]; ok {
-				verb := "approved"
-				if !ev.Decision.Approved() {
-					verb = "denied"
-				}
-				card.update(func(t *toolCard) { t.decision = verb + " by " + ev.Decision.By })
-			}
+		card, ok := m.cards[ev.CallID]
+		if !ok {
+			break
+		}
+		if ev.Phase == "asked" {
+			card.update(func(t *toolCard) { t.waiting = true })
+			break
+		}
+		card.update(func(t *toolCard) { t.waiting = false })
+		if ev.Phase == "decided" && ev.Decision != nil {
+			card.decided(*ev.Decision)
 		}
 	case agent.UsageEvent:
 		m.status.tokens = ev.TotalTokens

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"myclaw/agent"
 )
 
 // Options configures Run.
@@ -34,6 +36,9 @@ type Earlier struct {
 	// Role is "user", "assistant" or "tool" (a one-line account of a call).
 	Role string
 	Text string
+	// Call is how a "tool" call ended, when the session recorded it: it is
+	// then drawn as a card, like a live one.
+	Call *agent.CallRecord
 }
 
 // shutdownWait bounds how long quitting waits for a cancelled turn to

@@ -91,6 +91,10 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 				m.tr.add(&mdBlock{src: tools.SanitizeForScreen(e.Text)})
 			}
 		default:
+			if e.Call != nil {
+				m.tr.add(pastCard(*e.Call))
+				continue
+			}
 			m.tr.add(noticeBlock(e.Text))
 		}
 	}
