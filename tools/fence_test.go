@@ -5,19 +5,15 @@ import (
 	"testing"
 	"time"
 	"unicode"
-	"unicode/utf8"
+
+	"myclaw/tools/termtext"
 )
 
 // fenceCheckNoControls fails if s holds anything a terminal would act on.
 func fenceCheckNoControls(t *testing.T, s string) {
 	t.Helper()
-	if !utf8.ValidString(s) {
-		t.Errorf("%q is not valid UTF-8", s)
-	}
-	for _, r := range s {
-		if r < ' ' && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f {
-			t.Errorf("%q holds control character %U", s, r)
-		}
+	if !termtext.IsInert(s) {
+		t.Errorf("%q holds a control character or invalid UTF-8", s)
 	}
 }
 

@@ -261,15 +261,7 @@ const TagNote = "⟨hidden tag characters removed⟩"
 // pictographs (an emoji sequence).
 func Screen(s string) string {
 	s = Strip(s)
-	i := 0
-	for i < len(s) && (s[i] < utf8.RuneSelf || !invisibleAt(s, i)) {
-		if s[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		_, n := utf8.DecodeRuneInString(s[i:])
-		i += n
-	}
+	i := firstAt(s, func(s string, i int) bool { return s[i] >= utf8.RuneSelf && invisibleAt(s, i) })
 	if i == len(s) {
 		return s
 	}
@@ -336,15 +328,7 @@ func appendCodePoint(b []byte, r rune) []byte {
 // such as ESC ']' ... BEL therefore shows whole, payload included, as
 // `\e]...\a`, and nothing in the result can act on a terminal.
 func Visible(s string) string {
-	i := 0
-	for i < len(s) && !needsVisible(s, i) {
-		if s[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		_, n := utf8.DecodeRuneInString(s[i:])
-		i += n
-	}
+	i := firstAt(s, needsVisible)
 	if i == len(s) {
 		return s
 	}
@@ -406,11 +390,13 @@ func appendHexByte(b []byte, c byte) []byte {
 // itself: an ESC or other C0 control besides '\n' and '\t', DEL, a C1
 // control, an invisible character (see Invisible) or invalid UTF-8. A
 // command line that does is not what it looks like.
-func HasHidden(s string) bool {
-	for i := 0; i < len(s); {
-		if needsVisible(s, i) {
-			return true
-		}
+func HasHidden(s string) bool { return firstAt(s, needsVisible) < len(s) }
+
+// firstAt returns the index of the first character of s for which at is
+// true, or len(s).
+func firstAt(s string, at func(s string, i int) bool) int {
+	i := 0
+	for i < len(s) && !at(s, i) {
 		if s[i] < utf8.RuneSelf {
 			i++
 			continue
@@ -418,7 +404,7 @@ func HasHidden(s string) bool {
 		_, n := utf8.DecodeRuneInString(s[i:])
 		i += n
 	}
-	return false
+	return i
 }
 
 // OneLine is Visible(s) on one line: every run of white space made one
