@@ -1,0 +1,180 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// launcherArg is argv[1] of myclaw started as the sandbox launcher. It is
+// not a flag anyone types: the spec that follows is JSON.
+const launcherArg = "__myclaw-sandbox-launch__"
+
+// spec is what the launcher applies before it execs the command.
+type spec struct {
+	Path    string   `json:"path"`
+	Args    []string `json:"args"`
+	Write   []string `json:"write"`
+	Protect []string `json:"protect"`
+	Network bool     `json:"network"`
+}
+
+// Launch runs the launcher when this process was started as one: it
+// confines itself and execs the command, and never returns. Otherwise it
+// returns at once. Call it first thing in main (and in TestMain of tests
+// that run confined commands).
+func Launch() {
+	if len(os.Args) < 3 || os.Args[1] != launcherArg {
+		return
+	}
+	err := launch(os.Args[2])
+	// Only failures come back: never run the command unconfined.
+	fmt.Fprintf(os.Stderr, "myclaw sandbox: %v; the command did not run\n", err)
+	os.Exit(126)
+}
+
+func launch(raw string) error {
+	var sp spec
+	if err := json.Unmarshal([]byte(raw), &sp); err != nil {
+		return fmt.Errorf("bad launch spec: %w", err)
+	}
+	// Landlock binds the calling thread; exec from the same one.
+	runtime.LockOSThread()
+	if err := protect(sp.Protect); err != nil {
+		return err
+	}
+	cfg := landlock.Config{HandledAccessFS: landlock.V11.HandledAccessFS, Scoped: landlock.V11.Scoped}
+	if sp.Network {
+		// Unix sockets (V9) and abstract ones stay reachable with network.
+		cfg.HandledAccessFS &^= llsys.AccessFSResolveUnix
+		cfg.Scoped &^= llsys.ScopeAbstractUnixSocket
+	} else {
+		cfg.HandledAccessNet = landlock.V11.HandledAccessNet
+	}
+	rules := []landlock.Rule{
+		landlock.RODirs("/"),
+		landlock.RWDirs(sp.Write...).WithRefer().IgnoreIfMissing(),
+		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx").WithIoctlDev().IgnoreIfMissing(),
+		landlock.RWDirs("/dev/pts").WithIoctlDev().IgnoreIfMissing(),
+	}
+	fd, flags, err := cfg.BestEffort().NewRulesetFD(rules...)
+	if err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	if fd < 0 {
+		return fmt.Errorf("landlock is not available on this kernel")
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(no_new_privs): %w", err)
+	}
+	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	unix.Close(fd)
+	return syscall.Exec(sp.Path, sp.Args, os.Environ())
+}
+
+// protect makes the protected paths read-only in this (private) mount
+// namespace. A .git directory is bound onto itself first: a mount point
+// cannot be renamed away and replaced.
+func protect(paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make the mounts private: %w", err)
+	}
+	for _, p := range paths {
+		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind %s: %w", p, err)
+		}
+		if fi, err := os.Lstat(p); err == nil && fi.IsDir() && fi.Name() == ".git" {
+			continue
+		}
+		// A remount must keep the flags the mount is locked with.
+		var st unix.Statfs_t
+		if err := unix.Statfs(p, &st); err != nil {
+			return fmt.Errorf("statfs %s: %w", p, err)
+		}
+		keep := uintptr(st.Flags) & (unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC | unix.MS_NOATIME | unix.MS_NODIRATIME | unix.MS_RELATIME)
+		if err := unix.Mount("", p, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|keep, ""); err != nil {
+			return fmt.Errorf("make %s read-only: %w", p, err)
+		}
+	}
+	return nil
+}
+
+func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
+	exe, err := s.executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the launcher: %w", err)
+	}
+	tmp, err := tempDir(cmd)
+	if err != nil {
+		return nil, err
+	}
+	write := append([]string{s.opts.Workspace, tmp}, s.writable()...)
+	existing, missing := s.protected(write)
+	slices.SortFunc(existing, func(a, b string) int { return len(a) - len(b) }) // parents first
+	raw, err := json.Marshal(spec{Path: cmd.Path, Args: cmd.Args, Write: write, Protect: existing, Network: network})
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	cmd.Path = exe
+	cmd.Args = []string{exe, launcherArg, string(raw)}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	attr := cmd.SysProcAttr
+	attr.Cloneflags |= syscall.CLONE_NEWNS
+	if !network {
+		// An empty network namespace: no route anywhere, UDP included.
+		attr.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	if uid := os.Geteuid(); uid != 0 {
+		// Mounting needs a user namespace; the same ids map inside, so
+		// files keep their owners and the command keeps no privilege.
+		attr.Cloneflags |= syscall.CLONE_NEWUSER
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
+	}
+	return &call{tmp: tmp, missing: missing, network: network}, nil
+}
+
+// detect says why there is no sandbox here, or "".
+func (s *Sandbox) detect() string {
+	v, err := llsys.LandlockGetABIVersion()
+	if err != nil || v < 1 {
+		return "this kernel has no Landlock (needs Linux 5.13 or later with Landlock enabled)"
+	}
+	return ""
+}
+
+func mechanism() string {
+	v, _ := llsys.LandlockGetABIVersion()
+	return fmt.Sprintf("Landlock ABI %d, a private mount namespace (protected paths read-only) and an empty network namespace for calls without network", v)
+}
+
+func gaps() []string {
+	g := []string{}
+	v, _ := llsys.LandlockGetABIVersion()
+	if v < 9 {
+		g = append(g, "Unix sockets named by a path (e.g. /var/run/docker.sock, an ssh-agent) stay reachable: Landlock restricts them from ABI 9, this kernel has ABI "+fmt.Sprint(v))
+	}
+	g = append(g, "reads are not restricted: commands can read every file you can")
+	if os.Geteuid() == 0 {
+		g = append(g, "myclaw runs as root: confined commands keep root's capabilities, which weakens the sandbox")
+	}
+	return g
+}
