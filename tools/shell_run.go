@@ -45,6 +45,7 @@ type ShellOptions struct {
 	DefaultTimeout time.Duration // 0 -> 120 s
 	MaxTimeout     time.Duration // 0 -> 600 s
 	Env            []string      // base environment (nil -> os.Environ()); always passed through ScrubEnv
+	Sandbox        Sandbox       // confines calls whose context asks for it (nil: none)
 }
 
 type shellRun struct {
@@ -166,6 +167,7 @@ type shellOutput struct {
 	StdoutBytes int64  `json:"stdout_bytes"`
 	StderrBytes int64  `json:"stderr_bytes"`
 	OutputFile  string `json:"output_file,omitempty"`
+	Sandbox     string `json:"sandbox,omitempty"`
 	Note        string `json:"note,omitempty"`
 }
 
@@ -199,6 +201,12 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = shellWaitDelay
+	sandbox, err := s.confine(ctx, cmd)
+	if err != nil {
+		fullLog.discard()
+		return Result{}, err
+	}
+	defer sandbox.close()
 
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -260,12 +268,14 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	} else {
 		fullLog.discard()
 	}
+	summary := fmt.Sprintf("Ran `%s`: exit %d in %s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond))
+	notes, summary = sandbox.report(&out, notes, summary, stderr)
 	out.Note = strings.Join(notes, ". ")
 	return Result{
 		Output:     out,
 		Body:       body,
 		Source:     "shell:" + ClipOneLine(a.Command, 60),
-		Summary:    fmt.Sprintf("Ran `%s`: exit %d in %s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond)),
+		Summary:    summary,
 		Capability: "shell:exec",
 	}, nil
 }
