@@ -274,7 +274,9 @@ func (p *Policy) Remember(req Request, d Decision) {
 	}
 	// A grant with network replaces the same grant without; one without
 	// adds nothing to the same grant with.
-	same := func(g compiledRule) bool { return g.Tool == grant.Tool && g.Match == grant.Match && g.Decision == grant.Decision }
+	same := func(g compiledRule) bool {
+		return g.Tool == grant.Tool && g.Match == grant.Match && g.Decision == grant.Decision
+	}
 	if isTrue(grant.Network) {
 		p.grants = slices.DeleteFunc(p.grants, func(g compiledRule) bool { return same(g) && !isTrue(g.Network) })
 	}
