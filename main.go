@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"myclaw/agent"
+	"myclaw/sandbox"
 )
 
 // Exit codes.
@@ -23,6 +24,8 @@ const (
 )
 
 func main() {
+	// Started as the shell sandbox's launcher: confine and exec, nothing else.
+	sandbox.Launch()
 	secrets, err := hideSecrets()
 	if err != nil {
 		// The secrets are unset for children either way; only the start-up

@@ -57,8 +57,31 @@ type Provider struct {
 
 // Shell configures shell_run.
 type Shell struct {
-	TimeoutS    int `toml:"timeout_s"`
-	MaxTimeoutS int `toml:"max_timeout_s"`
+	TimeoutS    int     `toml:"timeout_s"`
+	MaxTimeoutS int     `toml:"max_timeout_s"`
+	Sandbox     Sandbox `toml:"sandbox"`
+}
+
+// Sandbox is [shell.sandbox]: how shell commands are confined.
+type Sandbox struct {
+	// Enabled turns the sandbox on where the system supports it; unset
+	// means on.
+	Enabled *bool `toml:"enabled"`
+	// Writable lists directories commands may write besides the workspace
+	// and their temp dir (absolute or ~/...); unset means the usual
+	// toolchain caches.
+	Writable []string `toml:"writable"`
+	// Network gives sandboxed commands network without asking for it.
+	Network bool `toml:"network"`
+	// Always confines commands under autonomy full too.
+	Always bool `toml:"always"`
+}
+
+// On reports whether the sandbox is enabled (the default).
+func (s Sandbox) On() bool { return s.Enabled == nil || *s.Enabled }
+
+func (s Shell) isZero() bool {
+	return s.TimeoutS == 0 && s.MaxTimeoutS == 0 && s.Sandbox.Enabled == nil && s.Sandbox.Writable == nil && !s.Sandbox.Network && !s.Sandbox.Always
 }
 
 // Web configures web_fetch and web_search.
@@ -90,6 +113,9 @@ type Rule struct {
 	Tool     string `toml:"tool"`
 	Match    string `toml:"match"`
 	Decision string `toml:"decision"`
+	// Network, for shell commands an allow rule allows: true runs them
+	// with network, false only sandboxed without.
+	Network *bool `toml:"network"`
 }
 
 // MCP declares MCP servers.
@@ -305,6 +331,11 @@ func (c *Config) check(src []byte) error {
 	if c.Shell.TimeoutS > 0 && c.Shell.MaxTimeoutS > 0 && c.Shell.TimeoutS > c.Shell.MaxTimeoutS {
 		return bad("shell", "timeout_s", "is above max_timeout_s")
 	}
+	for _, d := range c.Shell.Sandbox.Writable {
+		if !filepath.IsAbs(d) && d != "~" && !strings.HasPrefix(d, "~/") {
+			return bad("shell.sandbox", "writable", fmt.Sprintf("%q must be an absolute path or start with ~/", d))
+		}
+	}
 	if c.Web.SearchURL != "" && !strings.HasPrefix(c.Web.SearchURL, "http://") && !strings.HasPrefix(c.Web.SearchURL, "https://") {
 		return bad("web", "search_url", "must start with http:// or https://")
 	}
@@ -434,7 +465,7 @@ func (c *Config) CheckProjectScope() error {
 	if len(c.Approval.Rules) > 0 {
 		bad = append(bad, "approval rules")
 	}
-	if c.Shell != (Shell{}) || c.SupraLLM != (SupraLLM{}) || c.Web.SearchURL != "" || len(c.Web.AllowPrivateHosts) > 0 || c.Web.TimeoutS != 0 || c.Web.MaxBytes != 0 {
+	if !c.Shell.isZero() || c.SupraLLM != (SupraLLM{}) || c.Web.SearchURL != "" || len(c.Web.AllowPrivateHosts) > 0 || c.Web.TimeoutS != 0 || c.Web.MaxBytes != 0 {
 		bad = append(bad, "shell/web/supra_llm settings")
 	}
 	if len(bad) > 0 {

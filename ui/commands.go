@@ -47,6 +47,7 @@ var commands = []command{
 	{"sessions", "", "list the sessions of this workspace", true},
 	{"mcp", "[restart NAME]", "MCP servers: state, tools, last error; restart one", true},
 	{"trust", "", "trust this folder's .myclaw.toml and load it", false},
+	{"sandbox", "", "what the shell sandbox enforces here", true},
 	{"quit", "", "leave myclaw", true},
 }
 
@@ -237,6 +238,11 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			return usage()
 		}
 		return m.trustCommand()
+	case "sandbox":
+		if len(args) > 0 {
+			return usage()
+		}
+		return m.sandboxCommand()
 	case "clear":
 		if len(args) > 0 {
 			return usage()

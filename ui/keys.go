@@ -25,7 +25,11 @@ type KeyMap struct {
 	Deny           key.Binding
 	DenyReason     key.Binding
 	Edit           key.Binding
-	ChoiceLeft     key.Binding
+	// ApproveNetwork and ApproveNetworkSession approve a sandboxed shell
+	// command with network, once or for the session.
+	ApproveNetwork        key.Binding
+	ApproveNetworkSession key.Binding
+	ChoiceLeft            key.Binding
 	ChoiceRight    key.Binding
 	Choose         key.Binding
 	DenyEsc        key.Binding
@@ -61,6 +65,8 @@ func DefaultKeyMap() KeyMap {
 		Deny:           b("deny", "n"),
 		DenyReason:     b("deny with a reason the model reads", "r"),
 		Edit:           b("edit the arguments, then approve", "e"),
+		ApproveNetwork:        b("approve a sandboxed command with network, once", "w"),
+		ApproveNetworkSession: b("approve a sandboxed command with network for the session", "W"),
 		ChoiceLeft:     b("previous choice", "left", "shift+tab"),
 		ChoiceRight:    b("next choice", "right", "tab"),
 		Choose:         b("take the highlighted choice", "enter"),
