@@ -3,12 +3,13 @@
 package sandbox
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -16,37 +17,81 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// launcherArg is argv[1] of myclaw started as the sandbox launcher. It is
-// not a flag anyone types: the spec that follows is JSON.
+// launcherArg is argv[1] of myclaw started as the sandbox launcher. The
+// arguments after it (see launchArgs) are not for people to type.
 const launcherArg = "__myclaw-sandbox-launch__"
 
 // spec is what the launcher applies before it execs the command.
 type spec struct {
-	Path    string   `json:"path"`
-	Args    []string `json:"args"`
-	Write   []string `json:"write"`
-	Protect []string `json:"protect"`
-	Network bool     `json:"network"`
+	Network bool
+	Write   []string
+	Protect []string
+	Path    string
+	Args    []string
+}
+
+// launchArgs lays out sp after the launcher's argv[0], as the C launcher
+// (launch_cgo_linux.go) and launchGo read it:
+// SENTINEL net|nonet W w... P p... path arg0 args...
+func launchArgs(sp spec) []string {
+	net := "nonet"
+	if sp.Network {
+		net = "net"
+	}
+	out := []string{launcherArg, net, strconv.Itoa(len(sp.Write))}
+	out = append(out, sp.Write...)
+	out = append(out, strconv.Itoa(len(sp.Protect)))
+	out = append(out, sp.Protect...)
+	return append(append(out, sp.Path), sp.Args...)
+}
+
+func parseLaunchArgs(a []string) (spec, error) {
+	var sp spec
+	bad := errors.New("bad launch arguments")
+	if len(a) < 3 {
+		return sp, bad
+	}
+	sp.Network = a[0] == "net"
+	list := func(rest []string) ([]string, []string, bool) {
+		if len(rest) == 0 {
+			return nil, nil, false
+		}
+		n, err := strconv.Atoi(rest[0])
+		if err != nil || n < 0 || n >= len(rest) {
+			return nil, nil, false
+		}
+		return rest[1 : 1+n], rest[1+n:], true
+	}
+	rest, ok := a[1:], false
+	if sp.Write, rest, ok = list(rest); !ok {
+		return sp, bad
+	}
+	if sp.Protect, rest, ok = list(rest); !ok || len(rest) < 2 {
+		return sp, bad
+	}
+	sp.Path, sp.Args = rest[0], rest[1:]
+	return sp, nil
 }
 
 // Launch runs the launcher when this process was started as one: it
 // confines itself and execs the command, and never returns. Otherwise it
 // returns at once. Call it first thing in main (and in TestMain of tests
-// that run confined commands).
+// that run confined commands). With cgo the C launcher has already done
+// this before the Go runtime started; Launch is the fallback without cgo.
 func Launch() {
 	if len(os.Args) < 3 || os.Args[1] != launcherArg {
 		return
 	}
-	err := launch(os.Args[2])
+	err := launchGo(os.Args[2:])
 	// Only failures come back: never run the command unconfined.
 	fmt.Fprintf(os.Stderr, "myclaw sandbox: %v; the command did not run\n", err)
 	os.Exit(126)
 }
 
-func launch(raw string) error {
-	var sp spec
-	if err := json.Unmarshal([]byte(raw), &sp); err != nil {
-		return fmt.Errorf("bad launch spec: %w", err)
+func launchGo(args []string) error {
+	sp, err := parseLaunchArgs(args)
+	if err != nil {
+		return err
 	}
 	// Landlock binds the calling thread; exec from the same one.
 	runtime.LockOSThread()
@@ -126,13 +171,8 @@ func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
 	write := append([]string{s.opts.Workspace, tmp}, s.writable()...)
 	existing, missing := s.protected(write)
 	slices.SortFunc(existing, func(a, b string) int { return len(a) - len(b) }) // parents first
-	raw, err := json.Marshal(spec{Path: cmd.Path, Args: cmd.Args, Write: write, Protect: existing, Network: network})
-	if err != nil {
-		os.RemoveAll(tmp)
-		return nil, err
-	}
+	cmd.Args = append([]string{exe}, launchArgs(spec{Network: network, Write: write, Protect: existing, Path: cmd.Path, Args: cmd.Args})...)
 	cmd.Path = exe
-	cmd.Args = []string{exe, launcherArg, string(raw)}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
