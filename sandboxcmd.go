@@ -20,15 +20,16 @@ func (a *app) buildSandbox(ctx context.Context) {
 		a.sandboxState = approval.Sandbox{Why: "it is off in the config ([shell.sandbox] enabled = false)"}
 		return
 	}
-	writable := sc.Writable
+	writable, create := sc.Writable, []string(nil)
 	if writable == nil {
-		writable = sandbox.DefaultWritable()
+		writable, create = sandbox.DefaultWritable(), sandbox.DefaultCreate()
 	}
-	protected := []string{a.stateDir, filepath.Dir(config.DefaultPath())}
-	if a.cfg.Path != "" {
+	cfgDir := filepath.Dir(config.DefaultPath())
+	protected := []string{a.stateDir, cfgDir}
+	if a.cfg.Path != "" && filepath.Dir(a.cfg.Path) != cfgDir {
 		protected = append(protected, a.cfg.Path)
 	}
-	a.sandbox = sandbox.New(sandbox.Options{Workspace: a.workspace.Dir(), Writable: writable, Protected: protected})
+	a.sandbox = sandbox.New(sandbox.Options{Workspace: a.workspace.Dir(), Writable: writable, Create: create, Protected: protected})
 	st := a.sandbox.Check(ctx)
 	a.sandboxState = approval.Sandbox{Active: st.Active, Why: st.Why, Always: sc.Always, Network: sc.Network}
 	if !st.Active {

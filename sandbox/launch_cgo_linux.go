@@ -16,6 +16,7 @@ package sandbox
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -107,14 +108,41 @@ static void sb_protect(char **paths, int n) {
 	}
 }
 
-// argv: exe SENTINEL net|nonet W w... P p... path arg0 args...
+static void sb_write(const char *path, const char *text) {
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+		sb_fail(path);
+	}
+	close(fd);
+}
+
+// sb_ids leaves the user namespace's root, which the mounts needed, for a
+// nested namespace where the command runs as the user's own ids without
+// privilege.
+static void sb_ids(const char *ids) {
+	unsigned uid, gid;
+	char buf[64];
+	if (strcmp(ids, "-") == 0) {
+		return;
+	}
+	if (sscanf(ids, "%u:%u", &uid, &gid) != 2) sb_failx("bad launch arguments");
+	if (unshare(CLONE_NEWUSER) != 0) sb_fail("unshare the user namespace");
+	sb_write("/proc/self/setgroups", "deny");
+	snprintf(buf, sizeof buf, "%u 0 1\n", uid);
+	sb_write("/proc/self/uid_map", buf);
+	snprintf(buf, sizeof buf, "%u 0 1\n", gid);
+	sb_write("/proc/self/gid_map", buf);
+}
+
+// argv: exe SENTINEL net|nonet uid:gid|- W w... P p... path arg0 args...
 static void sb_launch(int argc, char **argv, char **envp) {
 	if (argc < 3 || strcmp(argv[1], SB_SENTINEL) != 0) {
 		return;
 	}
 	int i = 2;
 	int network = strcmp(argv[i++], "net") == 0;
-	if (i >= argc) sb_failx("bad launch arguments");
+	if (i + 1 >= argc) sb_failx("bad launch arguments");
+	const char *ids = argv[i++];
 	int nw = atoi(argv[i++]);
 	if (nw < 0 || i + nw >= argc) sb_failx("bad launch arguments");
 	char **write = argv + i;
@@ -127,6 +155,7 @@ static void sb_launch(int argc, char **argv, char **envp) {
 	char **args = argv + i;
 
 	sb_protect(protect, np);
+	sb_ids(ids);
 
 	long abi = syscall(__NR_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
 	if (abi < 1) sb_failx("landlock is not available on this kernel");

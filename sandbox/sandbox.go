@@ -34,6 +34,9 @@ type Options struct {
 	// writable directory (myclaw's state and config directories). The
 	// workspace's .git/hooks, .git/config and .myclaw.toml are always added.
 	Protected []string
+	// Create lists writable directories to make when missing (caches
+	// the toolchains would make themselves, in a parent not writable).
+	Create []string
 	// Executable is the launcher (myclaw itself); "" means os.Executable().
 	Executable string
 }
@@ -83,6 +86,11 @@ func New(opts Options) *Sandbox {
 		}
 	}
 	opts.Writable = w
+	for _, d := range opts.Create {
+		if d = expandHome(d); filepath.IsAbs(d) {
+			_ = os.MkdirAll(d, 0o755) // best effort: a missing cache is skipped
+		}
+	}
 	return &Sandbox{opts: opts, status: Status{Why: "not checked yet"}}
 }
 
@@ -224,8 +232,9 @@ func (c *call) finish(stderr string) (string, string) {
 	return Describe(true, c.network), strings.Join(notes, ". ")
 }
 
-// denials are the errors a confined write or connect fails with.
-var denials = []string{"Permission denied", "Operation not permitted", "Read-only file system", "Device or resource busy"}
+// denials are the errors a confined write or connect fails with, in lower
+// case (Go tools print them so; C tools capitalise).
+var denials = []string{"permission denied", "operation not permitted", "read-only file system", "device or resource busy"}
 
 var (
 	quoted     = regexp.MustCompile(`'([^'\n]+)'|‘([^’\n]+)’|"([^"\n]+)"`)
@@ -238,8 +247,9 @@ var (
 func blocked(stderr string, network bool) string {
 	for line := range strings.SplitSeq(stderr, "\n") {
 		i := -1
+		lower := strings.ToLower(line)
 		for _, d := range denials {
-			if j := strings.Index(line, d); j > 0 {
+			if j := strings.Index(lower, d); j > 0 {
 				i = j
 				break
 			}
@@ -274,8 +284,16 @@ func deniedPath(before string) string {
 	}
 	fields := strings.Split(strings.TrimSuffix(strings.TrimSpace(before), ":"), ": ")
 	for i := len(fields) - 1; i >= 0; i-- {
-		if f := strings.TrimSpace(fields[i]); strings.ContainsAny(f, "/.") && !strings.Contains(f, " ") {
+		f := strings.TrimSpace(fields[i])
+		if strings.ContainsAny(f, "/.") && !strings.Contains(f, " ") {
 			return f
+		}
+		// "mkdir /x", "open /x"
+		words := strings.Fields(f)
+		for j := len(words) - 1; j >= 0; j-- {
+			if w := words[j]; strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~/") || strings.HasPrefix(w, "./") {
+				return w
+			}
 		}
 	}
 	return ""
@@ -302,10 +320,18 @@ func expandHome(p string) string {
 	return p
 }
 
-// DefaultWritable is the writable list when the config names none: the
-// usual toolchain caches, so builds and tests work confined.
-func DefaultWritable() []string {
-	out := []string{"~/.cache", "~/.npm", "~/.yarn", "~/.pnpm-store", "~/.cargo/registry", "~/.cargo/git", "~/.m2/repository", "~/.gradle/caches"}
+// DefaultCreate are the default writable directories worth making when
+// missing: ~/.cache, and Go's caches where Go is installed.
+func DefaultCreate() []string {
+	out := []string{"~/.cache"}
+	if _, err := exec.LookPath("go"); err == nil {
+		out = append(out, goCaches()...)
+	}
+	return out
+}
+
+func goCaches() []string {
+	var out []string
 	if v := os.Getenv("GOCACHE"); v != "" && v != "off" {
 		out = append(out, v)
 	} else if d, err := os.UserCacheDir(); err == nil {
@@ -319,6 +345,13 @@ func DefaultWritable() []string {
 		out = append(out, "~/go/pkg/mod")
 	}
 	return out
+}
+
+// DefaultWritable is the writable list when the config names none: the
+// usual toolchain caches, so builds and tests work confined.
+func DefaultWritable() []string {
+	out := []string{"~/.cache", "~/.npm", "~/.yarn", "~/.pnpm-store", "~/.cargo/registry", "~/.cargo/git", "~/.m2/repository", "~/.gradle/caches"}
+	return append(out, goCaches()...)
 }
 
 // errUnsupported is Confine's error where there is no sandbox.

@@ -24,6 +24,9 @@ const launcherArg = "__myclaw-sandbox-launch__"
 // spec is what the launcher applies before it execs the command.
 type spec struct {
 	Network bool
+	// IDs is "uid:gid" when the launcher starts as root of a user
+	// namespace and should run the command as these ids; "" otherwise.
+	IDs     string
 	Write   []string
 	Protect []string
 	Path    string
@@ -32,13 +35,17 @@ type spec struct {
 
 // launchArgs lays out sp after the launcher's argv[0], as the C launcher
 // (launch_cgo_linux.go) and launchGo read it:
-// SENTINEL net|nonet W w... P p... path arg0 args...
+// SENTINEL net|nonet uid:gid|- W w... P p... path arg0 args...
 func launchArgs(sp spec) []string {
 	net := "nonet"
 	if sp.Network {
 		net = "net"
 	}
-	out := []string{launcherArg, net, strconv.Itoa(len(sp.Write))}
+	ids := sp.IDs
+	if ids == "" {
+		ids = "-"
+	}
+	out := []string{launcherArg, net, ids, strconv.Itoa(len(sp.Write))}
 	out = append(out, sp.Write...)
 	out = append(out, strconv.Itoa(len(sp.Protect)))
 	out = append(out, sp.Protect...)
@@ -48,10 +55,13 @@ func launchArgs(sp spec) []string {
 func parseLaunchArgs(a []string) (spec, error) {
 	var sp spec
 	bad := errors.New("bad launch arguments")
-	if len(a) < 3 {
+	if len(a) < 4 {
 		return sp, bad
 	}
 	sp.Network = a[0] == "net"
+	if a[1] != "-" {
+		sp.IDs = a[1]
+	}
 	list := func(rest []string) ([]string, []string, bool) {
 		if len(rest) == 0 {
 			return nil, nil, false
@@ -62,7 +72,7 @@ func parseLaunchArgs(a []string) (spec, error) {
 		}
 		return rest[1 : 1+n], rest[1+n:], true
 	}
-	rest, ok := a[1:], false
+	rest, ok := a[2:], false
 	if sp.Write, rest, ok = list(rest); !ok {
 		return sp, bad
 	}
@@ -171,8 +181,7 @@ func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
 	write := append([]string{s.opts.Workspace, tmp}, s.writable()...)
 	existing, missing := s.protected(write)
 	slices.SortFunc(existing, func(a, b string) int { return len(a) - len(b) }) // parents first
-	cmd.Args = append([]string{exe}, launchArgs(spec{Network: network, Write: write, Protect: existing, Path: cmd.Path, Args: cmd.Args})...)
-	cmd.Path = exe
+	sp := spec{Network: network, Write: write, Protect: existing, Path: cmd.Path, Args: cmd.Args}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -182,13 +191,20 @@ func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
 		// An empty network namespace: no route anywhere, UDP included.
 		attr.Cloneflags |= syscall.CLONE_NEWNET
 	}
-	if uid := os.Geteuid(); uid != 0 {
-		// Mounting needs a user namespace; the same ids map inside, so
-		// files keep their owners and the command keeps no privilege.
+	if uid, gid := os.Geteuid(), os.Getegid(); uid != 0 {
+		// Mounting needs a user namespace whose root the launcher is; the
+		// C launcher then runs the command as the user's own ids again, in
+		// a nested namespace without privilege. (The Go fallback cannot
+		// nest one from a threaded process: there the command sees uid 0,
+		// with privilege only over its own namespaces, which Landlock
+		// keeps it from using on files.)
 		attr.Cloneflags |= syscall.CLONE_NEWUSER
-		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getegid(), HostID: os.Getegid(), Size: 1}}
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}}
+		sp.IDs = strconv.Itoa(uid) + ":" + strconv.Itoa(gid)
 	}
+	cmd.Args = append([]string{exe}, launchArgs(sp)...)
+	cmd.Path = exe
 	return &call{tmp: tmp, missing: missing, network: network}, nil
 }
 

@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 // really has none.
 func active(t testing.TB, ws string, writable ...string) *Sandbox {
 	t.Helper()
-	s := New(Options{Workspace: ws, Writable: writable})
+	s := New(Options{Workspace: ws, Writable: writable, Create: DefaultCreate()})
 	if why := s.detect(); why != "" {
 		t.Skip("no sandbox here: " + why)
 	}
@@ -175,6 +175,7 @@ func TestBlockedNotes(t *testing.T) {
 		{"bash: line 1: /etc/hosts: Permission denied\n", "blocked a write to /etc/hosts"},
 		{"touch: cannot touch '/root/x': Permission denied\n", "blocked a write to /root/x"},
 		{"bash: .git/hooks/x: Read-only file system\n", "blocked a write to .git/hooks/x"},
+		{"failed to initialize build cache at /c/go: mkdir /c/go: permission denied\n", "blocked a write to /c/go"},
 		{"curl: (6) Could not resolve host: example.com\n", "no network"},
 		{"FAIL: expected 3, got 4\n", ""},
 	} {
