@@ -87,9 +87,12 @@ type UI struct {
 
 // Shell configures shell_run.
 type Shell struct {
-	TimeoutS    int     `toml:"timeout_s"`
-	MaxTimeoutS int     `toml:"max_timeout_s"`
-	Sandbox     Sandbox `toml:"sandbox"`
+	TimeoutS    int `toml:"timeout_s"`
+	MaxTimeoutS int `toml:"max_timeout_s"`
+	// Undo records each command's changes to the workspace for /undo
+	// (default on).
+	Undo    *bool   `toml:"undo"`
+	Sandbox Sandbox `toml:"sandbox"`
 }
 
 // Sandbox is [shell.sandbox]: how shell commands are confined.
@@ -111,7 +114,7 @@ type Sandbox struct {
 func (s Sandbox) On() bool { return s.Enabled == nil || *s.Enabled }
 
 func (s Shell) isZero() bool {
-	return s.TimeoutS == 0 && s.MaxTimeoutS == 0 && s.Sandbox.Enabled == nil && s.Sandbox.Writable == nil && !s.Sandbox.Network && !s.Sandbox.Always
+	return s.TimeoutS == 0 && s.MaxTimeoutS == 0 && s.Undo == nil && s.Sandbox.Enabled == nil && s.Sandbox.Writable == nil && !s.Sandbox.Network && !s.Sandbox.Always
 }
 
 // Web configures web_fetch and web_search.
