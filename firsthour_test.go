@@ -180,3 +180,26 @@ func TestHeadlessJSONStartupFailure(t *testing.T) {
 		t.Fatalf("bad config: code %d, stderr %q, events %v", code, errOut, evs)
 	}
 }
+
+func TestApprovalsAreScopedToTheWorkspace(t *testing.T) {
+	e := newEnv(t, writeNote)
+	if _, errOut, code := e.myclaw(nil, "-p", "write the note", "--model", "test-model"); code != 0 {
+		t.Fatalf("run: %d %q", code, errOut)
+	}
+	// The same state, another workspace.
+	other := &env{t: t, ws: t.TempDir(), state: e.state, config: e.config, srv: e.srv}
+	out, _, _ := other.myclaw(nil, "history", "--approvals")
+	if !strings.HasPrefix(out, "No approval decisions in ") {
+		t.Fatalf("another workspace sees %q; want none of the first one's decisions", out)
+	}
+	out, _, _ = other.myclaw(nil, "history", "--approvals", "--all")
+	if !strings.Contains(out, "fs_write") || !strings.Contains(out, e.ws) {
+		t.Fatalf("--all shows %q; want the decision with its workspace", out)
+	}
+	hist, _, _ := e.myclaw(nil, "history")
+	id := strings.Fields(hist)[1]
+	out, _, _ = e.myclaw(nil, "history", "--approvals")
+	if !strings.Contains(out, "fs_write") || !strings.Contains(out, id) {
+		t.Fatalf("own workspace shows %q; want the decision with session %s", out, id)
+	}
+}

@@ -431,6 +431,10 @@ func (t *turn) audit(e approval.AuditEntry) {
 		return
 	}
 	e.Time = t.a.opts.Now().UTC()
+	e.Workspace = t.a.opts.Workspace
+	t.a.mu.Lock()
+	e.Session = t.a.session.Info().ID
+	t.a.mu.Unlock()
 	if err := t.a.opts.Audit.Append(e); err != nil {
 		t.a.opts.Logf("audit: %v", err)
 	}
