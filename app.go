@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"myclaw/agent"
@@ -45,6 +46,8 @@ type app struct {
 	notices []string
 	// project is the state of the workspace's .myclaw.toml.
 	project projectState
+	// agent is set once built: shell_run sizes its output by its context.
+	agent atomic.Pointer[agent.Agent]
 }
 
 // lookup reads a variable: the secrets taken out of the environment first.
@@ -178,6 +181,12 @@ func (a *app) buildTools() error {
 			OutputDir:      filepath.Join(a.stateDir, "shell-output"),
 			DefaultTimeout: time.Duration(shell.TimeoutS) * time.Second,
 			MaxTimeout:     time.Duration(shell.MaxTimeoutS) * time.Second,
+			ShownBytes: func() int {
+				if ag := a.agent.Load(); ag != nil {
+					return ag.OutputBudget()
+				}
+				return 0
+			},
 		}),
 		tools.NewWebFetch(web),
 		tools.NewTimeNow(time.Now),
@@ -342,7 +351,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 		return nil, err
 	}
 	client := agent.NewClient(agent.ClientConfig{BaseURL: a.settings.BaseURL, APIKey: a.settings.APIKey})
-	return agent.New(agent.Options{
+	ag, err := agent.New(agent.Options{
 		Client:        client,
 		Model:         a.settings.Model,
 		Registry:      a.registry,
@@ -357,6 +366,10 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 		Hooks:         a.hooks,
 		Logf:          a.logf,
 	})
+	if err == nil {
+		a.agent.Store(ag)
+	}
+	return ag, err
 }
 
 // recover finishes an undo or redo a crash interrupted.

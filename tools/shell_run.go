@@ -33,6 +33,8 @@ const (
 	// shellShownBytes is the output budget shown to the model, both streams
 	// together; each stream keeps half of it at each end.
 	shellShownBytes = 30 << 10
+	// shellMinShownBytes is the least shown however full the context is.
+	shellMinShownBytes = 2 << 10
 	// shellLogCap bounds the full-output file so a runaway command cannot
 	// fill the disk.
 	shellLogCap = 100 << 20
@@ -45,6 +47,10 @@ type ShellOptions struct {
 	DefaultTimeout time.Duration // 0 -> 120 s
 	MaxTimeout     time.Duration // 0 -> 600 s
 	Env            []string      // base environment (nil -> os.Environ()); always passed through ScrubEnv
+	// ShownBytes says how much output the model may be shown now, head and
+	// tail together (nil or 0: 30 KB; kept within 2–30 KB). The agent
+	// shrinks it as the context window fills.
+	ShownBytes func() int
 }
 
 type shellRun struct {
@@ -244,7 +250,7 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		notes = append(notes, ExitDescription(cmd.ProcessState))
 	}
 
-	body, truncNote := shellBody(stdout, stderr)
+	body, truncNote := shellBody(stdout, stderr, s.shownBytes())
 	if truncNote != "" {
 		if path, err := fullLog.keep(); err != nil {
 			truncNote += "; the full output could not be saved: " + err.Error()
@@ -268,6 +274,18 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		Summary:    fmt.Sprintf("Ran `%s`: exit %d in %s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond)),
 		Capability: "shell:exec",
 	}, nil
+}
+
+// shownBytes is the output budget of this call.
+func (s *shellRun) shownBytes() int {
+	n := 0
+	if s.opts.ShownBytes != nil {
+		n = s.opts.ShownBytes()
+	}
+	if n <= 0 {
+		return shellShownBytes
+	}
+	return min(max(n, shellMinShownBytes), shellShownBytes)
 }
 
 func (s *shellRun) startError(err error) error {
@@ -345,8 +363,7 @@ func (c *shellCapture) show(name string, budget int) (string, string) {
 
 // shellBody lays out both streams within shellShownBytes: a stream that fits
 // in half the budget is shown whole and leaves the rest to the other.
-func shellBody(stdout, stderr *shellCapture) (string, string) {
-	budget := shellShownBytes
+func shellBody(stdout, stderr *shellCapture, budget int) (string, string) {
 	outB, errB := budget/2, budget/2
 	switch {
 	case stdout.total+stderr.total <= int64(budget):

@@ -209,7 +209,16 @@ func (t *toolCard) draw(c *common) []string {
 		add(st.Dim.Render, "↶ /undo can revert this")
 	}
 	if t.untrusted {
-		for _, l := range renderFence(c, inner, t.source, t.at, t.body, !c.expandTools) {
+		body := t.body
+		if strings.HasPrefix(t.source, "shell:") && !c.expandTools {
+			// A command's errors are at the end: folded, its output shows
+			// its last lines.
+			var earlier int
+			if body, earlier = lastLines(body, foldLines); earlier > 0 {
+				add(st.Dim.Render, "… "+strconv.Itoa(earlier)+" earlier lines ("+c.keys.ToggleTools.Help().Key+" shows all)")
+			}
+		}
+		for _, l := range renderFence(c, inner, t.source, t.at, body, !c.expandTools) {
 			out = append(out, "  "+l)
 		}
 	} else if c.expandTools && t.content != "" {
@@ -268,6 +277,20 @@ func (t *toolCard) drawDiff(c *common, inner int, collapsed bool) []string {
 			c.keys.ToggleTools.Help().Key+" expands, /diff shows every change)"))
 	}
 	return out
+}
+
+// lastLines returns the last n lines of s and how many came before them.
+func lastLines(s string, n int) (string, int) {
+	s = strings.TrimRight(s, "\n")
+	total := strings.Count(s, "\n") + 1
+	if total <= n {
+		return s, 0
+	}
+	i := len(s)
+	for range n {
+		i = strings.LastIndexByte(s[:i], '\n')
+	}
+	return s[i+1:], total - n
 }
 
 // prettyContent is a trusted result for people: its JSON indented, or the
