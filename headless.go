@@ -155,6 +155,9 @@ func (p *printer) activity(format string, args ...any) {
 }
 
 func (p *printer) print(e agent.Event) {
+	if _, ok := e.(agent.ToolOutputEvent); ok {
+		return // live output is for the screen; the result carries it
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.track(e)

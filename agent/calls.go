@@ -344,7 +344,9 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 	t.emit(ToolCallEvent{Call: call, Phase: "started", Summary: dry.Summary})
 	// The call's duration is its run: time spent deciding is not in it.
 	runStart := a.opts.Now()
-	res, err := tools.Call(t.ctx, tool, args, false)
+	live := newOutputStream(call.ID, t.emit)
+	res, err := tools.Call(tools.WithProgress(t.ctx, live.write), tool, args, false)
+	live.close()
 	now := a.opts.Now()
 	var fatal error
 	switch {
@@ -388,6 +390,14 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 		}
 	}
 	out := callResult{content: content}
+	if err != nil && errors.Is(err, context.Canceled) && t.ctx.Err() != nil && res.Body != "" {
+		// Stopped by the user after printing something: what it printed
+		// is kept, for the card and for the model, with the tool's note.
+		err = nil
+		content = tools.Envelope(meta, res, nil, now.UTC())
+		ev.Content, ev.Status, ev.Message = content, StatusCancelled, "stopped by the user; the output up to then is kept"
+		out.content = content
+	}
 	if err != nil {
 		te := tools.AsError(err)
 		ev.Status, ev.Kind, ev.Message, ev.Hint = StatusError, string(te.Kind), te.Message, te.Hint

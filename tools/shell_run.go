@@ -172,6 +172,8 @@ type shellOutput struct {
 	StdoutBytes int64  `json:"stdout_bytes"`
 	StderrBytes int64  `json:"stderr_bytes"`
 	OutputFile  string `json:"output_file,omitempty"`
+	// Stopped is set when the call was cancelled while the command ran.
+	Stopped bool `json:"stopped,omitempty"`
 	Note        string `json:"note,omitempty"`
 }
 
@@ -192,6 +194,7 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	}
 	stdout := newShellCapture(shellShownBytes/2, fullLog)
 	stderr := newShellCapture(shellShownBytes/2, fullLog)
+	stdout.progress, stderr.progress = progressOf(ctx), progressOf(ctx)
 
 	base := s.opts.Env
 	if base == nil {
@@ -226,12 +229,13 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		tree.kill()
 		waitErr = <-done
 	case <-ctx.Done():
+		// The output so far is kept: with ctx.Err(), the result says what
+		// the command printed before it was stopped.
 		tree.kill()
-		<-done
-		fullLog.discard()
-		return Result{}, ctx.Err()
+		waitErr = <-done
 	}
 	elapsed := time.Since(start)
+	stopped := ctx.Err()
 
 	out := shellOutput{
 		ExitCode:    shellExitCode(cmd.ProcessState),
@@ -241,12 +245,15 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		StderrBytes: stderr.total,
 	}
 	switch {
+	case stopped != nil:
+		out.Stopped = true
+		notes = append(notes, fmt.Sprintf("stopped after %s (the user cancelled, or the call's time ran out): the command and all its processes were killed; the output up to then is below", elapsed.Round(100*time.Millisecond)))
 	case timedOut:
 		notes = append(notes, fmt.Sprintf("timed out after %d s: the command and all its processes were killed", int(timeout/time.Second)))
 	case errors.Is(waitErr, exec.ErrWaitDelay):
 		notes = append(notes, "a background process kept the output open after bash exited; it was left running and its later output is not captured")
 	}
-	if _, ok := exitSignal(cmd.ProcessState); ok && !timedOut {
+	if _, ok := exitSignal(cmd.ProcessState); ok && !timedOut && stopped == nil {
 		notes = append(notes, ExitDescription(cmd.ProcessState))
 	}
 
@@ -267,13 +274,18 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		fullLog.discard()
 	}
 	out.Note = strings.Join(notes, ". ")
-	return Result{
+	res := Result{
 		Output:     out,
 		Body:       body,
 		Source:     "shell:" + ClipOneLine(a.Command, 60),
 		Summary:    fmt.Sprintf("Ran `%s`: exit %d in %s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond)),
 		Capability: "shell:exec",
-	}, nil
+	}
+	if stopped != nil {
+		res.Summary = fmt.Sprintf("Stopped `%s` after %s", ClipOneLine(a.Command, 60), elapsed.Round(100*time.Millisecond))
+		return res, stopped
+	}
+	return res, nil
 }
 
 // shownBytes is the output budget of this call.
@@ -317,6 +329,8 @@ type shellCapture struct {
 	tail  TailBuffer // the bytes after head
 	total int64
 	log   *shellLog
+	// progress, when set, sees the output as it comes (for the screen).
+	progress func([]byte)
 }
 
 // newShellCapture returns a capture that keeps half bytes at each end of
@@ -328,6 +342,9 @@ func newShellCapture(half int, log *shellLog) *shellCapture {
 // Write implements io.Writer. os/exec calls it from one goroutine per stream.
 func (c *shellCapture) Write(p []byte) (int, error) {
 	c.log.write(p)
+	if c.progress != nil {
+		c.progress(p)
+	}
 	c.total += int64(len(p))
 	rest := p
 	if len(c.head) < c.half {

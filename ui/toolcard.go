@@ -84,6 +84,7 @@ type toolCard struct {
 	waiting  bool   // the call waits for the person's approval
 	exitCode *int   // the exit status of the command it ran, if any
 	diff     string // what a journaled write or edit applied
+	live     string // the newest output while it runs (raw)
 
 	untrusted  bool
 	source     string
@@ -113,7 +114,7 @@ func (t *toolCard) finish(ev agent.ToolResultEvent) {
 		t.content = ev.Content
 		t.untrusted, t.source, t.at, t.body = ev.Untrusted, ev.Source, ev.RetrievedAt, ev.Body
 		t.reversible = ev.Reversible
-		t.exitCode, t.diff, t.waiting = ev.ExitCode, ev.Diff, false
+		t.exitCode, t.diff, t.waiting, t.live = ev.ExitCode, ev.Diff, false, ""
 		if ev.Call.Edited {
 			// The card names what ran, not what the model proposed.
 			t.call, t.arg = ev.Call, keyArg(ev.Call.Args)
@@ -208,6 +209,12 @@ func (t *toolCard) draw(c *common) []string {
 	if t.reversible && t.status == agent.StatusOK {
 		add(st.Dim.Render, "↶ /undo can revert this")
 	}
+	if t.status == "" && t.live != "" {
+		tail, _ := lastLines(t.live, liveLines)
+		for _, l := range renderFence(c, inner, "live output", time.Time{}, tail, true) {
+			out = append(out, "  "+l)
+		}
+	}
 	if t.untrusted {
 		body := t.body
 		if strings.HasPrefix(t.source, "shell:") && !c.expandTools {
@@ -277,6 +284,17 @@ func (t *toolCard) drawDiff(c *common, inner int, collapsed bool) []string {
 			c.keys.ToggleTools.Help().Key+" expands, /diff shows every change)"))
 	}
 	return out
+}
+
+// liveLines is how much of a running call's output its card shows.
+const liveLines = 6
+
+// addLive appends output of the running call, keeping the newest 4 KB.
+func (t *toolCard) addLive(s string) {
+	t.live += s
+	if n := len(t.live) - 4<<10; n > 0 {
+		t.live = t.live[n:]
+	}
 }
 
 // lastLines returns the last n lines of s and how many came before them.

@@ -152,3 +152,22 @@ func TestShellCardShowsTheEndOfLongOutput(t *testing.T) {
 		t.Fatalf("lastLines = %q, %d", a, n)
 	}
 }
+
+func TestRunningCommandStreamsIntoItsCard(t *testing.T) {
+	m := newTestModel(t, newFake())
+	m = startFakeTurn(t, m, "test")
+	run := call("s1", "shell_run", `{"command":"go test ./..."}`)
+	m = events(m,
+		agent.ToolCallEvent{Call: run, Phase: "started"},
+		agent.ToolOutputEvent{CallID: "s1", Text: "=== RUN TestAdd\n"},
+		agent.ToolOutputEvent{CallID: "s1", Text: "--- FAIL: TestAdd\n\x1b[2J"},
+	)
+	got := m.tr.text(m.c)
+	if !strings.Contains(got, "--- FAIL: TestAdd") || !strings.Contains(got, "live output") || strings.Contains(got, "\x1b") {
+		t.Fatalf("running card lacks its live output (or kept a control):\n%q", got)
+	}
+	m = events(m, agent.ToolResultEvent{Call: run, Status: agent.StatusOK, Untrusted: true, Source: "shell:go test ./...", Body: "done\n"})
+	if got := m.tr.text(m.c); strings.Contains(got, "live output") {
+		t.Fatalf("finished card still shows the live output:\n%s", got)
+	}
+}
