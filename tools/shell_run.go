@@ -173,8 +173,8 @@ type shellOutput struct {
 	StderrBytes int64  `json:"stderr_bytes"`
 	OutputFile  string `json:"output_file,omitempty"`
 	// Stopped is set when the call was cancelled while the command ran.
-	Stopped bool `json:"stopped,omitempty"`
-	Note        string `json:"note,omitempty"`
+	Stopped bool   `json:"stopped,omitempty"`
+	Note    string `json:"note,omitempty"`
 }
 
 // Execute implements Tool. A non-zero exit status is a result, not an error:
