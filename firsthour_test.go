@@ -158,8 +158,7 @@ func TestHeadlessJSONSessionAndResult(t *testing.T) {
 
 func TestHeadlessJSONStartupFailure(t *testing.T) {
 	e := newEnv(t, roundsThenAnswer)
-	e.srv.modelIDs = []string{"other-model"}
-	out, errOut, code := e.myclaw(nil, "-p", "go", "--model", "test-model", "--output", "json")
+	out, errOut, code := e.myclaw(nil, "-p", "go", "--model", "nope", "--output", "json")
 	if code != 1 || errOut != "" {
 		t.Fatalf("code %d, stderr %q; want 1 and nothing on stderr", code, errOut)
 	}
