@@ -12,8 +12,8 @@ import (
 
 	"myclaw/agent"
 	"myclaw/approval"
-	"myclaw/tools"
 	"myclaw/tools/mcp"
+	"myclaw/tools/termtext"
 )
 
 // runHeadless runs one task without a person: assistant text on stdout,
@@ -78,7 +78,9 @@ type printer struct {
 
 	// midLine is set when the last text written to out did not end a line.
 	midLine bool
-	round   roundText
+	// text holds back a control sequence cut between deltas.
+	text  termtext.Stream
+	round roundText
 	// answer is the whole answer as shown, for the result event.
 	answer    strings.Builder
 	sessionID string
@@ -145,7 +147,7 @@ func (p *printer) notice(text string) {
 	p.activity("note: %s\n", text)
 }
 
-func (p *printer) encode(e agent.Event) { _ = p.enc.Encode(jsonEvent(e)) }
+func (p *printer) encode(e agent.Event) { _ = p.enc.Encode(json.RawMessage(inertJSON(jsonEvent(e)))) }
 
 // activity writes a line to stderr, first ending the answer's line so that
 // the two do not run together under 2>&1.
@@ -167,7 +169,7 @@ func (p *printer) print(e agent.Event) {
 	}
 	switch ev := e.(type) {
 	case agent.TextDelta:
-		p.text(p.round.write(tools.StripControls(ev.Text)))
+		p.writeText(p.round.write(p.text.Write(ev.Text)))
 	case agent.ReasoningDelta:
 		// Reasoning is not part of the answer; scripts get it with --output json.
 	case agent.ToolCallEvent:
@@ -176,16 +178,16 @@ func (p *printer) print(e agent.Event) {
 			if what == "" {
 				what = string(ev.Call.Args)
 			}
-			p.activity("→ %s: %s\n", ev.Call.Tool, tools.StripControls(oneLine(what, 160)))
+			p.activity("→ %s: %s\n", oneLine(ev.Call.Tool, 0), oneLine(what, 160))
 		}
 	case agent.ToolResultEvent:
 		switch {
 		case ev.Failed() && ev.Status == agent.StatusOK:
-			p.activity("✗ %s exit %d (%s)\n", ev.Call.Tool, *ev.ExitCode, ev.Duration.Round(time.Millisecond))
+			p.activity("✗ %s exit %d (%s)\n", oneLine(ev.Call.Tool, 0), *ev.ExitCode, ev.Duration.Round(time.Millisecond))
 		case ev.Status == agent.StatusOK:
-			p.activity("✓ %s (%s)\n", ev.Call.Tool, ev.Duration.Round(time.Millisecond))
+			p.activity("✓ %s (%s)\n", oneLine(ev.Call.Tool, 0), ev.Duration.Round(time.Millisecond))
 		default:
-			p.activity("✗ %s %s: %s\n", ev.Call.Tool, ev.Status, tools.StripControls(ev.Message))
+			p.activity("✗ %s %s: %s\n", oneLine(ev.Call.Tool, 0), ev.Status, termtext.Visible(ev.Message))
 		}
 	case agent.RetryEvent:
 		p.activity("retry %d/%d in %s: %s\n", ev.Attempt, ev.Max, ev.Wait.Round(100*time.Millisecond), ev.Reason)
@@ -203,10 +205,14 @@ func (p *printer) print(e agent.Event) {
 // round ends with its first tool call (text written as a call is dropped)
 // or with the turn.
 func (p *printer) track(e agent.Event) {
+	if _, ok := e.(agent.TextDelta); !ok && !p.json {
+		p.writeText(p.round.write(p.text.Flush()))
+	}
 	switch ev := e.(type) {
 	case agent.TextDelta:
 		if p.json {
-			p.answer.WriteString(p.round.write(tools.StripControls(ev.Text)))
+			// Strings in JSON events go through inertJSON.
+			p.answer.WriteString(p.round.write(ev.Text))
 		}
 	case agent.ToolCallEvent:
 		if ev.Phase == "proposed" {
@@ -242,11 +248,11 @@ func (p *printer) endRound(textCalls bool) {
 		}
 		return
 	}
-	p.text(held)
+	p.writeText(held)
 	p.endLine()
 }
 
-func (p *printer) text(s string) {
+func (p *printer) writeText(s string) {
 	if s != "" {
 		fmt.Fprint(p.out, s)
 		p.midLine = !strings.HasSuffix(s, "\n")
@@ -257,7 +263,8 @@ func (p *printer) finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.json {
-		p.text(p.round.end(false))
+		p.writeText(p.round.write(p.text.Flush()))
+		p.writeText(p.round.end(false))
 		p.endLine()
 	}
 }
@@ -370,10 +377,44 @@ func jsonEvent(e agent.Event) json.RawMessage {
 	return append(out, b[1:]...)
 }
 
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > max {
-		return string(r[:max-1]) + "…"
+// oneLine is termtext.OneLine: one line, controls shown as escapes, cut to
+// max characters.
+func oneLine(s string, max int) string { return termtext.OneLine(s, max) }
+
+// inertJSON rewrites every string of a JSON document through
+// termtext.Visible, so that no string a script decodes holds a control
+// character or an invisible one: `\u001b]0;x\u0007` becomes `\\e]0;x\\a`.
+func inertJSON(doc []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(doc); i++ {
+		if doc[i] != '"' {
+			continue
+		}
+		end := i + 1
+		for end < len(doc) && doc[end] != '"' {
+			if doc[end] == '\\' {
+				end++
+			}
+			end++
+		}
+		end++ // the closing quote
+		var s string
+		if end <= len(doc) && json.Unmarshal(doc[i:end], &s) == nil {
+			if v := termtext.Visible(s); v != s {
+				var b strings.Builder
+				enc := json.NewEncoder(&b)
+				enc.SetEscapeHTML(false)
+				_ = enc.Encode(v)
+				out = append(out, doc[last:i]...)
+				out = append(out, strings.TrimSuffix(b.String(), "\n")...)
+				last = end
+			}
+		}
+		i = end - 1
 	}
-	return s
+	if out == nil {
+		return doc
+	}
+	return append(out, doc[last:]...)
 }
