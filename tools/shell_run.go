@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"myclaw/tools/snapshot"
 	"myclaw/tools/termtext"
 )
 
@@ -53,6 +54,9 @@ type ShellOptions struct {
 	// tail together (nil or 0: 30 KB; kept within 2–30 KB). The agent
 	// shrinks it as the context window fills.
 	ShownBytes func() int
+	// Undo, when set, records each command's changes to the workspace so
+	// that /undo can restore them.
+	Undo *ShellUndo
 }
 
 type shellRun struct {
@@ -163,8 +167,13 @@ func (s *shellRun) DryRun(ctx context.Context, raw json.RawMessage) (Result, err
 	section("Runs", cl.Commands, "")
 	section("Writes to", cl.Redirects, "")
 	section("Warnings", cl.Warnings, "! ")
+	var plan string
+	if s.opts.Undo != nil {
+		plan = s.opts.Undo.plan()
+	}
 	return Result{
 		Summary:    "Run `" + ClipOneLine(a.Command, 80) + "`",
+		UndoPlan:   plan,
 		Preview:    strings.TrimRight(p.String(), "\n"),
 		Capability: "shell:exec",
 		Source:     "shell:" + ClipOneLine(a.Command, 60),
@@ -180,9 +189,12 @@ type shellOutput struct {
 	StdoutBytes int64  `json:"stdout_bytes"`
 	StderrBytes int64  `json:"stderr_bytes"`
 	OutputFile  string `json:"output_file,omitempty"`
+	Note        string `json:"note,omitempty"`
 	// Stopped is set when the call was cancelled while the command ran.
-	Stopped bool   `json:"stopped,omitempty"`
-	Note    string `json:"note,omitempty"`
+	Stopped bool `json:"stopped,omitempty"`
+	// FilesChanged lists the workspace files the command changed ("M a.go",
+	// "A new.txt", "D old.txt"), bounded; /undo can restore them.
+	FilesChanged []string `json:"files_changed,omitempty"`
 }
 
 // Execute implements Tool. A non-zero exit status is a result, not an error:
@@ -204,6 +216,19 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	stderr := newShellCapture(shellShownBytes/2, fullLog)
 	stdout.progress, stderr.progress = progressOf(ctx), progressOf(ctx)
 
+	var before *snapshot.Snapshot
+	if s.opts.Undo != nil {
+		if before, err = s.opts.Undo.Tracker.Capture(ctx); err != nil {
+			notes = append(notes, "its changes to the workspace are not recorded, so it cannot be undone: "+err.Error())
+			before = nil
+		}
+	}
+	var rec shellRecorded
+	recordChanges := func() {
+		if before != nil {
+			rec = s.opts.Undo.record(ctx, before)
+		}
+	}
 	start := time.Now()
 	proc, err := startShell(s.command(a.Command), stdout, stderr)
 	if err != nil {
@@ -220,13 +245,18 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		timedOut = true
 	case <-ctx.Done():
 		// The output so far is kept: with ctx.Err(), the result says what
-		// the command printed before it was stopped.
+		// the command printed before it was stopped; what it changed is
+		// still undoable.
 		stopped = ctx.Err()
 	}
 	elapsed := time.Since(start)
 	// Whatever the command left running goes now, so that nothing outlives
 	// the call; the output it wrote until then is kept.
 	escaped := proc.stop()
+	recordChanges()
+	if rec.note != "" {
+		notes = append(notes, rec.note)
+	}
 
 	out := shellOutput{
 		ExitCode:    shellExitCode(proc.cmd.ProcessState),
@@ -265,15 +295,18 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		fullLog.discard()
 	}
 	out.Note = strings.Join(notes, ". ")
+	out.FilesChanged = rec.changed
 	res := Result{
+		Undo:       rec.undo,
+		UndoPlan:   rec.plan,
 		Output:     out,
 		Body:       body,
 		Source:     "shell:" + ClipOneLine(a.Command, 60),
-		Summary:    fmt.Sprintf("Ran `%s`: exit %d in %s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond)),
+		Summary:    fmt.Sprintf("Ran `%s`: exit %d in %s%s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond), rec.summary),
 		Capability: "shell:exec",
 	}
 	if stopped != nil {
-		res.Summary = fmt.Sprintf("Stopped `%s` after %s", ClipOneLine(a.Command, 60), elapsed.Round(100*time.Millisecond))
+		res.Summary = fmt.Sprintf("Cancelled `%s` after %s%s", ClipOneLine(a.Command, 60), elapsed.Round(100*time.Millisecond), rec.summary)
 		return res, stopped
 	}
 	return res, nil
