@@ -56,7 +56,8 @@ type ShellOptions struct {
 	ShownBytes func() int
 	// Undo, when set, records each command's changes to the workspace so
 	// that /undo can restore them.
-	Undo *ShellUndo
+	Undo    *ShellUndo
+	Sandbox Sandbox // confines calls whose context asks for it (nil: none)
 }
 
 type shellRun struct {
@@ -189,6 +190,7 @@ type shellOutput struct {
 	StdoutBytes int64  `json:"stdout_bytes"`
 	StderrBytes int64  `json:"stderr_bytes"`
 	OutputFile  string `json:"output_file,omitempty"`
+	Sandbox     string `json:"sandbox,omitempty"`
 	Note        string `json:"note,omitempty"`
 	// Stopped is set when the call was cancelled while the command ran.
 	Stopped bool `json:"stopped,omitempty"`
@@ -216,6 +218,13 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	stderr := newShellCapture(shellShownBytes/2, fullLog)
 	stdout.progress, stderr.progress = progressOf(ctx), progressOf(ctx)
 
+	cmd := s.command(a.Command)
+	sandbox, err := s.confine(ctx, cmd)
+	if err != nil {
+		fullLog.discard()
+		return Result{}, err
+	}
+	defer sandbox.close()
 	var before *snapshot.Snapshot
 	if s.opts.Undo != nil {
 		if before, err = s.opts.Undo.Tracker.Capture(ctx); err != nil {
@@ -230,7 +239,7 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		}
 	}
 	start := time.Now()
-	proc, err := startShell(s.command(a.Command), stdout, stderr)
+	proc, err := startShell(cmd, stdout, stderr)
 	if err != nil {
 		fullLog.discard()
 		return Result{}, s.startError(err)
@@ -294,6 +303,8 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	} else {
 		fullLog.discard()
 	}
+	summary := fmt.Sprintf("Ran `%s`: exit %d in %s%s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond), rec.summary)
+	notes, summary = sandbox.report(&out, notes, summary, stderr)
 	out.Note = strings.Join(notes, ". ")
 	out.FilesChanged = rec.changed
 	res := Result{
@@ -302,7 +313,7 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		Output:     out,
 		Body:       body,
 		Source:     "shell:" + ClipOneLine(a.Command, 60),
-		Summary:    fmt.Sprintf("Ran `%s`: exit %d in %s%s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond), rec.summary),
+		Summary:    summary,
 		Capability: "shell:exec",
 	}
 	if stopped != nil {
