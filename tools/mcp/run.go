@@ -44,7 +44,14 @@ func (r *run) main() {
 		return
 	}
 
-	startCtx, cancelStart := context.WithTimeoutCause(r.ctx, cfg.Timeout, errStartTimeout)
+	timeout := cfg.Timeout
+	if a := r.s.auth; a != nil && a.beginRun() {
+		// This run logs in: the start-up waits for a person in a browser.
+		// Later 401s of the session only refresh.
+		timeout = max(timeout, loginTimeout)
+		defer a.endLogin() // when the start-up fails
+	}
+	startCtx, cancelStart := context.WithTimeoutCause(r.ctx, timeout, errStartTimeout)
 	defer cancelStart()
 	transport, err := r.m.dial(cfg)
 	if err != nil {
@@ -74,6 +81,9 @@ func (r *run) main() {
 		r.closeSession(sess, stdio)
 		return
 	}
+	if a := r.s.auth; a != nil {
+		a.endLogin()
+	}
 	if !r.install(listed) {
 		r.closeSession(sess, stdio)
 		return
@@ -88,7 +98,11 @@ func (r *run) main() {
 		if stdio != nil && stdio.proc != nil {
 			stdio.proc.stop()
 		}
-		r.end(StateFailed, deathReason(err, stdio))
+		reason := deathReason(err, stdio)
+		if a := r.s.auth; a != nil && a.needsLogin() {
+			reason = a.loginReason()
+		}
+		r.end(StateFailed, reason)
 		r.closeSession(sess, stdio)
 	case <-r.ctx.Done():
 		r.end(StateStopped, "")
@@ -110,6 +124,8 @@ func (r *run) closeSession(sess *sdk.ClientSession, stdio *stdioTransport) {
 // endStart ends a run whose start-up failed, saying why.
 func (r *run) endStart(startCtx context.Context, step string, err error, stdio *stdioTransport) {
 	switch {
+	case r.s.auth != nil && r.s.auth.needsLogin():
+		r.end(StateFailed, r.s.auth.loginReason())
 	case errors.Is(context.Cause(startCtx), errStartTimeout):
 		msg := fmt.Sprintf("no answer within %s at start-up (%s)", r.s.cfg.Timeout, step)
 		r.end(StateFailed, withStderr(msg, stdio))

@@ -150,6 +150,8 @@ func (t *remoteTool) callError(ctx context.Context, err error) error {
 	switch {
 	case t.r.ctx.Err() != nil:
 		return t.r.downError()
+	case t.r.s.auth != nil && t.r.s.auth.needsLogin():
+		return t.r.loginError()
 	case tools.TimedOut(ctx):
 		reason := fmt.Sprintf("%s got no answer within %s", t.meta.Name, t.meta.EffectiveTimeout())
 		t.r.end(StateFailed, reason)
