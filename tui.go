@@ -36,6 +36,7 @@ func runTUI(ctx context.Context, o options, secrets map[string]string) error {
 	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 64)}
 	// The servers start behind the first frame; their news reaches the
 	// transcript through Notices.
+	a.mcpOpts = mcp.Options{Interactive: true, Notify: b.mcpNotify}
 	a.startMCP(ctx, b.mcpChanged)
 	return ui.Run(ctx, b, ui.Options{
 		Workspace: a.workspace.Dir(),
@@ -124,6 +125,9 @@ func (b *tuiBackend) mcpChanged(s mcp.ServerStatus) {
 		text = fmt.Sprintf("MCP server %s is running with %d tools.", s.Name, len(s.Tools))
 	case mcp.StateFailed:
 		text = fmt.Sprintf("MCP server %s failed: %s. Its tools are withdrawn; /mcp restart %s tries again.", s.Name, s.LastError, s.Name)
+		if s.Auth == mcp.AuthNeeded || s.Auth == mcp.AuthExpired {
+			text = fmt.Sprintf("MCP server %s: %s. Its tools are withdrawn until then.", s.Name, s.LastError)
+		}
 	default:
 		return
 	}
@@ -152,6 +156,24 @@ func (b *tuiBackend) Tools() []agent.ToolInfo {
 		}
 	}
 	return out
+}
+
+// mcpNotify shows a server's message (a login URL) in the transcript.
+func (b *tuiBackend) mcpNotify(server, text string) {
+	select {
+	case b.notices <- text:
+	default:
+	}
+}
+
+// LoginMCP implements ui.Extensions.
+func (b *tuiBackend) LoginMCP(ctx context.Context, name string) error {
+	return b.app.loginMCP(ctx, name)
+}
+
+// LogoutMCP implements ui.Extensions.
+func (b *tuiBackend) LogoutMCP(ctx context.Context, name string) error {
+	return b.app.logoutMCP(ctx, name)
 }
 
 // MCPServers implements ui.Extensions.

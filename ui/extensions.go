@@ -17,6 +17,10 @@ type Extensions interface {
 	MCPServers() []mcp.ServerStatus
 	// RestartMCP stops (if needed) and starts one server again.
 	RestartMCP(ctx context.Context, name string) error
+	// LoginMCP logs in to a URL server in the browser; LogoutMCP forgets
+	// its login.
+	LoginMCP(ctx context.Context, name string) error
+	LogoutMCP(ctx context.Context, name string) error
 	// TrustProject trusts the workspace's .myclaw.toml as it is now, loads
 	// it, and says what it loaded.
 	TrustProject(ctx context.Context) (string, error)
@@ -61,8 +65,24 @@ func (m Model) mcpCommand(args []string) (Model, tea.Cmd) {
 			}
 			return commandResultMsg{draw: textDraw("restarting MCP server " + name + "; /mcp shows its state"), refresh: true}
 		}
+	case len(args) == 2 && args[0] == "login":
+		name := args[1]
+		return m, func() tea.Msg {
+			if err := ext.LoginMCP(ctx, name); err != nil {
+				return commandResultMsg{err: err}
+			}
+			return commandResultMsg{draw: textDraw("logging in to MCP server " + name + ": the login URL follows (opened in your browser); /mcp shows the state")}
+		}
+	case len(args) == 2 && args[0] == "logout":
+		name := args[1]
+		return m, func() tea.Msg {
+			if err := ext.LogoutMCP(ctx, name); err != nil {
+				return commandResultMsg{err: err}
+			}
+			return commandResultMsg{draw: textDraw("logged out of MCP server " + name + " (its stored token is deleted)"), refresh: true}
+		}
 	}
-	m.addBlock(errorBlock("usage: /mcp [restart NAME]", "lists the MCP servers, or restarts one"))
+	m.addBlock(errorBlock("usage: /mcp [restart NAME | login NAME | logout NAME]", "lists the MCP servers, restarts one, or logs in to or out of one"))
 	return m, nil
 }
 
@@ -98,7 +118,21 @@ func drawMCP(c *common, list []mcp.ServerStatus) []string {
 			state = st.Dim.Render(pad(state, 9))
 		}
 		line := "  " + pad(truncate(oneLine(s.Name), 18), 19) + state + " " + st.Dim.Render(s.Since.Format("15:04:05"))
+		if s.Auth != mcp.AuthNone {
+			auth := "auth: " + string(s.Auth)
+			if s.Auth == mcp.AuthNeeded || s.Auth == mcp.AuthExpired {
+				auth = st.Error.Render(auth + " (/mcp login " + oneLine(s.Name) + ")")
+			} else {
+				auth = st.Dim.Render(auth)
+			}
+			line += "  " + auth
+		}
 		out = append(out, truncate(line, w))
+		if s.AuthNote != "" {
+			for _, l := range wrapPlain("login: "+oneLine(s.AuthNote), w-6) {
+				out = append(out, "    "+st.Dim.Render(l))
+			}
+		}
 		if len(s.Tools) > 0 {
 			for _, l := range wrapPlain("tools: "+oneLine(strings.Join(s.Tools, ", ")), w-6) {
 				out = append(out, "    "+l)

@@ -78,7 +78,7 @@ type authHandler struct {
 	// login: the current run's start-up may log in in the browser;
 	// wantLogin: the next run's may (Login asked for it).
 	login, wantLogin bool
-	saved *savedToken
+	saved            *savedToken
 }
 
 func newAuthHandler(cfg ServerConfig, store *tokenStore, client *http.Client, browse func(string) error, notify func(string, string)) *authHandler {
