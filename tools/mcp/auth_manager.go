@@ -25,6 +25,10 @@ type Options struct {
 	// Notify shows the user a line about a server outside of any call (a
 	// login URL); it must not block for long. May be nil.
 	Notify func(server, text string)
+	// Elicit asks the person to fill in a server's form and blocks until
+	// they answer or ctx ends (an error cancels). Nil declines every form:
+	// there is nobody to ask.
+	Elicit func(ctx context.Context, e Elicitation) (ElicitAnswer, error)
 }
 
 // SetOptions configures the Manager; it must be called before Start.

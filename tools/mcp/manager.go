@@ -58,6 +58,9 @@ type ServerConfig struct {
 	// means dynamic client registration. Unused when Headers carry an
 	// Authorization header.
 	OAuth *OAuthConfig
+	// LogLevel is the level of log messages asked of the server
+	// (DefaultLogLevel when empty).
+	LogLevel string
 }
 
 // State is the life-cycle state of a server.
@@ -90,6 +93,8 @@ type ServerStatus struct {
 	// Auth is where a URL server stands with its login; AuthNote says why.
 	Auth     AuthState
 	AuthNote string
+	// Log holds the server's last log messages ("15:04:05 level: text").
+	Log []string
 }
 
 // Manager starts the configured servers in the background and keeps their
@@ -113,6 +118,9 @@ type Manager struct {
 	// authClient gives the HTTP client of a server's OAuth requests; tests
 	// replace it.
 	authClient func(endpoint string) *http.Client
+	// protocolVersion, when set (tests), is the version the client asks
+	// for instead of the SDK's latest.
+	protocolVersion string
 
 	mu      sync.Mutex // guards the fields below and every server's state
 	servers []*server
@@ -135,6 +143,8 @@ type server struct {
 	// auth is the OAuth handler of a URL server without an Authorization
 	// header; it outlives runs, so a restart keeps the login.
 	auth *authHandler
+	// logs are the server's last log messages, across runs.
+	logs logRing
 }
 
 // NewManager returns a Manager for servers, registering their tools in reg.
@@ -186,10 +196,10 @@ func checkConfig(cfg ServerConfig) error {
 		if len(cfg.Unset) > 0 {
 			return fmt.Errorf("%s.headers: %s not set in the environment", key, strings.Join(cfg.Unset, ", "))
 		}
-	case len(cfg.Headers) > 0:
-		return fmt.Errorf("%s: headers apply to url servers only", key)
+	case len(cfg.Headers) > 0 || cfg.OAuth != nil:
+		return fmt.Errorf("%s: headers and oauth apply to url servers only", key)
 	}
-	return nil
+	return checkLogLevel(key, cfg.LogLevel)
 }
 
 func (m *Manager) defaultDial(cfg ServerConfig) (sdk.Transport, error) {
@@ -346,6 +356,7 @@ func (s *server) statusLocked() ServerStatus {
 		Skipped:   append([]string(nil), s.skipped...),
 		LastError: s.lastErr,
 		Since:     s.since,
+		Log:       s.logs.snapshot(),
 	}
 	switch {
 	case s.auth != nil:

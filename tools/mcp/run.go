@@ -59,11 +59,11 @@ func (r *run) main() {
 		return
 	}
 	stdio, _ := transport.(*stdioTransport)
-	client := sdk.NewClient(&sdk.Implementation{Name: "myclaw", Version: "1"}, &sdk.ClientOptions{
-		Capabilities:           &sdk.ClientCapabilities{},
-		ToolListChangedHandler: r.toolsChanged,
-	})
-	sess, err := client.Connect(startCtx, transport, nil)
+	var sessOpts *sdk.ClientSessionOptions
+	if v := r.m.protocolVersion; v != "" {
+		sessOpts = &sdk.ClientSessionOptions{ProtocolVersion: v}
+	}
+	sess, err := r.newClient().Connect(startCtx, transport, sessOpts)
 	if err != nil {
 		if stdio != nil && stdio.proc != nil {
 			stdio.proc.stop()
@@ -74,6 +74,7 @@ func (r *run) main() {
 	r.m.mu.Lock()
 	r.sess = sess
 	r.m.mu.Unlock()
+	r.setLogLevel(startCtx, sess)
 
 	listed, err := listTools(startCtx, sess)
 	if err != nil {

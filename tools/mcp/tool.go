@@ -134,7 +134,7 @@ func (t *remoteTool) Execute(ctx context.Context, args json.RawMessage) (tools.R
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := sess.CallTool(callCtx, &sdk.CallToolParams{Name: t.name, Arguments: args})
+	res, err := sess.CallTool(callCtx, &sdk.CallToolParams{Meta: t.r.callMeta(), Name: t.name, Arguments: args})
 	if err != nil {
 		return tools.Result{}, t.callError(ctx, err)
 	}
