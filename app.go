@@ -300,7 +300,7 @@ func (a *app) mcpServers(cfg *config.Config) []mcp.ServerConfig {
 		out = append(out, mcp.ServerConfig{
 			Name: name, Command: s.Command, Args: s.Args, Env: env, URL: s.URL,
 			Enabled: s.IsEnabled(), Timeout: timeout, Trust: s.Trust, Dir: a.workspace.Dir(),
-			Headers: headers, Unset: unset, OAuth: oauth,
+			Headers: headers, Unset: unset, OAuth: oauth, LogLevel: s.LogLevel,
 		})
 	}
 	return out

@@ -33,16 +33,17 @@ func runTUI(ctx context.Context, o options, secrets map[string]string) error {
 		a.notices = append(a.notices, fmt.Sprintf("Resumed session %s (%d earlier messages, last used %s): the model remembers them.",
 			info.ID, n, info.Updated.Local().Format("2006-01-02 15:04")))
 	}
-	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 64)}
+	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 64), forms: make(chan ui.FormRequest)}
 	// The servers start behind the first frame; their news reaches the
 	// transcript through Notices.
-	a.mcpOpts = mcp.Options{Interactive: true, Notify: b.mcpNotify}
+	a.mcpOpts = mcp.Options{Interactive: true, Notify: b.mcpNotify, Elicit: b.elicit}
 	a.startMCP(ctx, b.mcpChanged)
 	return ui.Run(ctx, b, ui.Options{
 		Workspace: a.workspace.Dir(),
 		LogPath:   filepath.Join(a.stateDir, "myclaw.log"),
 		Banner:    strings.Join(a.notices, "\n"),
 		Notices:   b.notices,
+		Forms:     b.forms,
 		Earlier:   earlier(ag.Messages(), ag.PastCalls(), 60),
 	})
 }
@@ -101,6 +102,8 @@ type tuiBackend struct {
 	*agent.Agent
 	app     *app
 	notices chan string
+	// forms carries MCP servers' requests for input to the TUI.
+	forms   chan ui.FormRequest
 	trustMu sync.Mutex
 
 	mu sync.Mutex
@@ -163,6 +166,23 @@ func (b *tuiBackend) mcpNotify(server, text string) {
 	select {
 	case b.notices <- text:
 	default:
+	}
+}
+
+// elicit shows a server's form in the TUI and waits for the answer; the
+// server's ctx bounds the wait.
+func (b *tuiBackend) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitAnswer, error) {
+	reply := make(chan mcp.ElicitAnswer, 1)
+	select {
+	case b.forms <- ui.FormRequest{Ctx: ctx, Form: e, Reply: reply}:
+	case <-ctx.Done():
+		return mcp.ElicitAnswer{}, ctx.Err()
+	}
+	select {
+	case a := <-reply:
+		return a, nil
+	case <-ctx.Done():
+		return mcp.ElicitAnswer{}, ctx.Err()
 	}
 }
 

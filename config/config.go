@@ -113,6 +113,9 @@ type MCPServer struct {
 	// OAuth sets up the login of a url server that asks for one; without
 	// it myclaw registers itself with the server's authorization server.
 	OAuth *MCPOAuth `toml:"oauth"`
+	// LogLevel is the level of the log messages asked of the server
+	// (debug ... emergency; default info).
+	LogLevel string `toml:"log_level"`
 }
 
 // MCPOAuth is the oauth table of an [mcp.servers.NAME] entry.
@@ -284,6 +287,7 @@ var (
 	risks        = []string{"low", "medium", "high"}
 	serverNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 	headerNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*$`)
+	mcpLogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 )
 
 func (c *Config) check(src []byte) error {
@@ -356,6 +360,9 @@ func (c *Config) check(src []byte) error {
 		}
 		if s.URL == "" && (len(s.Headers) > 0 || s.OAuth != nil) {
 			return bad(table, "headers", "headers and oauth apply to url servers only")
+		}
+		if s.LogLevel != "" && !slices.Contains(mcpLogLevels, s.LogLevel) {
+			return bad(table, "log_level", fmt.Sprintf("%q: want one of %s", s.LogLevel, strings.Join(mcpLogLevels, ", ")))
 		}
 		if o := s.OAuth; o != nil {
 			if o.CallbackPort < 0 || o.CallbackPort > 65535 {

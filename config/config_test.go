@@ -42,6 +42,7 @@ func TestParseErrors(t *testing.T) {
 		{"mcp oauth port", "[mcp.servers.s]\nurl = \"http://h\"\noauth = { callback_port = 70000 }\n", []string{"mcp.servers.s.oauth", "callback_port"}},
 		{"mcp oauth secret without id", "[mcp.servers.s]\nurl = \"http://h\"\noauth = { client_secret_env = \"X\" }\n", []string{"mcp.servers.s.oauth", "needs client_id"}},
 		{"mcp oauth unknown key", "[mcp.servers.s]\nurl = \"http://h\"\n[mcp.servers.s.oauth]\nclient = \"x\"\n", []string{"client"}},
+		{"mcp log level", "[mcp.servers.s]\ncommand = \"x\"\nlog_level = \"loud\"\n", []string{"mcp.servers.s.log_level", "debug, info"}},
 		{"tool risk", "[[tools]]\nname = \"a/b\"\nrisk = \"huge\"\n", []string{"tools[0].risk"}},
 		{"tool schema string", "[[tools]]\nname = \"a/b\"\ninput_schema = \"{nope\"\n", []string{"tools[0].input_schema"}},
 		{"hook command", "[[hooks.pre_tool]]\ntool = \"*\"\n", []string{"hooks.pre_tool[0].command"}},

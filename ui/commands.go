@@ -46,7 +46,7 @@ var commands = []command{
 	{"model", "[name]", "show or switch the model", false},
 	{"clear", "", "start a new conversation", false},
 	{"sessions", "", "list the sessions of this workspace", true},
-	{"mcp", "[restart|login|logout NAME]", "MCP servers: state, login, tools, last error; restart one, log in or out", true},
+	{"mcp", "[CMD] [NAME]", "MCP servers; NAME: one, with its log; CMD: restart, login, logout", true},
 	{"trust", "", "trust this folder's .myclaw.toml and load it", false},
 	{"quit", "", "leave myclaw", true},
 }

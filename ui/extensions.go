@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -57,6 +58,16 @@ func (m Model) mcpCommand(args []string) (Model, tea.Cmd) {
 			list := ext.MCPServers()
 			return commandResultMsg{draw: func(c *common) []string { return drawMCP(c, list) }}
 		}
+	case len(args) == 1:
+		name := args[0]
+		return m, func() tea.Msg {
+			for _, s := range ext.MCPServers() {
+				if s.Name == name {
+					return commandResultMsg{draw: func(c *common) []string { return drawMCPServer(c, s) }}
+				}
+			}
+			return commandResultMsg{err: fmt.Errorf("no MCP server %q (/mcp lists them)", name)}
+		}
 	case len(args) == 2 && args[0] == "restart":
 		name := args[1]
 		return m, func() tea.Msg {
@@ -82,7 +93,7 @@ func (m Model) mcpCommand(args []string) (Model, tea.Cmd) {
 			return commandResultMsg{draw: textDraw("logged out of MCP server " + name + " (its stored token is deleted)"), refresh: true}
 		}
 	}
-	m.addBlock(errorBlock("usage: /mcp [restart NAME | login NAME | logout NAME]", "lists the MCP servers, restarts one, or logs in to or out of one"))
+	m.addBlock(errorBlock("usage: /mcp [NAME | restart NAME | login NAME | logout NAME]", "lists the MCP servers, shows one with its log, restarts one, or logs in to or out of one"))
 	return m, nil
 }
 
@@ -162,4 +173,19 @@ func hasFailed(list []mcp.ServerStatus) bool {
 		}
 	}
 	return false
+}
+
+// drawMCPServer is /mcp NAME: the server's line of /mcp, then its log.
+func drawMCPServer(c *common, s mcp.ServerStatus) []string {
+	st := &c.styles
+	out := drawMCP(c, []mcp.ServerStatus{s})
+	if len(s.Log) == 0 {
+		return append(out, "  "+st.Dim.Render("no log messages from this server"))
+	}
+	out = append(out, "  "+st.Bold.Render(fmt.Sprintf("log (last %d, also in myclaw.log):", len(s.Log))))
+	w := c.contentWidth()
+	for _, l := range s.Log {
+		out = append(out, "    "+truncate(oneLine(l), w-4))
+	}
+	return out
 }

@@ -32,8 +32,22 @@ func TestMCPLoginCommands(t *testing.T) {
 	if strings.Join(f.logins, ",") != "login linear,logout sentry" {
 		t.Errorf("got calls %v; want login linear, logout sentry", f.logins)
 	}
-	m = runLine(t, m, "/mcp login")
+	m = runLine(t, m, "/mcp login x y")
 	if !strings.Contains(lastBlock(m), "usage: /mcp") {
-		t.Errorf("bare login: %q", lastBlock(m))
+		t.Errorf("bad login: %q", lastBlock(m))
+	}
+	f.servers[2].Log = []string{"10:00:00 warning db: disk \x1b[31mnearly full"}
+	m = runLine(t, m, "/mcp sentry")
+	got = lastBlock(m)
+	if !strings.Contains(got, "auth: logged in") || !strings.Contains(got, "warning db: disk") || strings.ContainsRune(got, 0x1b) {
+		t.Errorf("/mcp sentry: %q; want its state and its log, clean", got)
+	}
+	m = runLine(t, m, "/mcp linear")
+	if !strings.Contains(lastBlock(m), "no log messages") {
+		t.Errorf("/mcp linear: %q", lastBlock(m))
+	}
+	m = runLine(t, m, "/mcp nope")
+	if !strings.Contains(lastBlock(m), `no MCP server "nope"`) {
+		t.Errorf("/mcp nope: %q", lastBlock(m))
 	}
 }
