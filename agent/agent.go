@@ -54,6 +54,11 @@ type Options struct {
 	ConfigPath string
 	// Hooks run before matching tool calls.
 	Hooks []Hook
+	// Instructions are the instruction files the system prompt carries;
+	// nil for none.
+	Instructions *Instructions
+	// UserTools run what the user asks for directly (!command, @file).
+	UserTools UserTools
 	// Now is the clock (tests pin it).
 	Now func() time.Time
 	// Logf logs to the log file; nil discards.
@@ -71,9 +76,11 @@ type Agent struct {
 	messages []openai.ChatCompletionMessage
 	// notes are told to the model with the next user message (e.g. what
 	// /undo reverted), so it does not act on a stale picture.
-	notes      []string
-	tokensUsed int
-	running    bool
+	notes []string
+	// attachments go with the next user message (see attach.go).
+	attachments []attachment
+	tokensUsed  int
+	running     bool
 	// pastCalls are the call records of the session as loaded.
 	pastCalls []CallRecord
 	hooks     []Hook
@@ -121,6 +128,7 @@ func (a *Agent) attach(s *history.Session) error {
 	}
 	var msgs []openai.ChatCompletionMessage
 	var notes []string
+	var atts []attachment
 	var calls []CallRecord
 	for _, r := range records {
 		switch r.Kind {
@@ -140,13 +148,19 @@ func (a *Agent) attach(s *history.Session) error {
 			if json.Unmarshal(r.Data, &n) == nil {
 				notes = append(notes, n)
 			}
+		case "attachment":
+			var at attachment
+			if json.Unmarshal(r.Data, &at) == nil {
+				atts = append(atts, at)
+			}
 		case "notes_delivered":
-			notes = nil
+			notes, atts = nil, nil
 		}
 	}
 	a.session, a.journal = s, j
 	a.messages = repairTranscript(msgs)
 	a.notes = notes
+	a.attachments = atts
 	a.pastCalls = calls
 	a.tokensUsed = estimateMessages(a.messages)
 	return nil
@@ -202,6 +216,10 @@ func (a *Agent) SetModel(name string) {
 	defer a.mu.Unlock()
 	a.model = name
 }
+
+// Instructions returns the session's instruction files (nil when none
+// were configured).
+func (a *Agent) Instructions() *Instructions { return a.opts.Instructions }
 
 // Autonomy returns the current autonomy level.
 func (a *Agent) Autonomy() approval.Level { return a.opts.Policy.Level() }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -404,7 +405,36 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 		ev.Body = res.Body
 	}
 	t.emit(ev)
+	if err == nil {
+		t.workedIn(args)
+	}
 	return out, fatal
+}
+
+// workedIn brings the instruction file of the folder a call worked in
+// into the prompt (a subdirectory's AGENTS.md), for calls that name a path.
+func (t *turn) workedIn(args json.RawMessage) {
+	in := t.a.opts.Instructions
+	if in == nil {
+		return
+	}
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.Path == "" {
+		return
+	}
+	p := a.Path
+	if filepath.IsAbs(p) {
+		rel, err := filepath.Rel(t.a.opts.Workspace, p)
+		if err != nil {
+			return
+		}
+		p = rel
+	}
+	if f := in.WorkedIn(p); f != nil {
+		t.emit(NoticeEvent{Text: fmt.Sprintf("Loaded %s (%s) for the work under %s/.", f.Path, tools.HumanSize(f.Size), f.Dir)})
+	}
 }
 
 // exitCodeOf returns the exit status a command tool reported in its output

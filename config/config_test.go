@@ -46,6 +46,9 @@ func TestParseErrors(t *testing.T) {
 		{"tool risk", "[[tools]]\nname = \"a/b\"\nrisk = \"huge\"\n", []string{"tools[0].risk"}},
 		{"tool schema string", "[[tools]]\nname = \"a/b\"\ninput_schema = \"{nope\"\n", []string{"tools[0].input_schema"}},
 		{"hook command", "[[hooks.pre_tool]]\ntool = \"*\"\n", []string{"hooks.pre_tool[0].command"}},
+		{"notify mode", "[ui]\nnotify = \"loud\"\n", []string{"f.toml:2", "ui.notify", "off, bell or osc"}},
+		{"instruction file outside", "[instructions]\nfiles = [\"../x.md\"]\n", []string{"f.toml:2", "instructions.files", "relative to the workspace"}},
+		{"negative price", "price_input = -1\n", []string{"f.toml:1", "price_input", "negative"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

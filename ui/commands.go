@@ -47,7 +47,9 @@ var commands = []command{
 	{"clear", "", "start a new conversation", false},
 	{"sessions", "", "list the sessions of this workspace", true},
 	{"mcp", "[CMD] [NAME]", "MCP servers; NAME: one, with its log; CMD: restart, login, logout", true},
-	{"trust", "", "trust this folder's .myclaw.toml and load it", false},
+	{"init", "", "draft AGENTS.md: the model explores the repository", false},
+	{"context", "", "what the prompt holds: instructions, tools, free room", true},
+	{"trust", "", "trust this folder: .myclaw.toml, AGENTS.md, commands", false},
 	{"quit", "", "leave myclaw", true},
 }
 
@@ -59,10 +61,10 @@ var levelHelp = map[approval.Level]string{
 	approval.Full:     "everything runs without asking; deny rules still hold",
 }
 
-// matchCommands returns the commands whose name starts with prefix.
-func matchCommands(prefix string) []command {
+// matchCommands returns the commands of list whose name starts with prefix.
+func matchCommands(list []command, prefix string) []command {
 	var out []command
-	for _, c := range commands {
+	for _, c := range list {
 		if strings.HasPrefix(c.name, prefix) {
 			out = append(out, c)
 		}
@@ -79,10 +81,10 @@ func lookupCommand(name string) (command, bool) {
 	return command{}, false
 }
 
-// closestCommand is the command name nearest to name by edit distance.
-func closestCommand(name string) string {
+// closestCommand is the command name of list nearest to name by edit distance.
+func closestCommand(list []command, name string) string {
 	best, bestD := "", -1
-	for _, c := range commands {
+	for _, c := range list {
 		d := tools.EditDistance(name, c.name)
 		if strings.HasPrefix(c.name, name) {
 			d = 0
@@ -109,11 +111,14 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 	fields := strings.Fields(line)
 	name := strings.TrimPrefix(fields[0], "/")
 	args := fields[1:]
-	m.addBlock(userBlock(line))
 	cmd, ok := lookupCommand(name)
+	if cc, custom := m.c.custom[name]; !ok && custom {
+		return m.runCustom(cc, line)
+	}
+	m.addBlock(userBlock(line))
 	if !ok {
 		m.addBlock(errorBlock("unknown command /"+oneLine(name),
-			"did you mean /"+closestCommand(name)+"? /help lists the commands; // at the start sends a prompt that begins with /"))
+			"did you mean /"+closestCommand(m.c.allCommands(), name)+"? /help lists the commands; // at the start sends a prompt that begins with /"))
 		return m, nil
 	}
 	if !cmd.busy && m.turn != nil {
@@ -240,6 +245,16 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			return usage()
 		}
 		return m.trustCommand()
+	case "init":
+		if len(args) > 0 {
+			return usage()
+		}
+		return m.initCommand()
+	case "context":
+		if len(args) > 0 {
+			return usage()
+		}
+		return m.contextCommand()
 	case "clear":
 		if len(args) > 0 {
 			return usage()
@@ -333,6 +348,12 @@ func drawHelp(c *common) []string {
 	out = append(out, "", st.Bold.Render("commands"))
 	for _, cmd := range commands {
 		out = append(out, "  "+st.Key.Render(pad(cmd.usage(), 22))+cmd.desc)
+	}
+	if len(c.customList) > 0 {
+		out = append(out, "", st.Bold.Render("your commands")+st.Dim.Render("  (commands/NAME.md: $ARGUMENTS, $1…)"))
+		for _, cmd := range c.customList {
+			out = append(out, "  "+st.Key.Render(pad(cmd.usage(), 22))+cmd.desc)
+		}
 	}
 	out = append(out, "  "+st.Dim.Render("a prompt that begins with / is sent by typing // first"))
 	for i, l := range out {

@@ -15,6 +15,7 @@ import (
 
 	"myclaw/agent"
 	"myclaw/approval"
+	"myclaw/tools/termtext"
 )
 
 const (
@@ -147,7 +148,7 @@ type turnState struct {
 // liveText is the assistant answer being streamed: its text, split into
 // blocks, and the block on screen that shows the unfinished part.
 type liveText struct {
-	screen screenText
+	screen termtext.Stream
 	stream *mdStream
 	tail   *mdTail
 	dirty  bool
@@ -155,14 +156,36 @@ type liveText struct {
 
 // startTurn sends prompt to the backend in a goroutine of its own.
 func (m Model) startTurn(prompt string) (Model, tea.Cmd) {
-	m.tr.add(userBlock(prompt))
+	return m.startTurnAs(prompt, prompt)
+}
+
+// startTurnAs shows typed and sends prompt (they differ for a custom
+// command).
+func (m Model) startTurnAs(typed, prompt string) (Model, tea.Cmd) {
+	b, approver := m.backend, m.shared.approver
+	mentions := m.mentionsOf(prompt)
+	return m.startRun(typed, func(ctx context.Context, emit func(agent.Event)) error {
+		if err := attachMentions(ctx, b, mentions, emit); err != nil {
+			return err
+		}
+		return b.Run(ctx, prompt, emit, approver)
+	})
+}
+
+// startRun shows what the user typed (unless it is shown already: "")
+// and runs fn in a goroutine of its own, as a turn: its events reach the
+// transcript, Esc cancels it.
+func (m Model) startRun(typed string, fn func(ctx context.Context, emit func(agent.Event)) error) (Model, tea.Cmd) {
+	if typed != "" {
+		m.tr.add(userBlock(typed))
+	}
 	ctx, cancel := context.WithCancel(m.shared.base)
 	ch := make(chan turnItem, eventBuffer)
 	m.turnSeq++
 	m.cards = map[string]*toolCard{}
 	m.turn = &turnState{id: m.turnSeq, cancel: cancel, ch: ch, start: time.Now()}
 	m.tr.toBottom()
-	b, sh, log := m.backend, m.shared, m.c.log
+	sh, log := m.shared, m.c.log
 	id := m.turnSeq
 	run := func() tea.Msg {
 		send := func(it turnItem) {
@@ -187,7 +210,7 @@ func (m Model) startTurn(prompt string) (Model, tea.Cmd) {
 				}
 			}()
 			log.Info("turn started", "turn", id)
-			err = b.Run(ctx, prompt, func(ev agent.Event) { send(turnItem{ev: ev}) }, sh.approver)
+			err = fn(ctx, func(ev agent.Event) { send(turnItem{ev: ev}) })
 		}()
 		log.Info("turn ended", "turn", id, "err", err)
 		cancel()
@@ -235,7 +258,7 @@ func (m *Model) handleEvent(ev agent.Event) {
 			m.live = &liveText{stream: newMDStream(), tail: &mdTail{}}
 			m.tr.add(m.live.tail)
 		}
-		m.live.stream.write(m.live.screen.write(ev.Text))
+		m.live.stream.write(m.live.screen.Write(ev.Text))
 		m.live.dirty = true
 	case agent.ReasoningDelta:
 		if m.live != nil {
@@ -374,7 +397,7 @@ func (m *Model) finishLive() {
 	if m.live == nil {
 		return
 	}
-	m.live.stream.write(m.live.screen.flush())
+	m.live.stream.write(m.live.screen.Flush())
 	m.live.stream.finish()
 	m.tr.remove(m.live.tail)
 	for _, src := range m.live.stream.take() {
@@ -396,7 +419,7 @@ func (m *Model) finishThink() {
 // counted as they arrive, and the lines shown are kept wrapped, so that a
 // publication wraps again only the unfinished last line.
 type reasoningBlock struct {
-	screen screenText
+	screen termtext.Stream
 	text   strings.Builder // sanitised
 	words  int             // in text
 	inWord bool            // text ends inside a word
@@ -411,7 +434,7 @@ type reasoningBlock struct {
 }
 
 // write adds a delta of the stream.
-func (r *reasoningBlock) write(delta string) { r.add(r.screen.write(delta)) }
+func (r *reasoningBlock) write(delta string) { r.add(r.screen.Write(delta)) }
 
 // add appends sanitised text and counts its words.
 func (r *reasoningBlock) add(s string) {
@@ -436,7 +459,7 @@ func (r *reasoningBlock) publish() {
 
 // finish ends the stream: what was held back is shown too.
 func (r *reasoningBlock) finish() {
-	r.add(r.screen.flush())
+	r.add(r.screen.Flush())
 	r.publish()
 	r.live = false
 }

@@ -32,6 +32,9 @@ type Options struct {
 	// Earlier is the conversation so far when a session is resumed, shown
 	// above the new input (rendered lazily, like every block).
 	Earlier []Earlier
+	// Commands loads the custom slash commands (nil: none), at start and
+	// after /trust.
+	Commands CommandLoader
 }
 
 // Earlier is one message of a resumed conversation.
