@@ -48,7 +48,11 @@ func headlessTask(ctx context.Context, o options, secrets map[string]string, p *
 		return err
 	}
 	a.startMCP(ctx, func(s mcp.ServerStatus) {
-		if s.State == mcp.StateFailed {
+		switch {
+		case s.State == mcp.StateFailed && (s.Auth == mcp.AuthNeeded || s.Auth == mcp.AuthExpired):
+			// No browser is ever opened headless.
+			p.notice(fmt.Sprintf("MCP server %s is not logged in (%s); log in from the TUI: myclaw, then /mcp login %s", s.Name, s.Auth, s.Name))
+		case s.State == mcp.StateFailed:
 			p.notice(fmt.Sprintf("MCP server %s failed: %s", s.Name, s.LastError))
 		}
 	})
