@@ -229,6 +229,7 @@ func (a *app) buildTools() error {
 		a.userTools.Shell,
 		tools.NewWebFetch(web),
 		tools.NewTimeNow(time.Now),
+		tools.NewTodoWrite(),
 		tools.NewMemoryStore(memory),
 		tools.NewMemoryFetch(memory),
 	} {

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"encoding/json"
-	"sort"
 	"strings"
 
 	"github.com/sashabaranov/go-openai"
@@ -24,7 +23,7 @@ func compactCatalog(catalog []openai.Tool) []openai.Tool {
 			continue
 		}
 		f := *t.Function
-		f.Description = brief(firstSentence(f.Description), 110)
+		f.Description = brief(firstSentence(f.Description), 90)
 		f.Parameters = compactSchema(f.Parameters)
 		out = append(out, openai.Tool{Type: t.Type, Function: &f})
 	}
@@ -50,7 +49,7 @@ func brief(s string, n int) string {
 
 // compactSchema drops descriptions from optional properties and shortens
 // those of required ones, and leaves out the bounds the registry checks
-// anyway (lengths, maxima, extra properties): a call that breaks one gets
+// anyway (lengths, bounds, extra properties): a call that breaks one gets
 // an invalid_args error naming it.
 func compactSchema(params any) any {
 	raw, err := json.Marshal(params)
@@ -61,6 +60,23 @@ func compactSchema(params any) any {
 	if json.Unmarshal(raw, &schema) != nil {
 		return params
 	}
+	compactObject(schema)
+	delete(schema, "$schema")
+	return json.RawMessage(catalogJSON(schema))
+}
+
+// compactObject compacts one (sub)schema in place, items of arrays too.
+func compactObject(schema map[string]any) {
+	for _, k := range []string{"description", "additionalProperties", "examples", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems"} {
+		delete(schema, k)
+	}
+	if items, ok := schema["items"].(map[string]any); ok {
+		compactObject(items)
+	}
+	props, ok := schema["properties"].(map[string]any)
+	if !ok {
+		return
+	}
 	required := map[string]bool{}
 	if rs, ok := schema["required"].([]any); ok {
 		for _, r := range rs {
@@ -69,33 +85,17 @@ func compactSchema(params any) any {
 			}
 		}
 	}
-	if props, ok := schema["properties"].(map[string]any); ok {
-		names := make([]string, 0, len(props))
-		for k := range props {
-			names = append(names, k)
+	for k, v := range props {
+		p, ok := v.(map[string]any)
+		if !ok {
+			continue
 		}
-		sort.Strings(names)
-		for _, k := range names {
-			p, ok := props[k].(map[string]any)
-			if !ok {
-				continue
-			}
-			if d, ok := p["description"].(string); ok && required[k] {
-				p["description"] = brief(firstSentence(d), 48)
-			} else {
-				delete(p, "description")
-			}
-			// Lengths are checked when the call arrives; the model only
-			// needs to know the kind of value.
-			for _, k := range []string{"examples", "minLength", "maxLength", "maximum"} {
-				delete(p, k)
-			}
+		d, hasDesc := p["description"].(string)
+		compactObject(p)
+		if hasDesc && required[k] {
+			p["description"] = brief(firstSentence(d), 40)
 		}
 	}
-	for _, k := range []string{"description", "$schema", "additionalProperties"} {
-		delete(schema, k)
-	}
-	return json.RawMessage(catalogJSON(schema))
 }
 
 // firstSentence ends at the first ". " or ": " (a colon starts a list of
