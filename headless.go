@@ -35,7 +35,11 @@ func runHeadless(ctx context.Context, o options, secrets map[string]string, stdo
 		return err
 	}
 	a.startMCP(ctx, func(s mcp.ServerStatus) {
-		if s.State == mcp.StateFailed {
+		switch {
+		case s.State == mcp.StateFailed && (s.Auth == mcp.AuthNeeded || s.Auth == mcp.AuthExpired):
+			// No browser is ever opened headless.
+			fmt.Fprintf(stderr, "note: MCP server %s is not logged in (%s); log in from the TUI: myclaw, then /mcp login %s\n", s.Name, s.Auth, s.Name)
+		case s.State == mcp.StateFailed:
 			fmt.Fprintf(stderr, "note: MCP server %s failed: %s\n", s.Name, s.LastError)
 		}
 	})
