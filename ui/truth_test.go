@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	tea "github.com/charmbracelet/bubbletea"
 	"strconv"
 	"strings"
 	"testing"
@@ -216,5 +217,13 @@ func TestCtrlCClearsTheDraftBeforeQuitting(t *testing.T) {
 	m = update(m, keyMsg("ctrl+c"))
 	if !m.quitArmed {
 		t.Fatal("ctrl+c on an empty prompt does not arm quitting")
+	}
+}
+
+func TestExitIsQuit(t *testing.T) {
+	m := typeText(newTestModel(t, newFake()), "/exit")
+	_, cmd := updateCmd(m, keyMsg("enter"))
+	if cmd == nil || cmd() != tea.Quit() {
+		t.Fatal("/exit does not quit")
 	}
 }
