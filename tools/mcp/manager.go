@@ -178,7 +178,7 @@ func (m *Manager) defaultDial(cfg ServerConfig) (sdk.Transport, error) {
 	if cfg.URL != "" {
 		return m.httpTransport(cfg), nil
 	}
-	return &stdioTransport{cfg: cfg, grace: m.grace}, nil
+	return &stdioTransport{cfg: cfg, grace: m.grace, logf: m.logf}, nil
 }
 
 // Start launches every enabled server concurrently and returns at once (the
