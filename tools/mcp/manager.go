@@ -117,6 +117,9 @@ type server struct {
 	since   time.Time
 	skipped []string
 	cur     *run // its names are the server's tools in the catalog
+	// listed is the last definition seen of each tool, by display name,
+	// across runs: a definition that changes is noted on the tool.
+	listed map[string]tools.Meta
 }
 
 // NewManager returns a Manager for servers, registering their tools in reg.
