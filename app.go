@@ -41,6 +41,8 @@ type app struct {
 	hooks   []agent.Hook
 	logger  *log.Logger
 	logFile *os.File
+	// jobs are the background shell jobs of the session.
+	jobs *tools.ShellJobs
 	// notices are shown to the user at start (ignored project config,
 	// recovered undo, ...).
 	notices []string
@@ -187,6 +189,7 @@ func (a *app) buildTools() error {
 			return fmt.Errorf("prepare undo of shell commands: %w", err)
 		}
 	}
+	a.jobs = tools.NewShellJobs()
 	a.userTools = agent.UserTools{
 		Reader: tools.NewFsRead(ws),
 		Lister: tools.NewGlobList(ws),
@@ -196,6 +199,7 @@ func (a *app) buildTools() error {
 			DefaultTimeout: time.Duration(shell.TimeoutS) * time.Second,
 			MaxTimeout:     time.Duration(shell.MaxTimeoutS) * time.Second,
 			Undo:           a.shellUndo,
+			Jobs:           a.jobs,
 		}),
 	}
 	for _, t := range []tools.Tool{
@@ -205,6 +209,7 @@ func (a *app) buildTools() error {
 		a.userTools.Lister,
 		tools.NewGrepSearch(ws),
 		a.userTools.Shell,
+		tools.NewShellJobsTool(a.jobs),
 		tools.NewWebFetch(web),
 		tools.NewTimeNow(time.Now),
 		tools.NewMemoryStore(memory),
@@ -497,6 +502,8 @@ func (a *app) restartMCP(ctx context.Context, name string) error {
 }
 
 func (a *app) close() {
+	// The session ends: so do its background jobs.
+	a.jobs.StopAll()
 	a.mcpMu.Lock()
 	for _, m := range a.mcps {
 		_ = m.Close()
