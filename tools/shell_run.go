@@ -50,7 +50,8 @@ type ShellOptions struct {
 	Env            []string      // base environment (nil -> os.Environ()); always passed through ScrubEnv
 	// Undo, when set, records each command's changes to the workspace so
 	// that /undo can restore them.
-	Undo *ShellUndo
+	Undo    *ShellUndo
+	Sandbox Sandbox // confines calls whose context asks for it (nil: none)
 	// Jobs, when set, lets a call run in the background ("background":
 	// true); shell_jobs reads and stops those jobs.
 	Jobs *ShellJobs
@@ -199,6 +200,7 @@ type shellOutput struct {
 	StdoutBytes int64  `json:"stdout_bytes"`
 	StderrBytes int64  `json:"stderr_bytes"`
 	OutputFile  string `json:"output_file,omitempty"`
+	Sandbox     string `json:"sandbox,omitempty"`
 	Note        string `json:"note,omitempty"`
 	// FilesChanged lists the workspace files the command changed ("M a.go",
 	// "A new.txt", "D old.txt"), bounded; /undo can restore them.
@@ -226,6 +228,13 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	stdout := newShellCapture(shellShownBytes/2, fullLog)
 	stderr := newShellCapture(shellShownBytes/2, fullLog)
 
+	cmd := s.command(a.Command)
+	sandbox, err := s.confine(ctx, cmd)
+	if err != nil {
+		fullLog.discard()
+		return Result{}, err
+	}
+	defer sandbox.close()
 	var before *snapshot.Snapshot
 	if s.opts.Undo != nil {
 		if before, err = s.opts.Undo.Tracker.Capture(ctx); err != nil {
@@ -240,7 +249,7 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		}
 	}
 	start := time.Now()
-	proc, err := startShell(s.command(a.Command), stdout, stderr)
+	proc, err := startShell(cmd, stdout, stderr)
 	if err != nil {
 		fullLog.discard()
 		return Result{}, s.startError(err)
@@ -301,6 +310,8 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	} else {
 		fullLog.discard()
 	}
+	summary := fmt.Sprintf("Ran `%s`: exit %d in %s%s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond), rec.summary)
+	notes, summary = sandbox.report(&out, notes, summary, stderr)
 	out.Note = strings.Join(notes, ". ")
 	out.FilesChanged = rec.changed
 	return Result{
@@ -309,7 +320,7 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		Output:     out,
 		Body:       body,
 		Source:     "shell:" + ClipOneLine(a.Command, 60),
-		Summary:    fmt.Sprintf("Ran `%s`: exit %d in %s%s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond), rec.summary),
+		Summary:    summary,
 		Capability: "shell:exec",
 	}, nil
 }
@@ -327,13 +338,24 @@ func (s *shellRun) startError(err error) error {
 // startJob starts a background job and answers with its id and what it
 // printed in its first moments (or all of it, if it ended at once).
 func (s *shellRun) startJob(ctx context.Context, line string) (Result, error) {
-	job, err := s.opts.Jobs.start(s.command(line), line)
+	cmd := s.command(line)
+	// A job is confined like any command the policy sandboxes.
+	sandbox, err := s.confine(ctx, cmd)
 	if err != nil {
+		return Result{}, err
+	}
+	job, err := s.opts.Jobs.start(cmd, line)
+	if err != nil {
+		sandbox.close()
 		if _, ok := err.(*Error); ok {
 			return Result{}, err
 		}
 		return Result{}, s.startError(err)
 	}
+	go func() {
+		<-job.ended
+		sandbox.close()
+	}()
 	t := time.NewTimer(jobFirstWait)
 	defer t.Stop()
 	select {
