@@ -305,8 +305,8 @@ func NewShellJobsTool(jobs *ShellJobs) Tool {
 		Schema: json.RawMessage(`{
   "type": "object",
   "properties": {
-    "action": {"type": "string", "enum": ["list", "read", "stop"], "description": "list the jobs, read a job's new output, or stop a job (its whole process tree)."},
-    "id": {"type": "string", "maxLength": 32, "description": "The job id shell_run returned (for read and stop)."}
+    "action": {"type": "string", "enum": ["list", "read", "stop"], "description": "list, read (new output) or stop (the whole process tree)."},
+    "id": {"type": "string", "maxLength": 32, "description": "Job id, for read and stop."}
   },
   "required": ["action"],
   "additionalProperties": false
