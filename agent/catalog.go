@@ -12,9 +12,10 @@ import (
 // the user has said anything.
 const compactWindow = 16384
 
-// compactCatalog keeps every tool and argument name and type but only the
-// first paragraph of each description, and describes only required
-// arguments, in a short clause. It does not change catalog.
+// compactCatalog keeps every tool and argument name, type and enum, with
+// the first sentence of each tool's description and no argument
+// descriptions (the names say enough at this size). It does not change
+// catalog.
 func compactCatalog(catalog []openai.Tool) []openai.Tool {
 	out := make([]openai.Tool, 0, len(catalog))
 	for _, t := range catalog {
@@ -47,8 +48,8 @@ func brief(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// compactSchema drops descriptions from optional properties and shortens
-// those of required ones, and leaves out the bounds the registry checks
+// compactSchema drops the descriptions of arguments, and leaves out the
+// bounds the registry checks
 // anyway (lengths, bounds, extra properties): a call that breaks one gets
 // an invalid_args error naming it.
 func compactSchema(params any) any {
@@ -73,27 +74,10 @@ func compactObject(schema map[string]any) {
 	if items, ok := schema["items"].(map[string]any); ok {
 		compactObject(items)
 	}
-	props, ok := schema["properties"].(map[string]any)
-	if !ok {
-		return
-	}
-	required := map[string]bool{}
-	if rs, ok := schema["required"].([]any); ok {
-		for _, r := range rs {
-			if s, ok := r.(string); ok {
-				required[s] = true
-			}
-		}
-	}
-	for k, v := range props {
-		p, ok := v.(map[string]any)
-		if !ok {
-			continue
-		}
-		d, hasDesc := p["description"].(string)
-		compactObject(p)
-		if hasDesc && required[k] {
-			p["description"] = brief(firstSentence(d), 40)
+	props, _ := schema["properties"].(map[string]any)
+	for _, v := range props {
+		if p, ok := v.(map[string]any); ok {
+			compactObject(p)
 		}
 	}
 }
