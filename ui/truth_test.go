@@ -237,7 +237,7 @@ func TestPaneSaysWhichCallOfTheAnswer(t *testing.T) {
 	}
 	req.Position, req.Count = 1, 1
 	m, _ = withPane(t, req)
-	if s := screen(m); strings.Contains(s, "of 1") {
+	if s := screen(m); strings.Contains(s, "call 1 of") {
 		t.Fatalf("a lone call shows a count:\n%s", s)
 	}
 }
