@@ -185,6 +185,7 @@ func keyMsg(k string) tea.KeyMsg {
 		"pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "home": tea.KeyHome, "end": tea.KeyEnd,
 		"backspace": tea.KeyBackspace, "ctrl+j": tea.KeyCtrlJ, "ctrl+o": tea.KeyCtrlO,
 		"ctrl+r": tea.KeyCtrlR, "shift+tab": tea.KeyShiftTab, "ctrl+w": tea.KeyCtrlW,
+		"ctrl+home": tea.KeyCtrlHome, "ctrl+end": tea.KeyCtrlEnd, "ctrl+left": tea.KeyCtrlLeft, "ctrl+right": tea.KeyCtrlRight,
 	}
 	if k == "alt+enter" {
 		return tea.KeyMsg{Type: tea.KeyEnter, Alt: true}
