@@ -45,6 +45,8 @@ type fakeBackend struct {
 	redoOut   string
 
 	entries   []history.Entry
+	models    []string
+	modelsErr error
 	diffOut   string
 	diffErr   error
 	diffCalls []int
@@ -131,6 +133,12 @@ func (f *fakeBackend) SetModel(name string) {
 	defer f.mu.Unlock()
 	f.model = name
 	f.status.Model = name
+}
+
+func (f *fakeBackend) Models(ctx context.Context) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.models, f.modelsErr
 }
 
 func (f *fakeBackend) NewConversation() error {
