@@ -194,6 +194,8 @@ func (p *printer) print(e agent.Event) {
 		default:
 			p.activity("✗ %s %s: %s\n", oneLine(ev.Call.Tool, 0), ev.Status, termtext.Visible(ev.Message))
 		}
+	case agent.CompactionEvent:
+		p.activity("compacted %d earlier messages into a summary (~%d tokens)\n", ev.Replaced, ev.Tokens)
 	case agent.PlanEvent:
 		done, now := 0, ""
 		for _, it := range ev.Items {

@@ -90,6 +90,12 @@ type Agent struct {
 	probed       bool
 	configWindow bool
 	textTools    bool
+	// compactions stack the summaries standing in the prompt (newest
+	// last); pinned prompts are kept verbatim by a compaction; roomWarned
+	// is set while the conversation is past the warning share.
+	compactions []compaction
+	pinned      []string
+	roomWarned  bool
 	// pastCalls are the call records of the session as loaded.
 	pastCalls []CallRecord
 	hooks     []Hook
@@ -140,8 +146,17 @@ func (a *Agent) attach(s *history.Session) error {
 	var notes []string
 	var atts []attachment
 	var calls []CallRecord
+	var compactions []compaction
+	var pinned []string
 	for _, r := range records {
 		switch r.Kind {
+		case "compaction", "uncompact":
+			msgs, compactions = replayCompaction(r.Kind, r.Data, msgs, compactions)
+		case "pin":
+			var p string
+			if json.Unmarshal(r.Data, &p) == nil {
+				pinned = append(pinned, p)
+			}
 		case "call":
 			if c, ok := decodeCallRecord(r.Data); ok {
 				calls = append(calls, c)
@@ -172,6 +187,7 @@ func (a *Agent) attach(s *history.Session) error {
 	a.notes = notes
 	a.attachments = atts
 	a.pastCalls = calls
+	a.compactions, a.pinned = compactions, pinned
 	a.tokensUsed = estimateMessages(a.messages)
 	return nil
 }

@@ -49,6 +49,9 @@ var commands = []command{
 	{"jobs", "[stop ID]", "background shell jobs: state and output; stop one", true},
 	{"init", "", "draft AGENTS.md: the model explores the repository", false},
 	{"context", "", "what the prompt holds: instructions, tools, free room", true},
+	{"compact", "[focus]", "summarise the older conversation to free room", false},
+	{"uncompact", "", "put back what the last compaction replaced", false},
+	{"keep", "", "pin your last prompt: compaction keeps it verbatim", true},
 	{"trust", "", "trust this folder: .myclaw.toml, AGENTS.md, commands", false},
 	{"sandbox", "", "what the shell sandbox enforces here", true},
 	{"quit", "", "leave myclaw", true},
@@ -249,6 +252,13 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			return usage()
 		}
 		return m.contextCommand()
+	case "compact":
+		return m.compactCommand(name, strings.Join(args, " "))
+	case "uncompact", "keep":
+		if len(args) > 0 {
+			return usage()
+		}
+		return m.compactCommand(name, "")
 	case "clear":
 		if len(args) > 0 {
 			return usage()

@@ -310,6 +310,8 @@ func (m *Model) handleEvent(ev agent.Event) {
 			formatElapsed(ev.Wait), ev.Attempt, ev.Max, oneLine(ev.Reason))))
 	case agent.NoticeEvent:
 		m.addTurnBlock(noticeBlock(ev.Text))
+	case agent.CompactionEvent:
+		m.addTurnBlock(compactionBlock(ev))
 	case agent.ErrorEvent:
 		m.turn.sawError = true
 		m.addTurnBlock(errorBlock(ev.Message, ev.Hint))

@@ -31,3 +31,10 @@ func TestPlanUpdatesAndGoesWhenDone(t *testing.T) {
 		t.Fatalf("a finished plan stays on screen after the turn:\n%s", s)
 	}
 }
+
+func TestCompactionCardGolden(t *testing.T) {
+	m := newTestModel(t, newFake())
+	m.addBlock(compactionBlock(agent.CompactionEvent{Replaced: 42, Tokens: 310, Auto: true,
+		Summary: "## Goal\nfix the parser\n## Decisions\nkeep the API\n## Files touched\nparse.go"}))
+	golden.RequireEqual(t, []byte(screen(m)))
+}

@@ -1,0 +1,88 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"myclaw/approval"
+)
+
+// A conversation past the share of the window is compacted before the next
+// request: a notice, a summary request without the fenced content, then a
+// request carrying the summary and the newest turns verbatim. /uncompact
+// restores the exact messages; a pinned prompt survives; resume replays it.
+func TestAutoCompactionSummarisesAndUncompactRestores(t *testing.T) {
+	srv := newFakeServer(t,
+		openAIStyle("", call{"r1", "fs_read", `{"path":"secret.txt"}`}),
+		openAIStyle("Read it."),
+		openAIStyle("Second answer."),
+		openAIStyle("## Goal\nread secret.txt"), // the summary
+		openAIStyle("Third answer."),
+	)
+	h := newHarness(t, approval.Ask, srv, func(o *Options) { o.ContextWindow = 4000 })
+	planted := strings.Repeat("PLANTED line of the file\n", 500)
+	if err := os.WriteFile(filepath.Join(h.ws, "secret.txt"), []byte(planted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := h.run(ctx, "read secret.txt and remember KEEP-ME", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.agent.Keep(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.run(ctx, "second", nil); err != nil {
+		t.Fatal(err)
+	}
+	before := h.agent.Messages()
+	if err := h.run(ctx, "third", nil); err != nil {
+		t.Fatal(err)
+	}
+	evs := h.eventsOf("compaction")
+	if len(evs) != 1 || !evs[0].(CompactionEvent).Auto {
+		t.Fatalf("compaction events %v; want one automatic", evs)
+	}
+	// Request 3 is the summary request: no tools, no fenced text.
+	sumReq, _ := json.Marshal(srv.request(3))
+	if strings.Contains(string(sumReq), "PLANTED") || !strings.Contains(string(sumReq), "[untrusted content from file:secret.txt left out]") {
+		t.Fatalf("the summary request carries fenced content or does not say it was left out: %.400s", sumReq)
+	}
+	if srv.request(3)["tools"] != nil {
+		t.Fatal("the summary request offers tools")
+	}
+	// Request 4 carries the summary, the pinned prompt, and the two newest turns.
+	msgs := srv.messages(4)
+	first := msgs[1]["content"].(string)
+	if !strings.HasPrefix(first, compactSummaryHead) || !strings.Contains(first, "read secret.txt") || !strings.Contains(first, "KEEP-ME") {
+		t.Fatalf("first message after the system prompt: %q", first)
+	}
+	var users []string
+	for _, m := range msgs[3:] {
+		if m["role"] == "user" {
+			users = append(users, m["content"].(string))
+		}
+	}
+	if strings.Join(users, "|") != "second|third" {
+		t.Fatalf("kept user turns %q; want second|third", users)
+	}
+	if _, err := h.agent.Uncompact(); err != nil {
+		t.Fatal(err)
+	}
+	after := h.agent.Messages()
+	if !reflect.DeepEqual(after[:len(before)-2], before[:len(before)-2]) {
+		t.Fatal("uncompact did not restore the earlier messages exactly")
+	}
+	// Resume: the transcript replays to the same conversation.
+	h2, err := New(h.agent.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h2.Messages(); !reflect.DeepEqual(got, after) {
+		t.Fatalf("resumed conversation has %d messages; want %d", len(got), len(after))
+	}
+}

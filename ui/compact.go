@@ -1,0 +1,71 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"myclaw/agent"
+)
+
+// Compactor is what a backend may offer for /compact, /uncompact and /keep.
+// *agent.Agent implements it.
+type Compactor interface {
+	Compact(ctx context.Context, focus string) (agent.CompactionEvent, error)
+	Uncompact() (string, error)
+	Keep() (string, error)
+}
+
+// compactionBlock shows a compaction in the transcript: what it replaced,
+// the summary (in full with Ctrl+O) and the way back.
+func compactionBlock(ev agent.CompactionEvent) block { return newFuncBlock(compactionDraw(ev)) }
+
+func compactionDraw(ev agent.CompactionEvent) func(c *common) []string {
+	return func(c *common) []string {
+		st := &c.styles
+		how := "compacted"
+		if ev.Auto {
+			how = "compacted automatically"
+		}
+		out := []string{"  " + st.Notice.Render(fmt.Sprintf("⇲ %s: %d earlier messages now stand as a summary (~%d tokens) · /uncompact restores them", how, ev.Replaced, ev.Tokens))}
+		lines := strings.Split(ev.Summary, "\n")
+		if !c.expandTools && len(lines) > 3 {
+			lines = append(lines[:3], "… (ctrl+o shows the whole summary)")
+		}
+		for _, l := range lines {
+			for _, w := range wrapPlain(expandTabs(oneLine(l)), c.contentWidth()-4) {
+				out = append(out, "    "+st.Dim.Render(w))
+			}
+		}
+		return out
+	}
+}
+
+func (m Model) compactCommand(name, focus string) (Model, tea.Cmd) {
+	cp, ok := m.backend.(Compactor)
+	if !ok {
+		m.addBlock(errorBlock("/"+name+" is not available here", ""))
+		return m, nil
+	}
+	if m.turn != nil {
+		m.addBlock(errorBlock("/"+name+" waits until the turn ends", ""))
+		return m, nil
+	}
+	return m, func() tea.Msg {
+		switch name {
+		case "compact":
+			ev, err := cp.Compact(context.Background(), focus)
+			if err != nil {
+				return commandResultMsg{err: err}
+			}
+			return commandResultMsg{draw: compactionDraw(ev), refresh: true}
+		case "uncompact":
+			msg, err := cp.Uncompact()
+			return commandResultMsg{draw: textDraw(msg), err: err, refresh: true}
+		}
+		msg, err := cp.Keep()
+		return commandResultMsg{draw: textDraw(msg), err: err}
+	}
+}
