@@ -165,9 +165,14 @@ func (s *Sandbox) protected(roots []string) (existing, missing []string) {
 	if ws := s.opts.Workspace; ws != "" {
 		cands = append(cands, filepath.Join(ws, ".myclaw.toml"))
 		git := filepath.Join(ws, ".git")
-		if fi, err := os.Lstat(git); err == nil && !fi.IsDir() {
+		fi, err := os.Lstat(git)
+		switch {
+		case err != nil:
+			// No repository: a command may make one (git init), and
+			// finish says so rather than break it.
+		case !fi.IsDir():
 			cands = append(cands, git) // a worktree's pointer to its git dir
-		} else {
+		default:
 			cands = append(cands, git, filepath.Join(git, "hooks"), filepath.Join(git, "config"))
 		}
 	}
@@ -210,6 +215,8 @@ type call struct {
 	tmp     string
 	missing []string // protected paths absent before: removed if created
 	network bool
+	// newGit is the workspace's .git when it did not exist before.
+	newGit string
 }
 
 // finish cleans up after a confined command and reads its stderr for what
@@ -228,6 +235,11 @@ func (c *call) finish(stderr string) (string, string) {
 	}
 	if n := blocked(stderr, c.network); n != "" {
 		notes = append(notes, n)
+	}
+	if c.newGit != "" {
+		if _, err := os.Lstat(c.newGit); err == nil {
+			notes = append(notes, fmt.Sprintf("the command made a new git repository: %s/hooks and %s/config were writable to it, so tell the user to check them before running git outside myclaw", c.newGit, c.newGit))
+		}
 	}
 	return Describe(true, c.network), strings.Join(notes, ". ")
 }
@@ -372,6 +384,18 @@ func (s *Sandbox) Confine(cmd *exec.Cmd, network bool) (func(stderr string) (str
 		return nil, err
 	}
 	return c.finish, nil
+}
+
+// newGit returns the workspace's .git when it does not exist yet.
+func (s *Sandbox) newGit() string {
+	if s.opts.Workspace == "" {
+		return ""
+	}
+	git := filepath.Join(s.opts.Workspace, ".git")
+	if _, err := os.Lstat(git); err == nil {
+		return ""
+	}
+	return git
 }
 
 // tempDir makes the per-call TMPDIR and puts it in cmd's environment.

@@ -25,7 +25,7 @@ func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
 	cmd.Args = append([]string{sandboxExec, "-p", profile, cmd.Path}, cmd.Args[1:]...)
 	cmd.Path = sandboxExec
 	// Seatbelt denies creating the missing protected paths too.
-	return &call{tmp: tmp, network: network}, nil
+	return &call{tmp: tmp, network: network, newGit: s.newGit()}, nil
 }
 
 // seatbeltProfile allows everything but writes outside write (and to the

@@ -203,7 +203,7 @@ func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
 	}
 	cmd.Args = append([]string{exe}, launchArgs(sp)...)
 	cmd.Path = exe
-	return &call{tmp: tmp, missing: missing, network: network}, nil
+	return &call{tmp: tmp, missing: missing, network: network, newGit: s.newGit()}, nil
 }
 
 // detect says why there is no sandbox here, or "".

@@ -94,6 +94,28 @@ func TestConfinedCannotWriteGitHooksOrConfig(t *testing.T) {
 	}
 }
 
+func TestConfinedGitInitIsKeptAndNoted(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ws := t.TempDir()
+	s := active(t, ws)
+	out, _, note, err := run(t, s, ws, "git init -q .", false)
+	if err != nil {
+		t.Fatalf("git init failed confined: %v: %s", err, out)
+	}
+	if !exists(filepath.Join(ws, ".git", "config")) || !exists(filepath.Join(ws, ".git", "hooks")) {
+		t.Fatal("the new repository lost its config or hooks")
+	}
+	if !strings.Contains(note, "made a new git repository") {
+		t.Errorf("note = %q; want it to say a repository was made", note)
+	}
+	// Now it exists, the next command cannot touch its hooks.
+	if out, _, _, _ := run(t, s, ws, "echo x > .git/hooks/pre-commit", false); exists(filepath.Join(ws, ".git", "hooks", "pre-commit")) {
+		t.Fatalf("wrote a hook in the new repository: %s", out)
+	}
+}
+
 func TestConfinedCanWriteWorkspaceAndTemp(t *testing.T) {
 	ws := t.TempDir()
 	os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755)
