@@ -134,7 +134,7 @@ func newApp(o options, secrets map[string]string) (*app, error) {
 	}
 	a.logFile, err = os.OpenFile(filepath.Join(a.stateDir, "myclaw.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err == nil {
-		a.logger = log.New(a.logFile, "", log.LstdFlags|log.Lmicroseconds)
+		a.logger = log.New(tools.RedactWriter(a.logFile), "", log.LstdFlags|log.Lmicroseconds)
 	}
 
 	wsDir := o.workspace
@@ -344,7 +344,16 @@ func (a *app) mcpServers(cfg *config.Config) []mcp.ServerConfig {
 	for name, s := range cfg.MCP.Servers {
 		env := map[string]string{}
 		for k, v := range s.Env {
-			env[k] = os.Expand(v, a.lookup)
+			fromSecret := false
+			env[k] = os.Expand(v, func(name string) string {
+				_, ok := a.secrets[name]
+				fromSecret = fromSecret || ok
+				return a.lookup(name)
+			})
+			// A server's env holds its tokens: redacted wherever they show.
+			if fromSecret || tools.IsSecretName(k) {
+				tools.AddSecrets(env[k])
+			}
 		}
 		headers, unset := mcp.ExpandHeaders(s.Headers, a.lookup)
 		var oauth *mcp.OAuthConfig

@@ -135,3 +135,33 @@ func TestBackgroundJobThroughHeadless(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretValuesRedacted: an API key myclaw holds, printed by a tool,
+// reaches neither the model, nor the transcript, nor the log.
+func TestSecretValuesRedacted(t *testing.T) {
+	const key = "sk-live-redaction-check-42"
+	e := newEnv(t, func(first string, round int) (string, []scriptCall) {
+		if round == 0 {
+			return "", []scriptCall{{"fs_read", `{"path":"leak.txt"}`}}
+		}
+		return "done", nil
+	})
+	if err := os.WriteFile(filepath.Join(e.ws, "leak.txt"), []byte("token="+key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := e.myclaw([]string{"OPENAI_API_KEY=" + key}, "-p", "read", "--model", "test-model"); code != 0 {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	results := e.srv.toolResults()
+	if len(results) != 1 || strings.Contains(results[0], key) || !strings.Contains(results[0], "[redacted]") {
+		t.Errorf("tool results %q; want the key redacted", results)
+	}
+	filepath.Walk(e.state, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(key)) {
+				t.Errorf("%s holds the key: %s", p, b)
+			}
+		}
+		return nil
+	})
+}

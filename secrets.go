@@ -39,6 +39,11 @@ func hideSecrets() (map[string]string, error) {
 	if len(names) == 0 {
 		return secrets, nil
 	}
+	// Whatever a command prints of them is redacted before it is stored
+	// or sent.
+	for _, v := range secrets {
+		tools.AddSecrets(v)
+	}
 	err := tools.HideEnviron(names...)
 	for k, m := range masked {
 		os.Setenv(k, m)

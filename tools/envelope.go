@@ -26,6 +26,13 @@ func Envelope(meta Meta, res Result, err error, retrievedAt time.Time) string {
 	if err != nil {
 		return ErrorEnvelope(AsError(err))
 	}
+	// Secret values myclaw holds never reach the model or the transcript:
+	// the body is redacted before the fence may cut it, the rest after.
+	res.Body = Redact(res.Body)
+	return Redact(envelope(meta, res, retrievedAt))
+}
+
+func envelope(meta Meta, res Result, retrievedAt time.Time) string {
 	trustedBody := res.Body != "" && !meta.ReturnsUntrusted
 	reserved := []string{"ok"}
 	if trustedBody {
@@ -59,8 +66,8 @@ func ErrorEnvelope(e *Error) string {
 	clean := *e
 	// A message quotes paths and arguments: shown, not stripped, so the
 	// model and the screen see the name that really failed.
-	clean.Message = termtext.Visible(e.Message)
-	clean.Hint = termtext.Visible(e.Hint)
+	clean.Message = Redact(termtext.Visible(e.Message))
+	clean.Hint = Redact(termtext.Visible(e.Hint))
 	if clean.Kind == "" {
 		clean.Kind = KindUnknown
 	}
@@ -74,7 +81,7 @@ func ErrorEnvelope(e *Error) string {
 		clean.Details = nil
 		b, _ = json.Marshal(envelope{false, &clean})
 	}
-	return string(cleanObject(b, nil))
+	return Redact(string(cleanObject(b, nil)))
 }
 
 // marshalObject returns Output as a JSON object ("{}" when empty); a value

@@ -317,6 +317,16 @@ func Call(ctx context.Context, t Tool, args json.RawMessage, dry bool) (res Resu
 	if err != nil && TimedOut(ctx) && !errors.As(err, &te) {
 		err = &Error{Kind: KindQuotaExceeded, Message: fmt.Sprintf("%s timed out after %s", m.Name, m.EffectiveTimeout()), Hint: "Narrow the request so it finishes in time, or split it into smaller calls."}
 	}
+	// Secret values myclaw holds leave no call: not in what the screen,
+	// the transcript or the model gets.
+	res.Body, res.Summary, res.Preview = Redact(res.Body), Redact(res.Summary), Redact(res.Preview)
+	if errors.As(err, &te) {
+		if msg, hint := Redact(te.Message), Redact(te.Hint); msg != te.Message || hint != te.Hint {
+			c := *te
+			c.Message, c.Hint = msg, hint
+			err = &c
+		}
+	}
 	return res, err
 }
 
