@@ -497,6 +497,11 @@ func (a *app) loadInstructions() {
 
 // recover finishes an undo or redo a crash interrupted.
 func (a *app) recover() error {
+	// A write cut short by a crash leaves its temporary file next to the
+	// user's file; the file itself holds the old or the new content.
+	for _, p := range a.workspace.RemoveStaleTemps(30 * time.Second) {
+		a.notices = append(a.notices, "Removed "+p+", left by a write that was interrupted.")
+	}
 	j, err := a.session.Journal()
 	if err != nil {
 		return fmt.Errorf("open the undo journal: %w", err)

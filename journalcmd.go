@@ -147,7 +147,7 @@ func formatHistory(entries []history.Entry) string {
 		if e.State == history.StatePending {
 			state = "interrupted"
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", e.Seq, e.Time.Local().Format("2006-01-02 15:04:05"), state, e.Tool, oneLine(e.Summary, 100))
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", e.Seq, e.Time.Local().Format("2006-01-02 15:04:05"), state, oneLine(e.Tool, 0), oneLine(e.Summary, 100))
 	}
 	w.Flush()
 	return b.String()

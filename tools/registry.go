@@ -90,6 +90,41 @@ func (r *Registry) Register(t Tool) error {
 	return nil
 }
 
+// Replace swaps in t for the registered tool of the same name, keeping its
+// wire name and place, in one step: a lookup meanwhile finds the old tool
+// or the new one, never none. Without such a tool it is Register.
+func (r *Registry) Replace(t Tool) error {
+	if t == nil {
+		return errors.New("replace: nil tool")
+	}
+	m := t.Meta()
+	schema, doc, err := compileSchema(m.Name, m.Schema)
+	if err != nil {
+		return fmt.Errorf("register %q: %w", m.Name, err)
+	}
+	r.mu.Lock()
+	old, ok := r.byName[m.Name]
+	if !ok {
+		r.mu.Unlock()
+		return r.Register(t)
+	}
+	defer r.mu.Unlock()
+	params := m.Schema
+	if len(bytes.TrimSpace(params)) == 0 {
+		params = json.RawMessage(emptySchema)
+	}
+	e := &entry{tool: t, meta: m, schema: schema, doc: doc, params: params, wire: old.wire}
+	r.byName[m.Name] = e
+	r.byWire[e.wire] = e
+	for i, o := range r.ordered {
+		if o == old {
+			r.ordered[i] = e
+			break
+		}
+	}
+	return nil
+}
+
 // MustRegister is Register for the builtin catalog, where a failure is a
 // programming error.
 func (r *Registry) MustRegister(t Tool) {

@@ -797,3 +797,30 @@ func TestRegistryConcurrent(t *testing.T) {
 		t.Errorf("len(List()) = %d after all withdrawals; want 3", got)
 	}
 }
+
+// Replace swaps a tool in one step, keeping its wire name and place.
+func TestRegistryReplace(t *testing.T) {
+	r := NewRegistry()
+	mk := func(name, desc string) Tool {
+		return Func{M: Meta{Name: name, Description: desc, ReadOnly: true}, F: func(context.Context, json.RawMessage) (Result, error) { return Result{}, nil }}
+	}
+	for _, n := range []string{"a_tool", "b_tool"} {
+		if err := r.Register(mk(n, "old")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wire, _ := r.WireName("a_tool")
+	if err := r.Replace(mk("a_tool", "new")); err != nil {
+		t.Fatal(err)
+	}
+	tl, ok := r.Lookup("a_tool")
+	if w, _ := r.WireName("a_tool"); !ok || tl.Meta().Description != "new" || w != wire {
+		t.Errorf("after Replace: %v %q wire %q; want the new tool under %q", ok, tl.Meta().Description, w, wire)
+	}
+	if l := r.List(); len(l) != 2 || l[0].Meta().Name != "a_tool" {
+		t.Errorf("List after Replace: %d tools, first %s", len(l), l[0].Meta().Name)
+	}
+	if err := r.Replace(mk("c_tool", "fresh")); err != nil {
+		t.Errorf("Replace of a new name: %v", err)
+	}
+}

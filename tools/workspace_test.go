@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fsTestBlobs is an in-memory BlobStore.
@@ -369,5 +371,42 @@ func TestWorkspaceTrailingSlashOnAFile(t *testing.T) {
 	}
 	if rel, e := ws.Rel("src/"); e != nil || rel != "src" {
 		t.Errorf("Rel(src/) = %q, %v; want the folder", rel, e)
+	}
+}
+
+// The temporary file of a write cut short by a crash is removed at the
+// next start; one being written now (recent) and the user's own look-alikes
+// stay.
+func TestRemoveStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel string, age time.Duration) {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("half a file"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(-age)
+		os.Chtimes(p, old, old)
+	}
+	write("src/main.go", time.Hour)
+	write("src/.main.go.myclaw-0123456789ab.tmp", time.Hour)
+	write(".big.bin.myclaw-abcdefabcdef.tmp", time.Hour)
+	write("src/.fresh.go.myclaw-111111111111.tmp", 0)
+	write("notes/.x.myclaw-notes.tmp", time.Hour)
+	write(".git/.config.myclaw-222222222222.tmp", time.Hour)
+	ws, err := OpenWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	got := ws.RemoveStaleTemps(30 * time.Second)
+	slices.Sort(got)
+	if want := []string{".big.bin.myclaw-abcdefabcdef.tmp", "src/.main.go.myclaw-0123456789ab.tmp"}; !slices.Equal(got, want) {
+		t.Errorf("removed %q; want %q", got, want)
+	}
+	for _, keep := range []string{"src/main.go", "src/.fresh.go.myclaw-111111111111.tmp", "notes/.x.myclaw-notes.tmp", ".git/.config.myclaw-222222222222.tmp"} {
+		if _, err := os.Stat(filepath.Join(dir, keep)); err != nil {
+			t.Errorf("%s was removed: %v", keep, err)
+		}
 	}
 }

@@ -208,32 +208,38 @@ func (r *run) install(listed []*sdk.Tool) bool {
 		r.m.mu.Unlock()
 		return false
 	}
-	skipped := r.registerLocked(listed)
+	skipped, changed := r.registerLocked(listed)
 	r.s.setLocked(StateRunning, "")
 	r.m.events.push(r.s.statusLocked())
 	n := len(r.names)
 	r.m.mu.Unlock()
-	r.logSkipped(skipped)
+	r.logSkipped(skipped, changed)
 	r.m.logf("mcp: server %s running with %d tools (%d skipped)", r.s.cfg.Name, n, len(skipped))
 	return true
 }
 
 // logSkipped logs the tools left out; it is called without m.mu, as logf
 // is the caller's code.
-func (r *run) logSkipped(skipped []string) {
+func (r *run) logSkipped(skipped, changed []string) {
 	for _, reason := range skipped {
 		r.m.logf("mcp: server %s: skipping tool %s", r.s.cfg.Name, reason)
+	}
+	for _, line := range changed {
+		r.m.logf("%s", line)
 	}
 }
 
 // registerLocked replaces the run's tools in the registry with listed and
-// returns the reasons of the tools it skipped.
-func (r *run) registerLocked(listed []*sdk.Tool) []string {
+// returns the reasons of the tools it skipped, and log lines for the tools
+// whose definition changed.
+func (r *run) registerLocked(listed []*sdk.Tool) (skipped, changed []string) {
+	// Tools listed again are swapped in place, so a call looking one up
+	// while the list is refreshed never finds it missing.
+	stale := map[string]bool{}
 	for _, n := range r.names {
-		r.m.reg.Unregister(n)
+		stale[n] = true
 	}
 	r.names = nil
-	var skipped []string
 	cfg := r.s.cfg
 	displays := displayNames(cfg.Name, listed)
 	if r.s.listed == nil {
@@ -244,12 +250,17 @@ func (r *run) registerLocked(listed []*sdk.Tool) []string {
 		if err == nil {
 			if old, ok := r.s.listed[displays[i]]; ok && old.Definition != t.meta.Definition {
 				t.meta.Changed = describeChange(old, t.meta)
-				r.m.logf("mcp: server %s changed tool %s: %s", cfg.Name, displays[i], t.meta.Changed)
+				changed = append(changed, fmt.Sprintf("mcp: server %s changed tool %s: %s", cfg.Name, displays[i], t.meta.Changed))
 			} else if ok {
 				t.meta.Changed = old.Changed
 			}
 			r.s.listed[displays[i]] = t.meta
-			err = r.m.reg.Register(t)
+			if stale[displays[i]] {
+				delete(stale, displays[i])
+				err = r.m.reg.Replace(t)
+			} else {
+				err = r.m.reg.Register(t)
+			}
 		}
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("%q: %s", lt.Name, tools.FirstAndLastLines(err.Error(), 400)))
@@ -257,9 +268,12 @@ func (r *run) registerLocked(listed []*sdk.Tool) []string {
 		}
 		r.names = append(r.names, displays[i])
 	}
+	for n := range stale {
+		r.m.reg.Unregister(n)
+	}
 	skipped = r.registerResourceToolsLocked(skipped)
 	r.s.skipped = skipped
-	return skipped
+	return skipped, changed
 }
 
 // displayNames maps listed tools to display names. Names that are valid as
@@ -311,10 +325,10 @@ func (r *run) toolsChanged(_ context.Context, req *sdk.ToolListChangedRequest) {
 			r.m.mu.Unlock()
 			return
 		}
-		skipped := r.registerLocked(listed)
+		skipped, changed := r.registerLocked(listed)
 		r.m.events.push(r.s.statusLocked())
 		r.m.mu.Unlock()
-		r.logSkipped(skipped)
+		r.logSkipped(skipped, changed)
 	}()
 }
 

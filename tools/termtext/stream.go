@@ -53,8 +53,8 @@ func (s *Stream) Flush() string {
 // end: a sequence that began earlier is let through anyway.
 func heldFrom(s string) int {
 	i := max(len(s)-maxHeld, 0)
-	for i < len(s) && !utf8.RuneStart(s[i]) {
-		i++
+	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
+		i++ // the window starts inside a character
 	}
 	// A control string ended by the ESC of the next sequence loses its
 	// end if that sequence is held: then it is held too, and so are the
@@ -63,6 +63,7 @@ func heldFrom(s string) int {
 	// Where the last character and the current run of tags start.
 	prev, tags := -1, -1
 	emoji := -1 // where the current run of pictographs and joiners starts
+	bad := -1   // where the current run of invalid bytes starts (one U+FFFD)
 	for i < len(s) {
 		c := s[i]
 		end, done, byESC := i+1, true, false
@@ -77,6 +78,16 @@ func heldFrom(s string) int {
 			var n int
 			r, n = utf8.DecodeRuneInString(s[i:])
 			end, done = i+n, utf8.FullRuneInString(s[i:])
+			if done && r == utf8.RuneError && n == 1 {
+				if bad < 0 {
+					bad = i
+				}
+				if end == len(s) {
+					return bad // the next piece may go on with the run
+				}
+				prev, i = i, end
+				continue
+			}
 		}
 		tag := IsTag(r)
 		if tag && tags < 0 {
@@ -85,6 +96,8 @@ func heldFrom(s string) int {
 		// How a joiner shows depends on both its neighbours, and a run of
 		// tags becomes one note: hold them until they end.
 		switch {
+		case !done && c >= utf8.RuneSelf && bad >= 0:
+			return bad
 		case !done && c >= utf8.RuneSelf && tags >= 0:
 			return tags // a character cut in two may continue the run
 		case !done && c >= utf8.RuneSelf && emoji >= 0:
@@ -101,6 +114,9 @@ func heldFrom(s string) int {
 		}
 		if !tag {
 			tags = -1
+		}
+		if done {
+			bad = -1
 		}
 		switch {
 		case r == '\u200d' || pictograph(r):
