@@ -58,7 +58,14 @@ func NewRegistry() *Registry {
 
 // Register adds a tool. It refuses a nil tool, an invalid or duplicate name,
 // and a schema that does not compile.
-func (r *Registry) Register(t Tool) error {
+func (r *Registry) Register(t Tool) error { return r.add(t, false) }
+
+// Replace is Register that takes the place of a tool of the same name, if
+// there is one, in one step: a concurrent Lookup finds the old tool or the
+// new one, never neither (an MCP server refreshing its list).
+func (r *Registry) Replace(t Tool) error { return r.add(t, true) }
+
+func (r *Registry) add(t Tool, replace bool) error {
 	if t == nil {
 		return errors.New("register: nil tool")
 	}
@@ -72,6 +79,9 @@ func (r *Registry) Register(t Tool) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if replace {
+		r.unregisterLocked(m.Name)
+	}
 	if _, dup := r.byName[m.Name]; dup {
 		return fmt.Errorf("register %q: a tool with that name is already registered", m.Name)
 	}
@@ -102,6 +112,10 @@ func (r *Registry) MustRegister(t Tool) {
 func (r *Registry) Unregister(name string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.unregisterLocked(name)
+}
+
+func (r *Registry) unregisterLocked(name string) bool {
 	e, ok := r.byName[name]
 	if !ok {
 		return false

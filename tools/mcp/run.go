@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -229,10 +230,17 @@ func (r *run) logSkipped(skipped []string) {
 // registerLocked replaces the run's tools in the registry with listed and
 // returns the reasons of the tools it skipped.
 func (r *run) registerLocked(listed []*sdk.Tool) []string {
-	for _, n := range r.names {
-		r.m.reg.Unregister(n)
-	}
+	// Tools that stay are replaced in place, so that a call the model makes
+	// during a refresh still finds them; the others go afterwards.
+	old := r.names
 	r.names = nil
+	defer func() {
+		for _, n := range old {
+			if !slices.Contains(r.names, n) {
+				r.m.reg.Unregister(n)
+			}
+		}
+	}()
 	var skipped []string
 	cfg := r.s.cfg
 	displays := displayNames(cfg.Name, listed)
@@ -249,7 +257,7 @@ func (r *run) registerLocked(listed []*sdk.Tool) []string {
 				t.meta.Changed = old.Changed
 			}
 			r.s.listed[displays[i]] = t.meta
-			err = r.m.reg.Register(t)
+			err = r.replaceOwnLocked(old, t)
 		}
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("%q: %s", lt.Name, tools.FirstAndLastLines(err.Error(), 400)))
@@ -257,7 +265,7 @@ func (r *run) registerLocked(listed []*sdk.Tool) []string {
 		}
 		r.names = append(r.names, displays[i])
 	}
-	skipped = r.registerResourceToolsLocked(skipped)
+	skipped = r.registerResourceToolsLocked(old, skipped)
 	r.s.skipped = skipped
 	return skipped
 }
@@ -371,4 +379,13 @@ func schemaOf(t *sdk.Tool) (json.RawMessage, error) {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
 	return b, nil
+}
+
+// replaceOwnLocked registers t, replacing a tool of the same name only if
+// it was this run's own (never another source's tool that took the name).
+func (r *run) replaceOwnLocked(old []string, t tools.Tool) error {
+	if slices.Contains(old, t.Meta().Name) {
+		return r.m.reg.Replace(t)
+	}
+	return r.m.reg.Register(t)
 }
