@@ -58,7 +58,9 @@ func NewRegistry() *Registry {
 
 // Register adds a tool. It refuses a nil tool, an invalid or duplicate name,
 // and a schema that does not compile.
-func (r *Registry) Register(t Tool) error {
+func (r *Registry) Register(t Tool) error { return r.add(t, false) }
+
+func (r *Registry) add(t Tool, replace bool) error {
 	if t == nil {
 		return errors.New("register: nil tool")
 	}
@@ -72,6 +74,9 @@ func (r *Registry) Register(t Tool) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if replace {
+		r.unregisterLocked(m.Name)
+	}
 	if _, dup := r.byName[m.Name]; dup {
 		return fmt.Errorf("register %q: a tool with that name is already registered", m.Name)
 	}
@@ -137,6 +142,10 @@ func (r *Registry) MustRegister(t Tool) {
 func (r *Registry) Unregister(name string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.unregisterLocked(name)
+}
+
+func (r *Registry) unregisterLocked(name string) bool {
 	e, ok := r.byName[name]
 	if !ok {
 		return false

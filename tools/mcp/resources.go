@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -192,12 +193,16 @@ func (t *resourceTool) Execute(ctx context.Context, args json.RawMessage) (tools
 // registerResourceToolsLocked adds the resource tools of a server that
 // declares resources; a name the server's own tools took is skipped, with
 // the reason. m.mu is held.
-func (r *run) registerResourceToolsLocked(skipped []string) []string {
+func (r *run) registerResourceToolsLocked(old, skipped []string) []string {
 	if r.sess == nil || !hasResources(r.sess) {
 		return skipped
 	}
 	for _, t := range r.resourceTools() {
-		if err := r.m.reg.Register(t); err != nil {
+		err := fmt.Errorf("register %q: the server has a tool of that name", t.rt.meta.Name)
+		if !slices.Contains(r.names, t.rt.meta.Name) {
+			err = r.replaceOwnLocked(old, t)
+		}
+		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("%q (myclaw's resource tool): %s", t.rt.name, tools.FirstAndLastLines(err.Error(), 400)))
 			continue
 		}

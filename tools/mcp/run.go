@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -235,6 +236,7 @@ func (r *run) logSkipped(skipped, changed []string) {
 func (r *run) registerLocked(listed []*sdk.Tool) (skipped, changed []string) {
 	// Tools listed again are swapped in place, so a call looking one up
 	// while the list is refreshed never finds it missing.
+	old := r.names
 	stale := map[string]bool{}
 	for _, n := range r.names {
 		stale[n] = true
@@ -268,10 +270,12 @@ func (r *run) registerLocked(listed []*sdk.Tool) (skipped, changed []string) {
 		}
 		r.names = append(r.names, displays[i])
 	}
+	skipped = r.registerResourceToolsLocked(old, skipped)
 	for n := range stale {
-		r.m.reg.Unregister(n)
+		if !slices.Contains(r.names, n) {
+			r.m.reg.Unregister(n)
+		}
 	}
-	skipped = r.registerResourceToolsLocked(skipped)
 	r.s.skipped = skipped
 	return skipped, changed
 }
@@ -385,4 +389,13 @@ func schemaOf(t *sdk.Tool) (json.RawMessage, error) {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
 	return b, nil
+}
+
+// replaceOwnLocked registers t, replacing a tool of the same name only if
+// it was this run's own (never another source's tool that took the name).
+func (r *run) replaceOwnLocked(old []string, t tools.Tool) error {
+	if slices.Contains(old, t.Meta().Name) {
+		return r.m.reg.Replace(t)
+	}
+	return r.m.reg.Register(t)
 }
