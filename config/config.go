@@ -170,16 +170,15 @@ type Hook struct {
 	TimeoutS int      `toml:"timeout_s"`
 }
 
-// DefaultPath returns $XDG_CONFIG_HOME/myclaw/config.toml (or the OS
-// equivalent).
+// DefaultPath returns $XDG_CONFIG_HOME/myclaw/config.toml, or the default
+// of Dir; "" (no config) when there is no home directory to put it in,
+// rather than a relative path that a workspace could provide.
 func DefaultPath() string {
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		if d, err := os.UserConfigDir(); err == nil {
-			dir = d
-		}
+	dir, err := Dir()
+	if err != nil {
+		return ""
 	}
-	return filepath.Join(dir, "myclaw", "config.toml")
+	return filepath.Join(dir, "config.toml")
 }
 
 // Error is a configuration problem, pointing at the file, line and key.

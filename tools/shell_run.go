@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -197,7 +196,7 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	cmd.Env = append(ScrubEnv(base), marker)
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	setProcGroup(cmd)
 	cmd.WaitDelay = shellWaitDelay
 
 	start := time.Now()
@@ -205,7 +204,13 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		fullLog.discard()
 		return Result{}, s.startError(err)
 	}
-	tree := newProcTree(cmd.Process.Pid, marker)
+	tree, err := newProcTree(cmd.Process.Pid, marker)
+	if err != nil {
+		_ = cmd.Wait()
+		fullLog.discard()
+		return Result{}, s.startError(err)
+	}
+	defer tree.release()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
@@ -272,7 +277,7 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 
 func (s *shellRun) startError(err error) error {
 	if errors.Is(err, exec.ErrNotFound) {
-		return Errorf(KindUnsupported, "Shell commands cannot run on this system; tell the user bash is missing.", "bash was not found in PATH")
+		return Errorf(KindUnsupported, "Shell commands cannot run on this system; tell the user bash is missing"+shellInstallHint+".", "bash was not found in PATH")
 	}
 	if _, serr := os.Stat(s.opts.Dir); serr != nil {
 		return Errorf(KindNotFound, "The workspace directory is missing; tell the user.", "the working directory %s is not accessible: %v", s.opts.Dir, serr)

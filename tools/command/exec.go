@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"myclaw/tools"
@@ -106,8 +105,8 @@ func (t *commandTool) result(out []byte, total int) tools.Result {
 
 // process is one run of a command.
 type process struct {
-	cmd  *exec.Cmd
-	pgid int
+	cmd   *exec.Cmd
+	group *tools.ProcGroup
 
 	stdinW, stdoutR, stderrR *os.File
 
@@ -131,7 +130,7 @@ func start(s Spec, input []byte) (*process, error) {
 	}
 	inW, outR, errR := pipes.Stdin, pipes.Stdout, pipes.Stderr
 
-	p := &process{cmd: cmd, pgid: cmd.Process.Pid, stdinW: inW, stdoutR: outR, stderrR: errR}
+	p := &process{cmd: cmd, group: pipes.Group, stdinW: inW, stdoutR: outR, stderrR: errR}
 	p.stderr.Max = maxStderrTail
 	p.readers.Add(3)
 	go func() {
@@ -174,10 +173,11 @@ func (p *process) wait(ctx context.Context) (killed bool) {
 	case p.exitErr = <-exited:
 	case <-ctx.Done():
 		killed = true
-		_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+		p.group.Kill()
 		p.exitErr = <-exited
 	}
-	_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+	p.group.Kill()
+	p.group.Close()
 
 	drained := make(chan struct{})
 	go func() {

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,7 +43,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 // process is a running server and the pipes to it.
 type process struct {
 	cmd   *exec.Cmd
-	pgid  int
+	group *tools.ProcGroup
 	grace time.Duration
 
 	stdin  *os.File // write end
@@ -73,7 +72,7 @@ func startProcess(cfg ServerConfig, grace time.Duration) (*process, error) {
 
 	p := &process{
 		cmd:        cmd,
-		pgid:       cmd.Process.Pid,
+		group:      pipes.Group,
 		grace:      grace,
 		stdin:      inW,
 		stdout:     outR,
@@ -94,7 +93,7 @@ func startProcess(cfg ServerConfig, grace time.Duration) (*process, error) {
 		// also closes every copy of stdout, so the session sees EOF. A child
 		// that escaped the group could still hold stdout: after a grace
 		// period the read end is closed regardless.
-		p.signalGroup(syscall.SIGKILL)
+		p.group.Kill()
 		select {
 		case <-p.stopped:
 		case <-time.After(p.grace):
@@ -145,13 +144,13 @@ func (p *process) shutdown() {
 	defer close(p.stopped)
 	p.stdin.Close()
 	if !p.waitExit(p.grace) {
-		p.signalGroup(syscall.SIGTERM)
+		p.group.Terminate()
 		if !p.waitExit(p.grace) {
-			p.signalGroup(syscall.SIGKILL)
+			p.group.Kill()
 			<-p.exited
 		}
 	}
-	p.signalGroup(syscall.SIGKILL)
+	p.group.Kill()
 	select {
 	case <-p.stderrDone:
 	case <-time.After(p.grace):
@@ -171,17 +170,12 @@ func (p *process) waitExit(d time.Duration) bool {
 	}
 }
 
-// signalGroup signals every process of the server's group; a group that is
-// already empty is not an error.
-func (p *process) signalGroup(sig syscall.Signal) {
-	_ = syscall.Kill(-p.pgid, sig)
-}
-
 func (p *process) closeFiles() {
 	p.closeOnce.Do(func() {
 		p.stdin.Close()
 		p.stdout.Close()
 		p.stderr.Close()
+		p.group.Close()
 	})
 }
 
