@@ -17,6 +17,8 @@ Usage:
   myclaw undo [N] [--force]      revert the newest N reversible calls of the newest session
   myclaw redo [N]                re-apply the newest N undone calls
   myclaw history [--approvals]   list the calls (or the approval decisions) of the session
+  myclaw version, --version      print the version, commit and Go version
+  myclaw completion SHELL        print the completion script for bash, zsh or fish
 
 Flags:
 `
@@ -54,6 +56,10 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 	mode := "main"
 	if len(args) > 0 {
 		switch args[0] {
+		case "version", "--version", "-version":
+			return runVersion(args[1:], stdout)
+		case "completion":
+			return runCompletion(args[1:], stdout)
 		case "undo", "redo", "history":
 			mode, args = args[0], args[1:]
 		}
