@@ -93,7 +93,7 @@ func runHook(ctx context.Context, h Hook, req approval.Request, workspace string
 	stdout := &capped{max: 64 << 10}
 	stderr := &capped{max: 64 << 10, keepTail: true}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	err := tools.RunGroup(hctx, cmd)
+	err := tools.RunContained(hctx, cmd)
 	switch {
 	case hctx.Err() != nil && ctx.Err() == nil:
 		return deny(fmt.Sprintf("The pre-tool hook %q timed out after %s, so the call was denied.", name, timeout))

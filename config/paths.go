@@ -13,20 +13,32 @@ import (
 // included (as most developer tools do, rather than ~/Library), and
 // %AppData%\myclaw and %LocalAppData%\myclaw on Windows.
 
-// Dir returns the config directory: $XDG_CONFIG_HOME/myclaw or its
-// default.
-func Dir() (string, error) {
+// Dir returns the config directory, the home of the config, the user's
+// AGENTS.md and their commands/: $XDG_CONFIG_HOME/myclaw or its default;
+// "" when there is no home directory to put it in (never a relative path,
+// which the workspace could provide).
+func Dir() string {
 	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" {
-		return filepath.Join(d, "myclaw"), nil
+		return filepath.Join(d, "myclaw")
 	}
 	if runtime.GOOS == "windows" {
-		return winDir("AppData")
+		d, _ := winDir("AppData")
+		return d
 	}
 	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("find the config directory: set XDG_CONFIG_HOME: %w", err)
+	if err != nil || home == "" {
+		return ""
 	}
-	return filepath.Join(home, ".config", "myclaw"), nil
+	return filepath.Join(home, ".config", "myclaw")
+}
+
+// File returns the path of name in Dir; "" when there is no Dir.
+func File(name string) string {
+	dir := Dir()
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, name)
 }
 
 // StateDir returns the state directory: $XDG_STATE_HOME/myclaw or its

@@ -20,8 +20,8 @@ func TestDirs(t *testing.T) {
 	}
 	t.Setenv("XDG_CONFIG_HOME", "")
 	t.Setenv("XDG_STATE_HOME", "")
-	if d, err := Dir(); err != nil || d != wantConfig {
-		t.Errorf("Dir() = %q, %v; want %q", d, err, wantConfig)
+	if d := Dir(); d != wantConfig {
+		t.Errorf("Dir() = %q; want %q", d, wantConfig)
 	}
 	if d, err := StateDir(); err != nil || d != wantState {
 		t.Errorf("StateDir() = %q, %v; want %q", d, err, wantState)
@@ -33,7 +33,7 @@ func TestDirs(t *testing.T) {
 	xdg := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(xdg, "c"))
 	t.Setenv("XDG_STATE_HOME", filepath.Join(xdg, "s"))
-	if d, _ := Dir(); d != filepath.Join(xdg, "c", "myclaw") {
+	if d := Dir(); d != filepath.Join(xdg, "c", "myclaw") {
 		t.Errorf("Dir() with XDG_CONFIG_HOME = %q", d)
 	}
 	if d, _ := StateDir(); d != filepath.Join(xdg, "s", "myclaw") {
@@ -50,7 +50,7 @@ func TestNoHomeNoConfig(t *testing.T) {
 		t.Setenv("HOME", "")
 	}
 	t.Setenv("XDG_CONFIG_HOME", "")
-	if p := DefaultPath(); p != "" {
-		t.Errorf("DefaultPath() without a home = %q; want \"\"", p)
+	if p, f := DefaultPath(), File("AGENTS.md"); p != "" || f != "" {
+		t.Errorf("without a home: DefaultPath() = %q, File(AGENTS.md) = %q; want both \"\"", p, f)
 	}
 }

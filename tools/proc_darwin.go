@@ -13,8 +13,9 @@ import (
 // Killing the whole tree of a shell command on macOS: the same membership
 // rule and freeze-then-kill loop as on Linux (proc_unix.go), with the
 // process table read through sysctl instead of /proc: kern.proc.all for pid,
-// parent, group and start time, kern.procargs2 for the start-up environment
-// that carries the call's marker (readable for the user's own processes).
+// parent, group and start time, getsid for the session, kern.procargs2 for
+// the start-up environment that carries the call's marker (readable for
+// the user's own processes).
 //
 // macOS has no pidfd, so a process is pinned by its start time instead: it
 // is checked just before each signal, and the frozen members cannot exit
@@ -24,14 +25,22 @@ import (
 // parent's wait.
 const procZombie = 5
 
+// procFromKinfo reads one process table entry; the start time is in
+// microseconds since the epoch.
 func procFromKinfo(k *unix.KinfoProc) procInfo {
 	st := k.Proc.P_starttime
-	return procInfo{
+	p := procInfo{
 		pid:   int(k.Proc.P_pid),
 		ppid:  int(k.Eproc.Ppid),
 		pgid:  int(k.Eproc.Pgid),
 		start: uint64(st.Sec)*1e6 + uint64(st.Usec),
 	}
+	// kinfo_proc names the session only by a kernel address; a process
+	// whose session cannot be read is still found by marker or parent.
+	if sid, err := unix.Getsid(p.pid); err == nil {
+		p.sid = sid
+	}
+	return p
 }
 
 // readProcStat reads one process from the kernel's process table.
@@ -63,9 +72,10 @@ func procHasMarker(pid int, marker string) bool {
 	return slices.Contains(env, marker)
 }
 
-// scanProcs lists every process; the environment is read only for the
-// user's own, the only ones the kernel shows it for.
-func scanProcs(marker string) ([]procInfo, error) {
+// scanProcs lists every process. Only the user's own started at or after
+// since are checked for the marker: the kernel shows no one else's
+// environment, and a process older than the command cannot descend from it.
+func scanProcs(marker string, since uint64) ([]procInfo, error) {
 	ks, err := unix.SysctlKinfoProcSlice("kern.proc.all")
 	if err != nil {
 		return nil, err
@@ -78,7 +88,7 @@ func scanProcs(marker string) ([]procInfo, error) {
 		if p.pid <= 0 {
 			continue
 		}
-		if k.Eproc.Ucred.Uid == uid && k.Proc.P_stat != procZombie {
+		if k.Eproc.Ucred.Uid == uid && k.Proc.P_stat != procZombie && p.start >= since {
 			p.marked = procHasMarker(p.pid, marker)
 		}
 		out = append(out, p)

@@ -43,18 +43,18 @@ func TestDarwinShellRunTimeoutKillsTree(t *testing.T) {
 }
 
 // TestDarwinScanSeesMarker checks the sysctl reading: a child started with
-// a marker is listed with its parent and group, and marked.
+// a marker is listed with its parent, group and session, and marked.
 func TestDarwinScanSeesMarker(t *testing.T) {
 	marker := newProcMarker()
 	cmd := exec.Command("sleep", "1000")
 	cmd.Env = append(os.Environ(), marker)
-	setProcGroup(cmd)
+	procSetSession(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	pid := cmd.Process.Pid
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	procs, err := scanProcs(marker)
+	procs, err := scanProcs(marker, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,8 +63,8 @@ func TestDarwinScanSeesMarker(t *testing.T) {
 		t.Fatalf("scan does not list the child %d", pid)
 	}
 	p := procs[i]
-	if p.ppid != os.Getpid() || p.pgid != pid || !p.marked || p.start == 0 {
-		t.Errorf("child listed as %+v; want ppid %d, pgid %d, marked, a start time", p, os.Getpid(), pid)
+	if p.ppid != os.Getpid() || p.pgid != pid || p.sid != pid || !p.marked || p.start == 0 {
+		t.Errorf("child listed as %+v; want ppid %d, pgid and sid %d, marked, a start time", p, os.Getpid(), pid)
 	}
 	if slices.ContainsFunc(procs, func(p procInfo) bool { return p.marked && p.pid != pid }) {
 		t.Errorf("another process carries the fresh marker")

@@ -9,9 +9,9 @@ import (
 )
 
 // The part of process-tree killing that Linux and macOS share: which
-// processes belong to a call (marker, process group, descendants) and the
-// freeze-then-kill loop. How processes are listed, pinned and waited for is
-// per system (proc_linux.go, proc_darwin.go).
+// processes belong to a call (marker, session, process group, descendants)
+// and the freeze-then-kill loop. How processes are listed, pinned and
+// waited for is per system (proc_linux.go, proc_darwin.go).
 
 // procKillRounds bounds the freeze-and-rescan loop; a fork bomb outrunning
 // it still loses its already frozen members.
@@ -20,27 +20,31 @@ const procKillRounds = 64
 // procTree identifies the processes of one shell_run call.
 type procTree struct {
 	marker    string // "MYCLAW_RUN_<id>=1"
-	root      int    // pid of bash, also its process group id
+	root      int    // pid of bash, also its session and process group id
 	rootStart uint64 // start time of root, to detect pid reuse
+}
+
+// procSetSession makes cmd the leader of a new session: it has no
+// controlling terminal (opening /dev/tty fails with ENXIO, TIOCSTI has no
+// terminal to inject into) and no terminal job control reaches myclaw.
+func procSetSession(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	// setsid also makes a new process group; asking for both fails.
+	cmd.SysProcAttr.Setpgid = false
+	cmd.SysProcAttr.Setsid = true
 }
 
 // procInfo is one process as the system lists it.
 type procInfo struct {
-	pid, ppid, pgid int
-	start           uint64
-	marked          bool
-}
-
-// setProcGroup makes cmd start in a process group of its own.
-func setProcGroup(cmd *exec.Cmd) {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
+	pid, ppid, pgid, sid int
+	start                uint64
+	marked               bool
 }
 
 // newProcTree describes the tree rooted at a just-started process (started
-// after setProcGroup).
+// after procSetSession).
 func newProcTree(root int, marker string) (*procTree, error) {
 	t := &procTree{marker: marker, root: root}
 	if p, err := readProcStat(root); err == nil {
@@ -49,14 +53,19 @@ func newProcTree(root int, marker string) (*procTree, error) {
 	return t, nil
 }
 
-// release frees what the tree holds once the call is over; on Unix that is
+// release frees what the tree holds once it is killed; on Unix that is
 // nothing.
 func (t *procTree) release() {}
 
+// terminate asks the tree's session leader and its group to exit (SIGTERM).
+func (t *procTree) terminate() { _ = syscall.Kill(-t.root, syscall.SIGTERM) }
+
 // members returns the processes of the tree among procs.
 func (t *procTree) members(procs []procInfo) []procInfo {
-	// The group id is trusted only while the root pid has not been recycled:
-	// a live root with another start time belongs to someone else.
+	// The group and session ids are trusted only while the root pid has not
+	// been recycled: a live root with another start time belongs to someone
+	// else. (The kernel does not hand out a pid still in use as a group or
+	// session id, so a dead root's ids still name its own processes.)
 	groupOK := true
 	children := map[int][]int{}
 	byPID := map[int]procInfo{}
@@ -70,7 +79,7 @@ func (t *procTree) members(procs []procInfo) []procInfo {
 	in := map[int]bool{}
 	var queue []int
 	for _, p := range procs {
-		if p.marked || (groupOK && (p.pid == t.root || p.pgid == t.root)) {
+		if p.marked || (groupOK && (p.pid == t.root || p.pgid == t.root || p.sid == t.root)) {
 			in[p.pid] = true
 			queue = append(queue, p.pid)
 		}
@@ -105,11 +114,13 @@ func (t *procTree) kill() {
 		}
 	}()
 	for round := 0; round < procKillRounds; round++ {
-		procs, err := scanProcs(t.marker)
+		procs, err := scanProcs(t.marker, t.rootStart)
 		if err != nil {
 			// Without a process list, the group is all that can be reached.
-			_ = syscall.Kill(-t.root, syscall.SIGKILL)
-			return
+			if round == 0 {
+				_ = syscall.Kill(-t.root, syscall.SIGKILL)
+			}
+			break
 		}
 		found := false
 		for _, p := range t.members(procs) {

@@ -77,7 +77,7 @@ func winAwaitGone(t *testing.T, pids []int) {
 func TestWindowsProcTreeKill(t *testing.T) {
 	var tree *procTree
 	cmd, pids := startWinTree(t, func(cmd *exec.Cmd) error {
-		setProcGroup(cmd)
+		procSetSession(cmd)
 		if err := cmd.Start(); err != nil {
 			return err
 		}
@@ -91,17 +91,17 @@ func TestWindowsProcTreeKill(t *testing.T) {
 	winAwaitGone(t, pids)
 }
 
-// TestWindowsGroupCloseKills checks KILL_ON_JOB_CLOSE: releasing the job
+// TestWindowsJobCloseKills checks KILL_ON_JOB_CLOSE: releasing the job
 // ends what is still in it, as myclaw's exit does.
-func TestWindowsGroupCloseKills(t *testing.T) {
-	var g *ProcGroup
+func TestWindowsJobCloseKills(t *testing.T) {
+	var pt *ProcTree
 	cmd, pids := startWinTree(t, func(cmd *exec.Cmd) error {
 		var err error
-		g, err = StartGroup(cmd)
+		pt, err = startTree(cmd, prepareCmd(cmd))
 		return err
 	})
-	g.Close()
-	g.Kill() // after Close: must not fail or panic
+	pt.t.release()
+	pt.Kill() // after the release: must not fail or hang
 	cmd.Wait()
 	winAwaitGone(t, pids)
 }

@@ -19,9 +19,10 @@ import (
 const stderrTailBytes = 4096
 
 // stdioTransport is an sdk.Transport that runs a server as a child process in
-// its own process group and speaks newline-delimited JSON over its stdin and
-// stdout. Unlike sdk.CommandTransport it signals the whole group, so a server
-// started through a launcher (npx, uvx, a shell script) leaves no orphans.
+// its own session and process group and speaks newline-delimited JSON over
+// its stdin and stdout. Unlike sdk.CommandTransport it kills the whole tree
+// (tools.StartPiped), so a server started through a launcher (npx, uvx, a
+// shell script) leaves no orphans, nor do the processes it starts.
 type stdioTransport struct {
 	cfg   ServerConfig
 	grace time.Duration
@@ -43,7 +44,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 // process is a running server and the pipes to it.
 type process struct {
 	cmd   *exec.Cmd
-	group *tools.ProcGroup
+	tree  *tools.ProcTree
 	grace time.Duration
 
 	stdin  *os.File // write end
@@ -72,7 +73,7 @@ func startProcess(cfg ServerConfig, grace time.Duration) (*process, error) {
 
 	p := &process{
 		cmd:        cmd,
-		group:      pipes.Group,
+		tree:       pipes.Tree,
 		grace:      grace,
 		stdin:      inW,
 		stdout:     outR,
@@ -89,11 +90,11 @@ func startProcess(cfg ServerConfig, grace time.Duration) (*process, error) {
 	go func() {
 		p.exitErr = cmd.Wait()
 		close(p.exited)
-		// Whatever the server left in its group is an orphan now; killing it
-		// also closes every copy of stdout, so the session sees EOF. A child
-		// that escaped the group could still hold stdout: after a grace
-		// period the read end is closed regardless.
-		p.group.Kill()
+		// Whatever the server started is an orphan now; killing it also
+		// closes every copy of stdout, so the session sees EOF. A child out
+		// of reach could still hold stdout: after a grace period the read
+		// end is closed regardless.
+		p.tree.Kill()
 		select {
 		case <-p.stopped:
 		case <-time.After(p.grace):
@@ -144,13 +145,13 @@ func (p *process) shutdown() {
 	defer close(p.stopped)
 	p.stdin.Close()
 	if !p.waitExit(p.grace) {
-		p.group.Terminate()
+		p.tree.Terminate()
 		if !p.waitExit(p.grace) {
-			p.group.Kill()
+			p.tree.Kill()
 			<-p.exited
 		}
 	}
-	p.group.Kill()
+	p.tree.Kill()
 	select {
 	case <-p.stderrDone:
 	case <-time.After(p.grace):
@@ -175,7 +176,6 @@ func (p *process) closeFiles() {
 		p.stdin.Close()
 		p.stdout.Close()
 		p.stderr.Close()
-		p.group.Close()
 	})
 }
 

@@ -22,46 +22,31 @@ import (
 // handle to the main thread of a child started suspended.
 var ntResumeProcess = windows.NewLazySystemDLL("ntdll.dll").NewProc("NtResumeProcess")
 
-// setProcGroup makes cmd start suspended (attachJob resumes it), with a
+// procSetSession makes cmd start suspended (attachJob resumes it), with a
 // console of its own that has no window, so that it can neither read
 // myclaw's console input nor get its Ctrl+C.
-func setProcGroup(cmd *exec.Cmd) {
+func procSetSession(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.CreationFlags |= windows.CREATE_SUSPENDED | windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_NO_WINDOW
 }
 
-// ProcGroup is the Job Object a child started with StartGroup runs in,
-// with everything it started.
-type ProcGroup struct {
+// winJob is the Job Object a child runs in, with everything it started.
+type winJob struct {
 	mu  sync.Mutex
 	job windows.Handle // 0 once closed
 }
 
-// StartGroup starts cmd in a Job Object of its own.
-func StartGroup(cmd *exec.Cmd) (*ProcGroup, error) {
-	setProcGroup(cmd)
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	g, err := attachJob(cmd.Process.Pid)
-	if err != nil {
-		_ = cmd.Wait()
-		return nil, err
-	}
-	return g, nil
-}
-
 // attachJob puts the suspended process pid in a new job and resumes it. On
 // failure the process is terminated, never left running outside a job.
-func attachJob(pid int) (*ProcGroup, error) {
+func attachJob(pid int) (*winJob, error) {
 	ph, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE|windows.PROCESS_SUSPEND_RESUME, false, uint32(pid))
 	if err != nil {
 		return nil, fmt.Errorf("open the new process: %w", err)
 	}
 	defer windows.CloseHandle(ph)
-	fail := func(what string, err error) (*ProcGroup, error) {
+	fail := func(what string, err error) (*winJob, error) {
 		_ = windows.TerminateProcess(ph, 1)
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
@@ -69,31 +54,27 @@ func attachJob(pid int) (*ProcGroup, error) {
 	if err != nil {
 		return fail("create a job object", err)
 	}
-	g := &ProcGroup{job: job}
+	g := &winJob{job: job}
 	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{
 		BasicLimitInformation: windows.JOBOBJECT_BASIC_LIMIT_INFORMATION{LimitFlags: windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE},
 	}
 	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation, uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
-		g.Close()
+		g.close()
 		return fail("set up the job object", err)
 	}
 	if err := windows.AssignProcessToJobObject(job, ph); err != nil {
-		g.Close()
+		g.close()
 		return fail("put the process in a job object", err)
 	}
 	if status, _, _ := ntResumeProcess.Call(uintptr(ph)); status != 0 {
-		g.Close()
+		g.close()
 		return fail("resume the process", windows.NTStatus(status))
 	}
 	return g, nil
 }
 
-// Terminate ends every process of the job. Windows has no polite request
-// to exit that console programs share, so it is Kill.
-func (g *ProcGroup) Terminate() { g.Kill() }
-
-// Kill ends every process of the job.
-func (g *ProcGroup) Kill() {
+// kill ends every process of the job.
+func (g *winJob) kill() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.job != 0 {
@@ -101,8 +82,8 @@ func (g *ProcGroup) Kill() {
 	}
 }
 
-// Close releases the job, which also ends whatever is still in it.
-func (g *ProcGroup) Close() {
+// close releases the job, which also ends whatever is still in it.
+func (g *winJob) close() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.job != 0 {
@@ -120,7 +101,7 @@ type jobBasicAccounting struct {
 }
 
 // active returns how many processes are alive in the job.
-func (g *ProcGroup) active() (int, error) {
+func (g *winJob) active() (int, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.job == 0 {
