@@ -83,12 +83,17 @@ func (w *Workspace) Rel(path string) (string, *Error) {
 		if !ok {
 			return "", w.outside(path, "is outside the workspace")
 		}
-		return filepath.ToSlash(rel), nil
+		return w.canonical(filepath.ToSlash(rel)), nil
+	}
+	// Windows: a drive-relative (C:x) or rooted (\x) path is not relative
+	// to the workspace.
+	if filepath.VolumeName(clean) != "" || os.IsPathSeparator(clean[0]) {
+		return "", w.outside(path, "is outside the workspace")
 	}
 	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
 		return "", w.outside(path, "is outside the workspace")
 	}
-	return filepath.ToSlash(clean), nil
+	return w.canonical(filepath.ToSlash(clean)), nil
 }
 
 // wsWithin returns abs relative to dir when abs lies inside dir.
