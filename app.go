@@ -27,6 +27,7 @@ type app struct {
 	settings  config.Settings
 	secrets   map[string]string
 	stateDir  string
+	shellUndo *tools.ShellUndo
 	workspace *tools.Workspace
 	store     *history.Store
 	session   *history.Session
@@ -114,6 +115,13 @@ func newApp(o options, secrets map[string]string) (*app, error) {
 	if a.workspace, err = tools.OpenWorkspace(wsDir); err != nil {
 		return nil, &agent.UserError{Msg: fmt.Sprintf("Cannot open the workspace %s: %v", wsDir, err), Hint: "Pass --workspace DIR with a directory that exists."}
 	}
+	// myclaw's own files are never the file tools' business, even when
+	// XDG_STATE_HOME or XDG_CONFIG_HOME lies inside the project.
+	own := []string{a.stateDir, o.configPath}
+	if def := config.DefaultPath(); filepath.IsAbs(def) {
+		own = append(own, filepath.Dir(def))
+	}
+	a.workspace.Protect(own...)
 	a.store = history.NewStore(a.stateDir)
 	return a, nil
 }
@@ -164,6 +172,12 @@ func (a *app) buildTools() error {
 	if err != nil {
 		return fmt.Errorf("open the memory notes: %w", err)
 	}
+	if shell.Undo == nil || *shell.Undo {
+		a.shellUndo, err = tools.NewShellUndo(ws, blobs, filepath.Join(a.stateDir, "shell-cache"), a.stateDir, filepath.Dir(config.DefaultPath()))
+		if err != nil {
+			return fmt.Errorf("prepare undo of shell commands: %w", err)
+		}
+	}
 	a.userTools = agent.UserTools{
 		Reader: tools.NewFsRead(ws),
 		Lister: tools.NewGlobList(ws),
@@ -172,6 +186,7 @@ func (a *app) buildTools() error {
 			OutputDir:      filepath.Join(a.stateDir, "shell-output"),
 			DefaultTimeout: time.Duration(shell.TimeoutS) * time.Second,
 			MaxTimeout:     time.Duration(shell.MaxTimeoutS) * time.Second,
+			Undo:           a.shellUndo,
 		}),
 	}
 	for _, t := range []tools.Tool{
@@ -483,6 +498,9 @@ func (a *app) close() {
 	}
 	if a.audit != nil {
 		_ = a.audit.Close()
+	}
+	if a.shellUndo != nil {
+		_ = a.shellUndo.Close()
 	}
 	if a.workspace != nil {
 		_ = a.workspace.Close()

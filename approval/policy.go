@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // Policy decides, for each call, whether it runs, asks or is denied, from
@@ -100,6 +101,15 @@ func (p *Policy) Evaluate(req Request) Verdict {
 	if p.level == ReadOnly && req.Meta.HasSideEffects() {
 		return Verdict{Outcome: OutcomeDeny, By: "level: readonly", Why: "readonly allows no side effects, and " + c.tool + " has them"}
 	}
+	// A deny or ask pattern cannot be checked against a command the line
+	// does not show: it might be hit, so a person decides, whatever the
+	// level and the allow rules.
+	for _, r := range p.rules {
+		if Outcome(r.Decision) != OutcomeAllow && r.Match != "" && c.opaque != "" && r.tool.match(c.tool) {
+			return Verdict{Outcome: OutcomeAsk, By: "rule: " + r.brief(),
+				Why: fmt.Sprintf("the rule %q cannot be checked against this line: %s", r.Match, c.opaque)}
+		}
+	}
 	if req.Meta.AlwaysAsk {
 		return Verdict{Outcome: OutcomeAsk, By: "tool", Why: c.tool + " requires a person's approval for every call"}
 	}
@@ -110,6 +120,12 @@ func (p *Policy) Evaluate(req Request) Verdict {
 		if Outcome(r.Decision) == OutcomeAsk && c.hits(r) {
 			return Verdict{Outcome: OutcomeAsk, By: "rule: " + r.brief(), Why: "a rule in the config asks before " + c.what(r)}
 		}
+	}
+	if why := sensitiveTarget(c.capability); why != "" && p.level != Full && !c.allowedByPattern(p.rules) {
+		// A grant for the tool was given for another file; only a rule
+		// written for this path vouches for it.
+		return Verdict{Outcome: OutcomeAsk, By: "level: " + string(p.level),
+			Why: "myclaw never writes " + why + " without asking (a rule matching this path can allow it)"}
 	}
 	by, whyNot := c.allowedBy(p.rules, p.grants)
 	if by != "" {
@@ -157,6 +173,8 @@ func (p *Policy) autoEditAsks(req Request, c call) string {
 		}
 	}
 	switch {
+	case req.Meta.Persists:
+		return "auto-edit asks before " + c.tool + ": what it stores is replayed into every later session"
 	case !req.Meta.SupportsDryRun:
 		return "auto-edit asks for " + c.tool + " because it has no faithful preview"
 	case req.Meta.EffectiveRisk() == tools.RiskHigh:
@@ -169,6 +187,36 @@ func (p *Policy) autoEditAsks(req Request, c call) string {
 		if !insideWorkspace(where) {
 			return "auto-edit asks for calls outside the workspace (" + c.capability + ")"
 		}
+	}
+	return ""
+}
+
+// sensitiveTarget says why a file write's target is one auto-edit must not
+// approve, or "": anything under a .git folder (hooks and config run code:
+// .git/hooks/pre-commit, core.fsmonitor), the workspace's .myclaw.toml
+// (tools, servers and hooks that run) and its .myclaw folder (commands
+// that become prompts). Letter case is ignored, as on macOS and Windows.
+func sensitiveTarget(capability string) string {
+	rest, ok := strings.CutPrefix(capability, "fs:")
+	if !ok {
+		return ""
+	}
+	verb, where, _ := strings.Cut(rest, ":")
+	if verb == "read" || where == "" {
+		return ""
+	}
+	clean := path.Clean(strings.ReplaceAll(where, `\`, "/"))
+	segs := strings.Split(clean, "/")
+	for _, s := range segs {
+		if strings.EqualFold(s, ".git") {
+			return "inside .git (" + where + "): its hooks and config run code"
+		}
+	}
+	switch {
+	case strings.EqualFold(segs[0], ".myclaw.toml"):
+		return "the project's .myclaw.toml: it defines tools, servers and hooks that run"
+	case strings.EqualFold(segs[0], ".myclaw"):
+		return "inside .myclaw (" + where + "): its commands become prompts"
 	}
 	return ""
 }
@@ -263,12 +311,15 @@ type call struct {
 	tool       string
 	capability string
 	shell      bool
-	// For shell_run: whether the line parsed, its commands, the line
-	// itself, and why allow patterns cannot cover it ("" if they can).
+	// For shell_run: whether the line parsed, its commands as rules judge
+	// them, the line itself, why allow patterns cannot cover it ("" if
+	// they can), and why deny patterns cannot be checked ("" if they can).
 	parsed   bool
-	commands []string
+	calls    []tools.ShellCall
+	commands []string // calls[i].Judged
 	source   string
 	guard    string
+	opaque   string
 }
 
 func newCall(req Request) call {
@@ -286,8 +337,17 @@ func newCall(req Request) call {
 	if json.Unmarshal(req.Args, &args) == nil {
 		c.source = args.Command
 	}
-	if req.Command != nil {
-		c.parsed, c.commands = true, req.Command.Commands
+	// The line is parsed once, by the tool's dry run; the rules read that
+	// parse. A parse that lacks the rules' view of a command counts as
+	// unparsed.
+	if cl := req.Command; cl != nil && len(cl.Calls) == len(cl.Commands) {
+		c.parsed, c.calls = true, cl.Calls
+		for _, sc := range cl.Calls {
+			c.commands = append(c.commands, sc.Judged)
+			if c.opaque == "" && sc.Opaque != "" {
+				c.opaque = sc.Opaque
+			}
+		}
 	}
 	switch {
 	case !c.parsed:
@@ -296,10 +356,12 @@ func newCall(req Request) call {
 		c.guard = "allow rules do not cover this command line: it runs no plain command"
 	case c.source == "":
 		c.guard = "allow rules do not cover this command line: the call's arguments do not hold it"
-	default:
-		if why := shellGuard(c.source); why != "" {
-			c.guard = "allow rules do not cover this command line: " + why
-		}
+	case termtext.HasHidden(c.source):
+		// What the pane shows escaped is not what a pattern was written
+		// against: no rule or grant vouches for such a line.
+		c.guard = "allow rules do not cover this command line: it holds raw control or invisible characters"
+	case req.Command.Uncovered != "":
+		c.guard = "allow rules do not cover this command line: " + req.Command.Uncovered
 	}
 	return c
 }
@@ -329,9 +391,11 @@ func (c call) hits(r compiledRule) bool {
 	if !c.parsed {
 		return true
 	}
-	for _, cmd := range c.commands {
-		if r.hitsCommand(cmd) {
-			return true
+	for _, sc := range c.calls {
+		for _, form := range append([]string{sc.Judged}, sc.Forms...) {
+			if r.hitsCommand(form) {
+				return true
+			}
 		}
 	}
 	return false
@@ -348,12 +412,23 @@ func (c call) what(r compiledRule) string {
 	return fmt.Sprintf("%s on %s", c.tool, c.capability)
 }
 
+// allowedByPattern reports whether an allow rule with a capability
+// pattern (not a whole-tool rule) matches the call.
+func (c call) allowedByPattern(rules []compiledRule) bool {
+	for _, r := range rules {
+		if Outcome(r.Decision) == OutcomeAllow && r.Match != "" && !c.shell && r.tool.match(c.tool) && r.match.match(c.capability) {
+			return true
+		}
+	}
+	return false
+}
+
 // allowedBy returns what allows the call among allow rules and grants, or
 // "" with, when an allow pattern could have applied, why it did not.
 //
 // A shell line is allowed when each of its commands is covered by some
-// allow rule or grant (not necessarily the same one), and shellGuard finds
-// nothing the commands do not show. An allow rule without Match allows every
+// allow rule or grant (not necessarily the same one), and the parse found
+// nothing the commands do not show (CommandLine.Uncovered). An allow rule without Match allows every
 // line that parses; no allow rule allows a line that does not.
 func (c call) allowedBy(rules, grants []compiledRule) (by, whyNot string) {
 	type source struct {

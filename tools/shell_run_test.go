@@ -411,8 +411,14 @@ func TestShellRunMeta(t *testing.T) {
 	if m.Timeout <= 60*time.Second {
 		t.Errorf("Timeout = %v; want above MaxTimeout so the command's own timeout fires first", m.Timeout)
 	}
-	if _, ok := any(NewShellRun(ShellOptions{})).(Reverter); ok {
-		t.Errorf("shell_run implements Reverter; want it irreversible")
+	// Without undo tracking a command is irreversible: no plan, and a
+	// revert refuses.
+	plain := NewShellRun(ShellOptions{Dir: t.TempDir()})
+	if res, err := plain.DryRun(context.Background(), shellArgsJSON(t, "ls", 0)); err != nil || res.UndoPlan != "" {
+		t.Errorf("DryRun without undo = plan %q, %v; want no undo plan", res.UndoPlan, err)
+	}
+	if _, err := plain.(Reverter).Revert(context.Background(), json.RawMessage(`{"changes":[]}`), false); err == nil {
+		t.Errorf("Revert without undo tracking succeeded")
 	}
 	reg := NewRegistry()
 	if err := reg.Register(NewShellRun(ShellOptions{Dir: t.TempDir()})); err != nil {
@@ -420,5 +426,30 @@ func TestShellRunMeta(t *testing.T) {
 	}
 	if _, verr := reg.Validate("shell_run", json.RawMessage(`{"command":"ls","extra":1}`)); verr == nil {
 		t.Errorf("schema accepted an unknown property; want additionalProperties false")
+	}
+}
+
+// The summary and preview of a command with an OSC string or a zero-width
+// space show every byte escaped, and the line is flagged.
+func TestShellRunDryRunShowsHiddenCharacters(t *testing.T) {
+	tool, _ := shellTestTool(t, ShellOptions{})
+	tests := []struct{ command, shown string }{
+		{"rm -rf ./build \x1b] ./victim \x07", `rm -rf ./build \e] ./victim \a`},
+		{"rm -rf ./bu\u200bild", "rm -rf ./bu⟨U+200B⟩ild"},
+	}
+	for _, tt := range tests {
+		res, err := tool.DryRun(context.Background(), shellArgsJSON(t, tt.command, 0))
+		if err != nil {
+			t.Fatalf("DryRun(%q): %v", tt.command, err)
+		}
+		if want := "Run `" + tt.shown + "`"; res.Summary != want {
+			t.Errorf("Summary = %q; want %q", res.Summary, want)
+		}
+		if !strings.Contains(res.Preview, "$ "+tt.shown) {
+			t.Errorf("Preview %q lacks %q", res.Preview, tt.shown)
+		}
+		if res.Command == nil || len(res.Command.Warnings) == 0 || !strings.Contains(res.Command.Warnings[0], "raw control or invisible characters") {
+			t.Errorf("Command = %+v; want it flagged first", res.Command)
+		}
 	}
 }

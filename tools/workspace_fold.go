@@ -83,3 +83,30 @@ func wsStoredName(name string, entries []string, same func(entry string) bool) s
 	}
 	return name
 }
+
+// wsPathWithin reports whether the slash path rel is dir or lies under it,
+// comparing names as the file system does.
+func wsPathWithin(rel, dir string) bool {
+	if rel == dir || strings.HasPrefix(rel, dir+"/") {
+		return true
+	}
+	if !wsFoldingFS {
+		return false
+	}
+	return wsPathWithinFolded(rel, dir)
+}
+
+// wsPathWithinFolded is wsPathWithin for a file system that ignores case
+// and normalisation; it lives apart so that its tests run everywhere.
+func wsPathWithinFolded(rel, dir string) bool {
+	r, d := strings.Split(rel, "/"), strings.Split(dir, "/")
+	if len(r) < len(d) {
+		return false
+	}
+	for i := range d {
+		if !strings.EqualFold(norm.NFC.String(r[i]), norm.NFC.String(d[i])) {
+			return false
+		}
+	}
+	return true
+}

@@ -26,3 +26,23 @@ func TestWsStoredName(t *testing.T) {
 		}
 	}
 }
+
+func TestWsPathWithinFolded(t *testing.T) {
+	tests := []struct {
+		rel, dir string
+		want     bool
+	}{
+		{".local/state/myclaw", ".local/state/myclaw", true},
+		{".LOCAL/State/MyClaw/sessions/x", ".local/state/myclaw", true},
+		{"cafe\u0301/x", "caf\u00e9", true},
+		{"\u212Aey/x", "key", true}, // KELVIN SIGN folds to k
+		{".local/state/myclawx", ".local/state/myclaw", false},
+		{".local/state", ".local/state/myclaw", false},
+		{"other/.local/state/myclaw", ".local/state/myclaw", false},
+	}
+	for _, tt := range tests {
+		if got := wsPathWithinFolded(tt.rel, tt.dir); got != tt.want {
+			t.Errorf("wsPathWithinFolded(%q, %q) = %v; want %v", tt.rel, tt.dir, got, tt.want)
+		}
+	}
+}
