@@ -19,6 +19,7 @@ Usage:
   myclaw history [--approvals]   list the calls (or the approval decisions) of the session
   myclaw version, --version      print the version, commit and Go version
   myclaw completion SHELL        print the completion script for bash, zsh or fish
+  myclaw sandbox-check           self-test the shell sandbox and say what it enforces here
 
 Flags:
 `
@@ -38,6 +39,8 @@ type options struct {
 	force      bool
 	approvals  bool
 	count      int
+	// sandboxCheck runs the sandbox self-test and exits.
+	sandboxCheck bool
 }
 
 func newFlagSet(name string, o *options, stderr io.Writer) *flag.FlagSet {
@@ -60,7 +63,7 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 			return runVersion(args[1:], stdout)
 		case "completion":
 			return runCompletion(args[1:], stdout)
-		case "undo", "redo", "history":
+		case "undo", "redo", "history", "sandbox-check":
 			mode, args = args[0], args[1:]
 		}
 	}
@@ -72,6 +75,7 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 		fs.StringVar(&o.output, "output", "text", "headless output `format`: text or json")
 		fs.BoolVar(&o.continueS, "continue", false, "resume the newest session of the workspace")
 		fs.BoolVar(&o.trust, "trust", false, "trust the workspace's .myclaw.toml (it can run commands) and remember it")
+		fs.BoolVar(&o.sandboxCheck, "sandbox-check", false, "self-test the shell sandbox, say what it enforces here, and exit")
 	case "undo":
 		fs.BoolVar(&o.force, "force", false, "undo even if the files changed since (the current version is kept for redo)")
 	case "history":
@@ -116,6 +120,11 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 	switch mode {
 	case "undo", "redo", "history":
 		return runJournalCommand(ctx, mode, o, secrets, stdout, stderr)
+	case "sandbox-check":
+		return runSandboxCheck(ctx, o, secrets, stdout)
+	}
+	if o.sandboxCheck {
+		return runSandboxCheck(ctx, o, secrets, stdout)
 	}
 	if o.hasPrompt {
 		if o.prompt == "-" {

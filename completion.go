@@ -12,8 +12,12 @@ import (
 // built from the real flag sets, so a new flag is completed without
 // touching this file.
 
-// completionModes are the words that start a mode other than the main one.
-var completionModes = []string{"undo", "redo", "history", "version", "completion"}
+// completionModes are the words that start a mode other than the main
+// one; flagModes are those with flags of their own.
+var (
+	completionModes = []string{"undo", "redo", "history", "sandbox-check", "version", "completion"}
+	flagModes       = []string{"undo", "redo", "history", "sandbox-check"}
+)
 
 // flagDoc is one flag as its usage line shows it.
 type flagDoc struct {
@@ -113,7 +117,7 @@ func bashCompletion() string {
 	b.WriteString("\tlocal mode=main\n\tcase \"${COMP_WORDS[1]}\" in\n\t" + strings.Join(completionModes, "|") + ") mode=\"${COMP_WORDS[1]}\" ;;\n\tesac\n")
 	b.WriteString("\tif [ \"$mode\" = completion ]; then\n\t\t[ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W \"bash zsh fish\" -- \"$cur\"))\n\t\treturn\n\tfi\n")
 	b.WriteString("\tcase \"$mode:$prev\" in\n")
-	for _, mode := range []string{"main", "undo", "redo", "history"} {
+	for _, mode := range append([]string{"main"}, flagModes...) {
 		for _, f := range modeFlags(mode) {
 			if !f.value {
 				continue
@@ -127,7 +131,7 @@ func bashCompletion() string {
 		}
 	}
 	b.WriteString("\tesac\n\tlocal words\n\tcase \"$mode\" in\n")
-	for _, mode := range []string{"main", "undo", "redo", "history", "version"} {
+	for _, mode := range append(append([]string{"main"}, flagModes...), "version") {
 		var words []string
 		if mode == "main" {
 			words = append(words, completionModes...)
@@ -159,7 +163,7 @@ func zshCompletion() string {
 	var b strings.Builder
 	b.WriteString("#compdef myclaw\n# zsh completion for myclaw. Put it in a folder of $fpath as _myclaw,\n# or load it with: source <(myclaw completion zsh)\n")
 	b.WriteString("_myclaw() {\n\tcase $words[2] in\n")
-	for _, mode := range []string{"undo", "redo", "history"} {
+	for _, mode := range flagModes {
 		fmt.Fprintf(&b, "\t%s)\n\t\tshift words; (( CURRENT-- ))\n\t\t_arguments %s ;;\n", mode, spec(mode))
 	}
 	b.WriteString("\tversion) ;;\n\tcompletion) (( CURRENT == 3 )) && _values shell bash zsh fish ;;\n")
@@ -174,7 +178,7 @@ func fishCompletion() string {
 	b.WriteString("complete -c myclaw -f\n")
 	fmt.Fprintf(&b, "complete -c myclaw -n __fish_use_subcommand -a '%s'\n", strings.Join(completionModes, " "))
 	b.WriteString("complete -c myclaw -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'\n")
-	for _, mode := range []string{"main", "undo", "redo", "history"} {
+	for _, mode := range append([]string{"main"}, flagModes...) {
 		cond := "__fish_seen_subcommand_from " + mode
 		if mode == "main" {
 			cond = "not __fish_seen_subcommand_from " + strings.Join(completionModes, " ")

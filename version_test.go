@@ -83,7 +83,7 @@ func TestBashCompletion(t *testing.T) {
 		t.Fatalf("completion bash: code %d", code)
 	}
 	tests := []struct{ words, want string }{
-		{`myclaw ""`, "undo redo history version completion --autonomy"},
+		{`myclaw ""`, strings.Join(completionModes, " ") + " --autonomy"},
 		{`myclaw --au`, "--autonomy"},
 		{`myclaw --autonomy a`, "ask auto-edit"},
 		{`myclaw --output ""`, "text json"},
@@ -110,7 +110,7 @@ func TestZshAndFishCompletion(t *testing.T) {
 			t.Fatalf("completion %s: code %d", shell, code)
 		}
 		s := out.String()
-		for _, want := range []string{"autonomy", "readonly ask auto-edit full", "approvals", "force", "workspace", "undo redo history version completion"} {
+		for _, want := range []string{"autonomy", "readonly ask auto-edit full", "approvals", "force", "workspace", strings.Join(completionModes, " ")} {
 			if !strings.Contains(s, want) {
 				t.Errorf("%s script lacks %q", shell, want)
 			}
