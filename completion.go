@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 )
 
@@ -15,8 +16,8 @@ import (
 // completionModes are the words that start a mode other than the main
 // one; flagModes are those with flags of their own.
 var (
-	completionModes = []string{"undo", "redo", "history", "sandbox-check", "version", "completion"}
-	flagModes       = []string{"undo", "redo", "history", "sandbox-check"}
+	completionModes = []string{"undo", "redo", "history", "sessions", "sandbox-check", "version", "completion"}
+	flagModes       = []string{"undo", "redo", "history", "sessions", "sandbox-check"}
 )
 
 // flagDoc is one flag as its usage line shows it.
@@ -43,17 +44,18 @@ func modeFlags(mode string) []flagDoc {
 	_ = dispatch(context.Background(), args, nil, strings.NewReader(""), io.Discard, &help)
 	var out []flagDoc
 	for _, line := range strings.Split(help.String(), "\n") {
-		switch {
-		case strings.HasPrefix(line, "  -"):
-			head, usage, _ := strings.Cut(line, "\t")
-			f := strings.Fields(head)
-			out = append(out, flagDoc{name: strings.TrimPrefix(f[0], "-"), value: len(f) > 1, usage: usage})
-		case strings.HasPrefix(line, "    \t") && len(out) > 0 && out[len(out)-1].usage == "":
+		if m := flagLine.FindStringSubmatch(line); m != nil {
+			out = append(out, flagDoc{name: m[1], value: m[2] != "", usage: strings.TrimSpace(m[3])})
+		} else if strings.HasPrefix(line, "    ") && len(out) > 0 && out[len(out)-1].usage == "" {
 			out[len(out)-1].usage = strings.TrimSpace(line)
 		}
 	}
 	return out
 }
+
+// flagLine is one flag of the help: "  --model name    model name ...",
+// the usage possibly on the next line.
+var flagLine = regexp.MustCompile(`^  --?([^\s-]\S*)(?: (\S+))?(?:\s{2,}(.*))?$`)
 
 // dashed is how a flag is offered: --name, or -p for one letter.
 func (f flagDoc) dashed() string {

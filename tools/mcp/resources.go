@@ -37,7 +37,9 @@ func listResources(ctx context.Context, sess *sdk.ClientSession) (list []Resourc
 		if len(list) == maxResources {
 			return list, true, nil
 		}
-		clean := func(s string, n int) string { return tools.Clip(strings.Join(strings.Fields(tools.Neutralize(s)), " "), n) }
+		clean := func(s string, n int) string {
+			return tools.Clip(strings.Join(strings.Fields(tools.Neutralize(s)), " "), n)
+		}
 		list = append(list, Resource{URI: clean(r.URI, 500), Name: clean(r.Name, 120), Title: clean(r.Title, 120),
 			MIMEType: clean(r.MIMEType, 80), Description: clean(r.Description, 300), Size: r.Size})
 	}
