@@ -54,6 +54,8 @@ type app struct {
 	hooks   []agent.Hook
 	logger  *log.Logger
 	logFile *os.File
+	// jobs are the background shell jobs of the session.
+	jobs *tools.ShellJobs
 	// notices are shown to the user at start (ignored project config,
 	// recovered undo, ...).
 	notices []string
@@ -96,7 +98,12 @@ func newApp(o options, secrets map[string]string) (*app, error) {
 		path = config.DefaultPath()
 	}
 	cfg, err := config.Load(path, explicit)
-	if err != nil {
+	switch {
+	case err != nil && explicit && errors.Is(err, os.ErrNotExist):
+		return nil, &agent.UserError{Msg: "There is no config file " + path + ".", Hint: "Check the path given to --config, or leave --config out to use " + config.DefaultPath() + "."}
+	case err != nil && explicit:
+		return nil, &agent.UserError{Msg: "The config is not valid: " + err.Error(), Hint: "Fix it; config.example.toml documents every option."}
+	case err != nil:
 		return nil, &agent.UserError{Msg: "The config is not valid: " + err.Error(), Hint: "Fix it (config.example.toml documents every option), or pass --config FILE."}
 	}
 	if cfg.Path == "" {
@@ -197,6 +204,7 @@ func (a *app) buildTools() error {
 			return fmt.Errorf("prepare undo of shell commands: %w", err)
 		}
 	}
+	a.jobs = tools.NewShellJobs()
 	a.userTools = agent.UserTools{
 		Reader: tools.NewFsRead(ws),
 		Lister: tools.NewGlobList(ws),
@@ -213,6 +221,7 @@ func (a *app) buildTools() error {
 			},
 			Sandbox: confiner,
 			Undo:    a.shellUndo,
+			Jobs:    a.jobs,
 		}),
 	}
 	for _, t := range []tools.Tool{
@@ -222,6 +231,7 @@ func (a *app) buildTools() error {
 		a.userTools.Lister,
 		tools.NewGrepSearch(ws),
 		a.userTools.Shell,
+		tools.NewShellJobsTool(a.jobs),
 		tools.NewWebFetch(web),
 		tools.NewTimeNow(time.Now),
 		tools.NewMemoryStore(memory),
@@ -567,6 +577,8 @@ func (a *app) mcpOwner(name string) (*mcp.Manager, error) {
 }
 
 func (a *app) close() {
+	// The session ends: so do its background jobs.
+	a.jobs.StopAll()
 	a.mcpMu.Lock()
 	for _, m := range a.mcps {
 		_ = m.Close()

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -47,6 +46,7 @@ var commands = []command{
 	{"clear", "", "start a new conversation", false},
 	{"sessions", "", "list the sessions of this workspace", true},
 	{"mcp", "[CMD] [NAME]", "MCP servers; NAME: one, with its log; CMD: restart, resources, login, logout", true},
+	{"jobs", "[stop ID]", "background shell jobs: state and output; stop one", true},
 	{"init", "", "draft AGENTS.md: the model explores the repository", false},
 	{"context", "", "what the prompt holds: instructions, tools, free room", true},
 	{"trust", "", "trust this folder: .myclaw.toml, AGENTS.md, commands", false},
@@ -222,26 +222,13 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 		}
 		return usage()
 	case "model":
-		switch len(args) {
-		case 0:
-			return m, func() tea.Msg {
-				return commandResultMsg{draw: textDraw("model: " + b.Model())}
-			}
-		case 1:
-			name := args[0]
-			return m, func() tea.Msg {
-				b.SetModel(name)
-				// Say at once if the server does not know it, not at the next prompt.
-				cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-				defer cancel()
-				return commandResultMsg{draw: textDraw("model set to " + b.Model()), err: b.CheckServer(cctx), refresh: true}
-			}
-		}
-		return usage()
+		return m.modelCommand(args, usage)
 	case "diff":
 		return m.diffCommand(args, usage)
 	case "mcp":
 		return m.mcpCommand(args)
+	case "jobs":
+		return m.jobsCommand(args)
 	case "trust":
 		if len(args) > 0 {
 			return usage()

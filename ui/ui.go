@@ -156,6 +156,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleDecision(msg)
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
+	case modelsMsg:
+		m.c.models = msg.list
+		return m, nil
 	case formRequestMsg:
 		return m.handleFormRequest(msg)
 	case formAnsweredMsg:
@@ -172,6 +175,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case statusRefreshMsg:
 		m.status.apply(msg.status, msg.level)
+		m.status.jobs = msg.jobs
 		return m, nil
 	case serverCheckedMsg:
 		if msg.err != nil {
