@@ -234,6 +234,7 @@ func (a *app) buildTools() error {
 		tools.NewShellJobsTool(a.jobs),
 		tools.NewWebFetch(web),
 		tools.NewTimeNow(time.Now),
+		tools.NewTodoWrite(),
 		tools.NewMemoryStore(memory),
 		tools.NewMemoryFetch(memory),
 	} {

@@ -486,6 +486,9 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 	t.emit(ev)
 	if err == nil {
 		t.workedIn(args)
+		if res.Plan != nil {
+			t.emit(PlanEvent{Items: res.Plan})
+		}
 	}
 	return out, fatal
 }
