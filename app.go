@@ -85,18 +85,9 @@ func (a *app) logf(format string, args ...any) {
 	}
 }
 
-// stateDir returns $XDG_STATE_HOME/myclaw (or ~/.local/state/myclaw).
-func stateDir() (string, error) {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("find the state directory: set XDG_STATE_HOME: %w", err)
-		}
-		dir = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(dir, "myclaw"), nil
-}
+// stateDir returns $XDG_STATE_HOME/myclaw (or the default of
+// config.StateDir).
+func stateDir() (string, error) { return config.StateDir() }
 
 // newApp loads the config and opens the workspace and state. It does no
 // network I/O.
@@ -468,7 +459,7 @@ func (a *app) loadInstructions() {
 	in, errs := agent.LoadInstructions(agent.InstructionOptions{
 		Root:     a.workspace.Root(),
 		Names:    a.cfg.Instructions.Files,
-		UserPath: filepath.Join(config.Dir(), "AGENTS.md"),
+		UserPath: config.File("AGENTS.md"),
 		MaxBytes: a.cfg.Instructions.MaxBytes,
 		Trusted:  a.project.trusted,
 	})

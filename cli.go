@@ -20,6 +20,8 @@ Usage:
   myclaw history [--approvals [--all]]
                                  list the calls of the session (or the approval
                                  decisions of this workspace, or of all)
+  myclaw version, --version      print the version, commit and Go version
+  myclaw completion SHELL        print the completion script for bash, zsh or fish
   myclaw sandbox-check           self-test the shell sandbox and say what it enforces here
   myclaw sessions                list the stored sessions of this workspace (resume one
                                  with --session ID, the newest with --continue)
@@ -68,6 +70,10 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 	mode := "main"
 	if len(args) > 0 {
 		switch args[0] {
+		case "version", "--version", "-version":
+			return runVersion(args[1:], stdout)
+		case "completion":
+			return runCompletion(args[1:], stdout)
 		case "undo", "redo", "history", "sandbox-check", "sessions":
 			mode, args = args[0], args[1:]
 		}

@@ -56,7 +56,7 @@ func (b *tuiBackend) commands() ([]ui.CustomCommand, []string) {
 	trusted := b.app.project.trusted
 	b.trustMu.Unlock()
 	return ui.LoadCommands(
-		ui.CommandDir{Path: filepath.Join(config.Dir(), "commands"), Scope: "user", Trusted: true},
+		ui.CommandDir{Path: config.File("commands"), Scope: "user", Trusted: true},
 		ui.CommandDir{Path: filepath.Join(b.app.workspace.Dir(), ".myclaw", "commands"), Scope: "project", Trusted: trusted},
 	)
 }

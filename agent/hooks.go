@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"myclaw/approval"
@@ -85,18 +84,16 @@ func runHook(ctx context.Context, h Hook, req approval.Request, workspace string
 	in, _ := json.Marshal(hookInput{Event: "pre_tool", CallID: req.CallID, Tool: req.Tool, Args: req.Args, Capability: req.Capability, Summary: req.Summary, Workspace: workspace, Tainted: req.Taint != nil})
 	hctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(hctx, h.Command[0], h.Command[1:]...)
+	cmd := exec.Command(h.Command[0], h.Command[1:]...)
 	cmd.Dir = workspace
 	cmd.Stdin = bytes.NewReader(in)
 	cmd.Env = tools.ScrubEnv(os.Environ())
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
 	// A decision is a short JSON object: more output than this is not one.
 	stdout := &capped{max: 64 << 10}
 	stderr := &capped{max: 64 << 10, keepTail: true}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	err := cmd.Run()
+	err := tools.RunContained(hctx, cmd)
 	switch {
 	case hctx.Err() != nil && ctx.Err() == nil:
 		return deny(fmt.Sprintf("The pre-tool hook %q timed out after %s, so the call was denied.", name, timeout))

@@ -252,22 +252,10 @@ type Hook struct {
 	TimeoutS int      `toml:"timeout_s"`
 }
 
-// DefaultPath returns $XDG_CONFIG_HOME/myclaw/config.toml (or the OS
-// equivalent).
+// DefaultPath returns $XDG_CONFIG_HOME/myclaw/config.toml, or the default
+// of Dir; "" (no config) when there is no home directory to put it in.
 func DefaultPath() string {
-	return filepath.Join(Dir(), "config.toml")
-}
-
-// Dir returns $XDG_CONFIG_HOME/myclaw (or the OS equivalent): the home of
-// the config, the user's AGENTS.md and their commands/.
-func Dir() string {
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		if d, err := os.UserConfigDir(); err == nil {
-			dir = d
-		}
-	}
-	return filepath.Join(dir, "myclaw")
+	return File("config.toml")
 }
 
 // Error is a configuration problem, pointing at the file, line and key.

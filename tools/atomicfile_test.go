@@ -1,11 +1,9 @@
 package tools
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -44,20 +42,7 @@ func TestLockFile(t *testing.T) {
 		return f
 	}
 	// tryLock asks for a lock without waiting: LockFile itself would block.
-	tryLock := func(f *os.File, exclusive bool) bool {
-		how := syscall.LOCK_SH
-		if exclusive {
-			how = syscall.LOCK_EX
-		}
-		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
-		if err != nil && !errors.Is(err, syscall.EWOULDBLOCK) {
-			t.Fatal(err)
-		}
-		if err == nil {
-			syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		}
-		return err == nil
-	}
+	tryLock := func(f *os.File, exclusive bool) bool { return tryLockFile(t, f, exclusive) }
 	a, b := open(), open()
 
 	if err := LockFile(a, true); err != nil {
@@ -81,6 +66,17 @@ func TestLockFile(t *testing.T) {
 	}
 	if tryLock(b, true) {
 		t.Errorf("got an exclusive lock beside a shared one; want it refused")
+	}
+	if err := UnlockFile(a); err != nil {
+		t.Fatal(err)
+	}
+
+	// The lock leaves the data readable and writable through other opens.
+	if err := LockFile(a, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.WriteAt([]byte("data"), 0); err != nil {
+		t.Errorf("writing through another open beside the lock: %v", err)
 	}
 	if err := UnlockFile(a); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -46,9 +45,7 @@ func TestFsRead(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, "out-dir")); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, filepath.Join(dir, "pipe"))
 
 	tests := []struct {
 		name      string

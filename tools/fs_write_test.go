@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -162,7 +161,7 @@ func TestFsWriteRefuses(t *testing.T) {
 	must(os.Symlink("real.txt", filepath.Join(dir, "inside-link")))
 	must(os.Symlink(outside, filepath.Join(dir, "out-dir")))
 	must(os.Symlink(filepath.Join(outside, "new.txt"), filepath.Join(dir, "dangling-out")))
-	must(syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644))
+	mkfifo(t, filepath.Join(dir, "pipe"))
 	must(os.Symlink("missing-folder", filepath.Join(dir, "ghost")))
 
 	tests := []struct {

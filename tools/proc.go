@@ -1,14 +1,34 @@
 package tools
 
 import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"sync"
+	"time"
 )
+
+// procRunMarkerPrefix starts the name of the variable that tags the
+// processes of one shell_run call. Each call has its own name, so a myclaw
+// running inside another's command keeps the outer marker too.
+const procRunMarkerPrefix = "MYCLAW_RUN_"
+
+// procReapWait bounds how long a kill waits for the killed processes to exit.
+const procReapWait = 3 * time.Second
+
+// newProcMarker returns a fresh marker environment entry.
+func newProcMarker() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return procRunMarkerPrefix + hex.EncodeToString(b) + "=1"
+}
 
 // ProcTree is a started command with every process it starts, whatever
 // they do to leave it (a new session, a double fork). Kill ends them all.
-// How the members are found is per OS (proc_linux.go).
+// How the members are found is per OS: proc_linux.go and proc_darwin.go
+// (sharing proc_unix.go), proc_windows.go (a Job Object).
 type ProcTree struct {
 	t *procTree
 }
@@ -22,7 +42,9 @@ var liveTrees struct {
 
 // prepareCmd readies cmd to be contained: it runs in a session of its own
 // (no controlling terminal, so it cannot read or inject keystrokes or stop
-// myclaw with job control) and carries a fresh marker in its environment.
+// myclaw with job control; on Windows, a console of its own, started
+// suspended until it is in its job) and carries a fresh marker in its
+// environment.
 // It returns the marker. cmd.Env nil means os.Environ().
 func prepareCmd(cmd *exec.Cmd) string {
 	if cmd.Env == nil {
@@ -39,7 +61,13 @@ func startTree(cmd *exec.Cmd, marker string) (*ProcTree, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	pt := &ProcTree{t: newProcTree(cmd.Process.Pid, marker)}
+	t, err := newProcTree(cmd.Process.Pid, marker)
+	if err != nil {
+		// The child was ended before it ran (Windows: no job for it).
+		_ = cmd.Wait()
+		return nil, err
+	}
+	pt := &ProcTree{t: t}
 	liveTrees.mu.Lock()
 	if liveTrees.m == nil {
 		liveTrees.m = map[*ProcTree]struct{}{}
@@ -59,6 +87,37 @@ func (pt *ProcTree) Kill() {
 	liveTrees.mu.Lock()
 	delete(liveTrees.m, pt)
 	liveTrees.mu.Unlock()
+	pt.t.release()
+}
+
+// Terminate asks the command to exit (SIGTERM to its group on Unix); on
+// Windows, which has no such request for console programs, it kills the
+// tree. Kill must still follow.
+func (pt *ProcTree) Terminate() {
+	if pt != nil {
+		pt.t.terminate()
+	}
+}
+
+// RunContained runs cmd like cmd.Run, contained as StartPiped's children
+// are; when ctx ends first the whole tree is killed, and whatever the
+// command left running is killed when it exits. cmd must not have been
+// made with exec.CommandContext.
+func RunContained(ctx context.Context, cmd *exec.Cmd) error {
+	tree, err := startTree(cmd, prepareCmd(cmd))
+	if err != nil {
+		return err
+	}
+	defer tree.Kill()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		tree.Kill()
+		return <-done
+	}
 }
 
 // KillProcesses ends every process tree this program started and has not

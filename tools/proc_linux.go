@@ -2,16 +2,12 @@ package tools
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -37,51 +33,6 @@ import (
 // ordinary user session does not have. The remaining gap: a process that
 // both clears its environment (env -i) and is orphaned before the kill is not
 // found; shell_run then stops reading the output pipes it may still hold.
-
-// procRunMarkerPrefix starts the name of the variable that tags the
-// processes of one shell_run call. Each call has its own name, so a myclaw
-// running inside another's command keeps the outer marker too.
-const procRunMarkerPrefix = "MYCLAW_RUN_"
-
-// procKillRounds bounds the freeze-and-rescan loop; a fork bomb outrunning
-// it still loses its already frozen members.
-const procKillRounds = 64
-
-// procReapWait bounds how long a kill waits for the killed processes to exit.
-const procReapWait = 3 * time.Second
-
-// procTree identifies the processes of one shell_run call.
-type procTree struct {
-	marker    string // "MYCLAW_RUN_<id>=1"
-	root      int    // pid of bash, also its session and process group id
-	rootStart uint64 // start time of root, to detect pid reuse
-}
-
-// procSetSession makes cmd the leader of a new session: it has no
-// controlling terminal (opening /dev/tty fails with ENXIO, TIOCSTI has no
-// terminal to inject into) and no terminal job control reaches myclaw.
-func procSetSession(cmd *exec.Cmd) {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	// setsid also makes a new process group; asking for both fails.
-	cmd.SysProcAttr.Setpgid = false
-	cmd.SysProcAttr.Setsid = true
-}
-
-// newProcMarker returns a fresh marker environment entry.
-func newProcMarker() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return procRunMarkerPrefix + hex.EncodeToString(b) + "=1"
-}
-
-// procInfo is one process read from /proc.
-type procInfo struct {
-	pid, ppid, pgid, sid int
-	start                uint64
-	marked               bool
-}
 
 // readProcStat parses /proc/<pid>/stat.
 func readProcStat(pid int) (procInfo, error) {
@@ -154,63 +105,16 @@ func scanProcs(marker string, since uint64) ([]procInfo, error) {
 	return out, nil
 }
 
-// newProcTree describes the tree rooted at a just-started process.
-func newProcTree(root int, marker string) *procTree {
-	t := &procTree{marker: marker, root: root}
-	if p, err := readProcStat(root); err == nil {
-		t.rootStart = p.start
-	}
-	return t
-}
-
-// members returns the processes of the tree among procs.
-func (t *procTree) members(procs []procInfo) []procInfo {
-	// The group and session ids are trusted only while the root pid has not
-	// been recycled: a live root with another start time belongs to someone
-	// else. (The kernel does not hand out a pid still in use as a group or
-	// session id, so a dead root's ids still name its own processes.)
-	groupOK := true
-	children := map[int][]int{}
-	byPID := map[int]procInfo{}
-	for _, p := range procs {
-		byPID[p.pid] = p
-		children[p.ppid] = append(children[p.ppid], p.pid)
-		if p.pid == t.root && p.start != t.rootStart {
-			groupOK = false
-		}
-	}
-	in := map[int]bool{}
-	var queue []int
-	for _, p := range procs {
-		if p.marked || (groupOK && (p.pid == t.root || p.pgid == t.root || p.sid == t.root)) {
-			in[p.pid] = true
-			queue = append(queue, p.pid)
-		}
-	}
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = queue[1:]
-		for _, c := range children[pid] {
-			if !in[c] {
-				in[c] = true
-				queue = append(queue, c)
-			}
-		}
-	}
-	self := os.Getpid()
-	out := make([]procInfo, 0, len(in))
-	for pid := range in {
-		if pid != self && pid > 1 {
-			out = append(out, byPID[pid])
-		}
-	}
-	return out
-}
-
 // procHandle signals one process safely.
 type procHandle struct {
 	pid int
 	fd  int // pidfd, or -1 when the kernel has none
+}
+
+func (h procHandle) close() {
+	if h.fd >= 0 {
+		unix.Close(h.fd)
+	}
 }
 
 func (h procHandle) signal(sig unix.Signal) {
@@ -243,49 +147,6 @@ func openProc(p procInfo) (procHandle, bool) {
 		return procHandle{}, false
 	}
 	return procHandle{pid: p.pid, fd: fd}, true
-}
-
-// kill stops and kills every process of the tree and waits (bounded) until
-// they have exited.
-func (t *procTree) kill() {
-	handles := map[int]procHandle{}
-	defer func() {
-		for _, h := range handles {
-			if h.fd >= 0 {
-				unix.Close(h.fd)
-			}
-		}
-	}()
-	for round := 0; round < procKillRounds; round++ {
-		procs, err := scanProcs(t.marker, t.rootStart)
-		if err != nil {
-			// Without /proc, the process group is all that can be reached.
-			if round == 0 {
-				_ = syscall.Kill(-t.root, syscall.SIGKILL)
-			}
-			break
-		}
-		found := false
-		for _, p := range t.members(procs) {
-			if _, seen := handles[p.pid]; seen {
-				continue
-			}
-			h, ok := openProc(p)
-			if !ok {
-				continue
-			}
-			found = true
-			handles[p.pid] = h
-			h.signal(unix.SIGSTOP)
-		}
-		if !found {
-			break
-		}
-	}
-	for _, h := range handles {
-		h.signal(unix.SIGKILL)
-	}
-	procWaitExit(handles)
 }
 
 // procWaitExit waits until every pidfd reports its process exited, or

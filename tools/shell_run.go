@@ -356,7 +356,7 @@ func (s *shellRun) shownBytes() int {
 
 func (s *shellRun) startError(err error) error {
 	if errors.Is(err, exec.ErrNotFound) {
-		return Errorf(KindUnsupported, "Shell commands cannot run on this system; tell the user bash is missing.", "bash was not found in PATH")
+		return Errorf(KindUnsupported, "Shell commands cannot run on this system; tell the user bash is missing"+shellInstallHint+".", "bash was not found in PATH")
 	}
 	if _, serr := os.Stat(s.opts.Dir); serr != nil {
 		return Errorf(KindNotFound, "The workspace directory is missing; tell the user.", "the working directory %s is not accessible: %v", s.opts.Dir, serr)

@@ -69,10 +69,11 @@ func wsResolve(abs string) string {
 }
 
 // isProtected reports whether the clean relative slash path rel is one of
-// the protected paths or lies under one.
+// the protected paths or lies under one (up to case and normalisation
+// where the file system ignores them, see wsFoldingFS).
 func (w *Workspace) isProtected(rel string) bool {
 	for _, p := range w.protected {
-		if rel == p || strings.HasPrefix(rel, p+"/") {
+		if wsPathWithin(rel, p) {
 			return true
 		}
 	}
@@ -161,10 +162,14 @@ func (w *Workspace) Rel(path string) (string, *Error) {
 			return "", w.outside(path, "is outside the workspace")
 		}
 		clean = rel
+	} else if filepath.VolumeName(clean) != "" || os.IsPathSeparator(clean[0]) {
+		// Windows: a drive-relative (C:x) or rooted (\x) path is not
+		// relative to the workspace.
+		return "", w.outside(path, "is outside the workspace")
 	} else if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
 		return "", w.outside(path, "is outside the workspace")
 	}
-	rel := filepath.ToSlash(clean)
+	rel := w.canonical(filepath.ToSlash(clean))
 	if e := w.checkProtected(path, rel); e != nil {
 		return "", e
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"myclaw/internal/proctest"
 	"myclaw/tools"
 )
 
@@ -426,12 +427,4 @@ func waitGone(t *testing.T, pid int) {
 	}
 }
 
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
-}
+var alive = proctest.Alive

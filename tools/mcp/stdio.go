@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,7 +45,6 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 // process is a running server and the pipes to it.
 type process struct {
 	cmd   *exec.Cmd
-	pgid  int
 	tree  *tools.ProcTree
 	grace time.Duration
 
@@ -76,7 +74,6 @@ func startProcess(cfg ServerConfig, grace time.Duration) (*process, error) {
 
 	p := &process{
 		cmd:        cmd,
-		pgid:       cmd.Process.Pid,
 		tree:       pipes.Tree,
 		grace:      grace,
 		stdin:      inW,
@@ -149,7 +146,7 @@ func (p *process) shutdown() {
 	defer close(p.stopped)
 	p.stdin.Close()
 	if !p.waitExit(p.grace) {
-		p.signalGroup(syscall.SIGTERM)
+		p.tree.Terminate()
 		if !p.waitExit(p.grace) {
 			p.tree.Kill()
 			<-p.exited
@@ -173,12 +170,6 @@ func (p *process) waitExit(d time.Duration) bool {
 	case <-t.C:
 		return false
 	}
-}
-
-// signalGroup signals every process of the server's group; a group that is
-// already empty is not an error.
-func (p *process) signalGroup(sig syscall.Signal) {
-	_ = syscall.Kill(-p.pgid, sig)
 }
 
 func (p *process) closeFiles() {

@@ -1,0 +1,2 @@
+// Package proctest answers, for tests, whether a process still runs.
+package proctest

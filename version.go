@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+)
+
+// version and commit are set by release builds (-ldflags "-X
+// main.version=1.2.3 -X main.commit=abc"); otherwise the build info's
+// module version and VCS stamp are shown.
+var version, commit = "", ""
+
+// versionText says what was built: version, commit and Go version, for bug
+// reports.
+func versionText() string {
+	v, rev, when, modified := version, commit, "", false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v == "" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				if rev == "" {
+					rev = s.Value
+				}
+			case "vcs.time":
+				when = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	s := "myclaw " + v + "\n"
+	if rev != "" {
+		s += "commit " + rev
+		if modified {
+			s += " (with uncommitted changes)"
+		}
+		if when != "" {
+			s += ", " + when
+		}
+		s += "\n"
+	} else {
+		s += "commit unknown (built outside a git checkout)\n"
+	}
+	return s + fmt.Sprintf("%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+func runVersion(args []string, stdout io.Writer) error {
+	if len(args) > 0 {
+		return &usageError{fmt.Sprintf("version takes no arguments, not %q", args[0])}
+	}
+	_, err := io.WriteString(stdout, versionText())
+	return err
+}
