@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"unicode/utf8"
 
 	"myclaw/tools/walk"
@@ -183,8 +185,10 @@ func (t *grepSearchTool) search(ctx context.Context, args json.RawMessage) (Resu
 	var walked walk.Stats
 	switch {
 	case fi.Mode().IsRegular():
-		var buf []byte
-		s.take(target, s.file(ctx, target, &buf))
+		// Named by the caller, the file is opened by its whole path: a
+		// link to elsewhere in the workspace is followed.
+		w := grepWorker{ws: t.ws, whole: true}
+		s.take(target, s.file(ctx, target, &w))
 	case fi.IsDir():
 		walked, err = s.tree(ctx, target, walk.Options{IncludeIgnored: a.IncludeIgnored, Excludes: t.excludes()}, enter, filter)
 		if err != nil {
@@ -335,13 +339,14 @@ func (s *grepRun) tree(ctx context.Context, dir string, opts walk.Options, enter
 	})
 	for range min(runtime.GOMAXPROCS(0)+2, 12) {
 		wg.Go(func() {
-			var buf []byte // reused from file to file
+			w := grepWorker{ws: s.ws}
+			defer w.close()
 			for j := range jobs {
 				if stop.Err() != nil {
 					results <- done{job: j}
 					continue
 				}
-				f := s.file(stop, j.p, &buf)
+				f := s.file(stop, j.p, &w)
 				results <- done{j, f, stop.Err() == nil}
 			}
 		})
@@ -380,14 +385,64 @@ func (s *grepRun) tree(ctx context.Context, dir string, opts walk.Options, enter
 	return walked, nil
 }
 
-// file searches one file, with *buf as its buffer. Files that cannot be
-// read as regular files (gone, replaced by a FIFO, unreadable) are passed
-// over silently, like grep -s; so is the file being read when ctx ends,
-// which the caller sees. A binary file is known by its first bytes and
-// read no further.
-func (s *grepRun) file(ctx context.Context, p string, buf *[]byte) grepFile {
-	f, fi, e := fsOpenRegular(s.ws, p, nil)
-	if e != nil {
+// grepWorker is what one searching goroutine keeps from file to file: its
+// buffer, and the folder of its last file, open as an os.Root. Files of a
+// folder come one after another, so opening the next one is a single
+// openat below that folder instead of one per component of its path.
+type grepWorker struct {
+	ws   *Workspace
+	buf  []byte
+	dir  string
+	root  *os.Root // nil, or dir opened below ws.root
+	whole bool     // open by the whole path, from ws.root
+}
+
+// open opens the regular file at the workspace path p, without blocking
+// on a FIFO that replaced it (as fsOpenRegular does).
+func (w *grepWorker) open(p string) (*os.File, fs.FileInfo, bool) {
+	if w.whole {
+		f, fi, e := fsOpenRegular(w.ws, p, nil)
+		return f, fi, e == nil
+	}
+	root := w.ws.root
+	dir, name := path.Split(p)
+	if dir != "" {
+		if w.root == nil || w.dir != dir {
+			w.close()
+			r, err := w.ws.root.OpenRoot(dir)
+			if err != nil {
+				return nil, nil, false
+			}
+			w.root, w.dir = r, dir
+		}
+		root = w.root
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, false
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, false
+	}
+	return f, fi, true
+}
+
+func (w *grepWorker) close() {
+	if w.root != nil {
+		w.root.Close()
+		w.root = nil
+	}
+}
+
+// file searches one file. Files that cannot be read as regular files
+// (gone, replaced by a FIFO, unreadable) are passed over silently, like
+// grep -s; so is the file being read when ctx ends, which the caller
+// sees. A binary file is known by its first bytes and read no further.
+func (s *grepRun) file(ctx context.Context, p string, w *grepWorker) grepFile {
+	f, fi, ok := w.open(p)
+	if !ok {
 		return grepFile{}
 	}
 	defer f.Close()
@@ -395,10 +450,10 @@ func (s *grepRun) file(ctx context.Context, p string, buf *[]byte) grepFile {
 	if size > grepMaxFileBytes {
 		return grepFile{skipped: grepSkipLarge}
 	}
-	if int64(cap(*buf)) < size {
-		*buf = make([]byte, size)
+	if int64(cap(w.buf)) < size {
+		w.buf = make([]byte, size)
 	}
-	data := (*buf)[:size]
+	data := w.buf[:size]
 	r := fsCtxReader{ctx, f}
 	// The sniff reads a little more than fsSniffBytes, so that a
 	// character cut by the end of the head is not taken for bad UTF-8.
