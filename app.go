@@ -43,8 +43,14 @@ type app struct {
 	// notices are shown to the user at start (ignored project config,
 	// recovered undo, ...).
 	notices []string
-	// project is the state of the workspace's .myclaw.toml.
+	// project is the state of the workspace's .myclaw.toml and of the
+	// folder's trust.
 	project projectState
+	// instructions are the AGENTS.md files the prompt carries.
+	instructions *agent.Instructions
+	// userTools run !command and @mentions: the same instances the model
+	// calls.
+	userTools agent.UserTools
 }
 
 // lookup reads a variable: the secrets taken out of the environment first.
@@ -167,18 +173,23 @@ func (a *app) buildTools() error {
 	if err != nil {
 		return fmt.Errorf("open the memory notes: %w", err)
 	}
-	for _, t := range []tools.Tool{
-		tools.NewFsRead(ws),
-		tools.NewFsWrite(ws, blobs),
-		tools.NewFsEdit(ws, blobs),
-		tools.NewGlobList(ws),
-		tools.NewGrepSearch(ws),
-		tools.NewShellRun(tools.ShellOptions{
+	a.userTools = agent.UserTools{
+		Reader: tools.NewFsRead(ws),
+		Lister: tools.NewGlobList(ws),
+		Shell: tools.NewShellRun(tools.ShellOptions{
 			Dir:            ws.Dir(),
 			OutputDir:      filepath.Join(a.stateDir, "shell-output"),
 			DefaultTimeout: time.Duration(shell.TimeoutS) * time.Second,
 			MaxTimeout:     time.Duration(shell.MaxTimeoutS) * time.Second,
 		}),
+	}
+	for _, t := range []tools.Tool{
+		a.userTools.Reader,
+		tools.NewFsWrite(ws, blobs),
+		tools.NewFsEdit(ws, blobs),
+		a.userTools.Lister,
+		tools.NewGrepSearch(ws),
+		a.userTools.Shell,
 		tools.NewWebFetch(web),
 		tools.NewTimeNow(time.Now),
 		tools.NewMemoryStore(memory),
@@ -274,8 +285,8 @@ func (a *app) addHooks(cfg *config.Config) error {
 }
 
 // mcpServers turns the [mcp.servers] tables into the manager's configs.
-// Environment values may name variables ($GITHUB_TOKEN), including the
-// secrets taken out of myclaw's own environment.
+// Environment and header values may name variables ($GITHUB_TOKEN),
+// including the secrets taken out of myclaw's own environment.
 func (a *app) mcpServers(cfg *config.Config) []mcp.ServerConfig {
 	var out []mcp.ServerConfig
 	for name, s := range cfg.MCP.Servers {
@@ -283,10 +294,12 @@ func (a *app) mcpServers(cfg *config.Config) []mcp.ServerConfig {
 		for k, v := range s.Env {
 			env[k] = os.Expand(v, a.lookup)
 		}
+		headers, unset := mcp.ExpandHeaders(s.Headers, a.lookup)
 		timeout := time.Duration(s.TimeoutS) * time.Second
 		out = append(out, mcp.ServerConfig{
 			Name: name, Command: s.Command, Args: s.Args, Env: env, URL: s.URL,
 			Enabled: s.IsEnabled(), Timeout: timeout, Trust: s.Trust, Dir: a.workspace.Dir(),
+			Headers: headers, Unset: unset,
 		})
 	}
 	return out
@@ -335,6 +348,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 	if err := a.buildPolicy(); err != nil {
 		return nil, err
 	}
+	a.loadInstructions()
 	if err := a.openSession(allowNewSession); err != nil {
 		return nil, err
 	}
@@ -355,8 +369,45 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 		ContextWindow: a.settings.ContextWindow,
 		ConfigPath:    a.cfg.Path,
 		Hooks:         a.hooks,
+		Instructions:  a.instructions,
+		UserTools:     a.userTools,
 		Logf:          a.logf,
 	})
+}
+
+// loadInstructions reads the user's and the project's AGENTS.md (or the
+// configured names). The project's are instructions only in a trusted
+// folder; otherwise the model gets them as untrusted notes, and the user is
+// told so.
+func (a *app) loadInstructions() {
+	in, errs := agent.LoadInstructions(agent.InstructionOptions{
+		Root:     a.workspace.Root(),
+		Names:    a.cfg.Instructions.Files,
+		UserPath: filepath.Join(config.Dir(), "AGENTS.md"),
+		MaxBytes: a.cfg.Instructions.MaxBytes,
+		Trusted:  a.project.trusted,
+	})
+	for _, err := range errs {
+		a.notices = append(a.notices, "Skipped an instruction file: "+err.Error())
+	}
+	a.instructions = in
+	f := in.Project()
+	if f == nil {
+		return
+	}
+	cut := ""
+	if f.Truncated {
+		cut = fmt.Sprintf(", only the first %s given", tools.HumanSize(int64(len(f.Content))))
+	}
+	if a.project.trusted {
+		a.notices = append(a.notices, fmt.Sprintf("%s found (%s%s) — followed as instructions (trusted folder).", f.Path, tools.HumanSize(f.Size), cut))
+		return
+	}
+	how := "/trust"
+	if a.opts.hasPrompt {
+		how = "--trust"
+	}
+	a.notices = append(a.notices, fmt.Sprintf("%s found (%s%s) — loaded as untrusted notes; %s to follow it", f.Path, tools.HumanSize(f.Size), cut, how))
 }
 
 // recover finishes an undo or redo a crash interrupted.

@@ -105,8 +105,10 @@ func (p *printer) print(e agent.Event) {
 			fmt.Fprintf(p.err, "→ %s: %s\n", ev.Call.Tool, tools.StripControls(oneLine(what, 160)))
 		}
 	case agent.ToolResultEvent:
-		switch ev.Status {
-		case agent.StatusOK:
+		switch {
+		case ev.Failed() && ev.Status == agent.StatusOK:
+			fmt.Fprintf(p.err, "✗ %s exit %d (%s)\n", ev.Call.Tool, *ev.ExitCode, ev.Duration.Round(time.Millisecond))
+		case ev.Status == agent.StatusOK:
 			fmt.Fprintf(p.err, "✓ %s (%s)\n", ev.Call.Tool, ev.Duration.Round(time.Millisecond))
 		default:
 			fmt.Fprintf(p.err, "✗ %s %s: %s\n", ev.Call.Tool, ev.Status, tools.StripControls(ev.Message))

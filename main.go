@@ -10,8 +10,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"myclaw/agent"
+	"myclaw/tools"
 )
 
 // Exit codes.
@@ -30,10 +32,24 @@ func main() {
 		fmt.Fprintln(os.Stderr, "myclaw: warning:", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		// A signal cancels everything; should the way out hang, the
+		// processes still go and myclaw exits anyway.
+		<-ctx.Done()
+		time.Sleep(shutdownWait)
+		tools.KillProcesses()
+		os.Exit(exitCancelled)
+	}()
 	code := run(ctx, os.Args[1:], secrets, os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	// Nothing myclaw started outlives it: commands still running, background
+	// jobs, MCP servers and everything they started.
+	tools.KillProcesses()
 	os.Exit(code)
 }
+
+// shutdownWait bounds how long myclaw takes to wind down after a signal.
+const shutdownWait = 10 * time.Second
 
 // usageError is bad usage: exit status 2.
 type usageError struct{ msg string }

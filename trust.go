@@ -21,8 +21,14 @@ import (
 // one they trusted).
 const projectConfigName = ".myclaw.toml"
 
-// trustStore remembers trusted project configs: workspace -> SHA-256 of
-// the .myclaw.toml the user trusted.
+// noProjectConfig is what the trust store remembers for a folder trusted
+// while it had no .myclaw.toml: one that appears later is not trusted.
+const noProjectConfig = "none"
+
+// trustStore remembers trusted folders: workspace -> SHA-256 of the
+// .myclaw.toml the user trusted (noProjectConfig when it had none). The
+// same trust lets the folder's AGENTS.md instruct the model and its
+// .myclaw/commands be used.
 type trustStore struct{ path string }
 
 func (a *app) trustStore() trustStore {
@@ -67,14 +73,16 @@ type projectState struct {
 // (a symlink out of the workspace is refused).
 func (a *app) readProjectConfig() (projectState, []byte, error) {
 	src, err := a.workspace.Root().ReadFile(projectConfigName)
-	if errors.Is(err, fs.ErrNotExist) {
-		return projectState{}, nil, nil
-	}
-	if err != nil {
+	st := projectState{sum: noProjectConfig}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		src = nil
+	case err != nil:
 		return projectState{}, nil, fmt.Errorf("read %s: %w", projectConfigName, err)
+	default:
+		sum := sha256.Sum256(src)
+		st = projectState{exists: true, sum: hex.EncodeToString(sum[:])}
 	}
-	sum := sha256.Sum256(src)
-	st := projectState{exists: true, sum: hex.EncodeToString(sum[:])}
 	trusted, err := a.trustStore().load()
 	if err != nil {
 		return st, nil, err
@@ -90,7 +98,7 @@ func (a *app) readProjectConfig() (projectState, []byte, error) {
 // --trust is given, which remembers it), and otherwise says it ignored it.
 func (a *app) loadProjectConfig() error {
 	st, src, err := a.readProjectConfig()
-	if err != nil || !st.exists {
+	if err != nil {
 		return err
 	}
 	if !st.trusted && a.opts.trust {
@@ -98,6 +106,10 @@ func (a *app) loadProjectConfig() error {
 			return fmt.Errorf("remember the trusted folder: %w", err)
 		}
 		st.trusted = true
+	}
+	if !st.exists {
+		a.project = st
+		return nil
 	}
 	if !st.trusted {
 		why := "this folder is not trusted yet"

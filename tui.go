@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -42,22 +41,62 @@ func runTUI(ctx context.Context, o options, secrets map[string]string) error {
 		LogPath:   filepath.Join(a.stateDir, "myclaw.log"),
 		Banner:    strings.Join(a.notices, "\n"),
 		Notices:   b.notices,
-		Earlier:   earlier(ag.Messages(), 60),
+		Earlier:   earlier(ag.Messages(), ag.PastCalls(), 60),
+		Commands:  b.commands,
 	})
 }
 
+// commands loads the custom slash commands: the user's, then (in a
+// trusted folder) the workspace's.
+func (b *tuiBackend) commands() ([]ui.CustomCommand, []string) {
+	b.trustMu.Lock()
+	trusted := b.app.project.trusted
+	b.trustMu.Unlock()
+	return ui.LoadCommands(
+		ui.CommandDir{Path: filepath.Join(config.Dir(), "commands"), Scope: "user", Trusted: true},
+		ui.CommandDir{Path: filepath.Join(b.app.workspace.Dir(), ".myclaw", "commands"), Scope: "project", Trusted: trusted},
+	)
+}
+
 // earlier turns the last max messages of a resumed conversation into what
-// the TUI shows above the new input: prompts, answers, and one line per call.
-func earlier(msgs []openai.ChatCompletionMessage, max int) []ui.Earlier {
-	if len(msgs) > max {
-		msgs = msgs[len(msgs)-max:]
+// the TUI shows above the new input: prompts, answers, and a card per call
+// as it ended (a line with the proposed call where none was recorded).
+func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord, max int) []ui.Earlier {
+	// Servers may reuse call ids: records are matched in order, per id.
+	byID := map[string][]agent.CallRecord{}
+	for _, c := range calls {
+		byID[c.Result.Call.ID] = append(byID[c.Result.Call.ID], c)
 	}
+	take := func(id string) *agent.CallRecord {
+		q := byID[id]
+		if len(q) == 0 {
+			return nil
+		}
+		byID[id] = q[1:]
+		return &q[0]
+	}
+	skip := 0
+	if len(msgs) > max {
+		skip = len(msgs) - max
+	}
+	for _, m := range msgs[:skip] {
+		for _, c := range m.ToolCalls {
+			take(c.ID)
+		}
+	}
+	msgs = msgs[skip:]
 	var out []ui.Earlier
 	for _, m := range msgs {
 		switch m.Role {
 		case openai.ChatMessageRoleUser:
+			content := m.Content
+			if content == "" && len(m.MultiContent) > 0 {
+				content = m.MultiContent[0].Text
+			}
+			// What the user attached (command output, files) follows the prompt.
+			content, _, _ = strings.Cut(content, "\n\n"+agent.AttachmentMark)
 			var lines []string
-			for _, l := range strings.Split(m.Content, "\n") {
+			for _, l := range strings.Split(content, "\n") {
 				if !strings.HasPrefix(l, "[myclaw note]") {
 					lines = append(lines, l)
 				}
@@ -66,7 +105,7 @@ func earlier(msgs []openai.ChatCompletionMessage, max int) []ui.Earlier {
 		case openai.ChatMessageRoleAssistant:
 			out = append(out, ui.Earlier{Role: "assistant", Text: m.Content})
 			for _, c := range m.ToolCalls {
-				out = append(out, ui.Earlier{Role: "tool", Text: "↳ " + c.Function.Name + " " + oneLine(c.Function.Arguments, 100)})
+				out = append(out, ui.Earlier{Role: "tool", Text: "↳ " + c.Function.Name + " " + oneLine(c.Function.Arguments, 100), Call: take(c.ID)})
 			}
 		}
 	}
@@ -153,7 +192,16 @@ func (b *tuiBackend) TrustProject(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if !st.exists {
-		return "", errors.New("there is no " + projectConfigName + " in the workspace")
+		if st.trusted {
+			return "This folder is already trusted.", nil
+		}
+		if err := a.trustStore().trust(a.workspace.Dir(), st.sum); err != nil {
+			return "", fmt.Errorf("remember the trusted folder: %w", err)
+		}
+		a.project = st
+		a.project.trusted = true
+		a.instructions.SetTrusted(true)
+		return "Trusted this folder: " + a.trustedExtras() + ".", nil
 	}
 	if a.project.cfg != nil && st.trusted {
 		return projectConfigName + " is already trusted and loaded.", nil
@@ -186,10 +234,20 @@ func (b *tuiBackend) TrustProject(ctx context.Context) (string, error) {
 	}
 	st.trusted, st.cfg = true, cfg
 	a.project = st
+	a.instructions.SetTrusted(true)
 	b.AddHooks(a.hooks[before:]...)
 	a.startServers(context.WithoutCancel(ctx), a.mcpServers(cfg), b.mcpChanged)
-	return fmt.Sprintf("Trusted %s (remembered while it stays unchanged) and loaded %d tools, %d MCP servers, %d hooks.",
-		projectConfigName, len(cfg.Tools), len(cfg.MCP.Servers), len(cfg.Hooks.PreTool)), nil
+	return fmt.Sprintf("Trusted %s (remembered while it stays unchanged) and loaded %d tools, %d MCP servers, %d hooks; %s.",
+		projectConfigName, len(cfg.Tools), len(cfg.MCP.Servers), len(cfg.Hooks.PreTool), a.trustedExtras()), nil
+}
+
+// trustedExtras says what else trusting the folder changed.
+func (a *app) trustedExtras() string {
+	what := "its .myclaw/commands can be used"
+	if f := a.instructions.Project(); f != nil {
+		what = f.Path + " is followed as instructions from the next message, and " + what
+	}
+	return what
 }
 
 var _ ui.Extensions = (*tuiBackend)(nil)

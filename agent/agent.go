@@ -54,6 +54,11 @@ type Options struct {
 	ConfigPath string
 	// Hooks run before matching tool calls.
 	Hooks []Hook
+	// Instructions are the instruction files the system prompt carries;
+	// nil for none.
+	Instructions *Instructions
+	// UserTools run what the user asks for directly (!command, @file).
+	UserTools UserTools
 	// Now is the clock (tests pin it).
 	Now func() time.Time
 	// Logf logs to the log file; nil discards.
@@ -71,10 +76,14 @@ type Agent struct {
 	messages []openai.ChatCompletionMessage
 	// notes are told to the model with the next user message (e.g. what
 	// /undo reverted), so it does not act on a stale picture.
-	notes      []string
-	tokensUsed int
-	running    bool
-	hooks      []Hook
+	notes []string
+	// attachments go with the next user message (see attach.go).
+	attachments []attachment
+	tokensUsed  int
+	running     bool
+	// pastCalls are the call records of the session as loaded.
+	pastCalls []CallRecord
+	hooks     []Hook
 }
 
 // ErrBusy is returned when a turn or an undo is requested while a turn runs.
@@ -119,8 +128,14 @@ func (a *Agent) attach(s *history.Session) error {
 	}
 	var msgs []openai.ChatCompletionMessage
 	var notes []string
+	var atts []attachment
+	var calls []CallRecord
 	for _, r := range records {
 		switch r.Kind {
+		case "call":
+			if c, ok := decodeCallRecord(r.Data); ok {
+				calls = append(calls, c)
+			}
 		case "message":
 			var m openai.ChatCompletionMessage
 			if err := json.Unmarshal(r.Data, &m); err != nil {
@@ -133,13 +148,20 @@ func (a *Agent) attach(s *history.Session) error {
 			if json.Unmarshal(r.Data, &n) == nil {
 				notes = append(notes, n)
 			}
+		case "attachment":
+			var at attachment
+			if json.Unmarshal(r.Data, &at) == nil {
+				atts = append(atts, at)
+			}
 		case "notes_delivered":
-			notes = nil
+			notes, atts = nil, nil
 		}
 	}
 	a.session, a.journal = s, j
 	a.messages = repairTranscript(msgs)
 	a.notes = notes
+	a.attachments = atts
+	a.pastCalls = calls
 	a.tokensUsed = estimateMessages(a.messages)
 	return nil
 }
@@ -195,6 +217,10 @@ func (a *Agent) SetModel(name string) {
 	a.model = name
 }
 
+// Instructions returns the session's instruction files (nil when none
+// were configured).
+func (a *Agent) Instructions() *Instructions { return a.opts.Instructions }
+
 // Autonomy returns the current autonomy level.
 func (a *Agent) Autonomy() approval.Level { return a.opts.Policy.Level() }
 
@@ -248,6 +274,18 @@ func (a *Agent) History() ([]history.Entry, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.journal.Entries(), nil
+}
+
+// Diff is what the session changed, one unified diff per file (seq 0), or
+// the change of journaled call #seq.
+func (a *Agent) Diff(seq int) (string, error) {
+	a.mu.Lock()
+	entries := a.journal.Entries()
+	a.mu.Unlock()
+	if seq > 0 {
+		return history.CallDiff(entries, seq, a.opts.Store.Blobs())
+	}
+	return history.SessionDiff(entries, a.opts.Store.Blobs())
 }
 
 // Sessions lists the sessions of the workspace, newest first.
@@ -409,18 +447,23 @@ func DescribeWalk(op string, outcomes []history.Outcome, err error) (lines []str
 		err = nil
 	}
 	var done []string
+	skippedOnly := len(outcomes) > 0
 	for _, o := range outcomes {
 		lines = append(lines, o.Message)
 		if o.Done {
 			done = append(done, fmt.Sprintf("%s (%s)", o.Entry.Tool, o.Entry.Summary))
 		}
+		skippedOnly = skippedOnly && o.Skipped
 	}
-	if len(lines) == 0 && err == nil {
+	if (len(lines) == 0 || skippedOnly) && err == nil {
 		lines = append(lines, "Nothing to "+op+".")
 	}
 	if len(done) > 0 {
-		verb := map[string]string{"undo": "undid", "redo": "redid"}[op]
-		note = fmt.Sprintf("The user %s these earlier tool calls; the files are as they were before them: %s.", verb, strings.Join(done, "; "))
+		if op == "redo" {
+			note = fmt.Sprintf("The user redid these tool calls that had been undone; their changes are back in place: %s.", strings.Join(done, "; "))
+		} else {
+			note = fmt.Sprintf("The user undid these earlier tool calls; the files are as they were before them: %s.", strings.Join(done, "; "))
+		}
 	}
 	return lines, note, err
 }

@@ -1,10 +1,12 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -148,6 +150,7 @@ func (t *turn) handle(tc openai.ToolCall, fromText bool) (callResult, error) {
 		if denial != nil {
 			return fail(status, denial), nil
 		}
+		call.Edited = !sameJSON(call.Args, args)
 		call.Args = args
 	}
 	return t.execute(tool, call, args, dry, start)
@@ -176,33 +179,27 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 		return args, dry, nil, ""
 	}
 	req.Why = verdict.Why
-	t.emit(ApprovalEvent{Request: req, CallID: call.ID, Tool: meta.Name, Summary: req.Summary, Phase: "asked"})
-	dec, err := t.approver.Approve(t.ctx, req)
-	if err != nil {
-		if t.ctx.Err() != nil {
-			t.audit(approval.DecisionEntry(req, approval.Decision{Choice: "cancelled"}))
-			return nil, dry, cancelledError(), StatusCancelled
-		}
-		t.audit(approval.DecisionEntry(req, approval.Decision{Choice: approval.Deny, By: "approver", Reason: err.Error()}))
-		return nil, dry, &tools.Error{Kind: tools.KindPermissionDenied, Message: "no decision could be made: " + err.Error(), Hint: "Do not retry this call; tell the user what you wanted to do."}, StatusDenied
+	dec, denial, status := t.ask(req)
+	if denial != nil {
+		return nil, dry, denial, status
 	}
-	if dec.By == "" {
-		dec.By = "user"
-	}
-	t.emit(ApprovalEvent{Request: req, CallID: call.ID, Tool: meta.Name, Summary: req.Summary, Phase: "decided", Decision: &dec})
-	if !dec.Approved() {
-		t.audit(approval.DecisionEntry(req, dec))
-		return nil, dry, denialError(meta.Name, dec), StatusDenied
-	}
-	if dec.Choice == approval.Edit {
-		edited, verr := a.opts.Registry.Validate(call.Wire, dec.Args)
+	edited := false
+	// An edited call is shown again, with its own preview, before it runs:
+	// what the person approves is what runs.
+	for dec.Choice == approval.Edit {
+		next, verr := a.opts.Registry.Validate(call.Wire, dec.Args)
 		if verr != nil {
 			t.audit(approval.DecisionEntry(req, dec))
 			verr.Message = "the user edited the arguments, but the edit is not valid: " + verr.Message
 			verr.Hint = "The call did not run. Ask the user how to proceed."
 			return nil, dry, verr, StatusError
 		}
-		args = edited
+		if sameJSON(next, args) {
+			// Approved as shown: the edit of the edit changed nothing.
+			dec.Choice = approval.ApproveOnce
+			break
+		}
+		args, edited = next, true
 		if !meta.ReadOnly {
 			d, err := tools.Call(t.ctx, tool, args, true)
 			if err != nil {
@@ -218,7 +215,16 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 			t.audit(approval.VerdictEntry(req, v))
 			return nil, dry, ruleDenial(meta.Name, v), StatusDenied
 		}
+		req.Why = "the arguments were edited: this is the edited call's preview"
+		if dec, denial, status = t.ask(req); denial != nil {
+			return nil, dry, denial, status
+		}
+	}
+	if edited {
 		t.emit(NoticeEvent{Text: fmt.Sprintf("Running %s with the arguments as the user edited them.", meta.Name)})
+		if dec.Choice == approval.ApproveOnce {
+			dec.Choice, dec.Args = approval.Edit, args
+		}
 	}
 	t.audit(approval.DecisionEntry(req, dec))
 	a.opts.Policy.Remember(req, dec)
@@ -226,6 +232,36 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 		t.saveRule(req)
 	}
 	return args, dry, nil, ""
+}
+
+// ask puts req to the person and reports the decision; a denial (or no
+// decision at all) comes back as the error the model reads, audited.
+func (t *turn) ask(req approval.Request) (approval.Decision, *tools.Error, string) {
+	t.emit(ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Summary: req.Summary, Phase: "asked"})
+	dec, err := t.approver.Approve(t.ctx, req)
+	if err != nil {
+		if t.ctx.Err() != nil {
+			t.audit(approval.DecisionEntry(req, approval.Decision{Choice: "cancelled"}))
+			return dec, cancelledError(), StatusCancelled
+		}
+		t.audit(approval.DecisionEntry(req, approval.Decision{Choice: approval.Deny, By: "approver", Reason: err.Error()}))
+		return dec, &tools.Error{Kind: tools.KindPermissionDenied, Message: "no decision could be made: " + err.Error(), Hint: "Do not retry this call; tell the user what you wanted to do."}, StatusDenied
+	}
+	if dec.By == "" {
+		dec.By = "user"
+	}
+	t.emit(ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Summary: req.Summary, Phase: "decided", Decision: &dec})
+	if !dec.Approved() {
+		t.audit(approval.DecisionEntry(req, dec))
+		return dec, denialError(req.Tool, dec), StatusDenied
+	}
+	return dec, nil, ""
+}
+
+// sameJSON reports whether two JSON texts are the same once compacted.
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y bytes.Buffer
+	return json.Compact(&x, a) == nil && json.Compact(&y, b) == nil && bytes.Equal(x.Bytes(), y.Bytes())
 }
 
 // evaluate asks the policy, then the hooks unless the policy denies.
@@ -295,7 +331,7 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 	a := t.a
 	meta := tool.Meta()
 	_, reverter := tool.(tools.Reverter)
-	journaled := !meta.ReadOnly && reverter && len(dry.Undo) > 0
+	journaled := !meta.ReadOnly && reverter && len(dry.Undo) > 0 && !dry.Unchanged
 	a.mu.Lock()
 	j := a.journal
 	a.mu.Unlock()
@@ -307,6 +343,8 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 		}
 	}
 	t.emit(ToolCallEvent{Call: call, Phase: "started", Summary: dry.Summary})
+	// The call's duration is its run: time spent deciding is not in it.
+	runStart := a.opts.Now()
 	res, err := tools.Call(t.ctx, tool, args, false)
 	now := a.opts.Now()
 	var fatal error
@@ -323,7 +361,7 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 		if jerr := j.Commit(call.ID, undo); jerr != nil {
 			fatal = jerr
 		}
-	case !meta.ReadOnly && err == nil:
+	case !meta.ReadOnly && err == nil && !res.Unchanged && !dry.Unchanged:
 		if res.Summary != "" {
 			entry.Summary = res.Summary
 		}
@@ -339,9 +377,16 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 		fatal = &UserError{Msg: "Cannot write the undo journal; the turn stopped after the call ran.", Hint: "Check free space and permissions of the state directory. /history may miss this call.", Err: fatal}
 	}
 	content := tools.Envelope(meta, res, err, now.UTC())
-	ev := ToolResultEvent{Call: call, Status: StatusOK, Summary: res.Summary, Duration: now.Sub(start), Content: content, Reversible: journaled && err == nil}
+	ev := ToolResultEvent{Call: call, Status: StatusOK, Summary: res.Summary, Duration: now.Sub(runStart), Content: content, Reversible: journaled && err == nil}
 	if ev.Summary == "" {
 		ev.Summary = dry.Summary
+	}
+	if err == nil {
+		ev.ExitCode = exitCodeOf(res.Output)
+		if journaled {
+			// What was applied is what was previewed: the dry run of these args.
+			ev.Diff = dry.Preview
+		}
 	}
 	out := callResult{content: content}
 	if err != nil {
@@ -360,7 +405,55 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 		ev.Body = res.Body
 	}
 	t.emit(ev)
+	if err == nil {
+		t.workedIn(args)
+	}
 	return out, fatal
+}
+
+// workedIn brings the instruction file of the folder a call worked in
+// into the prompt (a subdirectory's AGENTS.md), for calls that name a path.
+func (t *turn) workedIn(args json.RawMessage) {
+	in := t.a.opts.Instructions
+	if in == nil {
+		return
+	}
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.Path == "" {
+		return
+	}
+	p := a.Path
+	if filepath.IsAbs(p) {
+		rel, err := filepath.Rel(t.a.opts.Workspace, p)
+		if err != nil {
+			return
+		}
+		p = rel
+	}
+	if f := in.WorkedIn(p); f != nil {
+		t.emit(NoticeEvent{Text: fmt.Sprintf("Loaded %s (%s) for the work under %s/.", f.Path, tools.HumanSize(f.Size), f.Dir)})
+	}
+}
+
+// exitCodeOf returns the exit status a command tool reported in its output
+// (as "exit_code"), or nil when it reported none.
+func exitCodeOf(output any) *int {
+	if output == nil {
+		return nil
+	}
+	b, err := json.Marshal(output)
+	if err != nil {
+		return nil
+	}
+	var v struct {
+		ExitCode *int `json:"exit_code"`
+	}
+	if json.Unmarshal(b, &v) != nil {
+		return nil
+	}
+	return v.ExitCode
 }
 
 func (t *turn) audit(e approval.AuditEntry) {

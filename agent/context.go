@@ -16,6 +16,12 @@ func estimateText(s string) int {
 
 func estimateMessage(m openai.ChatCompletionMessage) int {
 	n := 4 + estimateText(m.Content) + estimateText(m.ReasoningContent)
+	for _, p := range m.MultiContent {
+		n += estimateText(p.Text)
+		if p.ImageURL != nil {
+			n += estimateImage(p.ImageURL.URL)
+		}
+	}
 	for _, c := range m.ToolCalls {
 		n += 8 + estimateText(c.Function.Name) + estimateText(c.Function.Arguments)
 	}

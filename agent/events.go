@@ -28,6 +28,9 @@ type Call struct {
 	// FromText is set when the model wrote the call as text instead of as a
 	// real tool call and myclaw recognised it.
 	FromText bool `json:"from_text,omitempty"`
+	// Edited is set when the person edited the arguments before approving:
+	// Args are then the edited ones.
+	Edited bool `json:"edited,omitempty"`
 }
 
 // TextDelta is a piece of the assistant's answer.
@@ -80,6 +83,17 @@ type ToolResultEvent struct {
 	Body        string    `json:"-"`
 	// Reversible is set when the call was journaled and /undo can revert it.
 	Reversible bool `json:"reversible,omitempty"`
+	// ExitCode is the exit status of a command the call ran, when it
+	// reported one: a non-zero one is a failure even though the call is ok.
+	ExitCode *int `json:"exit_code,omitempty"`
+	// Diff is the unified diff of what a journaled write or edit applied.
+	Diff string `json:"diff,omitempty"`
+}
+
+// Failed reports whether the call failed, including a command that ran and
+// exited non-zero.
+func (e ToolResultEvent) Failed() bool {
+	return e.Status == StatusError || e.Status == StatusOK && e.ExitCode != nil && *e.ExitCode != 0
 }
 
 // ApprovalEvent reports a question put to the approver and its answer.

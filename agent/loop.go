@@ -54,10 +54,10 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event), approv
 	// Concurrent read-only calls report from several goroutines; the
 	// consumer sees one ordered stream.
 	var emitMu sync.Mutex
-	emit = serialize(&emitMu, emit)
 	a.mu.Lock()
-	hooks := a.hooks
+	hooks, session := a.hooks, a.session
 	a.mu.Unlock()
+	emit = serialize(&emitMu, a.recordCalls(session, emit))
 	t := &turn{a: a, ctx: ctx, emit: emit, approver: approver, hooks: hooks}
 	reason := DoneStop
 	defer func() {
@@ -79,7 +79,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event), approv
 	a.mu.Lock()
 	first, s := len(a.messages) == 0, a.session
 	a.mu.Unlock()
-	if err := a.appendMessage(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: a.withNotes(prompt)}); err != nil {
+	if err := a.appendMessage(a.userMessage(prompt)); err != nil {
 		return err
 	}
 	if first {
@@ -103,21 +103,42 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event), approv
 	return nil
 }
 
-// withNotes prefixes the prompt with what the model must know first (what
-// the user undid since its last turn) and marks the notes delivered.
-func (a *Agent) withNotes(prompt string) string {
+// userMessage builds the user message of a turn: what the model must know
+// first (what the user undid since its last turn), the prompt, then what
+// the user attached (command output, mentioned files; images as content
+// parts). It marks the notes and attachments delivered.
+func (a *Agent) userMessage(prompt string) openai.ChatCompletionMessage {
 	a.mu.Lock()
 	notes := a.notes
 	a.notes = nil
 	s := a.session
 	a.mu.Unlock()
-	if len(notes) == 0 {
-		return prompt
+	atts := a.takeAttachments()
+	if len(notes)+len(atts) > 0 {
+		if err := s.Append("notes_delivered", len(notes)+len(atts)); err != nil {
+			a.opts.Logf("persist notes: %v", err)
+		}
 	}
-	if err := s.Append("notes_delivered", len(notes)); err != nil {
-		a.opts.Logf("persist notes: %v", err)
+	text := prompt
+	if len(notes) > 0 {
+		text = "[myclaw note] " + strings.Join(notes, "\n[myclaw note] ") + "\n\n" + prompt
 	}
-	return "[myclaw note] " + strings.Join(notes, "\n[myclaw note] ") + "\n\n" + prompt
+	var images []openai.ChatMessagePart
+	for _, at := range atts {
+		if at.Text != "" {
+			text += "\n\n" + at.Text
+		}
+		if at.ImageURL != "" {
+			images = append(images, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: at.ImageURL}})
+		}
+	}
+	m := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser}
+	if len(images) == 0 {
+		m.Content = text
+		return m
+	}
+	m.MultiContent = append([]openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: text}}, images...)
+	return m
 }
 
 // appendMessage adds a message to the conversation and persists it before
@@ -258,7 +279,7 @@ func (a *Agent) buildRequest() (openai.ChatCompletionRequest, int) {
 	msgs := append([]openai.ChatCompletionMessage(nil), a.messages...)
 	model := a.model
 	a.mu.Unlock()
-	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, a.opts.Policy.Level(), a.opts.Now())}
+	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, a.opts.Policy.Level(), a.opts.Now()) + a.opts.Instructions.section()}
 	catalog := a.opts.Registry.Catalog(func(m tools.Meta) bool {
 		ok, _ := a.opts.Policy.Visible(m)
 		return ok

@@ -40,6 +40,12 @@ type Config struct {
 	MCP           MCP                 `toml:"mcp"`
 	Tools         []ToolSpec          `toml:"tools"`
 	Hooks         Hooks               `toml:"hooks"`
+	// Vision and the prices override the provider's.
+	Vision       *bool        `toml:"vision"`
+	PriceInput   float64      `toml:"price_input"`
+	PriceOutput  float64      `toml:"price_output"`
+	Instructions Instructions `toml:"instructions"`
+	UI           UI           `toml:"ui"`
 
 	// Path is the file this was read from ("" when none).
 	Path string `toml:"-"`
@@ -53,6 +59,30 @@ type Provider struct {
 	// itself never appears in the config.
 	APIKeyEnv     string `toml:"api_key_env"`
 	ContextWindow int    `toml:"context_window"`
+	// Vision says the model takes images (image_url content parts).
+	Vision bool `toml:"vision"`
+	// PriceInput and PriceOutput are USD per million prompt and
+	// completion tokens, for /cost.
+	PriceInput  float64 `toml:"price_input"`
+	PriceOutput float64 `toml:"price_output"`
+}
+
+// Instructions configures the instruction files put in the prompt.
+type Instructions struct {
+	// Files are the names looked for in the workspace root (and in
+	// subdirectories the model works in), first found wins.
+	Files []string `toml:"files"`
+	// MaxBytes bounds each file.
+	MaxBytes int `toml:"max_bytes"`
+}
+
+// UI configures the terminal interface.
+type UI struct {
+	// Notify is how myclaw calls for attention when a turn ends or an
+	// approval waits while the terminal is not focused: off, bell or osc.
+	Notify string `toml:"notify"`
+	// EditorKey opens $VISUAL/$EDITOR on the prompt.
+	EditorKey string `toml:"editor_key"`
 }
 
 // Shell configures shell_run.
@@ -107,6 +137,9 @@ type MCPServer struct {
 	Enabled  *bool             `toml:"enabled"`
 	TimeoutS int               `toml:"timeout_s"`
 	Trust    bool              `toml:"trust"`
+	// Headers are sent with every request to a url server; values may
+	// name variables ("Bearer ${GITHUB_TOKEN}").
+	Headers map[string]string `toml:"headers"`
 }
 
 // IsEnabled reports whether the server should start (default true).
@@ -173,13 +206,19 @@ type Hook struct {
 // DefaultPath returns $XDG_CONFIG_HOME/myclaw/config.toml (or the OS
 // equivalent).
 func DefaultPath() string {
+	return filepath.Join(Dir(), "config.toml")
+}
+
+// Dir returns $XDG_CONFIG_HOME/myclaw (or the OS equivalent): the home of
+// the config, the user's AGENTS.md and their commands/.
+func Dir() string {
 	dir := os.Getenv("XDG_CONFIG_HOME")
 	if dir == "" {
 		if d, err := os.UserConfigDir(); err == nil {
 			dir = d
 		}
 	}
-	return filepath.Join(dir, "myclaw", "config.toml")
+	return filepath.Join(dir, "myclaw")
 }
 
 // Error is a configuration problem, pointing at the file, line and key.
@@ -260,9 +299,11 @@ func decodeError(path string, err error) error {
 
 var (
 	levels       = []string{"readonly", "ask", "auto-edit", "full"}
+	notifyModes  = []string{"off", "bell", "osc"}
 	decisions    = []string{"allow", "ask", "deny"}
 	risks        = []string{"low", "medium", "high"}
 	serverNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	headerNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*$`)
 )
 
 func (c *Config) check(src []byte) error {
@@ -333,6 +374,14 @@ func (c *Config) check(src []byte) error {
 		if s.TimeoutS < 0 {
 			return bad(table, "timeout_s", "must be positive")
 		}
+		if s.URL == "" && len(s.Headers) > 0 {
+			return bad(table, "headers", "headers apply to url servers only")
+		}
+		for k, v := range s.Headers {
+			if !headerNameRE.MatchString(k) || strings.ContainsAny(v, "\r\n") {
+				return bad(table, "headers", fmt.Sprintf("%q: a header name is letters, digits and '-', and its value one line", k))
+			}
+		}
 	}
 	for i, t := range c.Tools {
 		table := fmt.Sprintf("tools[%d]", i)
@@ -346,6 +395,25 @@ func (c *Config) check(src []byte) error {
 		if _, err := t.SchemaJSON(); err != nil {
 			return &Error{Path: c.Path, Line: line, Key: table + ".input_schema", Msg: err.Error()}
 		}
+	}
+	if c.PriceInput < 0 || c.PriceOutput < 0 {
+		return bad("", "price_input", "prices are USD per million tokens and cannot be negative")
+	}
+	for name, p := range c.Providers {
+		if p.PriceInput < 0 || p.PriceOutput < 0 {
+			return bad("providers."+name, "price_input", "prices are USD per million tokens and cannot be negative")
+		}
+	}
+	if c.Instructions.MaxBytes < 0 {
+		return bad("instructions", "max_bytes", "must be positive")
+	}
+	for _, f := range c.Instructions.Files {
+		if f == "" || filepath.IsAbs(f) || f == ".." || strings.HasPrefix(filepath.Clean(f), "..") {
+			return bad("instructions", "files", fmt.Sprintf("%q: want a file name relative to the workspace, such as \"AGENTS.md\"", f))
+		}
+	}
+	if c.UI.Notify != "" && !slices.Contains(notifyModes, c.UI.Notify) {
+		return bad("ui", "notify", fmt.Sprintf("%q: want off, bell or osc", c.UI.Notify))
 	}
 	for i, h := range c.Hooks.PreTool {
 		if len(h.Command) == 0 {
@@ -433,6 +501,9 @@ func (c *Config) CheckProjectScope() error {
 	}
 	if len(c.Approval.Rules) > 0 {
 		bad = append(bad, "approval rules")
+	}
+	if c.Vision != nil || c.PriceInput != 0 || c.PriceOutput != 0 || len(c.Instructions.Files) > 0 || c.Instructions.MaxBytes != 0 || c.UI != (UI{}) {
+		bad = append(bad, "vision/prices/instructions/ui settings")
 	}
 	if c.Shell != (Shell{}) || c.SupraLLM != (SupraLLM{}) || c.Web.SearchURL != "" || len(c.Web.AllowPrivateHosts) > 0 || c.Web.TimeoutS != 0 || c.Web.MaxBytes != 0 {
 		bad = append(bad, "shell/web/supra_llm settings")

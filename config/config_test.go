@@ -37,9 +37,14 @@ func TestParseErrors(t *testing.T) {
 		{"bad rule decision", "[[approval.rules]]\ntool = \"x\"\ndecision = \"maybe\"\n", []string{"f.toml:1", "approval.rules[0].decision", "allow, ask or deny"}},
 		{"rule without tool", "[[approval.rules]]\ndecision = \"allow\"\n", []string{"approval.rules[0].tool"}},
 		{"mcp both", "[mcp.servers.s]\ncommand = \"x\"\nurl = \"http://h\"\n", []string{"mcp.servers.s", "either command"}},
+		{"mcp headers on stdio", "[mcp.servers.s]\ncommand = \"x\"\nheaders = { A = \"b\" }\n", []string{"mcp.servers.s.headers", "url servers only"}},
+		{"mcp header name", "[mcp.servers.s]\nurl = \"http://h\"\nheaders = { \"A B\" = \"b\" }\n", []string{"mcp.servers.s.headers", `"A B"`}},
 		{"tool risk", "[[tools]]\nname = \"a/b\"\nrisk = \"huge\"\n", []string{"tools[0].risk"}},
 		{"tool schema string", "[[tools]]\nname = \"a/b\"\ninput_schema = \"{nope\"\n", []string{"tools[0].input_schema"}},
 		{"hook command", "[[hooks.pre_tool]]\ntool = \"*\"\n", []string{"hooks.pre_tool[0].command"}},
+		{"notify mode", "[ui]\nnotify = \"loud\"\n", []string{"f.toml:2", "ui.notify", "off, bell or osc"}},
+		{"instruction file outside", "[instructions]\nfiles = [\"../x.md\"]\n", []string{"f.toml:2", "instructions.files", "relative to the workspace"}},
+		{"negative price", "price_input = -1\n", []string{"f.toml:1", "price_input", "negative"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,6 +13,10 @@ type Settings struct {
 	ContextWindow int
 	Autonomy      string
 	MaxToolRounds int
+	// Vision says the model takes images; the prices are USD per million
+	// prompt and completion tokens (0: unknown).
+	Vision                  bool
+	PriceInput, PriceOutput float64
 	// Origin says where BaseURL came from, so an error can name the
 	// setting to change.
 	Origin string
@@ -30,6 +34,7 @@ func (c *Config) Resolve(lookup func(string) string, o Overrides) Settings {
 	s := Settings{BaseURL: DefaultBaseURL, Origin: "the default (a local Ollama)", Autonomy: "ask", MaxToolRounds: c.MaxToolRounds}
 	if p, ok := c.Providers[c.Provider]; ok && c.Provider != "" {
 		s.BaseURL, s.Model, s.ContextWindow = p.BaseURL, p.Model, p.ContextWindow
+		s.Vision, s.PriceInput, s.PriceOutput = p.Vision, p.PriceInput, p.PriceOutput
 		s.Origin = fmt.Sprintf("base_url of [providers.%s] in %s", c.Provider, c.Path)
 		if p.APIKeyEnv != "" {
 			s.APIKey = lookup(p.APIKeyEnv)
@@ -43,6 +48,12 @@ func (c *Config) Resolve(lookup func(string) string, o Overrides) Settings {
 	}
 	if c.Autonomy != "" {
 		s.Autonomy = c.Autonomy
+	}
+	if c.Vision != nil {
+		s.Vision = *c.Vision
+	}
+	if c.PriceInput > 0 || c.PriceOutput > 0 {
+		s.PriceInput, s.PriceOutput = c.PriceInput, c.PriceOutput
 	}
 	if v := lookup("OPENAI_BASE_URL"); v != "" {
 		s.BaseURL, s.Origin = v, "OPENAI_BASE_URL"

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -621,10 +622,11 @@ type Outcome struct {
 // first refusal or failure (nothing older is touched). A pending call
 // counts as applied: reverting a change that never happened is a no-op.
 //
-// When the newest call in the way is an irreversible one not yet passed,
-// Undo reverts nothing past it: it adds one Skipped outcome saying that its
-// effects stay and marks it passed, so that the next Undo goes on to the
-// calls before it.
+// Irreversible calls in the way are stepped over: each one not yet passed
+// gets a Skipped outcome saying that its effects stay (before the call
+// reverted past it) and is marked passed, so it is said once. When nothing
+// undoable is left, the Skipped outcomes come with ErrNothingToUndo and
+// nothing is marked.
 //
 // Each revert is journaled: undo-begin before Revert is called, undo-done
 // (with the redo data) or undo-fail after. force is handed to Revert. The
@@ -640,14 +642,12 @@ func (j *Journal) Undo(ctx context.Context, n int, force bool, resolve Resolver)
 	var outs []Outcome
 	err := j.mutate(func() error {
 		done := 0
+		var skipped []*slot
 		for i := len(j.slots) - 1; i >= 0 && done < n; i-- {
 			s := j.slots[i]
 			if s.e.State == StateIrreversible && !s.passed {
-				if err := j.append(record{Op: opPass, Seq: s.e.Seq, CallID: s.e.CallID}); err != nil {
-					return err
-				}
-				outs = append(outs, Outcome{Entry: s.e, Skipped: true, Message: passMessage(s.e)})
-				return nil
+				skipped = append(skipped, s)
+				continue
 			}
 			if !undoable(s) {
 				continue
@@ -655,6 +655,13 @@ func (j *Journal) Undo(ctx context.Context, n int, force bool, resolve Resolver)
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			for _, p := range skipped {
+				if err := j.append(record{Op: opPass, Seq: p.e.Seq, CallID: p.e.CallID}); err != nil {
+					return err
+				}
+				outs = append(outs, Outcome{Entry: p.e, Skipped: true, Message: passMessage(p.e)})
+			}
+			skipped = nil
 			out, err := j.run(ctx, s, false, force, false, resolve)
 			if out != nil {
 				outs = append(outs, *out)
@@ -664,7 +671,10 @@ func (j *Journal) Undo(ctx context.Context, n int, force bool, resolve Resolver)
 			}
 			done++
 		}
-		if len(outs) == 0 {
+		if done == 0 {
+			for _, p := range skipped {
+				outs = append(outs, Outcome{Entry: p.e, Skipped: true, Message: passMessage(p.e)})
+			}
 			return ErrNothingToUndo
 		}
 		return nil
@@ -808,11 +818,19 @@ func label(e Entry) string {
 	return e.Tool + ": " + e.Summary
 }
 
+// passMessage names an irreversible call by its command when it has one:
+// "skipped shell_run `go test ./...`: its effects stay".
 func passMessage(e Entry) string {
-	if e.Summary == "" {
-		return e.Tool + " cannot be undone: its effects stay"
+	var args struct {
+		Command string `json:"command"`
 	}
-	return fmt.Sprintf("%s (%s) cannot be undone: its effects stay", e.Tool, e.Summary)
+	if json.Unmarshal(e.Args, &args) == nil && strings.TrimSpace(args.Command) != "" {
+		return fmt.Sprintf("skipped %s `%s`: its effects stay", e.Tool, tools.ClipOneLine(args.Command, 80))
+	}
+	if e.Summary == "" {
+		return "skipped " + e.Tool + ": its effects stay"
+	}
+	return fmt.Sprintf("skipped %s (%s): its effects stay", e.Tool, e.Summary)
 }
 
 func failMessage(e Entry, redo bool, err error) string {

@@ -206,7 +206,8 @@ func (h *harness) write(id, name, content string) {
 
 func (h *harness) shell(id, cmd string) {
 	h.t.Helper()
-	if err := h.j.Irreversible(Entry{CallID: id, Tool: "shell_run", Summary: cmd}); err != nil {
+	args, _ := json.Marshal(map[string]string{"command": cmd})
+	if err := h.j.Irreversible(Entry{CallID: id, Tool: "shell_run", Args: args, Summary: "Ran `" + cmd + "`: exit 0"}); err != nil {
 		h.t.Fatalf("Irreversible %s: %v", id, err)
 	}
 }
@@ -560,36 +561,46 @@ func TestUndoPassesIrreversibleCall(t *testing.T) {
 	h.write("c2", "b.txt", "two")
 	h.wantDepth(2, 0)
 
-	wantOutcomes(t, h.undo(5, false), "done:c2 skipped:sh")
-	h.wantFiles(map[string]string{"a.txt": "one"})
-
-	// Passed once, the next undo goes on, also after a restart.
-	h.reopen()
-	wantOutcomes(t, h.undo(5, false), "done:c1")
-	h.wantFiles(map[string]string{})
-
-	// Redoing past the shell command and undoing again says it again.
-	wantOutcomes(t, h.redo(2), "done:c1 done:c2")
+	// Undo steps over the shell command, says so once, and goes on.
 	wantOutcomes(t, h.undo(1, false), "done:c2")
 	outs := h.undo(1, false)
-	wantOutcomes(t, outs, "skipped:sh")
-	if want := "shell_run (make) cannot be undone: its effects stay"; outs[0].Message != want {
+	wantOutcomes(t, outs, "skipped:sh done:c1")
+	if want := "skipped shell_run `make`: its effects stay"; outs[0].Message != want {
 		t.Errorf("message = %q; want %q", outs[0].Message, want)
 	}
-	h.wantFiles(map[string]string{"a.txt": "one"})
-	wantOutcomes(t, h.undo(1, false), "done:c1")
+	h.wantFiles(map[string]string{})
 	if _, err := h.j.Undo(context.Background(), 1, false, h.resolve); !errors.Is(err, ErrNothingToUndo) {
 		t.Fatalf("Undo with nothing left: got %v; want ErrNothingToUndo", err)
 	}
+
+	// Redoing past the shell command and undoing again says it again,
+	// also after a restart.
+	wantOutcomes(t, h.redo(2), "done:c1 done:c2")
+	h.reopen()
+	wantOutcomes(t, h.undo(5, false), "done:c2 skipped:sh done:c1")
+	h.wantFiles(map[string]string{})
 }
 
 func TestUndoIrreversibleNewest(t *testing.T) {
 	h := newHarness(t)
 	h.write("c1", "a.txt", "one")
 	h.shell("sh", "rm -rf build")
-	wantOutcomes(t, h.undo(1, false), "skipped:sh")
-	h.wantFiles(map[string]string{"a.txt": "one"})
-	wantOutcomes(t, h.undo(1, false), "done:c1")
+	h.wantDepth(1, 0)
+	wantOutcomes(t, h.undo(1, false), "skipped:sh done:c1")
+	h.wantFiles(map[string]string{})
+}
+
+func TestUndoOnlyIrreversibleLeft(t *testing.T) {
+	h := newHarness(t)
+	h.shell("sh", "go test ./...")
+	outs, err := h.j.Undo(context.Background(), 1, false, h.resolve)
+	if !errors.Is(err, ErrNothingToUndo) {
+		t.Fatalf("Undo: got %v; want ErrNothingToUndo", err)
+	}
+	wantOutcomes(t, outs, "skipped:sh")
+	// Nothing was passed: the next attempt says the same.
+	outs, _ = h.j.Undo(context.Background(), 1, false, h.resolve)
+	wantOutcomes(t, outs, "skipped:sh")
 }
 
 func TestUndoWithoutReverter(t *testing.T) {

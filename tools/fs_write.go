@@ -145,6 +145,11 @@ func fsPreviewResult(blobs BlobStore, p *fsPlan, summary string) (Result, error)
 		Summary:    summary,
 		Preview:    p.diff.Text(),
 		Capability: "fs:write:" + p.rel,
+		Unchanged:  p.unchanged(),
+	}
+	if p.unchanged() {
+		res.UndoPlan = fsUndoPlan(p, nil)
+		return res, nil
 	}
 	if blobs == nil {
 		return res, nil
@@ -161,6 +166,10 @@ func fsPreviewResult(blobs BlobStore, p *fsPlan, summary string) (Result, error)
 // fsExecuteResult makes the planned change (nothing when the content is
 // unchanged) and returns the result with its undo data.
 func fsExecuteResult(ctx context.Context, ws *Workspace, blobs BlobStore, p *fsPlan, summary string) (Result, error) {
+	if p.unchanged() {
+		// Nothing to do, so nothing for the journal to keep.
+		return Result{Summary: summary, Capability: "fs:write:" + p.rel, Unchanged: true, UndoPlan: fsUndoPlan(p, nil)}, nil
+	}
 	var before, after fsFileState
 	if blobs != nil {
 		// Keep both contents before touching the file, so that whatever
@@ -170,16 +179,12 @@ func fsExecuteResult(ctx context.Context, ws *Workspace, blobs BlobStore, p *fsP
 			return Result{}, err
 		}
 	}
-	var created []string
-	if !p.unchanged() {
-		var err error
-		if created, err = fsApply(ctx, ws, p); err != nil {
-			return Result{}, err
-		}
+	created, err := fsApply(ctx, ws, p)
+	if err != nil {
+		return Result{}, err
 	}
 	res := Result{Summary: summary, Capability: "fs:write:" + p.rel}
 	if blobs != nil {
-		var err error
 		res.Undo, err = json.Marshal(fsChange{Path: p.rel, Before: before, After: after, CreatedDirs: created})
 		if err != nil {
 			return Result{}, err

@@ -99,8 +99,10 @@ func TestFsWrite(t *testing.T) {
 			if !strings.HasPrefix(dry.Preview, tt.wantPreview) {
 				t.Errorf("got preview\n%s\nwant it to start with\n%s", dry.Preview, tt.wantPreview)
 			}
-			if len(dry.Undo) == 0 {
-				t.Errorf("got no undo data from the dry run; want some")
+			// A write of identical content changes nothing: no undo data, so
+			// no journal entry and no undo step.
+			if unchanged := tt.name == "identical content"; (len(dry.Undo) == 0) != unchanged || dry.Unchanged != unchanged {
+				t.Errorf("got undo data %q, unchanged %v; want undo data only for a change", dry.Undo, dry.Unchanged)
 			}
 			if b, err := os.ReadFile(p); (err == nil) != (tt.setup != nil) || string(b) != before {
 				t.Fatalf("dry run changed %s", tt.path)

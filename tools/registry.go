@@ -240,7 +240,8 @@ func (r *Registry) wireFree(w string) bool {
 // offset), duplicate keys and anything but an object, checks them against the
 // tool's schema, and returns the canonical JSON to hand to the tool: the exact
 // value that was validated is the one that is previewed and executed. Empty
-// arguments count as {} (servers send parameterless calls that way).
+// arguments count as {} (servers send parameterless calls that way), and a
+// null for an optional property that does not admit null counts as absent.
 func (r *Registry) Validate(name string, raw json.RawMessage) (json.RawMessage, *Error) {
 	e := r.find(name)
 	if e == nil {
@@ -254,6 +255,7 @@ func (r *Registry) Validate(name string, raw json.RawMessage) (json.RawMessage, 
 			Hint:    "Send the arguments as one JSON object. " + synopsis(e.wire, e.doc),
 		}
 	}
+	dropOptionalNulls(e.schema, v)
 	if err := e.schema.Validate(v); err != nil {
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {

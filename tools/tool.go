@@ -121,6 +121,9 @@ type Result struct {
 	UndoPlan string
 	// Undo is the private undo data handed to Reverter.Revert.
 	Undo json.RawMessage
+	// Unchanged is set when the call changes nothing (a write of the
+	// content already there): it is not journaled and takes no undo step.
+	Unchanged bool
 }
 
 // Tool is one capability the reasoning loop can invoke.

@@ -381,6 +381,9 @@ func (a *approvalPane) drawHeader(w int) []string {
 			plan += ": " + oneLine(req.UndoPlan)
 		}
 		wrap(st.OK.Render, plan)
+	} else if req.UndoPlan != "" {
+		// Not journaled because there is nothing to walk back (no change).
+		wrap(st.Dim.Render, oneLine(req.UndoPlan))
 	} else {
 		wrap(st.Warn.Render, "not reversible: /undo cannot walk this back")
 	}

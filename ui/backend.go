@@ -21,6 +21,9 @@ type Backend interface {
 	Undo(ctx context.Context, n int, force bool) (string, error)
 	// Redo re-applies the newest n undone calls.
 	Redo(ctx context.Context, n int) (string, error)
+	// Diff is what the session changed, one unified diff per file (seq
+	// 0), or the change of journaled call #seq.
+	Diff(seq int) (string, error)
 	// History lists the calls of the session, oldest first.
 	History() ([]history.Entry, error)
 	// Tools lists every registered tool and whether the model sees it.

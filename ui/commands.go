@@ -40,13 +40,16 @@ var commands = []command{
 	{"undo", "[N] [--force]", "revert the newest N reversible calls", false},
 	{"redo", "[N]", "re-apply the newest N undone calls", false},
 	{"history", "", "list the calls of this session", true},
+	{"diff", "[N]", "what this session changed, one diff per file; call #N alone", true},
 	{"tools", "[name]", "the tool catalog: what each tool may do; one tool in full", true},
 	{"autonomy", "[level]", "show or set what runs without asking", false},
 	{"model", "[name]", "show or switch the model", false},
 	{"clear", "", "start a new conversation", false},
 	{"sessions", "", "list the sessions of this workspace", true},
 	{"mcp", "[restart NAME]", "MCP servers: state, tools, last error; restart one", true},
-	{"trust", "", "trust this folder's .myclaw.toml and load it", false},
+	{"init", "", "draft AGENTS.md: the model explores the repository", false},
+	{"context", "", "what the prompt holds: instructions, tools, free room", true},
+	{"trust", "", "trust this folder: .myclaw.toml, AGENTS.md, commands", false},
 	{"quit", "", "leave myclaw", true},
 }
 
@@ -58,10 +61,10 @@ var levelHelp = map[approval.Level]string{
 	approval.Full:     "everything runs without asking; deny rules still hold",
 }
 
-// matchCommands returns the commands whose name starts with prefix.
-func matchCommands(prefix string) []command {
+// matchCommands returns the commands of list whose name starts with prefix.
+func matchCommands(list []command, prefix string) []command {
 	var out []command
-	for _, c := range commands {
+	for _, c := range list {
 		if strings.HasPrefix(c.name, prefix) {
 			out = append(out, c)
 		}
@@ -78,10 +81,10 @@ func lookupCommand(name string) (command, bool) {
 	return command{}, false
 }
 
-// closestCommand is the command name nearest to name by edit distance.
-func closestCommand(name string) string {
+// closestCommand is the command name of list nearest to name by edit distance.
+func closestCommand(list []command, name string) string {
 	best, bestD := "", -1
-	for _, c := range commands {
+	for _, c := range list {
 		d := tools.EditDistance(name, c.name)
 		if strings.HasPrefix(c.name, name) {
 			d = 0
@@ -108,11 +111,14 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 	fields := strings.Fields(line)
 	name := strings.TrimPrefix(fields[0], "/")
 	args := fields[1:]
-	m.addBlock(userBlock(line))
 	cmd, ok := lookupCommand(name)
+	if cc, custom := m.c.custom[name]; !ok && custom {
+		return m.runCustom(cc, line)
+	}
+	m.addBlock(userBlock(line))
 	if !ok {
 		m.addBlock(errorBlock("unknown command /"+oneLine(name),
-			"did you mean /"+closestCommand(name)+"? /help lists the commands; // at the start sends a prompt that begins with /"))
+			"did you mean /"+closestCommand(m.c.allCommands(), name)+"? /help lists the commands; // at the start sends a prompt that begins with /"))
 		return m, nil
 	}
 	if !cmd.busy && m.turn != nil {
@@ -230,6 +236,8 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			}
 		}
 		return usage()
+	case "diff":
+		return m.diffCommand(args, usage)
 	case "mcp":
 		return m.mcpCommand(args)
 	case "trust":
@@ -237,6 +245,16 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			return usage()
 		}
 		return m.trustCommand()
+	case "init":
+		if len(args) > 0 {
+			return usage()
+		}
+		return m.initCommand()
+	case "context":
+		if len(args) > 0 {
+			return usage()
+		}
+		return m.contextCommand()
 	case "clear":
 		if len(args) > 0 {
 			return usage()
@@ -330,6 +348,12 @@ func drawHelp(c *common) []string {
 	out = append(out, "", st.Bold.Render("commands"))
 	for _, cmd := range commands {
 		out = append(out, "  "+st.Key.Render(pad(cmd.usage(), 22))+cmd.desc)
+	}
+	if len(c.customList) > 0 {
+		out = append(out, "", st.Bold.Render("your commands")+st.Dim.Render("  (commands/NAME.md: $ARGUMENTS, $1…)"))
+		for _, cmd := range c.customList {
+			out = append(out, "  "+st.Key.Render(pad(cmd.usage(), 22))+cmd.desc)
+		}
 	}
 	out = append(out, "  "+st.Dim.Render("a prompt that begins with / is sent by typing // first"))
 	for i, l := range out {

@@ -38,6 +38,11 @@ type common struct {
 	gen         int
 	showThink   bool
 	expandTools bool
+
+	// custom are the custom slash commands by name; customList their
+	// entries for completion and /help.
+	custom     map[string]CustomCommand
+	customList []command
 }
 
 // contentWidth is the width transcript blocks render at.

@@ -155,14 +155,36 @@ type liveText struct {
 
 // startTurn sends prompt to the backend in a goroutine of its own.
 func (m Model) startTurn(prompt string) (Model, tea.Cmd) {
-	m.tr.add(userBlock(prompt))
+	return m.startTurnAs(prompt, prompt)
+}
+
+// startTurnAs shows typed and sends prompt (they differ for a custom
+// command).
+func (m Model) startTurnAs(typed, prompt string) (Model, tea.Cmd) {
+	b, approver := m.backend, m.shared.approver
+	mentions := m.mentionsOf(prompt)
+	return m.startRun(typed, func(ctx context.Context, emit func(agent.Event)) error {
+		if err := attachMentions(ctx, b, mentions, emit); err != nil {
+			return err
+		}
+		return b.Run(ctx, prompt, emit, approver)
+	})
+}
+
+// startRun shows what the user typed (unless it is shown already: "")
+// and runs fn in a goroutine of its own, as a turn: its events reach the
+// transcript, Esc cancels it.
+func (m Model) startRun(typed string, fn func(ctx context.Context, emit func(agent.Event)) error) (Model, tea.Cmd) {
+	if typed != "" {
+		m.tr.add(userBlock(typed))
+	}
 	ctx, cancel := context.WithCancel(m.shared.base)
 	ch := make(chan turnItem, eventBuffer)
 	m.turnSeq++
 	m.cards = map[string]*toolCard{}
 	m.turn = &turnState{id: m.turnSeq, cancel: cancel, ch: ch, start: time.Now()}
 	m.tr.toBottom()
-	b, sh, log := m.backend, m.shared, m.c.log
+	sh, log := m.shared, m.c.log
 	id := m.turnSeq
 	run := func() tea.Msg {
 		send := func(it turnItem) {
@@ -187,7 +209,7 @@ func (m Model) startTurn(prompt string) (Model, tea.Cmd) {
 				}
 			}()
 			log.Info("turn started", "turn", id)
-			err = b.Run(ctx, prompt, func(ev agent.Event) { send(turnItem{ev: ev}) }, sh.approver)
+			err = fn(ctx, func(ev agent.Event) { send(turnItem{ev: ev}) })
 		}()
 		log.Info("turn ended", "turn", id, "err", err)
 		cancel()
@@ -254,14 +276,17 @@ func (m *Model) handleEvent(ev agent.Event) {
 	case agent.ToolResultEvent:
 		m.card(ev.Call).finish(ev)
 	case agent.ApprovalEvent:
-		if ev.Phase == "decided" && ev.Decision != nil && ev.Decision.By != "" && ev.Decision.By != "user" {
-			if card, ok := m.cards[ev.CallID]; ok {
-				verb := "approved"
-				if !ev.Decision.Approved() {
-					verb = "denied"
-				}
-				card.update(func(t *toolCard) { t.decision = verb + " by " + ev.Decision.By })
-			}
+		card, ok := m.cards[ev.CallID]
+		if !ok {
+			break
+		}
+		if ev.Phase == "asked" {
+			card.update(func(t *toolCard) { t.waiting = true })
+			break
+		}
+		card.update(func(t *toolCard) { t.waiting = false })
+		if ev.Phase == "decided" && ev.Decision != nil {
+			card.decided(*ev.Decision)
 		}
 	case agent.UsageEvent:
 		m.status.tokens = ev.TotalTokens

@@ -74,10 +74,12 @@ func (m Model) trustCommand() (Model, tea.Cmd) {
 		return m, nil
 	}
 	ctx := m.shared.base
-	return m, func() tea.Msg {
+	trust := func() tea.Msg {
 		out, err := ext.TrustProject(ctx)
 		return commandResultMsg{draw: textDraw(out), err: err, refresh: true}
 	}
+	// The folder's own commands become usable once it is trusted.
+	return m, tea.Sequence(trust, loadCustomCommands(m.loadCommands))
 }
 
 func drawMCP(c *common, list []mcp.ServerStatus) []string {

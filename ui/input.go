@@ -63,7 +63,7 @@ func (in *inputModel) refresh() {
 	prev := len(in.matches)
 	in.matches = nil
 	if strings.HasPrefix(v, "/") && !strings.ContainsAny(v, " \n\t") {
-		in.matches = matchCommands(v[1:])
+		in.matches = matchCommands(in.c.allCommands(), v[1:])
 	}
 	if len(in.matches) != prev {
 		in.sel = 0

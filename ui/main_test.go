@@ -44,14 +44,17 @@ type fakeBackend struct {
 	redoCalls []int
 	redoOut   string
 
-	entries  []history.Entry
-	tools    []agent.ToolInfo
-	level    approval.Level
-	model    string
-	sessions []history.SessionInfo
-	status   agent.Status
-	checkErr error
-	cleared  int
+	entries   []history.Entry
+	diffOut   string
+	diffErr   error
+	diffCalls []int
+	tools     []agent.ToolInfo
+	level     approval.Level
+	model     string
+	sessions  []history.SessionInfo
+	status    agent.Status
+	checkErr  error
+	cleared   int
 }
 
 func newFake() *fakeBackend {
@@ -84,6 +87,13 @@ func (f *fakeBackend) Redo(ctx context.Context, n int) (string, error) {
 	defer f.mu.Unlock()
 	f.redoCalls = append(f.redoCalls, n)
 	return f.redoOut, nil
+}
+
+func (f *fakeBackend) Diff(seq int) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.diffCalls = append(f.diffCalls, seq)
+	return f.diffOut, f.diffErr
 }
 
 func (f *fakeBackend) History() ([]history.Entry, error) {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"myclaw/agent"
 )
 
 // Options configures Run.
@@ -27,6 +29,9 @@ type Options struct {
 	// Earlier is the conversation so far when a session is resumed, shown
 	// above the new input (rendered lazily, like every block).
 	Earlier []Earlier
+	// Commands loads the custom slash commands (nil: none), at start and
+	// after /trust.
+	Commands CommandLoader
 }
 
 // Earlier is one message of a resumed conversation.
@@ -34,6 +39,9 @@ type Earlier struct {
 	// Role is "user", "assistant" or "tool" (a one-line account of a call).
 	Role string
 	Text string
+	// Call is how a "tool" call ended, when the session recorded it: it is
+	// then drawn as a card, like a live one.
+	Call *agent.CallRecord
 }
 
 // shutdownWait bounds how long quitting waits for a cancelled turn to

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"myclaw/agent"
+	"myclaw/approval"
 	"myclaw/tools"
 )
 
@@ -79,6 +80,10 @@ type toolCard struct {
 	duration time.Duration
 	content  string
 	decision string // who approved or denied it, when not the user
+	reason   string // why a rule or hook decided so
+	waiting  bool   // the call waits for the person's approval
+	exitCode *int   // the exit status of the command it ran, if any
+	diff     string // what a journaled write or edit applied
 
 	untrusted  bool
 	source     string
@@ -108,6 +113,11 @@ func (t *toolCard) finish(ev agent.ToolResultEvent) {
 		t.content = ev.Content
 		t.untrusted, t.source, t.at, t.body = ev.Untrusted, ev.Source, ev.RetrievedAt, ev.Body
 		t.reversible = ev.Reversible
+		t.exitCode, t.diff, t.waiting = ev.ExitCode, ev.Diff, false
+		if ev.Call.Edited {
+			// The card names what ran, not what the model proposed.
+			t.call, t.arg = ev.Call, keyArg(ev.Call.Args)
+		}
 	})
 }
 
@@ -122,9 +132,16 @@ func (t *toolCard) draw(c *common) []string {
 	st := &c.styles
 	w := c.contentWidth()
 	mark, state := st.Running.Render("●"), st.Running.Render("running…")
+	if t.waiting {
+		state = st.Running.Render("waiting for approval")
+	}
 	switch t.status {
 	case agent.StatusOK:
 		mark, state = st.OK.Render("●"), st.OK.Render("ok")
+		if t.exitCode != nil && *t.exitCode != 0 {
+			exit := "exit " + strconv.Itoa(*t.exitCode)
+			mark, state = st.Failed.Render("●"), st.Failed.Render(exit)
+		}
 	case agent.StatusError:
 		kind := "error"
 		if t.kind != "" {
@@ -165,9 +182,16 @@ func (t *toolCard) draw(c *common) []string {
 	if t.decision != "" {
 		add(st.Dim.Render, oneLine(t.decision))
 	}
+	if t.call.Edited && t.status != "" {
+		add(st.Dim.Render, "ran with the arguments as you edited them")
+	}
+	if t.reason != "" && t.status == agent.StatusDenied {
+		// A rule's or hook's own words; the message would only repeat who.
+		add(st.Denied.Render, oneLine(t.reason))
+	}
 	switch t.status {
 	case agent.StatusError, agent.StatusDenied, agent.StatusCancelled:
-		if t.message != "" {
+		if t.message != "" && (t.reason == "" || t.status != agent.StatusDenied) {
 			style := st.Failed.Render
 			if t.status != agent.StatusError {
 				style = st.Denied.Render
@@ -177,6 +201,9 @@ func (t *toolCard) draw(c *common) []string {
 		if t.hint != "" && t.status == agent.StatusError {
 			add(st.Hint.Render, "hint: "+oneLine(t.hint))
 		}
+	}
+	if t.diff != "" && t.status == agent.StatusOK {
+		out = append(out, t.drawDiff(c, inner, !c.expandTools)...)
 	}
 	if t.reversible && t.status == agent.StatusOK {
 		add(st.Dim.Render, "↶ /undo can revert this")
@@ -189,6 +216,56 @@ func (t *toolCard) draw(c *common) []string {
 		for _, l := range strings.Split(prettyContent(t.content), "\n") {
 			add(st.Dim.Render, expandTabs(l))
 		}
+	}
+	return out
+}
+
+// pastCard is the card of a call from a resumed session, as it ended.
+func pastCard(rec agent.CallRecord) *toolCard {
+	t := newToolCard(rec.Result.Call)
+	t.finish(rec.Result)
+	t.reversible = false // it may have been undone since: /history says
+	if rec.Decision != nil {
+		t.decided(*rec.Decision)
+	}
+	return t
+}
+
+// decided records who decided the call when it was not the person (a
+// rule, a hook, the level), with their reason.
+func (t *toolCard) decided(d approval.Decision) {
+	if d.By == "" || d.By == "user" {
+		return
+	}
+	verb := "approved"
+	if !d.Approved() {
+		verb = "denied"
+	}
+	t.update(func(t *toolCard) { t.decision, t.reason = verb+" by "+d.By, d.Reason })
+}
+
+// collapsedDiffLines is how much of an applied diff a collapsed card shows.
+const collapsedDiffLines = 8
+
+// drawDiff shows the diff a call applied, coloured like the pane's
+// preview; collapsed, its first lines and how to see the rest.
+func (t *toolCard) drawDiff(c *common, inner int, collapsed bool) []string {
+	st := &c.styles
+	var out []string
+	src := strings.Split(strings.TrimRight(tools.SanitizeForScreen(t.diff), "\n"), "\n")
+	shown := src
+	if collapsed && len(src) > collapsedDiffLines {
+		shown = src[:collapsedDiffLines]
+	}
+	for _, l := range shown {
+		style := diffStyle(st, l)
+		for _, w := range wrapPlain(expandTabs(l), inner) {
+			out = append(out, "  "+style(w))
+		}
+	}
+	if len(shown) < len(src) {
+		out = append(out, "  "+st.Dim.Render("… "+strconv.Itoa(len(src)-len(shown))+" more lines ("+
+			c.keys.ToggleTools.Help().Key+" expands, /diff shows every change)"))
 	}
 	return out
 }

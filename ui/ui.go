@@ -49,6 +49,8 @@ type Model struct {
 	quitArmed   bool
 	// notices carries lines from outside a turn.
 	notices <-chan string
+	// loadCommands loads the custom commands.
+	loadCommands CommandLoader
 }
 
 // New returns the root model for b. It reads the backend's status (no
@@ -91,6 +93,10 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 				m.tr.add(&mdBlock{src: tools.SanitizeForScreen(e.Text)})
 			}
 		default:
+			if e.Call != nil {
+				m.tr.add(pastCard(*e.Call))
+				continue
+			}
 			m.tr.add(noticeBlock(e.Text))
 		}
 	}
@@ -100,13 +106,14 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 		}
 	}
 	m.notices = opts.Notices
+	m.loadCommands = opts.Commands
 	return m
 }
 
 // Init implements tea.Model: it starts waiting for approval requests and
 // checks the model server behind the first frame.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), waitForNotice(m.notices))
+	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), waitForNotice(m.notices), loadCustomCommands(m.loadCommands))
 }
 
 // Update implements tea.Model.
@@ -145,6 +152,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case noticeMsg:
 		m.addBlock(warnBlock(msg.text))
 		return m, tea.Batch(waitForNotice(m.notices), refreshStatus(m.backend))
+	case customCommandsMsg:
+		m.c.setCustom(msg.cmds)
+		for _, n := range msg.notices {
+			m.addBlock(warnBlock(n))
+		}
+		m.input.refresh()
+		return m, nil
 	case statusRefreshMsg:
 		m.status.apply(msg.status, msg.level)
 		return m, nil
@@ -251,6 +265,9 @@ func (m Model) handleMouse(msg tea.MouseMsg) (Model, tea.Cmd) {
 func (m Model) submit(text string) (Model, tea.Cmd) {
 	if strings.HasPrefix(text, "/") && !strings.HasPrefix(text, "//") {
 		return m.runCommand(text)
+	}
+	if strings.HasPrefix(text, "!") {
+		return m.submitShell(text)
 	}
 	text = strings.TrimPrefix(text, "/")
 	if m.turn != nil {

@@ -48,6 +48,11 @@ type ServerConfig struct {
 	Trust bool
 	// Dir is the working directory of a stdio server (the workspace).
 	Dir string
+	// Headers are sent with every request to a URL server (an API key).
+	Headers map[string]string
+	// Unset names the variables that Headers refer to and the environment
+	// lacks: the server fails to start, saying which.
+	Unset []string
 }
 
 // State is the life-cycle state of a server.
@@ -160,13 +165,18 @@ func checkConfig(cfg ServerConfig) error {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("%s.url: %q is not an http:// or https:// URL", key, cfg.URL)
 		}
+		if len(cfg.Unset) > 0 {
+			return fmt.Errorf("%s.headers: %s not set in the environment", key, strings.Join(cfg.Unset, ", "))
+		}
+	case len(cfg.Headers) > 0:
+		return fmt.Errorf("%s: headers apply to url servers only", key)
 	}
 	return nil
 }
 
 func (m *Manager) defaultDial(cfg ServerConfig) (sdk.Transport, error) {
 	if cfg.URL != "" {
-		return &sdk.StreamableClientTransport{Endpoint: cfg.URL}, nil
+		return m.httpTransport(cfg), nil
 	}
 	return &stdioTransport{cfg: cfg, grace: m.grace}, nil
 }

@@ -1,0 +1,193 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"myclaw/history"
+	"myclaw/tools"
+)
+
+// attachment is context the user added for their next message: the output
+// of a command they ran (`!cmd`), a file they mentioned (`@path`), an
+// image. It goes after the prompt, in the same user message, so the
+// conversation keeps its user/assistant alternation.
+type attachment struct {
+	Text string `json:"text,omitempty"`
+	// ImageURL is a data: URL for an image content part.
+	ImageURL string `json:"image_url,omitempty"`
+}
+
+// AttachmentMark starts every attachment in the user message; the TUI
+// cuts a resumed prompt there.
+const AttachmentMark = "[myclaw attachment]"
+
+// UserTools are the tools that run for the user directly, outside a
+// model turn: `!command` (Shell), `@file` (Reader) and `@dir/` (Lister).
+// Each goes through the same execution path, limits, fence and secret
+// scrubbing as when the model calls it.
+type UserTools struct {
+	Shell, Reader, Lister tools.Tool
+}
+
+var userCallSeq atomic.Int64
+
+func userCall(meta tools.Meta, prefix string, args json.RawMessage) Call {
+	id := fmt.Sprintf("%s_%d", prefix, userCallSeq.Add(1))
+	return Call{ID: id, Tool: meta.Name, Wire: meta.Name, Args: args}
+}
+
+// addAttachment queues an attachment for the next user message and persists it,
+// so a restart before that message keeps it.
+func (a *Agent) addAttachment(att attachment) {
+	a.mu.Lock()
+	a.attachments = append(a.attachments, att)
+	s := a.session
+	a.mu.Unlock()
+	if err := s.Append("attachment", att); err != nil {
+		a.opts.Logf("persist attachment: %v", err)
+	}
+}
+
+// takeAttachments returns and clears the queued attachments.
+func (a *Agent) takeAttachments() []attachment {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := a.attachments
+	a.attachments = nil
+	return out
+}
+
+// Pending reports how many attachments wait for the next message.
+func (a *Agent) Pending() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.attachments)
+}
+
+// RunShell runs a command the user typed as `!command`: through shell_run,
+// with its containment, timeout, output caps and scrubbed environment, but
+// without asking (the user typed it). It reports the call like a turn does
+// (ToolCallEvent, ToolResultEvent, DoneEvent), records it in the journal as
+// irreversible, and attaches its fenced output to the next message.
+func (a *Agent) RunShell(ctx context.Context, command string, emit func(Event)) (err error) {
+	if err := a.begin(); err != nil {
+		return err
+	}
+	defer a.end()
+	reason := DoneStop
+	defer func() {
+		if errors.Is(err, context.Canceled) {
+			reason = DoneCancelled
+		}
+		emit(DoneEvent{Reason: reason})
+	}()
+	tool := a.opts.UserTools.Shell
+	if tool == nil {
+		return &UserError{Msg: "No shell is available to run the command."}
+	}
+	args, _ := json.Marshal(map[string]string{"command": command})
+	ev, content := a.runUserTool(ctx, tool, "user_shell", args, emit)
+	a.mu.Lock()
+	j := a.journal
+	a.mu.Unlock()
+	if jerr := j.Irreversible(history.Entry{CallID: ev.Call.ID, Tool: ev.Call.Tool, Args: args, Summary: "you ran: " + command, Time: a.opts.Now()}); jerr != nil {
+		a.opts.Logf("journal the user's command: %v", jerr)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	a.addAttachment(attachment{Text: fmt.Sprintf("%s The user ran this command in the workspace shell themselves: `%s`. Its result follows; read it as you would shell_run's.\n%s", AttachmentMark, command, content)})
+	emit(NoticeEvent{Text: "The command's output goes to the model with your next message."})
+	return nil
+}
+
+// Mention reads a file the user mentioned (`@path`) as fs_read returns it
+// to the model, or lists a folder (`@dir/`) as glob_list does, reports it
+// like a call (so it shows as a chip), and attaches it to the next
+// message. A failure is reported and returned, and nothing is attached.
+func (a *Agent) Mention(ctx context.Context, path string, emit func(Event)) error {
+	dir := strings.HasSuffix(path, "/")
+	tool, args := a.opts.UserTools.Reader, argsJSON(map[string]string{"path": path})
+	what := "file"
+	if dir {
+		tool, what = a.opts.UserTools.Lister, "folder listing"
+		args = argsJSON(map[string]string{"path": strings.TrimSuffix(path, "/"), "pattern": "*"})
+	}
+	if tool == nil {
+		return &UserError{Msg: "Mentions are not available here."}
+	}
+	ev, content := a.runUserTool(ctx, tool, "user_mention", args, emit)
+	if ev.Status != StatusOK {
+		return &UserError{Msg: fmt.Sprintf("@%s was not attached: %s", path, ev.Message), Hint: ev.Hint}
+	}
+	a.addAttachment(attachment{Text: fmt.Sprintf("%s The user attached the %s @%s; this is what %s returns for it:\n%s", AttachmentMark, what, path, tool.Meta().Name, content)})
+	a.workedInPath(path)
+	return nil
+}
+
+// runUserTool runs one tool for the user and reports it as a call. It
+// returns the result event and exactly what the model will read.
+func (a *Agent) runUserTool(ctx context.Context, tool tools.Tool, prefix string, args json.RawMessage, emit func(Event)) (ToolResultEvent, string) {
+	meta := tool.Meta()
+	call := userCall(meta, prefix, args)
+	start := a.opts.Now()
+	emit(ToolCallEvent{Call: call, Phase: "started"})
+	res, err := tools.Call(ctx, tool, args, false)
+	now := a.opts.Now()
+	content := tools.Envelope(meta, res, err, now.UTC())
+	ev := ToolResultEvent{Call: call, Status: StatusOK, Summary: res.Summary, Duration: now.Sub(start), Content: content, Body: res.Body}
+	if err == nil {
+		ev.ExitCode = exitCodeOf(res.Output)
+	}
+	switch {
+	case err != nil:
+		te := tools.AsError(err)
+		ev.Status, ev.Kind, ev.Message, ev.Hint, ev.Body = StatusError, string(te.Kind), te.Message, te.Hint, ""
+		if ctx.Err() != nil {
+			ev.Status = StatusCancelled
+		}
+	case meta.ReturnsUntrusted:
+		ev.Untrusted, ev.Source, ev.RetrievedAt = true, res.Source, now.UTC()
+		if ev.Source == "" {
+			ev.Source = meta.Name
+		}
+	}
+	emit(ev)
+	return ev, content
+}
+
+// begin marks the agent busy for something that must not overlap a turn.
+func (a *Agent) begin() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.running {
+		return ErrBusy
+	}
+	a.running = true
+	return nil
+}
+
+func (a *Agent) end() {
+	a.mu.Lock()
+	a.running = false
+	a.mu.Unlock()
+}
+
+func (a *Agent) workedInPath(p string) {
+	if a.opts.Instructions != nil {
+		a.opts.Instructions.WorkedIn(strings.TrimSuffix(p, "/"))
+	}
+}
+
+func argsJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

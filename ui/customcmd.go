@@ -1,0 +1,283 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// CustomCommand is a prompt file run as /NAME: the user's
+// ($XDG_CONFIG_HOME/myclaw/commands/NAME.md) or the workspace's
+// (.myclaw/commands/NAME.md, only in a trusted folder).
+type CustomCommand struct {
+	Name string
+	// Desc comes from the front matter's description (or the first line).
+	Desc string
+	// Hint names the arguments, from the front matter's argument-hint.
+	Hint string
+	Body string
+	// Path is the file; Scope is "user" or "project".
+	Path  string
+	Scope string
+}
+
+// CommandDir is a folder of NAME.md prompt files.
+type CommandDir struct {
+	Path  string
+	Scope string
+	// Trusted is false for a workspace folder the user has not trusted:
+	// its commands are ignored with a notice.
+	Trusted bool
+}
+
+// CommandLoader loads the custom commands and says what it skipped; the
+// TUI calls it at start and again after /trust.
+type CommandLoader func() ([]CustomCommand, []string)
+
+// maxCommandBytes bounds one prompt file.
+const maxCommandBytes = 64 << 10
+
+var customNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$`)
+
+// LoadCommands reads the NAME.md files of dirs, in order: a name seen
+// first wins. A builtin name cannot be shadowed; a file that cannot be
+// used is skipped with a notice.
+func LoadCommands(dirs ...CommandDir) ([]CustomCommand, []string) {
+	var out []CustomCommand
+	var notices []string
+	have := map[string]string{}
+	for _, d := range dirs {
+		entries, err := os.ReadDir(d.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			notices = append(notices, fmt.Sprintf("Cannot read the commands in %s: %v", d.Path, err))
+			continue
+		}
+		var names []string
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".md") {
+				names = append(names, e.Name())
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		if !d.Trusted {
+			notices = append(notices, fmt.Sprintf("Ignored %d commands in %s: this folder is not trusted, and a command's prompt could steer the model. Review them, then /trust to use them.", len(names), d.Path))
+			continue
+		}
+		sort.Strings(names)
+		for _, file := range names {
+			name := strings.TrimSuffix(file, ".md")
+			path := filepath.Join(d.Path, file)
+			switch _, builtin := lookupCommand(name); {
+			case !customNameRE.MatchString(name):
+				notices = append(notices, fmt.Sprintf("Ignored %s: a command name uses letters, digits, '_', '.', ':', '-'.", path))
+				continue
+			case builtin:
+				notices = append(notices, fmt.Sprintf("Ignored %s: /%s is a builtin command and cannot be replaced.", path, name))
+				continue
+			case have[name] != "":
+				notices = append(notices, fmt.Sprintf("Ignored %s: /%s is already defined by %s.", path, name, have[name]))
+				continue
+			}
+			cmd, err := readCommand(path)
+			if err != nil {
+				notices = append(notices, fmt.Sprintf("Ignored %s: %v", path, err))
+				continue
+			}
+			cmd.Name, cmd.Path, cmd.Scope = name, path, d.Scope
+			have[name] = path
+			out = append(out, cmd)
+		}
+	}
+	return out, notices
+}
+
+func readCommand(path string) (CustomCommand, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return CustomCommand{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return CustomCommand{}, errors.New("not a regular file")
+	}
+	if fi.Size() > maxCommandBytes {
+		return CustomCommand{}, fmt.Errorf("%d bytes; a command file may have %d at most", fi.Size(), maxCommandBytes)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return CustomCommand{}, err
+	}
+	return parseCommand(string(b))
+}
+
+// parseCommand reads an optional front matter (--- lines with
+// "description:" and "argument-hint:") and the prompt body.
+func parseCommand(src string) (CustomCommand, error) {
+	src = strings.ReplaceAll(src, "\r\n", "\n")
+	var c CustomCommand
+	if rest, ok := strings.CutPrefix(src, "---\n"); ok {
+		head, body, found := strings.Cut(rest, "\n---")
+		if !found {
+			return c, errors.New("the front matter opened with --- is not closed by a --- line")
+		}
+		for l := range strings.SplitSeq(head, "\n") {
+			k, v, ok := strings.Cut(l, ":")
+			if !ok {
+				continue
+			}
+			v = strings.Trim(strings.TrimSpace(v), `"'`)
+			switch strings.TrimSpace(k) {
+			case "description":
+				c.Desc = v
+			case "argument-hint":
+				c.Hint = v
+			}
+		}
+		_, body, _ = strings.Cut(body, "\n")
+		src = body
+	}
+	c.Body = strings.TrimSpace(src)
+	if c.Body == "" {
+		return c, errors.New("the prompt is empty")
+	}
+	if c.Desc == "" {
+		first, _, _ := strings.Cut(c.Body, "\n")
+		c.Desc = strings.TrimSpace(strings.TrimLeft(first, "# "))
+	}
+	c.Desc = oneLine(c.Desc)
+	if len([]rune(c.Desc)) > 80 {
+		c.Desc = string([]rune(c.Desc)[:79]) + "…"
+	}
+	return c, nil
+}
+
+var positionalRE = regexp.MustCompile(`\$(ARGUMENTS|[1-9])`)
+
+// expand fills the prompt's $ARGUMENTS (everything after the name) and
+// $1…$9 (the words, "quoted words" kept together). Arguments given to a
+// prompt that uses neither are appended to it.
+func (c CustomCommand) expand(args string) string {
+	args = strings.TrimSpace(args)
+	words := splitArgs(args)
+	used := false
+	out := positionalRE.ReplaceAllStringFunc(c.Body, func(m string) string {
+		used = true
+		if m == "$ARGUMENTS" {
+			return args
+		}
+		n, _ := strconv.Atoi(m[1:])
+		if n <= len(words) {
+			return words[n-1]
+		}
+		return ""
+	})
+	if !used && args != "" {
+		out += "\n\n" + args
+	}
+	return out
+}
+
+// splitArgs splits on spaces, keeping "double" or 'single' quoted runs.
+func splitArgs(s string) []string {
+	var out []string
+	var cur strings.Builder
+	var quote rune
+	inWord := false
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '"' || r == '\'':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// asCommand is the command's entry in completion and /help.
+func (c CustomCommand) asCommand() command {
+	desc := c.Desc
+	if c.Scope == "project" {
+		desc += " (project)"
+	} else {
+		desc += " (user)"
+	}
+	return command{name: c.Name, args: c.Hint, desc: desc}
+}
+
+// customCommandsMsg brings freshly loaded custom commands.
+type customCommandsMsg struct {
+	cmds    []CustomCommand
+	notices []string
+}
+
+func loadCustomCommands(load CommandLoader) tea.Cmd {
+	if load == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		cmds, notices := load()
+		return customCommandsMsg{cmds: cmds, notices: notices}
+	}
+}
+
+// setCustom makes cmds the custom commands.
+func (c *common) setCustom(cmds []CustomCommand) {
+	c.custom = map[string]CustomCommand{}
+	c.customList = nil
+	for _, cc := range cmds {
+		c.custom[cc.Name] = cc
+		c.customList = append(c.customList, cc.asCommand())
+	}
+}
+
+// allCommands is the builtins, then the custom commands.
+func (c *common) allCommands() []command {
+	return append(commands[:len(commands):len(commands)], c.customList...)
+}
+
+// runCustom sends a custom command's prompt.
+func (m Model) runCustom(cc CustomCommand, line string) (Model, tea.Cmd) {
+	_, args, _ := strings.Cut(strings.TrimSpace(line), " ")
+	if m.turn != nil {
+		return m.keptWhileBusy(line), nil
+	}
+	prompt := cc.expand(args)
+	m2, cmd := m.startTurnAs(line, prompt)
+	n := strings.Count(prompt, "\n") + 1
+	m2.tr.add(noticeBlock(fmt.Sprintf("the prompt of %s (%d %s) went to the model", cc.Path, n, plural(n, "line", "lines"))))
+	return m2, cmd
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,237 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"myclaw/agent"
+)
+
+// directFake adds !command, @mentions and /context to the fake backend.
+type directFake struct {
+	*fakeBackend
+	dmu      sync.Mutex
+	shells   []string
+	mentions []string
+	report   agent.ContextReport
+}
+
+func (d *directFake) RunShell(ctx context.Context, command string, emit func(agent.Event)) error {
+	d.dmu.Lock()
+	d.shells = append(d.shells, command)
+	d.dmu.Unlock()
+	c := call("user_shell_1", "shell_run", `{"command":"`+command+`"}`)
+	emit(agent.ToolCallEvent{Call: c, Phase: "started"})
+	emit(agent.ToolResultEvent{Call: c, Status: agent.StatusOK, Untrusted: true, Source: "shell:" + command, RetrievedAt: testTime, Body: "hello\n"})
+	emit(agent.DoneEvent{Reason: agent.DoneStop})
+	return nil
+}
+
+func (d *directFake) Mention(ctx context.Context, path string, emit func(agent.Event)) error {
+	d.dmu.Lock()
+	d.mentions = append(d.mentions, path)
+	d.dmu.Unlock()
+	return nil
+}
+
+func (d *directFake) Context() agent.ContextReport { return d.report }
+
+func TestBangRunsShellWithoutModel(t *testing.T) {
+	d := &directFake{fakeBackend: newFake()}
+	m := newTestModel(t, d)
+	m = typeText(m, "!ls -la")
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	if m.turn == nil {
+		t.Fatal("!command did not start a run")
+	}
+	m = drainTurn(t, m, cmd)
+	if len(d.shells) != 1 || d.shells[0] != "ls -la" {
+		t.Fatalf("shell calls %q; want [ls -la]", d.shells)
+	}
+	if len(d.prompts) != 0 {
+		t.Fatalf("the command went to the model: %q", d.prompts)
+	}
+	text := m.tr.text(m.c)
+	if !strings.Contains(text, "❯ !ls -la") || !strings.Contains(text, "untrusted · shell:ls -la") {
+		t.Fatalf("transcript:\n%s", text)
+	}
+	m = typeText(m, "!")
+	m, _ = updateCmd(m, keyMsg("enter"))
+	if !strings.Contains(m.tr.text(m.c), "usage: !command") {
+		t.Fatalf("a bare ! gives no usage")
+	}
+}
+
+// drainTurn runs a turn's commands until it ends.
+func drainTurn(t *testing.T, m Model, cmd tea.Cmd) Model {
+	t.Helper()
+	msgs := []tea.Msg{}
+	var run func(c tea.Cmd)
+	run = func(c tea.Cmd) {
+		if c == nil {
+			return
+		}
+		switch msg := c().(type) {
+		case tea.BatchMsg:
+			for _, c := range msg {
+				run(c)
+			}
+		case spinnerTickMsg:
+		case nil:
+		default:
+			msgs = append(msgs, msg)
+		}
+	}
+	// The batch holds the run (returns nil), the event wait and the spinner.
+	if b, ok := cmd().(tea.BatchMsg); ok {
+		for _, c := range b {
+			run(c)
+		}
+	}
+	for len(msgs) > 0 && m.turn != nil {
+		msg := msgs[0]
+		msgs = msgs[1:]
+		var next tea.Cmd
+		m, next = updateCmd(m, msg)
+		run(next)
+	}
+	if m.turn != nil {
+		t.Fatal("the turn did not end")
+	}
+	return m
+}
+
+func TestMentionsAttachBeforeTheTurn(t *testing.T) {
+	d := &directFake{fakeBackend: newFake()}
+	m := newTestModel(t, d)
+	m = typeText(m, "explain @src/main.go and @docs/, not mail@example.com")
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	drainTurn(t, m, cmd)
+	if strings.Join(d.mentions, " ") != "src/main.go docs/" {
+		t.Fatalf("mentions %q", d.mentions)
+	}
+	if len(d.prompts) != 1 {
+		t.Fatalf("prompts %q", d.prompts)
+	}
+}
+
+func TestParseMentions(t *testing.T) {
+	for in, want := range map[string]string{
+		"@a.go":                  "a.go",
+		"see @a.go.":             "a.go",
+		"(@dir/), @b.txt?":       "b.txt",
+		"x@y.z @@ @ @a.go @a.go": "@ a.go",
+	} {
+		if got := strings.Join(parseMentions(in), " "); got != want {
+			t.Errorf("parseMentions(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+func writeCmd(t *testing.T, dir, name, content string) {
+	t.Helper()
+	os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadCommands(t *testing.T) {
+	user, proj := t.TempDir(), t.TempDir()
+	writeCmd(t, user, "review.md", "---\ndescription: Review a file\nargument-hint: FILE [FOCUS]\n---\nReview $1 with care for $2.\nAll: $ARGUMENTS\n")
+	writeCmd(t, user, "help.md", "shadow the builtin")
+	writeCmd(t, user, "plain.md", "# Summarise the diff\nSay what changed.")
+	writeCmd(t, user, "bad name.md", "x")
+	writeCmd(t, proj, "review.md", "the project's review")
+	writeCmd(t, proj, "deploy.md", "deploy it")
+
+	cmds, notices := LoadCommands(CommandDir{user, "user", true}, CommandDir{proj, "project", false})
+	names := []string{}
+	for _, c := range cmds {
+		names = append(names, c.Name)
+	}
+	if strings.Join(names, " ") != "plain review" {
+		t.Fatalf("commands %q; want plain review", names)
+	}
+	all := strings.Join(notices, "\n")
+	for _, want := range []string{"/help is a builtin command and cannot be replaced", "bad name.md: a command name uses", "Ignored 2 commands in " + proj + ": this folder is not trusted"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("notices lack %q:\n%s", want, all)
+		}
+	}
+	if cmds[0].Desc != "Summarise the diff" || cmds[1].Desc != "Review a file" || cmds[1].Hint != "FILE [FOCUS]" {
+		t.Errorf("descriptions %+v", cmds)
+	}
+	if got := cmds[1].expand(`main.go "error handling"`); got != "Review main.go with care for error handling.\nAll: main.go \"error handling\"" {
+		t.Errorf("expand: %q", got)
+	}
+	if got := cmds[0].expand("only HEAD~1"); got != "# Summarise the diff\nSay what changed.\n\nonly HEAD~1" {
+		t.Errorf("expand without placeholders: %q", got)
+	}
+	// Trusted, the project's commands load; the user's review wins.
+	cmds, notices = LoadCommands(CommandDir{user, "user", true}, CommandDir{proj, "project", true})
+	if len(cmds) != 3 || !strings.Contains(strings.Join(notices, "\n"), "/review is already defined by "+filepath.Join(user, "review.md")) {
+		t.Fatalf("trusted: %d commands, notices %q", len(cmds), notices)
+	}
+}
+
+func TestCustomCommandRunsAndCompletes(t *testing.T) {
+	dir := t.TempDir()
+	writeCmd(t, dir, "review.md", "---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $1.")
+	f := newFake()
+	m := New(f, Options{Workspace: "/work/project", Commands: func() ([]CustomCommand, []string) {
+		return LoadCommands(CommandDir{dir, "user", true})
+	}})
+	m = update(m, sizeMsg(testWidth, testHeight))
+	m = runCmd(t, m, loadCustomCommands(m.loadCommands))
+	m = typeText(m, "/rev")
+	if !strings.Contains(screen(m), "/review FILE") || !strings.Contains(screen(m), "Review a file (user)") {
+		t.Fatalf("completion lacks the custom command:\n%s", screen(m))
+	}
+	m = update(m, keyMsg("tab"))
+	m = typeText(m, "main.go")
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	drainTurn(t, m, cmd)
+	if len(f.prompts) != 1 || f.prompts[0] != "Review main.go." {
+		t.Fatalf("prompts %q; want the expanded file", f.prompts)
+	}
+	m = typeText(m, "/help")
+	m = update(m, keyMsg("enter"))
+	if !strings.Contains(m.tr.text(m.c), "your commands") {
+		t.Fatalf("/help does not list custom commands")
+	}
+}
+
+func TestContextGolden(t *testing.T) {
+	d := &directFake{fakeBackend: newFake(), report: agent.ContextReport{
+		Window: 32768, System: 2100, Catalog: 3400, Tools: 12, Conversation: 5200, Messages: 14, Attached: 300, Free: 21768, LastUsage: 10950,
+		Instructions: []agent.InstructionShare{
+			{Path: "/home/u/.config/myclaw/AGENTS.md", Scope: "user", Tokens: 60},
+			{Path: "AGENTS.md", Scope: "project", Untrusted: true, Tokens: 540},
+			{Path: "svc/api/AGENTS.md", Scope: "subdir", Untrusted: true, Truncated: true, Tokens: 8192},
+		},
+	}}
+	m := newTestModel(t, d)
+	m = typeText(m, "/context")
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	m = runCmd(t, m, cmd)
+	golden.RequireEqual(t, []byte(screen(m)))
+}
+
+func TestInitAsksForAgentsMD(t *testing.T) {
+	f := newFake()
+	m := newTestModel(t, f)
+	m = typeText(m, "/init")
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	drainTurn(t, m, cmd)
+	if len(f.prompts) != 1 || !strings.Contains(f.prompts[0], "write an AGENTS.md at the workspace root with fs_write") {
+		t.Fatalf("prompts %q", f.prompts)
+	}
+}
