@@ -390,9 +390,9 @@ func (s *grepRun) tree(ctx context.Context, dir string, opts walk.Options, enter
 // folder come one after another, so opening the next one is a single
 // openat below that folder instead of one per component of its path.
 type grepWorker struct {
-	ws   *Workspace
-	buf  []byte
-	dir  string
+	ws    *Workspace
+	buf   []byte
+	dir   string
 	root  *os.Root // nil, or dir opened below ws.root
 	whole bool     // open by the whole path, from ws.root
 }
