@@ -123,6 +123,13 @@ func newApp(o options, secrets map[string]string) (*app, error) {
 	if a.workspace, err = tools.OpenWorkspace(wsDir); err != nil {
 		return nil, &agent.UserError{Msg: fmt.Sprintf("Cannot open the workspace %s: %v", wsDir, err), Hint: "Pass --workspace DIR with a directory that exists."}
 	}
+	// myclaw's own files are never the file tools' business, even when
+	// XDG_STATE_HOME or XDG_CONFIG_HOME lies inside the project.
+	own := []string{a.stateDir, o.configPath}
+	if def := config.DefaultPath(); filepath.IsAbs(def) {
+		own = append(own, filepath.Dir(def))
+	}
+	a.workspace.Protect(own...)
 	a.store = history.NewStore(a.stateDir)
 	return a, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"myclaw/agent"
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // Exit codes.
@@ -59,6 +60,13 @@ func (e *usageError) Error() string { return e.msg }
 // run parses the command line, runs what it asks and maps the outcome to an
 // exit code. This is the one place that turns errors into exit codes.
 func run(ctx context.Context, args []string, secrets map[string]string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Everything printed for a shell goes through one sanitiser, so that a
+	// file name, an error or a model's answer cannot drive the terminal.
+	// (The TUI writes to the terminal itself.)
+	out, errOut := termtext.NewWriter(stdout), termtext.NewWriter(stderr)
+	defer out.Flush()
+	defer errOut.Flush()
+	stdout, stderr = out, errOut
 	err := dispatch(ctx, args, secrets, stdin, stdout, stderr)
 	if err == nil {
 		return exitOK

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // Policy decides, for each call, whether it runs, asks or is denied, from
@@ -111,6 +112,12 @@ func (p *Policy) Evaluate(req Request) Verdict {
 			return Verdict{Outcome: OutcomeAsk, By: "rule: " + r.brief(), Why: "a rule in the config asks before " + c.what(r)}
 		}
 	}
+	if why := sensitiveTarget(c.capability); why != "" && p.level != Full && !c.allowedByPattern(p.rules) {
+		// A grant for the tool was given for another file; only a rule
+		// written for this path vouches for it.
+		return Verdict{Outcome: OutcomeAsk, By: "level: " + string(p.level),
+			Why: "myclaw never writes " + why + " without asking (a rule matching this path can allow it)"}
+	}
 	by, whyNot := c.allowedBy(p.rules, p.grants)
 	if by != "" {
 		return Verdict{Outcome: OutcomeAllow, By: by}
@@ -157,6 +164,8 @@ func (p *Policy) autoEditAsks(req Request, c call) string {
 		}
 	}
 	switch {
+	case req.Meta.Persists:
+		return "auto-edit asks before " + c.tool + ": what it stores is replayed into every later session"
 	case !req.Meta.SupportsDryRun:
 		return "auto-edit asks for " + c.tool + " because it has no faithful preview"
 	case req.Meta.EffectiveRisk() == tools.RiskHigh:
@@ -169,6 +178,36 @@ func (p *Policy) autoEditAsks(req Request, c call) string {
 		if !insideWorkspace(where) {
 			return "auto-edit asks for calls outside the workspace (" + c.capability + ")"
 		}
+	}
+	return ""
+}
+
+// sensitiveTarget says why a file write's target is one auto-edit must not
+// approve, or "": anything under a .git folder (hooks and config run code:
+// .git/hooks/pre-commit, core.fsmonitor), the workspace's .myclaw.toml
+// (tools, servers and hooks that run) and its .myclaw folder (commands
+// that become prompts). Letter case is ignored, as on macOS and Windows.
+func sensitiveTarget(capability string) string {
+	rest, ok := strings.CutPrefix(capability, "fs:")
+	if !ok {
+		return ""
+	}
+	verb, where, _ := strings.Cut(rest, ":")
+	if verb == "read" || where == "" {
+		return ""
+	}
+	clean := path.Clean(strings.ReplaceAll(where, `\`, "/"))
+	segs := strings.Split(clean, "/")
+	for _, s := range segs {
+		if strings.EqualFold(s, ".git") {
+			return "inside .git (" + where + "): its hooks and config run code"
+		}
+	}
+	switch {
+	case strings.EqualFold(segs[0], ".myclaw.toml"):
+		return "the project's .myclaw.toml: it defines tools, servers and hooks that run"
+	case strings.EqualFold(segs[0], ".myclaw"):
+		return "inside .myclaw (" + where + "): its commands become prompts"
 	}
 	return ""
 }
@@ -296,6 +335,10 @@ func newCall(req Request) call {
 		c.guard = "allow rules do not cover this command line: it runs no plain command"
 	case c.source == "":
 		c.guard = "allow rules do not cover this command line: the call's arguments do not hold it"
+	case termtext.HasHidden(c.source):
+		// What the pane shows escaped is not what a pattern was written
+		// against: no rule or grant vouches for such a line.
+		c.guard = "allow rules do not cover this command line: it holds raw control or invisible characters"
 	default:
 		if why := shellGuard(c.source); why != "" {
 			c.guard = "allow rules do not cover this command line: " + why
@@ -346,6 +389,17 @@ func (c call) what(r compiledRule) string {
 		return fmt.Sprintf("shell commands matching %q", r.Match)
 	}
 	return fmt.Sprintf("%s on %s", c.tool, c.capability)
+}
+
+// allowedByPattern reports whether an allow rule with a capability
+// pattern (not a whole-tool rule) matches the call.
+func (c call) allowedByPattern(rules []compiledRule) bool {
+	for _, r := range rules {
+		if Outcome(r.Decision) == OutcomeAllow && r.Match != "" && !c.shell && r.tool.match(c.tool) && r.match.match(c.capability) {
+			return true
+		}
+	}
+	return false
 }
 
 // allowedBy returns what allows the call among allow rules and grants, or

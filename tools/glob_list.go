@@ -283,17 +283,21 @@ func (t *globListTool) walkOptions(includeIgnored bool) walk.Options {
 }
 
 // globWalk visits the entries below the folder base in lexical order,
-// with their workspace paths, leaving out .git and what the ignore rules
-// of opts exclude (walk.Walk). It does not follow symbolic links, reads
-// only folders that enter accepts (given their segments relative to base;
-// called from several goroutines), and stops after globMaxEntries
-// entries. It goes through the workspace root, so nothing outside is
-// listed.
+// with their workspace paths, leaving out .git, myclaw's own state and
+// config, and what the ignore rules of opts exclude (walk.Walk). It does
+// not follow symbolic links, reads only folders that enter accepts (given
+// their segments relative to base; called from several goroutines), and
+// stops after globMaxEntries entries. It goes through the workspace root,
+// so nothing outside is listed.
 func globWalk(ctx context.Context, ws *Workspace, base string, opts walk.Options, enter func(rel []string) bool, visit func(p string, d fs.DirEntry)) (walk.Stats, error) {
 	opts.Base = base
-	opts.Descend = func(p string) bool { return enter(globRel(base, p)) }
+	opts.Descend = func(p string) bool { return !ws.isProtected(p) && enter(globRel(base, p)) }
 	opts.MaxEntries = globMaxEntries
 	st, err := walk.Walk(ctx, ws.root.FS(), opts, func(p string, d fs.DirEntry) error {
+		if ws.isProtected(p) {
+			// myclaw's own state or config: not listed, not searched.
+			return nil
+		}
 		visit(p, d)
 		return nil
 	})

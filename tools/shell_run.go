@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"myclaw/tools/termtext"
 )
 
 //go:embed shell_run.md
@@ -133,6 +135,12 @@ func (s *shellRun) DryRun(ctx context.Context, raw json.RawMessage) (Result, err
 	cl, err := ParseCommandLine(a.Command, s.opts.Dir)
 	if err != nil {
 		return Result{}, Errorf(KindInvalidArgs, "Fix the shell syntax (quotes, parentheses, here-documents) and call again.", "%v", err)
+	}
+	if termtext.HasHidden(a.Command) {
+		// A terminal shows such a line as something else than what bash
+		// reads (an OSC string hides its payload, a zero-width space
+		// splits a word invisibly).
+		cl.Warnings = append([]string{"the command holds raw control or invisible characters (shown escaped): what a terminal shows is not what bash runs"}, cl.Warnings...)
 	}
 	var p strings.Builder
 	fmt.Fprintf(&p, "$ %s\n", ClipOneLine(a.Command, 2000))

@@ -483,3 +483,28 @@ func TestShellRunMeta(t *testing.T) {
 }
 
 func shellKillPID(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }
+
+// The summary and preview of a command with an OSC string or a zero-width
+// space show every byte escaped, and the line is flagged.
+func TestShellRunDryRunShowsHiddenCharacters(t *testing.T) {
+	tool, _ := shellTestTool(t, ShellOptions{})
+	tests := []struct{ command, shown string }{
+		{"rm -rf ./build \x1b] ./victim \x07", `rm -rf ./build \e] ./victim \a`},
+		{"rm -rf ./bu\u200bild", "rm -rf ./bu⟨U+200B⟩ild"},
+	}
+	for _, tt := range tests {
+		res, err := tool.DryRun(context.Background(), shellArgsJSON(t, tt.command, 0))
+		if err != nil {
+			t.Fatalf("DryRun(%q): %v", tt.command, err)
+		}
+		if want := "Run `" + tt.shown + "`"; res.Summary != want {
+			t.Errorf("Summary = %q; want %q", res.Summary, want)
+		}
+		if !strings.Contains(res.Preview, "$ "+tt.shown) {
+			t.Errorf("Preview %q lacks %q", res.Preview, tt.shown)
+		}
+		if res.Command == nil || len(res.Command.Warnings) == 0 || !strings.Contains(res.Command.Warnings[0], "raw control or invisible characters") {
+			t.Errorf("Command = %+v; want it flagged first", res.Command)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -16,6 +17,7 @@ import (
 
 	"myclaw/approval"
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // errApproverClosed is what Approve returns once the TUI is gone: the user
@@ -136,7 +138,8 @@ type approvalPane struct {
 	mode   paneMode
 	scroll int
 	editor editor
-	shell  bool // editing the command line rather than the JSON
+	shell  bool   // editing the command line rather than the JSON
+	shown  string // the text the editor started with
 	errMsg string
 	// decided is set once a decision is on its way: keys pressed before
 	// the pane closes must not answer twice.
@@ -239,17 +242,18 @@ func (a *approvalPane) startEdit() {
 	text := ""
 	a.shell = false
 	if cmd, ok := shellCommand(a.p.req); ok {
-		a.shell, text = true, cmd
+		a.shell, text = true, termtext.Editable(cmd)
 	} else {
 		var b bytes.Buffer
 		if json.Indent(&b, a.p.req.Args, "", "  ") == nil {
-			text = b.String()
+			text = jsonEscapeInvisible(b.String())
 		} else {
-			text = string(a.p.req.Args)
+			text = termtext.Editable(string(a.p.req.Args))
 		}
 	}
 	a.editor = newEditor(a.c, "", 8)
 	a.editor.setValue(text)
+	a.shown = a.editor.value()
 	a.fitEditor()
 }
 
@@ -262,6 +266,14 @@ func (a *approvalPane) submit() (*approvalPane, tea.Cmd) {
 	if a.mode == modeReason {
 		return a, a.decide(approval.Decision{Choice: approval.Deny, Reason: strings.TrimSpace(text)})
 	}
+	if text == a.shown {
+		// Untouched: exactly the call that was asked about runs, byte for
+		// byte, whatever the editor had to escape to show it.
+		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce})
+	}
+	if a.shell {
+		text = termtext.ParseEditable(text)
+	}
 	args, changed, err := editedArgs(a.p.req, a.shell, text)
 	if err != nil {
 		a.errMsg = err.Error()
@@ -271,6 +283,27 @@ func (a *approvalPane) submit() (*approvalPane, tea.Cmd) {
 		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce})
 	}
 	return a, a.decide(approval.Decision{Choice: approval.Edit, Args: args})
+}
+
+// jsonEscapeInvisible writes every character of indented JSON that would
+// not show as itself (controls cannot appear raw in valid JSON; invisible
+// and format characters can) as a \uXXXX escape, which decodes to the
+// same string: the editor then shows them and keeps them.
+func jsonEscapeInvisible(s string) string {
+	if !termtext.HasHidden(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r == '\n' || !termtext.HasHidden(string(r)) {
+			b.WriteRune(r)
+			continue
+		}
+		for _, u := range utf16.Encode([]rune{r}) {
+			fmt.Fprintf(&b, "\\u%04x", u)
+		}
+	}
+	return b.String()
 }
 
 // shellCommand returns the command line of a shell_run request, if it has one.
@@ -468,7 +501,7 @@ func (a *approvalPane) previewLines() []string {
 		}
 	}
 	if cmd, ok := shellCommand(req); ok {
-		for i, l := range strings.Split(tools.SanitizeForScreen(cmd), "\n") {
+		for i, l := range strings.Split(termtext.Visible(cmd), "\n") {
 			p := "$ "
 			if i > 0 {
 				p = "  "
@@ -498,7 +531,7 @@ func (a *approvalPane) previewLines() []string {
 		add(st.Bold.Render, "host: "+host)
 		add(st.Dim.Render, "url: "+u)
 	}
-	if p := strings.TrimRight(tools.SanitizeForScreen(req.Preview), "\n"); p != "" && req.Command == nil {
+	if p := strings.TrimRight(termtext.Visible(req.Preview), "\n"); p != "" && req.Command == nil {
 		diff := looksLikeDiff(p)
 		for l := range strings.SplitSeq(p, "\n") {
 			style := st.Choice.Render
