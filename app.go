@@ -27,6 +27,7 @@ type app struct {
 	settings  config.Settings
 	secrets   map[string]string
 	stateDir  string
+	shellUndo *tools.ShellUndo
 	workspace *tools.Workspace
 	store     *history.Store
 	session   *history.Session
@@ -180,6 +181,12 @@ func (a *app) buildTools() error {
 	if err != nil {
 		return fmt.Errorf("open the memory notes: %w", err)
 	}
+	if shell.Undo == nil || *shell.Undo {
+		a.shellUndo, err = tools.NewShellUndo(ws, blobs, filepath.Join(a.stateDir, "shell-cache"), a.stateDir, filepath.Dir(config.DefaultPath()))
+		if err != nil {
+			return fmt.Errorf("prepare undo of shell commands: %w", err)
+		}
+	}
 	a.userTools = agent.UserTools{
 		Reader: tools.NewFsRead(ws),
 		Lister: tools.NewGlobList(ws),
@@ -188,6 +195,7 @@ func (a *app) buildTools() error {
 			OutputDir:      filepath.Join(a.stateDir, "shell-output"),
 			DefaultTimeout: time.Duration(shell.TimeoutS) * time.Second,
 			MaxTimeout:     time.Duration(shell.MaxTimeoutS) * time.Second,
+			Undo:           a.shellUndo,
 		}),
 	}
 	for _, t := range []tools.Tool{
@@ -499,6 +507,9 @@ func (a *app) close() {
 	}
 	if a.audit != nil {
 		_ = a.audit.Close()
+	}
+	if a.shellUndo != nil {
+		_ = a.shellUndo.Close()
 	}
 	if a.workspace != nil {
 		_ = a.workspace.Close()

@@ -311,7 +311,8 @@ func (t *turn) request(tool tools.Tool, call Call, args json.RawMessage, dry too
 		Capability: dry.Capability,
 		Summary:    dry.Summary,
 		Preview:    dry.Preview,
-		Reversible: reversible && len(dry.Undo) > 0,
+		// A tool that learns its undo data by running says so in its plan.
+		Reversible: reversible && (len(dry.Undo) > 0 || dry.UndoPlan != ""),
 		UndoPlan:   dry.UndoPlan,
 		Command:    dry.Command,
 		Taint:      t.taint,
@@ -348,6 +349,7 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 	res, err := tools.Call(t.ctx, tool, args, false)
 	now := a.opts.Now()
 	var fatal error
+	recorded := false // journaled after the run
 	switch {
 	case journaled && err != nil:
 		if jerr := j.Fail(call.ID, tools.AsError(err).Message); jerr != nil {
@@ -360,6 +362,23 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 		}
 		if jerr := j.Commit(call.ID, undo); jerr != nil {
 			fatal = jerr
+		}
+	case !meta.ReadOnly && reverter && len(res.Undo) > 0:
+		// A tool that learns its undo data only by running (a shell
+		// command's changes to the workspace) is journaled once it has run,
+		// even when it was cancelled part way.
+		if res.Summary != "" {
+			entry.Summary = res.Summary
+		}
+		entry.Reversible, entry.Undo = true, res.Undo
+		jerr := j.Begin(entry)
+		if jerr == nil {
+			jerr = j.Commit(call.ID, nil)
+		}
+		if jerr != nil {
+			fatal = jerr
+		} else {
+			recorded = true
 		}
 	case !meta.ReadOnly && err == nil && !res.Unchanged && !dry.Unchanged:
 		if res.Summary != "" {
@@ -377,9 +396,12 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 		fatal = &UserError{Msg: "Cannot write the undo journal; the turn stopped after the call ran.", Hint: "Check free space and permissions of the state directory. /history may miss this call.", Err: fatal}
 	}
 	content := tools.Envelope(meta, res, err, now.UTC())
-	ev := ToolResultEvent{Call: call, Status: StatusOK, Summary: res.Summary, Duration: now.Sub(runStart), Content: content, Reversible: journaled && err == nil}
+	ev := ToolResultEvent{Call: call, Status: StatusOK, Summary: res.Summary, Duration: now.Sub(runStart), Content: content, Reversible: journaled && err == nil || recorded}
 	if ev.Summary == "" {
 		ev.Summary = dry.Summary
+	}
+	if recorded {
+		ev.UndoPlan = res.UndoPlan
 	}
 	if err == nil {
 		ev.ExitCode = exitCodeOf(res.Output)

@@ -89,6 +89,9 @@ type UI struct {
 type Shell struct {
 	TimeoutS    int `toml:"timeout_s"`
 	MaxTimeoutS int `toml:"max_timeout_s"`
+	// Undo records each command's changes to the workspace for /undo
+	// (default on).
+	Undo *bool `toml:"undo"`
 }
 
 // Web configures web_fetch and web_search.

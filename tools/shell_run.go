@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"myclaw/tools/snapshot"
 	"myclaw/tools/termtext"
 )
 
@@ -47,6 +48,9 @@ type ShellOptions struct {
 	DefaultTimeout time.Duration // 0 -> 120 s
 	MaxTimeout     time.Duration // 0 -> 600 s
 	Env            []string      // base environment (nil -> os.Environ()); always passed through ScrubEnv
+	// Undo, when set, records each command's changes to the workspace so
+	// that /undo can restore them.
+	Undo *ShellUndo
 }
 
 type shellRun struct {
@@ -157,8 +161,13 @@ func (s *shellRun) DryRun(ctx context.Context, raw json.RawMessage) (Result, err
 	section("Runs", cl.Commands, "")
 	section("Writes to", cl.Redirects, "")
 	section("Warnings", cl.Warnings, "! ")
+	var plan string
+	if s.opts.Undo != nil {
+		plan = s.opts.Undo.plan()
+	}
 	return Result{
 		Summary:    "Run `" + ClipOneLine(a.Command, 80) + "`",
+		UndoPlan:   plan,
 		Preview:    strings.TrimRight(p.String(), "\n"),
 		Capability: "shell:exec",
 		Source:     "shell:" + ClipOneLine(a.Command, 60),
@@ -175,6 +184,9 @@ type shellOutput struct {
 	StderrBytes int64  `json:"stderr_bytes"`
 	OutputFile  string `json:"output_file,omitempty"`
 	Note        string `json:"note,omitempty"`
+	// FilesChanged lists the workspace files the command changed ("M a.go",
+	// "A new.txt", "D old.txt"), bounded; /undo can restore them.
+	FilesChanged []string `json:"files_changed,omitempty"`
 }
 
 // Execute implements Tool. A non-zero exit status is a result, not an error:
@@ -195,6 +207,19 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	stdout := newShellCapture(shellShownBytes/2, fullLog)
 	stderr := newShellCapture(shellShownBytes/2, fullLog)
 
+	var before *snapshot.Snapshot
+	if s.opts.Undo != nil {
+		if before, err = s.opts.Undo.Tracker.Capture(ctx); err != nil {
+			notes = append(notes, "its changes to the workspace are not recorded, so it cannot be undone: "+err.Error())
+			before = nil
+		}
+	}
+	var rec shellRecorded
+	recordChanges := func() {
+		if before != nil {
+			rec = s.opts.Undo.record(ctx, before)
+		}
+	}
 	start := time.Now()
 	proc, err := startShell(s.command(a.Command), stdout, stderr)
 	if err != nil {
@@ -211,12 +236,18 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	case <-ctx.Done():
 		proc.stop()
 		fullLog.discard()
-		return Result{}, ctx.Err()
+		recordChanges()
+		// What a cancelled command changed is still undoable.
+		return Result{Undo: rec.undo, UndoPlan: rec.plan, Summary: "Cancelled `" + ClipOneLine(a.Command, 60) + "`"}, ctx.Err()
 	}
 	elapsed := time.Since(start)
 	// Whatever the command left running goes now, so that nothing outlives
 	// the call; the output it wrote until then is kept.
 	escaped := proc.stop()
+	recordChanges()
+	if rec.note != "" {
+		notes = append(notes, rec.note)
+	}
 
 	out := shellOutput{
 		ExitCode:    shellExitCode(proc.cmd.ProcessState),
@@ -252,11 +283,14 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		fullLog.discard()
 	}
 	out.Note = strings.Join(notes, ". ")
+	out.FilesChanged = rec.changed
 	return Result{
+		Undo:       rec.undo,
+		UndoPlan:   rec.plan,
 		Output:     out,
 		Body:       body,
 		Source:     "shell:" + ClipOneLine(a.Command, 60),
-		Summary:    fmt.Sprintf("Ran `%s`: exit %d in %s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond)),
+		Summary:    fmt.Sprintf("Ran `%s`: exit %d in %s%s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond), rec.summary),
 		Capability: "shell:exec",
 	}, nil
 }

@@ -470,8 +470,14 @@ func TestShellRunMeta(t *testing.T) {
 	if m.Timeout <= 60*time.Second {
 		t.Errorf("Timeout = %v; want above MaxTimeout so the command's own timeout fires first", m.Timeout)
 	}
-	if _, ok := any(NewShellRun(ShellOptions{})).(Reverter); ok {
-		t.Errorf("shell_run implements Reverter; want it irreversible")
+	// Without undo tracking a command is irreversible: no plan, and a
+	// revert refuses.
+	plain := NewShellRun(ShellOptions{Dir: t.TempDir()})
+	if res, err := plain.DryRun(context.Background(), shellArgsJSON(t, "ls", 0)); err != nil || res.UndoPlan != "" {
+		t.Errorf("DryRun without undo = plan %q, %v; want no undo plan", res.UndoPlan, err)
+	}
+	if _, err := plain.(Reverter).Revert(context.Background(), json.RawMessage(`{"changes":[]}`), false); err == nil {
+		t.Errorf("Revert without undo tracking succeeded")
 	}
 	reg := NewRegistry()
 	if err := reg.Register(NewShellRun(ShellOptions{Dir: t.TempDir()})); err != nil {
