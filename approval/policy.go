@@ -101,6 +101,15 @@ func (p *Policy) Evaluate(req Request) Verdict {
 	if p.level == ReadOnly && req.Meta.HasSideEffects() {
 		return Verdict{Outcome: OutcomeDeny, By: "level: readonly", Why: "readonly allows no side effects, and " + c.tool + " has them"}
 	}
+	// A deny or ask pattern cannot be checked against a command the line
+	// does not show: it might be hit, so a person decides, whatever the
+	// level and the allow rules.
+	for _, r := range p.rules {
+		if Outcome(r.Decision) != OutcomeAllow && r.Match != "" && c.opaque != "" && r.tool.match(c.tool) {
+			return Verdict{Outcome: OutcomeAsk, By: "rule: " + r.brief(),
+				Why: fmt.Sprintf("the rule %q cannot be checked against this line: %s", r.Match, c.opaque)}
+		}
+	}
 	if req.Meta.AlwaysAsk {
 		return Verdict{Outcome: OutcomeAsk, By: "tool", Why: c.tool + " requires a person's approval for every call"}
 	}
@@ -302,12 +311,15 @@ type call struct {
 	tool       string
 	capability string
 	shell      bool
-	// For shell_run: whether the line parsed, its commands, the line
-	// itself, and why allow patterns cannot cover it ("" if they can).
+	// For shell_run: whether the line parsed, its commands as rules judge
+	// them, the line itself, why allow patterns cannot cover it ("" if
+	// they can), and why deny patterns cannot be checked ("" if they can).
 	parsed   bool
-	commands []string
+	calls    []tools.ShellCall
+	commands []string // calls[i].Judged
 	source   string
 	guard    string
+	opaque   string
 }
 
 func newCall(req Request) call {
@@ -325,8 +337,17 @@ func newCall(req Request) call {
 	if json.Unmarshal(req.Args, &args) == nil {
 		c.source = args.Command
 	}
-	if req.Command != nil {
-		c.parsed, c.commands = true, req.Command.Commands
+	// The line is parsed once, by the tool's dry run; the rules read that
+	// parse. A parse that lacks the rules' view of a command counts as
+	// unparsed.
+	if cl := req.Command; cl != nil && len(cl.Calls) == len(cl.Commands) {
+		c.parsed, c.calls = true, cl.Calls
+		for _, sc := range cl.Calls {
+			c.commands = append(c.commands, sc.Judged)
+			if c.opaque == "" && sc.Opaque != "" {
+				c.opaque = sc.Opaque
+			}
+		}
 	}
 	switch {
 	case !c.parsed:
@@ -339,10 +360,8 @@ func newCall(req Request) call {
 		// What the pane shows escaped is not what a pattern was written
 		// against: no rule or grant vouches for such a line.
 		c.guard = "allow rules do not cover this command line: it holds raw control or invisible characters"
-	default:
-		if why := shellGuard(c.source); why != "" {
-			c.guard = "allow rules do not cover this command line: " + why
-		}
+	case req.Command.Uncovered != "":
+		c.guard = "allow rules do not cover this command line: " + req.Command.Uncovered
 	}
 	return c
 }
@@ -372,9 +391,11 @@ func (c call) hits(r compiledRule) bool {
 	if !c.parsed {
 		return true
 	}
-	for _, cmd := range c.commands {
-		if r.hitsCommand(cmd) {
-			return true
+	for _, sc := range c.calls {
+		for _, form := range append([]string{sc.Judged}, sc.Forms...) {
+			if r.hitsCommand(form) {
+				return true
+			}
 		}
 	}
 	return false
@@ -406,8 +427,8 @@ func (c call) allowedByPattern(rules []compiledRule) bool {
 // "" with, when an allow pattern could have applied, why it did not.
 //
 // A shell line is allowed when each of its commands is covered by some
-// allow rule or grant (not necessarily the same one), and shellGuard finds
-// nothing the commands do not show. An allow rule without Match allows every
+// allow rule or grant (not necessarily the same one), and the parse found
+// nothing the commands do not show (CommandLine.Uncovered). An allow rule without Match allows every
 // line that parses; no allow rule allows a line that does not.
 func (c call) allowedBy(rules, grants []compiledRule) (by, whyNot string) {
 	type source struct {
