@@ -15,6 +15,7 @@ import (
 	"myclaw/approval"
 	"myclaw/config"
 	"myclaw/history"
+	"myclaw/sandbox"
 	"myclaw/tools"
 	"myclaw/tools/command"
 	"myclaw/tools/mcp"
@@ -34,6 +35,10 @@ type app struct {
 	registry  *tools.Registry
 	policy    *approval.Policy
 	audit     *approval.Audit
+	// sandbox confines shell commands (nil when off in the config);
+	// sandboxState is what its check found.
+	sandbox      *sandbox.Sandbox
+	sandboxState approval.Sandbox
 	// mcps run the MCP servers: those known at start, then those of a
 	// project config trusted during the session.
 	mcps    []*mcp.Manager
@@ -171,6 +176,10 @@ func (a *app) buildTools() error {
 	blobs := a.store.Blobs()
 	ws := a.workspace
 	shell := a.cfg.Shell
+	var confiner tools.Sandbox
+	if a.sandbox != nil {
+		confiner = a.sandbox
+	}
 	web := tools.WebOptions{
 		AllowPrivateHosts: a.cfg.Web.AllowPrivateHosts,
 		Timeout:           time.Duration(a.cfg.Web.TimeoutS) * time.Second,
@@ -195,6 +204,7 @@ func (a *app) buildTools() error {
 			OutputDir:      filepath.Join(a.stateDir, "shell-output"),
 			DefaultTimeout: time.Duration(shell.TimeoutS) * time.Second,
 			MaxTimeout:     time.Duration(shell.MaxTimeoutS) * time.Second,
+			Sandbox:        confiner,
 			Undo:           a.shellUndo,
 		}),
 	}
@@ -328,12 +338,13 @@ func (a *app) buildPolicy() error {
 	}
 	rules := make([]approval.Rule, len(a.cfg.Approval.Rules))
 	for i, r := range a.cfg.Approval.Rules {
-		rules[i] = approval.Rule{Tool: r.Tool, Match: r.Match, Decision: r.Decision}
+		rules[i] = approval.Rule{Tool: r.Tool, Match: r.Match, Decision: r.Decision, Network: r.Network}
 	}
 	a.policy, err = approval.NewPolicy(level, rules)
 	if err != nil {
 		return &agent.UserError{Msg: "The approval rules are not valid: " + err.Error(), Hint: "Fix [[approval.rules]] in " + a.cfg.Path + "."}
 	}
+	a.policy.SetSandbox(a.sandboxState)
 	a.audit, err = approval.OpenAudit(filepath.Join(a.stateDir, approval.AuditFile))
 	if err != nil {
 		return fmt.Errorf("open the audit log: %w", err)
@@ -347,6 +358,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 	if err := a.loadProjectConfig(); err != nil {
 		return nil, err
 	}
+	a.buildSandbox(context.Background())
 	if err := a.buildTools(); err != nil {
 		return nil, err
 	}

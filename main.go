@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"myclaw/agent"
+	"myclaw/sandbox"
 	"myclaw/tools"
 	"myclaw/tools/termtext"
 )
@@ -26,6 +27,8 @@ const (
 )
 
 func main() {
+	// Started as the shell sandbox's launcher: confine and exec, nothing else.
+	sandbox.Launch()
 	secrets, err := hideSecrets()
 	if err != nil {
 		// The secrets are unset for children either way; only the start-up

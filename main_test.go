@@ -14,11 +14,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"myclaw/sandbox"
 )
 
 // TestMain lets the test binary act as myclaw itself when asked, so tests
 // can run it as a separate process (as a user or a script would).
 func TestMain(m *testing.M) {
+	sandbox.Launch() // confined shell commands re-execute this binary
 	if os.Getenv("MYCLAW_TEST_AS_MAIN") == "1" {
 		os.Unsetenv("MYCLAW_TEST_AS_MAIN")
 		main()

@@ -175,6 +175,9 @@ func (b *tuiBackend) Tools() []agent.ToolInfo {
 // MCPServers implements ui.Extensions.
 func (b *tuiBackend) MCPServers() []mcp.ServerStatus { return b.app.mcpStatus() }
 
+// SandboxReport implements ui.SandboxReporter.
+func (b *tuiBackend) SandboxReport() string { return b.app.sandboxReport() }
+
 // RestartMCP implements ui.Extensions.
 func (b *tuiBackend) RestartMCP(ctx context.Context, name string) error {
 	return b.app.restartMCP(ctx, name)

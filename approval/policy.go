@@ -30,10 +30,48 @@ import (
 type Policy struct {
 	rules []compiledRule // fixed after NewPolicy
 
-	mu     sync.RWMutex
-	level  Level
-	grants []compiledRule
-	hosts  map[string]bool // hosts fetched this session, lower case
+	mu      sync.RWMutex
+	level   Level
+	grants  []compiledRule
+	hosts   map[string]bool // hosts fetched this session, lower case
+	sandbox Sandbox
+}
+
+// Sandbox is what the policy knows of the shell sandbox.
+type Sandbox struct {
+	// Active is true when the sandbox passed its check here.
+	Active bool
+	// Why says why it is not active ("off in the config", "no Landlock").
+	Why string
+	// Always confines commands under full too.
+	Always bool
+	// Network gives sandboxed commands network by default.
+	Network bool
+}
+
+// SetSandbox tells the policy whether shell commands can run sandboxed.
+// Until it is called they cannot.
+func (p *Policy) SetSandbox(s Sandbox) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sandbox = s
+}
+
+// confinement is how a shell call runs at the current level, before any
+// rule or decision grants network. Called with p.mu held.
+func (p *Policy) confinement() Confinement {
+	sb := p.sandbox
+	switch {
+	case !sb.Active:
+		why := sb.Why
+		if why == "" {
+			why = "no sandbox is set up"
+		}
+		return Confinement{Why: why}
+	case p.level == Full && !sb.Always:
+		return Confinement{Why: "autonomy full runs commands unsandboxed ([shell.sandbox] always = true changes that)"}
+	}
+	return Confinement{Sandboxed: true, Network: sb.Network}
 }
 
 // NewPolicy builds a policy. An empty level means Ask; rules are checked
@@ -92,7 +130,18 @@ func (p *Policy) Evaluate(req Request) Verdict {
 	c := newCall(req)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
+	v := p.evaluate(req, c)
+	if c.shell {
+		conf := p.confinement()
+		if v.Confinement != nil {
+			conf = *v.Confinement
+		}
+		v.Confinement = &conf
+	}
+	return v
+}
 
+func (p *Policy) evaluate(req Request, c call) Verdict {
 	for _, r := range p.rules {
 		if Outcome(r.Decision) == OutcomeDeny && c.hits(r) {
 			return Verdict{Outcome: OutcomeDeny, By: "rule: " + r.brief(), Why: "a rule in the config denies " + c.what(r)}
@@ -127,15 +176,19 @@ func (p *Policy) Evaluate(req Request) Verdict {
 		return Verdict{Outcome: OutcomeAsk, By: "level: " + string(p.level),
 			Why: "myclaw never writes " + why + " without asking (a rule matching this path can allow it)"}
 	}
-	by, whyNot := c.allowedBy(p.rules, p.grants)
+	conf := p.confinement()
+	by, whyNot, network := c.allowedBy(p.rules, p.grants, conf.Sandboxed)
 	if by != "" {
-		return Verdict{Outcome: OutcomeAllow, By: by}
+		if network && conf.Sandboxed {
+			conf.Network = true
+		}
+		return Verdict{Outcome: OutcomeAllow, By: by, Confinement: &conf}
 	}
 	switch p.level {
 	case Full:
 		return Verdict{Outcome: OutcomeAllow, By: "level: full"}
 	case AutoEdit:
-		why := p.autoEditAsks(req, c)
+		why := p.autoEditAsks(req, c, conf)
 		if why == "" {
 			return Verdict{Outcome: OutcomeAllow, By: "level: auto-edit"}
 		}
@@ -156,7 +209,10 @@ func (p *Policy) Evaluate(req Request) Verdict {
 // stays in the workspace. After untrusted content it also asks for shell
 // commands, hosts not yet seen and memory writes, which are how planted
 // instructions would act or leak data. Called with p.mu held.
-func (p *Policy) autoEditAsks(req Request, c call) string {
+func (p *Policy) autoEditAsks(req Request, c call, conf Confinement) string {
+	if c.shell && conf.Sandboxed {
+		return autoEditShell(req, c, conf)
+	}
 	if req.Taint != nil {
 		from := req.Taint.Source
 		if from == "" {
@@ -247,7 +303,12 @@ func (p *Policy) Remember(req Request, d Decision) {
 	}
 	var grant *compiledRule
 	if d.Choice == ApproveSession {
-		if cr, err := compileRule(SessionRule(req)); err == nil {
+		r := SessionRule(req)
+		if d.Network && newCall(req).shell {
+			yes := true
+			r.Network = &yes
+		}
+		if cr, err := compileRule(r); err == nil {
 			grant = &cr
 		}
 	}
@@ -256,7 +317,18 @@ func (p *Policy) Remember(req Request, d Decision) {
 	if host, ok := strings.CutPrefix(capabilityOf(req), "net:http:"); ok && host != "" {
 		p.hosts[normHost(host)] = true
 	}
-	if grant == nil || slices.ContainsFunc(p.grants, func(g compiledRule) bool { return g.Rule == grant.Rule }) {
+	if grant == nil {
+		return
+	}
+	// A grant with network replaces the same grant without; one without
+	// adds nothing to the same grant with.
+	same := func(g compiledRule) bool {
+		return g.Tool == grant.Tool && g.Match == grant.Match && g.Decision == grant.Decision
+	}
+	if isTrue(grant.Network) {
+		p.grants = slices.DeleteFunc(p.grants, func(g compiledRule) bool { return same(g) && !isTrue(g.Network) })
+	}
+	if slices.ContainsFunc(p.grants, same) {
 		return
 	}
 	p.grants = append(p.grants, *grant)
@@ -430,47 +502,52 @@ func (c call) allowedByPattern(rules []compiledRule) bool {
 // allow rule or grant (not necessarily the same one), and the parse found
 // nothing the commands do not show (CommandLine.Uncovered). An allow rule without Match allows every
 // line that parses; no allow rule allows a line that does not.
-func (c call) allowedBy(rules, grants []compiledRule) (by, whyNot string) {
+func (c call) allowedBy(rules, grants []compiledRule, sandboxed bool) (by, whyNot string, network bool) {
 	type source struct {
 		r    compiledRule
 		name string
 	}
 	var sources []source
+	// A rule with network = false vouches only for confined commands.
+	usable := func(r compiledRule) bool { return !c.shell || r.Network == nil || *r.Network || sandboxed }
 	for _, r := range rules {
-		if Outcome(r.Decision) == OutcomeAllow && r.tool.match(c.tool) {
+		if Outcome(r.Decision) == OutcomeAllow && r.tool.match(c.tool) && usable(r) {
 			sources = append(sources, source{r, "rule: " + r.brief()})
 		}
 	}
 	for _, g := range grants {
-		if g.tool.match(c.tool) {
+		if g.tool.match(c.tool) && usable(g) {
 			sources = append(sources, source{g, "session grant"})
 		}
 	}
 	if c.shell && !c.parsed {
 		// What the line would run is unknown: nothing vouches for it.
 		if len(sources) == 0 {
-			return "", ""
+			return "", "", false
 		}
-		return "", c.guard
+		return "", c.guard, false
 	}
 	for _, s := range sources {
 		if s.r.Match == "" || (!c.shell && c.capability != "" && s.r.match.match(c.capability)) {
-			return s.name, ""
+			return s.name, "", isTrue(s.r.Network)
 		}
 	}
 	if !c.shell || len(sources) == 0 {
-		return "", ""
+		return "", "", false
 	}
 	if c.guard != "" {
-		return "", c.guard
+		return "", c.guard, false
 	}
 	var names []string
 	used := map[string]bool{}
+	network = true
 	for _, cmd := range c.commands {
 		covered := false
 		for _, s := range sources {
 			if s.r.matchCommand(cmd) {
 				covered = true
+				// The line gets network only if every command's rule gives it.
+				network = network && isTrue(s.r.Network)
 				if !used[s.name] {
 					used[s.name] = true
 					names = append(names, s.name)
@@ -479,8 +556,10 @@ func (c call) allowedBy(rules, grants []compiledRule) (by, whyNot string) {
 			}
 		}
 		if !covered {
-			return "", ""
+			return "", "", false
 		}
 	}
-	return strings.Join(names, "; "), ""
+	return strings.Join(names, "; "), "", network
 }
+
+func isTrue(b *bool) bool { return b != nil && *b }

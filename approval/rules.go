@@ -14,10 +14,16 @@ import (
 // ("fs:write:src/**"), or for shell_run a command pattern ("git status*",
 // "go test *") that every command of the command line must match. Decision is
 // allow, ask or deny. See glob.go for the pattern syntax.
+//
+// Network, on an allow rule for shell commands, states the sandbox: true
+// runs the allowed commands with network, false allows them only when the
+// sandbox confines them without network; unset, they run as the level and
+// [shell.sandbox] say.
 type Rule struct {
 	Tool     string `toml:"tool"`
 	Match    string `toml:"match"`
 	Decision string `toml:"decision"`
+	Network  *bool  `toml:"network"`
 }
 
 // String returns the rule as it would be written in the config: one
@@ -29,6 +35,9 @@ func (r Rule) String() string {
 		b.WriteString("match = " + tomlString(r.Match) + "\n")
 	}
 	b.WriteString("decision = " + tomlString(r.Decision))
+	if r.Network != nil {
+		fmt.Fprintf(&b, "\nnetwork = %t", *r.Network)
+	}
 	return b.String()
 }
 
@@ -37,6 +46,9 @@ func (r Rule) brief() string {
 	s := "tool = " + tomlString(r.Tool)
 	if r.Match != "" {
 		s += ", match = " + tomlString(r.Match)
+	}
+	if r.Network != nil {
+		s += fmt.Sprintf(", network = %t", *r.Network)
 	}
 	return s
 }
@@ -88,6 +100,8 @@ type Verdict struct {
 	// Why says, for ask and deny, why in one sentence, e.g. "auto-edit asks
 	// for shell commands after untrusted content from web:example.com".
 	Why string
+	// Confinement is, for a shell command, how it runs when allowed.
+	Confinement *Confinement
 }
 
 // ValidateRules checks rules as read from the config and names each bad
@@ -129,6 +143,9 @@ func compileRule(r Rule) (compiledRule, error) {
 	case OutcomeAllow, OutcomeAsk, OutcomeDeny:
 	default:
 		return cr, fmt.Errorf("decision: %q: want allow, ask or deny", r.Decision)
+	}
+	if r.Network != nil && Outcome(r.Decision) != OutcomeAllow {
+		return cr, errors.New("network: only applies to allow rules (it says how the allowed commands run)")
 	}
 	return cr, nil
 }

@@ -91,7 +91,30 @@ type Shell struct {
 	MaxTimeoutS int `toml:"max_timeout_s"`
 	// Undo records each command's changes to the workspace for /undo
 	// (default on).
-	Undo *bool `toml:"undo"`
+	Undo    *bool   `toml:"undo"`
+	Sandbox Sandbox `toml:"sandbox"`
+}
+
+// Sandbox is [shell.sandbox]: how shell commands are confined.
+type Sandbox struct {
+	// Enabled turns the sandbox on where the system supports it; unset
+	// means on.
+	Enabled *bool `toml:"enabled"`
+	// Writable lists directories commands may write besides the workspace
+	// and their temp dir (absolute or ~/...); unset means the usual
+	// toolchain caches.
+	Writable []string `toml:"writable"`
+	// Network gives sandboxed commands network without asking for it.
+	Network bool `toml:"network"`
+	// Always confines commands under autonomy full too.
+	Always bool `toml:"always"`
+}
+
+// On reports whether the sandbox is enabled (the default).
+func (s Sandbox) On() bool { return s.Enabled == nil || *s.Enabled }
+
+func (s Shell) isZero() bool {
+	return s.TimeoutS == 0 && s.MaxTimeoutS == 0 && s.Undo == nil && s.Sandbox.Enabled == nil && s.Sandbox.Writable == nil && !s.Sandbox.Network && !s.Sandbox.Always
 }
 
 // Web configures web_fetch and web_search.
@@ -123,6 +146,9 @@ type Rule struct {
 	Tool     string `toml:"tool"`
 	Match    string `toml:"match"`
 	Decision string `toml:"decision"`
+	// Network, for shell commands an allow rule allows: true runs them
+	// with network, false only sandboxed without.
+	Network *bool `toml:"network"`
 }
 
 // MCP declares MCP servers.
@@ -349,6 +375,11 @@ func (c *Config) check(src []byte) error {
 	if c.Shell.TimeoutS > 0 && c.Shell.MaxTimeoutS > 0 && c.Shell.TimeoutS > c.Shell.MaxTimeoutS {
 		return bad("shell", "timeout_s", "is above max_timeout_s")
 	}
+	for _, d := range c.Shell.Sandbox.Writable {
+		if !filepath.IsAbs(d) && d != "~" && !strings.HasPrefix(d, "~/") {
+			return bad("shell.sandbox", "writable", fmt.Sprintf("%q must be an absolute path or start with ~/", d))
+		}
+	}
 	if c.Web.SearchURL != "" && !strings.HasPrefix(c.Web.SearchURL, "http://") && !strings.HasPrefix(c.Web.SearchURL, "https://") {
 		return bad("web", "search_url", "must start with http:// or https://")
 	}
@@ -508,7 +539,7 @@ func (c *Config) CheckProjectScope() error {
 	if c.Vision != nil || c.PriceInput != 0 || c.PriceOutput != 0 || len(c.Instructions.Files) > 0 || c.Instructions.MaxBytes != 0 || c.UI != (UI{}) {
 		bad = append(bad, "vision/prices/instructions/ui settings")
 	}
-	if c.Shell != (Shell{}) || c.SupraLLM != (SupraLLM{}) || c.Web.SearchURL != "" || len(c.Web.AllowPrivateHosts) > 0 || c.Web.TimeoutS != 0 || c.Web.MaxBytes != 0 {
+	if !c.Shell.isZero() || c.SupraLLM != (SupraLLM{}) || c.Web.SearchURL != "" || len(c.Web.AllowPrivateHosts) > 0 || c.Web.TimeoutS != 0 || c.Web.MaxBytes != 0 {
 		bad = append(bad, "shell/web/supra_llm settings")
 	}
 	if len(bad) > 0 {

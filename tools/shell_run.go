@@ -50,7 +50,8 @@ type ShellOptions struct {
 	Env            []string      // base environment (nil -> os.Environ()); always passed through ScrubEnv
 	// Undo, when set, records each command's changes to the workspace so
 	// that /undo can restore them.
-	Undo *ShellUndo
+	Undo    *ShellUndo
+	Sandbox Sandbox // confines calls whose context asks for it (nil: none)
 }
 
 type shellRun struct {
@@ -183,6 +184,7 @@ type shellOutput struct {
 	StdoutBytes int64  `json:"stdout_bytes"`
 	StderrBytes int64  `json:"stderr_bytes"`
 	OutputFile  string `json:"output_file,omitempty"`
+	Sandbox     string `json:"sandbox,omitempty"`
 	Note        string `json:"note,omitempty"`
 	// FilesChanged lists the workspace files the command changed ("M a.go",
 	// "A new.txt", "D old.txt"), bounded; /undo can restore them.
@@ -207,6 +209,13 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	stdout := newShellCapture(shellShownBytes/2, fullLog)
 	stderr := newShellCapture(shellShownBytes/2, fullLog)
 
+	cmd := s.command(a.Command)
+	sandbox, err := s.confine(ctx, cmd)
+	if err != nil {
+		fullLog.discard()
+		return Result{}, err
+	}
+	defer sandbox.close()
 	var before *snapshot.Snapshot
 	if s.opts.Undo != nil {
 		if before, err = s.opts.Undo.Tracker.Capture(ctx); err != nil {
@@ -221,7 +230,7 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		}
 	}
 	start := time.Now()
-	proc, err := startShell(s.command(a.Command), stdout, stderr)
+	proc, err := startShell(cmd, stdout, stderr)
 	if err != nil {
 		fullLog.discard()
 		return Result{}, s.startError(err)
@@ -282,6 +291,8 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	} else {
 		fullLog.discard()
 	}
+	summary := fmt.Sprintf("Ran `%s`: exit %d in %s%s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond), rec.summary)
+	notes, summary = sandbox.report(&out, notes, summary, stderr)
 	out.Note = strings.Join(notes, ". ")
 	out.FilesChanged = rec.changed
 	return Result{
@@ -290,7 +301,7 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		Output:     out,
 		Body:       body,
 		Source:     "shell:" + ClipOneLine(a.Command, 60),
-		Summary:    fmt.Sprintf("Ran `%s`: exit %d in %s%s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond), rec.summary),
+		Summary:    summary,
 		Capability: "shell:exec",
 	}, nil
 }

@@ -116,17 +116,39 @@ const (
 	choiceDeny
 	choiceReason
 	choiceEdit
+	choiceNetwork
+	choiceNetworkSession
 	numChoices
 )
 
 // label is the choice's name on the choices line, next to its key.
 func (ch paneChoice) label() string {
-	return [...]string{"approve", "session", "save rule", "deny", "deny + reason", "edit"}[ch]
+	return [...]string{"approve", "session", "save rule", "deny", "deny + reason", "edit", "with network", "with network for the session"}[ch]
 }
 
 // binding is the key that takes the choice.
 func (ch paneChoice) binding(k *KeyMap) key.Binding {
-	return [...]key.Binding{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.Deny, k.DenyReason, k.Edit}[ch]
+	return [...]key.Binding{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.Deny, k.DenyReason, k.Edit, k.ApproveNetwork, k.ApproveNetworkSession}[ch]
+}
+
+// offers reports whether the pane offers a choice: approving with network
+// only makes sense for a command the sandbox would run without.
+func (a *approvalPane) offers(ch paneChoice) bool {
+	if ch == choiceNetwork || ch == choiceNetworkSession {
+		c := a.p.req.Confinement
+		return c != nil && c.Sandboxed && !c.Network
+	}
+	return true
+}
+
+// onChoicesLine reports whether a choice is on the choices line (and in
+// the arrow keys' cycle); the network ones have a line of their own.
+func onChoicesLine(ch paneChoice) bool { return ch < choiceNetwork }
+
+// step moves the highlight by d over the choices line.
+func (a *approvalPane) step(d int) {
+	n := int(choiceNetwork)
+	a.sel = (a.sel + n + d) % n
 }
 
 // approvalPane shows one Request and collects the decision.
@@ -186,7 +208,7 @@ func (a *approvalPane) update(km tea.KeyMsg) (*approvalPane, tea.Cmd) {
 		return a, nil
 	}
 	for ch := range numChoices {
-		if key.Matches(km, ch.binding(k)) {
+		if a.offers(ch) && key.Matches(km, ch.binding(k)) {
 			return a.take(ch)
 		}
 	}
@@ -194,9 +216,9 @@ func (a *approvalPane) update(km tea.KeyMsg) (*approvalPane, tea.Cmd) {
 	case key.Matches(km, k.DenyEsc):
 		return a.take(choiceDeny)
 	case key.Matches(km, k.ChoiceLeft):
-		a.sel = (a.sel + int(numChoices) - 1) % int(numChoices)
+		a.step(-1)
 	case key.Matches(km, k.ChoiceRight):
-		a.sel = (a.sel + 1) % int(numChoices)
+		a.step(1)
 	case key.Matches(km, k.Choose):
 		return a.take(paneChoice(a.sel))
 	case key.Matches(km, k.PreviewUp):
@@ -221,6 +243,10 @@ func (a *approvalPane) take(ch paneChoice) (*approvalPane, tea.Cmd) {
 		return a, a.decide(approval.Decision{Choice: approval.ApproveSession})
 	case choiceSaveRule:
 		return a, a.decide(approval.Decision{Choice: approval.ApproveSession, SaveRule: true})
+	case choiceNetwork:
+		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce, Network: true})
+	case choiceNetworkSession:
+		return a, a.decide(approval.Decision{Choice: approval.ApproveSession, Network: true})
 	case choiceReason:
 		a.startReason()
 	case choiceEdit:
@@ -420,6 +446,13 @@ func (a *approvalPane) drawHeader(w int) []string {
 	} else {
 		wrap(st.Warn.Render, "not reversible: /undo cannot walk this back")
 	}
+	if c := req.Confinement; c != nil {
+		style := st.OK.Render
+		if !c.Sandboxed {
+			style = st.Warn.Render
+		}
+		wrap(style, oneLine(c.String()))
+	}
 	if req.Taint != nil {
 		wrap(st.Warn.Render, "⚠ this call follows untrusted content from "+oneLine(req.Taint.Source)+
 			": it may be acting on instructions planted there")
@@ -460,6 +493,9 @@ func (a *approvalPane) footer() []string {
 	var b strings.Builder
 	b.WriteString(" ")
 	for ch := range numChoices {
+		if !onChoicesLine(ch) {
+			continue
+		}
 		name, label := ch.binding(k).Help().Key, ch.label()
 		if int(ch) == a.sel {
 			b.WriteString(st.ChoiceActive.Render("[" + name + " " + label + "]"))
@@ -468,6 +504,10 @@ func (a *approvalPane) footer() []string {
 		}
 	}
 	out := []string{truncate(b.String(), w)}
+	if a.offers(choiceNetwork) {
+		out = append(out, truncate(" "+st.Key.Render(k.ApproveNetwork.Help().Key)+st.Choice.Render(" approve with network once")+
+			"  "+st.Key.Render(k.ApproveNetworkSession.Help().Key)+st.Choice.Render(" with network for the session"), w))
+	}
 	grant := oneLine(a.rule.Tool)
 	if a.rule.Match != "" {
 		grant += " matching " + oneLine(a.rule.Match)

@@ -50,6 +50,7 @@ var commands = []command{
 	{"init", "", "draft AGENTS.md: the model explores the repository", false},
 	{"context", "", "what the prompt holds: instructions, tools, free room", true},
 	{"trust", "", "trust this folder: .myclaw.toml, AGENTS.md, commands", false},
+	{"sandbox", "", "what the shell sandbox enforces here", true},
 	{"quit", "", "leave myclaw", true},
 }
 
@@ -245,6 +246,11 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			return usage()
 		}
 		return m.trustCommand()
+	case "sandbox":
+		if len(args) > 0 {
+			return usage()
+		}
+		return m.sandboxCommand()
 	case "init":
 		if len(args) > 0 {
 			return usage()
