@@ -320,17 +320,22 @@ func (s *grepRun) tree(ctx context.Context, dir string, opts walk.Options, enter
 	slots := make(chan struct{}, grepWindow)
 	var walked walk.Stats
 	var walkErr error
-	handed := 0
+	handed, missed := 0, false // files handed out; some left out by the stop
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer close(jobs)
 		walked, walkErr = globWalk(stop, s.ws, dir, opts, enter, func(p string, d fs.DirEntry) {
-			if stop.Err() != nil || !d.Type().IsRegular() || (filter != nil && !filter(p, d.Name())) {
+			if !d.Type().IsRegular() || (filter != nil && !filter(p, d.Name())) {
+				return
+			}
+			if stop.Err() != nil {
+				missed = true
 				return
 			}
 			select {
 			case slots <- struct{}{}:
 			case <-stop.Done():
+				missed = true
 				return
 			}
 			jobs <- job{handed, p}
@@ -377,8 +382,9 @@ func (s *grepRun) tree(ctx context.Context, dir string, opts walk.Options, enter
 	if err := ctx.Err(); err != nil {
 		return walked, err
 	}
-	// handed is safe to read: the walk has ended before results closed.
-	s.out.TotalAtLeast = stopped && (next < handed || walkErr != nil)
+	// handed and missed are safe to read: the walk ended before results
+	// closed.
+	s.out.TotalAtLeast = stopped && (next < handed || missed || walkErr != nil)
 	if walkErr != nil && stop.Err() == nil {
 		return walked, walkErr
 	}

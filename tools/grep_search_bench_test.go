@@ -75,6 +75,9 @@ func BenchmarkSearchBigTree(b *testing.B) {
 			if name == "grep_regexp_glob" && (o.Returned != 100 || !o.TotalAtLeast) {
 				b.Fatalf("got %+v; want a full page, the total a lower bound", o)
 			}
+			if name == "grep_regexp_glob_all" && (o.Total != 8000 || o.TotalAtLeast || o.FilesSearched != 8000) {
+				b.Fatalf("got %+v; want all 8000 Go files searched, 8000 matches", o)
+			}
 		case globListOutput:
 			if o.Total != 8000 || o.SkippedIgnored != 1 {
 				b.Fatalf("got %d Go files, %d ignored; want 8000 and node_modules/", o.Total, o.SkippedIgnored)
@@ -112,6 +115,9 @@ func benchSearches(b *testing.B, ws *Workspace, check func(b *testing.B, name st
 	}{
 		{"grep_literal", grep, map[string]any{"pattern": "func NewServer"}},
 		{"grep_regexp_glob", grep, map[string]any{"pattern": `(?i)context\.Context`, "glob": "**/*.go"}},
+		// An offset past the end makes it read every file and count every
+		// match, as grep does.
+		{"grep_regexp_glob_all", grep, map[string]any{"pattern": `(?i)context\.Context`, "glob": "**/*.go", "offset": 99_999, "max_results": 1}},
 		{"glob", glob, map[string]any{"pattern": "**/*.go"}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
