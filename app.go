@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"myclaw/agent"
@@ -41,8 +42,11 @@ type app struct {
 	sandboxState approval.Sandbox
 	// mcps run the MCP servers: those known at start, then those of a
 	// project config trusted during the session.
-	mcps    []*mcp.Manager
-	mcpMu   sync.Mutex
+	mcps  []*mcp.Manager
+	mcpMu sync.Mutex
+	// mcpOpts are given to every MCP manager (the TUI makes them
+	// interactive); StateDir is filled in.
+	mcpOpts mcp.Options
 	hooks   []agent.Hook
 	logger  *log.Logger
 	logFile *os.File
@@ -52,6 +56,8 @@ type app struct {
 	// project is the state of the workspace's .myclaw.toml and of the
 	// folder's trust.
 	project projectState
+	// agent is set once built: shell_run sizes its output by its context.
+	agent atomic.Pointer[agent.Agent]
 	// instructions are the AGENTS.md files the prompt carries.
 	instructions *agent.Instructions
 	// userTools run !command and @mentions: the same instances the model
@@ -204,8 +210,14 @@ func (a *app) buildTools() error {
 			OutputDir:      filepath.Join(a.stateDir, "shell-output"),
 			DefaultTimeout: time.Duration(shell.TimeoutS) * time.Second,
 			MaxTimeout:     time.Duration(shell.MaxTimeoutS) * time.Second,
-			Sandbox:        confiner,
-			Undo:           a.shellUndo,
+			ShownBytes: func() int {
+				if ag := a.agent.Load(); ag != nil {
+					return ag.OutputBudget()
+				}
+				return 0
+			},
+			Sandbox: confiner,
+			Undo:    a.shellUndo,
 		}),
 	}
 	for _, t := range []tools.Tool{
@@ -320,11 +332,20 @@ func (a *app) mcpServers(cfg *config.Config) []mcp.ServerConfig {
 			env[k] = os.Expand(v, a.lookup)
 		}
 		headers, unset := mcp.ExpandHeaders(s.Headers, a.lookup)
+		var oauth *mcp.OAuthConfig
+		if o := s.OAuth; o != nil {
+			oauth = &mcp.OAuthConfig{ClientID: o.ClientID, Scopes: o.Scopes, CallbackPort: o.CallbackPort}
+			if o.ClientSecretEnv != "" {
+				if oauth.ClientSecret = a.lookup(o.ClientSecretEnv); oauth.ClientSecret == "" {
+					unset = append(unset, "$"+o.ClientSecretEnv)
+				}
+			}
+		}
 		timeout := time.Duration(s.TimeoutS) * time.Second
 		out = append(out, mcp.ServerConfig{
 			Name: name, Command: s.Command, Args: s.Args, Env: env, URL: s.URL,
 			Enabled: s.IsEnabled(), Timeout: timeout, Trust: s.Trust, Dir: a.workspace.Dir(),
-			Headers: headers, Unset: unset,
+			Headers: headers, Unset: unset, OAuth: oauth, LogLevel: s.LogLevel,
 		})
 	}
 	return out
@@ -383,7 +404,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 		return nil, err
 	}
 	client := agent.NewClient(agent.ClientConfig{BaseURL: a.settings.BaseURL, APIKey: a.settings.APIKey})
-	return agent.New(agent.Options{
+	ag, err := agent.New(agent.Options{
 		Client:        client,
 		Model:         a.settings.Model,
 		Registry:      a.registry,
@@ -400,6 +421,10 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 		UserTools:     a.userTools,
 		Logf:          a.logf,
 	})
+	if err == nil {
+		a.agent.Store(ag)
+	}
+	return ag, err
 }
 
 // loadInstructions reads the user's and the project's AGENTS.md (or the
@@ -468,6 +493,9 @@ func (a *app) startServers(ctx context.Context, servers []mcp.ServerConfig, onCh
 		return
 	}
 	m := mcp.NewManager(a.registry, servers, a.logf)
+	o := a.mcpOpts
+	o.StateDir = a.stateDir
+	m.SetOptions(o)
 	a.mcpMu.Lock()
 	a.mcps = append(a.mcps, m)
 	a.mcpMu.Unlock()
@@ -487,6 +515,33 @@ func (a *app) mcpStatus() []mcp.ServerStatus {
 
 // restartMCP restarts the server called name.
 func (a *app) restartMCP(ctx context.Context, name string) error {
+	m, err := a.mcpOwner(name)
+	if err != nil {
+		return err
+	}
+	return m.Restart(ctx, name)
+}
+
+// loginMCP logs in to the server called name in the browser.
+func (a *app) loginMCP(ctx context.Context, name string) error {
+	m, err := a.mcpOwner(name)
+	if err != nil {
+		return err
+	}
+	return m.Login(ctx, name)
+}
+
+// logoutMCP forgets the login of the server called name.
+func (a *app) logoutMCP(ctx context.Context, name string) error {
+	m, err := a.mcpOwner(name)
+	if err != nil {
+		return err
+	}
+	return m.Logout(ctx, name)
+}
+
+// mcpOwner finds the manager that runs the server called name.
+func (a *app) mcpOwner(name string) (*mcp.Manager, error) {
 	a.mcpMu.Lock()
 	var names []string
 	var owner *mcp.Manager
@@ -501,11 +556,11 @@ func (a *app) restartMCP(ctx context.Context, name string) error {
 	a.mcpMu.Unlock()
 	if owner == nil {
 		if len(names) == 0 {
-			return fmt.Errorf("no MCP server %q: none is configured", name)
+			return nil, fmt.Errorf("no MCP server %q: none is configured", name)
 		}
-		return fmt.Errorf("no MCP server %q; configured: %s", name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("no MCP server %q; configured: %s", name, strings.Join(names, ", "))
 	}
-	return owner.Restart(ctx, name)
+	return owner, nil
 }
 
 func (a *app) close() {

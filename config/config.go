@@ -169,6 +169,26 @@ type MCPServer struct {
 	// Headers are sent with every request to a url server; values may
 	// name variables ("Bearer ${GITHUB_TOKEN}").
 	Headers map[string]string `toml:"headers"`
+	// OAuth sets up the login of a url server that asks for one; without
+	// it myclaw registers itself with the server's authorization server.
+	OAuth *MCPOAuth `toml:"oauth"`
+	// LogLevel is the level of the log messages asked of the server
+	// (debug ... emergency; default info).
+	LogLevel string `toml:"log_level"`
+}
+
+// MCPOAuth is the oauth table of an [mcp.servers.NAME] entry.
+type MCPOAuth struct {
+	// ClientID is a client registered beforehand with the authorization
+	// server (instead of dynamic registration).
+	ClientID string `toml:"client_id"`
+	// ClientSecretEnv names the variable holding that client's secret.
+	ClientSecretEnv string `toml:"client_secret_env"`
+	// Scopes replace the scopes the server asks for.
+	Scopes []string `toml:"scopes"`
+	// CallbackPort fixes the port of the loopback redirect
+	// (http://127.0.0.1:PORT/callback), for clients registered with one.
+	CallbackPort int `toml:"callback_port"`
 }
 
 // IsEnabled reports whether the server should start (default true).
@@ -333,6 +353,7 @@ var (
 	risks        = []string{"low", "medium", "high"}
 	serverNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 	headerNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*$`)
+	mcpLogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 )
 
 func (c *Config) check(src []byte) error {
@@ -408,8 +429,19 @@ func (c *Config) check(src []byte) error {
 		if s.TimeoutS < 0 {
 			return bad(table, "timeout_s", "must be positive")
 		}
-		if s.URL == "" && len(s.Headers) > 0 {
-			return bad(table, "headers", "headers apply to url servers only")
+		if s.URL == "" && (len(s.Headers) > 0 || s.OAuth != nil) {
+			return bad(table, "headers", "headers and oauth apply to url servers only")
+		}
+		if s.LogLevel != "" && !slices.Contains(mcpLogLevels, s.LogLevel) {
+			return bad(table, "log_level", fmt.Sprintf("%q: want one of %s", s.LogLevel, strings.Join(mcpLogLevels, ", ")))
+		}
+		if o := s.OAuth; o != nil {
+			if o.CallbackPort < 0 || o.CallbackPort > 65535 {
+				return bad(table, "oauth", "callback_port must be a port number (1-65535)")
+			}
+			if o.ClientSecretEnv != "" && o.ClientID == "" {
+				return bad(table, "oauth", "client_secret_env needs client_id")
+			}
 		}
 		for k, v := range s.Headers {
 			if !headerNameRE.MatchString(k) || strings.ContainsAny(v, "\r\n") {

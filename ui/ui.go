@@ -49,6 +49,10 @@ type Model struct {
 	quitArmed   bool
 	// notices carries lines from outside a turn.
 	notices <-chan string
+	// form is the MCP server form on screen; forms wait behind it.
+	form   *elicitForm
+	forms  []FormRequest
+	formCh <-chan FormRequest
 	// loadCommands loads the custom commands.
 	loadCommands CommandLoader
 }
@@ -106,6 +110,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 		}
 	}
 	m.notices = opts.Notices
+	m.formCh = opts.Forms
 	m.loadCommands = opts.Commands
 	return m
 }
@@ -113,7 +118,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 // Init implements tea.Model: it starts waiting for approval requests and
 // checks the model server behind the first frame.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), waitForNotice(m.notices), loadCustomCommands(m.loadCommands))
+	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), waitForNotice(m.notices), loadCustomCommands(m.loadCommands), waitForForm(m.formCh))
 }
 
 // Update implements tea.Model.
@@ -149,6 +154,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleDecision(msg)
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
+	case formRequestMsg:
+		return m.handleFormRequest(msg)
+	case formAnsweredMsg:
+		return m.handleFormAnswer(msg)
 	case noticeMsg:
 		m.addBlock(warnBlock(msg.text))
 		return m, tea.Batch(waitForNotice(m.notices), refreshStatus(m.backend))
@@ -186,6 +195,9 @@ func (m Model) bottomView() []string {
 	if m.pane != nil {
 		return m.pane.view()
 	}
+	if m.form != nil {
+		return m.form.view()
+	}
 	return append(m.input.popupView(), m.input.view()...)
 }
 
@@ -206,6 +218,11 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	if m.pane != nil {
 		var cmd tea.Cmd
 		m.pane, cmd = m.pane.update(msg)
+		return m, cmd
+	}
+	if m.form != nil {
+		var cmd tea.Cmd
+		m.form, cmd = m.form.update(msg)
 		return m, cmd
 	}
 	switch {
