@@ -117,6 +117,10 @@ type UsageEvent struct {
 	TotalTokens      int  `json:"total_tokens"`
 	ContextWindow    int  `json:"context_window"`
 	Estimated        bool `json:"estimated,omitempty"`
+	// WindowSource says where ContextWindow came from: the server's own
+	// figure ("Ollama /api/ps (loaded)", "llama.cpp /props n_ctx" …),
+	// "config", or "estimated".
+	WindowSource string `json:"window_source,omitempty"`
 }
 
 // RetryEvent reports a wait before trying the model server again.

@@ -37,7 +37,10 @@ type statusInfo struct {
 	tokens    int
 	window    int
 	estimated bool
-	undo      int
+	// windowGuess is set while the window is myclaw's guess, not the
+	// server's or the config's figure.
+	windowGuess bool
+	undo        int
 }
 
 // statusRefreshMsg brings fresh figures from the backend.
@@ -59,6 +62,7 @@ func (s *statusInfo) apply(st agent.Status, level approval.Level) {
 	}
 	if st.ContextWindow > 0 || st.TokensUsed > 0 {
 		s.tokens, s.window = st.TokensUsed, st.ContextWindow
+		s.windowGuess = st.WindowSource == "estimated"
 	}
 	s.undo = st.UndoDepth
 }
@@ -165,7 +169,7 @@ func (m Model) statusView() string {
 func (m Model) staticStatus() string {
 	st := &m.c.styles
 	s := m.status
-	key := statusInfo{tokens: s.tokens, window: s.window, estimated: s.estimated, undo: s.undo}
+	key := statusInfo{tokens: s.tokens, window: s.window, estimated: s.estimated, windowGuess: s.windowGuess, undo: s.undo}
 	if key == m.sc.rightKey {
 		return m.sc.right
 	}
@@ -176,7 +180,11 @@ func (m Model) staticStatus() string {
 			t = "~" + t
 		}
 		if s.window > 0 {
-			t += "/" + shortCount(s.window)
+			t += "/"
+			if s.windowGuess {
+				t += "~"
+			}
+			t += shortCount(s.window)
 		}
 		parts = append(parts, st.Status.Render(t+" tokens"))
 	}
