@@ -46,12 +46,13 @@ var commands = []command{
 	{"model", "[name]", "show or switch the model", false},
 	{"clear", "", "start a new conversation", false},
 	{"sessions", "", "list the sessions of this workspace", true},
-	{"mcp", "[CMD] [NAME]", "MCP servers; NAME: one, with its log; CMD: restart, login, logout", true},
+	{"mcp", "[CMD] [NAME]", "MCP servers; NAME: one, with its log; CMD: restart, resources, login, logout", true},
 	{"init", "", "draft AGENTS.md: the model explores the repository", false},
 	{"context", "", "what the prompt holds: instructions, tools, free room", true},
 	{"trust", "", "trust this folder: .myclaw.toml, AGENTS.md, commands", false},
 	{"sandbox", "", "what the shell sandbox enforces here", true},
 	{"quit", "", "leave myclaw", true},
+	{"exit", "", "leave myclaw (as /quit)", true},
 }
 
 // levelHelp says what each autonomy level lets through.
@@ -139,7 +140,7 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 		}
 		m.addBlock(newFuncBlock(drawHelp))
 		return m, nil
-	case "quit":
+	case "quit", "exit":
 		if len(args) > 0 {
 			return usage()
 		}
