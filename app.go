@@ -39,7 +39,11 @@ type app struct {
 	// sandbox confines shell commands (nil when off in the config);
 	// sandboxState is what its check found.
 	sandbox      *sandbox.Sandbox
+	sandboxMu    sync.Mutex
 	sandboxState approval.Sandbox
+	// checkInBackground runs the sandbox's self-test behind the first
+	// frame (the TUI); otherwise buildAgent waits for it (headless).
+	checkInBackground bool
 	// mcps run the MCP servers: those known at start, then those of a
 	// project config trusted during the session.
 	mcps  []*mcp.Manager
@@ -365,7 +369,9 @@ func (a *app) buildPolicy() error {
 	if err != nil {
 		return &agent.UserError{Msg: "The approval rules are not valid: " + err.Error(), Hint: "Fix [[approval.rules]] in " + a.cfg.Path + "."}
 	}
+	a.sandboxMu.Lock()
 	a.policy.SetSandbox(a.sandboxState)
+	a.sandboxMu.Unlock()
 	a.audit, err = approval.OpenAudit(filepath.Join(a.stateDir, approval.AuditFile))
 	if err != nil {
 		return fmt.Errorf("open the audit log: %w", err)
@@ -379,7 +385,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 	if err := a.loadProjectConfig(); err != nil {
 		return nil, err
 	}
-	a.buildSandbox(context.Background())
+	a.buildSandbox()
 	if err := a.buildTools(); err != nil {
 		return nil, err
 	}
@@ -395,6 +401,12 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 	}
 	if err := a.buildPolicy(); err != nil {
 		return nil, err
+	}
+	if a.checkInBackground {
+		// Ends with the check (its child is bounded by a timeout).
+		go a.checkSandbox(context.Background())
+	} else {
+		a.checkSandbox(context.Background())
 	}
 	a.loadInstructions()
 	if err := a.openSession(allowNewSession); err != nil {

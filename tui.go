@@ -23,6 +23,7 @@ func runTUI(ctx context.Context, o options, secrets map[string]string) error {
 		return err
 	}
 	defer a.close()
+	a.checkInBackground = true // shell commands ask until it passes
 	ag, err := a.buildAgent(true)
 	if err != nil {
 		return err
