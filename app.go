@@ -54,6 +54,8 @@ type app struct {
 	hooks   []agent.Hook
 	logger  *log.Logger
 	logFile *os.File
+	// jobs are the background shell jobs of the session.
+	jobs *tools.ShellJobs
 	// notices are shown to the user at start (ignored project config,
 	// recovered undo, ...).
 	notices []string
@@ -206,6 +208,7 @@ func (a *app) buildTools() error {
 			return fmt.Errorf("prepare undo of shell commands: %w", err)
 		}
 	}
+	a.jobs = tools.NewShellJobs()
 	a.userTools = agent.UserTools{
 		Reader: tools.NewFsRead(ws),
 		Lister: tools.NewGlobList(ws),
@@ -222,6 +225,7 @@ func (a *app) buildTools() error {
 			},
 			Sandbox: confiner,
 			Undo:    a.shellUndo,
+			Jobs:    a.jobs,
 		}),
 	}
 	for _, t := range []tools.Tool{
@@ -231,6 +235,7 @@ func (a *app) buildTools() error {
 		a.userTools.Lister,
 		tools.NewGrepSearch(ws),
 		a.userTools.Shell,
+		tools.NewShellJobsTool(a.jobs),
 		tools.NewWebFetch(web),
 		tools.NewTimeNow(time.Now),
 		tools.NewMemoryStore(memory),
@@ -576,6 +581,8 @@ func (a *app) mcpOwner(name string) (*mcp.Manager, error) {
 }
 
 func (a *app) close() {
+	// The session ends: so do its background jobs.
+	a.jobs.StopAll()
 	a.mcpMu.Lock()
 	for _, m := range a.mcps {
 		_ = m.Close()

@@ -231,6 +231,12 @@ func (b *tuiBackend) MCPServers() []mcp.ServerStatus { return b.app.mcpStatus() 
 func (b *tuiBackend) SandboxReport() string { return b.app.sandboxReport() }
 
 // RestartMCP implements ui.Extensions.
+// Jobs implements ui.Jobs.
+func (b *tuiBackend) Jobs() []tools.JobInfo { return b.app.jobs.List() }
+
+// StopJob implements ui.Jobs.
+func (b *tuiBackend) StopJob(id string) (tools.JobInfo, error) { return b.app.jobs.Stop(id) }
+
 func (b *tuiBackend) RestartMCP(ctx context.Context, name string) error {
 	return b.app.restartMCP(ctx, name)
 }
