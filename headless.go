@@ -12,6 +12,7 @@ import (
 
 	"myclaw/agent"
 	"myclaw/approval"
+	"myclaw/tools"
 	"myclaw/tools/mcp"
 	"myclaw/tools/termtext"
 )
@@ -193,6 +194,17 @@ func (p *printer) print(e agent.Event) {
 		default:
 			p.activity("✗ %s %s: %s\n", oneLine(ev.Call.Tool, 0), ev.Status, termtext.Visible(ev.Message))
 		}
+	case agent.PlanEvent:
+		done, now := 0, ""
+		for _, it := range ev.Items {
+			switch it.Status {
+			case tools.PlanDone:
+				done++
+			case tools.PlanInProgress:
+				now = " · now: " + oneLine(it.Text, 80)
+			}
+		}
+		p.activity("plan: %d of %d done%s\n", done, len(ev.Items), now)
 	case agent.RetryEvent:
 		p.activity("retry %d/%d in %s: %s\n", ev.Attempt, ev.Max, ev.Wait.Round(100*time.Millisecond), ev.Reason)
 	case agent.NoticeEvent:

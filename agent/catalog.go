@@ -2,7 +2,6 @@ package agent
 
 import (
 	"encoding/json"
-	"sort"
 	"strings"
 
 	"github.com/sashabaranov/go-openai"
@@ -13,9 +12,10 @@ import (
 // the user has said anything.
 const compactWindow = 16384
 
-// compactCatalog keeps every tool and argument name and type but only the
-// first paragraph of each description, and describes only required
-// arguments, in a short clause. It does not change catalog.
+// compactCatalog keeps every tool and argument name, type and enum, with
+// the first sentence of each tool's description and no argument
+// descriptions (the names say enough at this size). It does not change
+// catalog.
 func compactCatalog(catalog []openai.Tool) []openai.Tool {
 	out := make([]openai.Tool, 0, len(catalog))
 	for _, t := range catalog {
@@ -24,7 +24,7 @@ func compactCatalog(catalog []openai.Tool) []openai.Tool {
 			continue
 		}
 		f := *t.Function
-		f.Description = brief(firstSentence(f.Description), 110)
+		f.Description = brief(firstSentence(f.Description), 90)
 		f.Parameters = compactSchema(f.Parameters)
 		out = append(out, openai.Tool{Type: t.Type, Function: &f})
 	}
@@ -48,9 +48,9 @@ func brief(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// compactSchema drops descriptions from optional properties and shortens
-// those of required ones, and leaves out the bounds the registry checks
-// anyway (lengths, maxima, extra properties): a call that breaks one gets
+// compactSchema drops the descriptions of arguments, and leaves out the
+// bounds the registry checks
+// anyway (lengths, bounds, extra properties): a call that breaks one gets
 // an invalid_args error naming it.
 func compactSchema(params any) any {
 	raw, err := json.Marshal(params)
@@ -61,41 +61,25 @@ func compactSchema(params any) any {
 	if json.Unmarshal(raw, &schema) != nil {
 		return params
 	}
-	required := map[string]bool{}
-	if rs, ok := schema["required"].([]any); ok {
-		for _, r := range rs {
-			if s, ok := r.(string); ok {
-				required[s] = true
-			}
-		}
-	}
-	if props, ok := schema["properties"].(map[string]any); ok {
-		names := make([]string, 0, len(props))
-		for k := range props {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			p, ok := props[k].(map[string]any)
-			if !ok {
-				continue
-			}
-			if d, ok := p["description"].(string); ok && required[k] {
-				p["description"] = brief(firstSentence(d), 48)
-			} else {
-				delete(p, "description")
-			}
-			// Lengths are checked when the call arrives; the model only
-			// needs to know the kind of value.
-			for _, k := range []string{"examples", "minLength", "maxLength", "maximum"} {
-				delete(p, k)
-			}
-		}
-	}
-	for _, k := range []string{"description", "$schema", "additionalProperties"} {
+	compactObject(schema)
+	delete(schema, "$schema")
+	return json.RawMessage(catalogJSON(schema))
+}
+
+// compactObject compacts one (sub)schema in place, items of arrays too.
+func compactObject(schema map[string]any) {
+	for _, k := range []string{"description", "additionalProperties", "examples", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems"} {
 		delete(schema, k)
 	}
-	return json.RawMessage(catalogJSON(schema))
+	if items, ok := schema["items"].(map[string]any); ok {
+		compactObject(items)
+	}
+	props, _ := schema["properties"].(map[string]any)
+	for _, v := range props {
+		if p, ok := v.(map[string]any); ok {
+			compactObject(p)
+		}
+	}
 }
 
 // firstSentence ends at the first ". " or ": " (a colon starts a list of

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"myclaw/approval"
+	"myclaw/tools"
 )
 
 // Event is one thing that happened during a turn. The loop emits events in
@@ -12,7 +13,8 @@ import (
 // ReasoningDelta values but must never drop the others.
 type Event interface {
 	// Type is the event's name in `--output json`: text, reasoning,
-	// tool_call, tool_result, approval, usage, retry, notice, error, done.
+	// tool_call, tool_result, approval, usage, retry, notice, error, done,
+	// plan.
 	Type() string
 }
 
@@ -99,6 +101,12 @@ func (e ToolResultEvent) Failed() bool {
 	return e.Status == StatusError || e.Status == StatusOK && e.ExitCode != nil && *e.ExitCode != 0
 }
 
+// PlanEvent carries the model's plan as it now stands (todo_write): the
+// whole checklist, in order.
+type PlanEvent struct {
+	Items []tools.PlanItem `json:"items"`
+}
+
 // ApprovalEvent reports a question put to the approver and its answer.
 type ApprovalEvent struct {
 	Request approval.Request `json:"-"`
@@ -172,3 +180,4 @@ func (RetryEvent) Type() string      { return "retry" }
 func (NoticeEvent) Type() string     { return "notice" }
 func (ErrorEvent) Type() string      { return "error" }
 func (DoneEvent) Type() string       { return "done" }
+func (PlanEvent) Type() string       { return "plan" }

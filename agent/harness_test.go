@@ -53,7 +53,7 @@ func newHarness(t testing.TB, level approval.Level, srv *fakeServer, opts ...har
 	t.Cleanup(func() { undo.Close() })
 	for _, tool := range []tools.Tool{
 		tools.NewFsRead(ws), tools.NewFsWrite(ws, h.store.Blobs()), tools.NewFsEdit(ws, h.store.Blobs()),
-		tools.NewGlobList(ws), tools.NewGrepSearch(ws), tools.NewTimeNow(time.Now),
+		tools.NewGlobList(ws), tools.NewGrepSearch(ws), tools.NewTimeNow(time.Now), tools.NewTodoWrite(),
 		tools.NewMemoryStore(mem), tools.NewMemoryFetch(mem),
 		tools.NewShellRun(tools.ShellOptions{Dir: ws.Dir(), OutputDir: filepath.Join(h.state, "shell"), Undo: undo}),
 	} {

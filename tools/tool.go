@@ -137,6 +137,9 @@ type Result struct {
 	UndoPlan string
 	// Undo is the private undo data handed to Reverter.Revert.
 	Undo json.RawMessage
+	// Plan, when not nil, is the model's plan as the call left it (the
+	// checklist shown above the input).
+	Plan []PlanItem
 	// Unchanged is set when the call changes nothing (a write of the
 	// content already there): it is not journaled and takes no undo step.
 	Unchanged bool

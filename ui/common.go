@@ -43,6 +43,9 @@ type common struct {
 	// entries for completion and /help.
 	custom     map[string]CustomCommand
 	customList []command
+
+	// models are the server's models, for /model and its completion.
+	models []string
 }
 
 // contentWidth is the width transcript blocks render at.

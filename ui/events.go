@@ -293,6 +293,8 @@ func (m *Model) handleEvent(ev agent.Event) {
 		if ev.Phase == "decided" && ev.Decision != nil {
 			card.decided(*ev.Decision)
 		}
+	case agent.PlanEvent:
+		m.plan = ev.Items
 	case agent.UsageEvent:
 		m.status.tokens = ev.TotalTokens
 		if ev.TotalTokens == 0 {

@@ -57,6 +57,8 @@ type Model struct {
 	formCh <-chan FormRequest
 	// loadCommands loads the custom commands.
 	loadCommands CommandLoader
+	// plan is the model's checklist (todo_write), shown above the input.
+	plan []tools.PlanItem
 }
 
 // New returns the root model for b. It reads the backend's status (no
@@ -156,6 +158,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleDecision(msg)
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
+	case modelsMsg:
+		m.c.models = msg.list
+		return m, nil
 	case formRequestMsg:
 		return m.handleFormRequest(msg)
 	case formAnsweredMsg:
@@ -201,7 +206,8 @@ func (m Model) bottomView() []string {
 	if m.form != nil {
 		return m.form.view()
 	}
-	return append(append(m.input.popupView(), m.queuedView()...), m.input.view()...)
+	out := append(m.planView(), m.input.popupView()...)
+	return append(append(out, m.queuedView()...), m.input.view()...)
 }
 
 func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
@@ -312,6 +318,7 @@ func (m Model) handleCommandResult(msg commandResultMsg) (Model, tea.Cmd) {
 		m.finishThink()
 		m.tr.clear()
 		m.cards = map[string]*toolCard{}
+		m.plan = nil
 	}
 	if msg.draw != nil {
 		m.addBlock(newFuncBlock(msg.draw))
