@@ -439,6 +439,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 		MaxRounds:     a.settings.MaxToolRounds,
 		ContextWindow: a.settings.ContextWindow,
 		ConfigPath:    a.cfg.Path,
+		BaseURLOrigin: a.settings.Origin,
 		Hooks:         a.hooks,
 		Instructions:  a.instructions,
 		UserTools:     a.userTools,

@@ -50,6 +50,9 @@ type Options struct {
 	MaxRounds int
 	// ContextWindow is the model's context size in tokens.
 	ContextWindow int
+	// BaseURLOrigin says which setting chose the server's URL
+	// ("OPENAI_BASE_URL", a config's base_url), for the hint when it is down.
+	BaseURLOrigin string
 	// ConfigPath is where "approve and save as rule" writes.
 	ConfigPath string
 	// Hooks run before matching tool calls.
@@ -359,7 +362,7 @@ func (a *Agent) CheckServer(ctx context.Context) error {
 		}
 		return &UserError{
 			Msg:  fmt.Sprintf("Cannot reach the model server at %s.", a.opts.Client.BaseURL()),
-			Hint: hintOf(err, "Start the server, or point OPENAI_BASE_URL (or base_url in the config) at one that runs."),
+			Hint: hintOf(err, a.noServerHint()),
 			Err:  err,
 		}
 	}
@@ -381,6 +384,20 @@ func (a *Agent) CheckServer(ctx context.Context) error {
 		Msg:  fmt.Sprintf("The server at %s has no model %q.", a.opts.Client.BaseURL(), model),
 		Hint: fmt.Sprintf("Pass --model NAME or set model in %s. The server offers: %s.", a.configName(), listOrNone(models)),
 	}
+}
+
+// noServerHint is the next step when the server does not answer, for the
+// likely case: the default local Ollama, or the setting that chose the URL.
+func (a *Agent) noServerHint() string {
+	switch origin := a.opts.BaseURLOrigin; {
+	case origin == "OPENAI_BASE_URL":
+		return "Start the server OPENAI_BASE_URL points at, or point OPENAI_BASE_URL at one that runs."
+	case strings.HasPrefix(a.opts.Client.BaseURL(), "http://localhost:11434"):
+		return "Start Ollama (ollama serve, then ollama pull qwen2.5-coder:7b), or set base_url in the config; see config.example.toml for llama.cpp, vLLM, LM Studio, OpenRouter."
+	case origin != "":
+		return "Start the server, or change " + origin + "."
+	}
+	return "Start the server, or point OPENAI_BASE_URL (or base_url in the config) at one that runs."
 }
 
 func (a *Agent) configName() string {
