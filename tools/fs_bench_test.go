@@ -45,8 +45,9 @@ func BenchmarkGrepSearch10kFiles(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if out := res.Output.(grepSearchOutput); out.Total != 100 || out.FilesSearched != 10000 {
-					b.Fatalf("got %d matches in %d files; want 100 in 10000", out.Total, out.FilesSearched)
+				// The page fills at the last needle, in pkg099/file000.go.
+				if out := res.Output.(grepSearchOutput); out.Total != 100 || out.FilesSearched < 9901 {
+					b.Fatalf("got %d matches in %d files; want 100 in at least 9901", out.Total, out.FilesSearched)
 				}
 			}
 		})

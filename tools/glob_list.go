@@ -10,6 +10,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"myclaw/tools/walk"
 )
 
 //go:embed glob_list.md
@@ -29,7 +31,8 @@ const globListSchema = `{
   "type": "object",
   "properties": {
     "pattern": {"type": "string", "description": "Glob pattern relative to path: ** for any folders, * and ? within a name, [abc] sets. E.g. \"**/*.go\"."},
-    "path": {"type": "string", "description": "Folder to search in, relative to the workspace. Default: the workspace root."},
+    "path": {"type": "string", "description": "Folder to search in, relative to the workspace. Default: the workspace root. A folder that .gitignore excludes is listed when named here."},
+    "include_ignored": {"type": "boolean", "description": "Also list what .gitignore, .ignore and .myclawignore exclude (node_modules, build output...). Default false."},
     "offset": {"type": "integer", "minimum": 0, "description": "Matches to skip, for the next page. Default 0."},
     "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Most matches to return. Default 200."}
   },
@@ -38,26 +41,31 @@ const globListSchema = `{
 }`
 
 type globListArgs struct {
-	Pattern string `json:"pattern"`
-	Path    string `json:"path"`
-	Offset  int    `json:"offset"`
-	Limit   int    `json:"limit"`
+	Pattern        string `json:"pattern"`
+	Path           string `json:"path"`
+	IncludeIgnored bool   `json:"include_ignored"`
+	Offset         int    `json:"offset"`
+	Limit          int    `json:"limit"`
 }
 
 // globListOutput is what glob_list tells the model.
 type globListOutput struct {
-	Matches  []string `json:"matches"`
-	Total    int      `json:"total"`
-	Offset   int      `json:"offset"`
-	Returned int      `json:"returned"`
-	Note     string   `json:"note,omitempty"`
+	Matches        []string `json:"matches"`
+	Total          int      `json:"total"`
+	Offset         int      `json:"offset"`
+	Returned       int      `json:"returned"`
+	SkippedIgnored int      `json:"skipped_ignored"`
+	Note           string   `json:"note,omitempty"`
 }
 
-type globListTool struct{ ws *Workspace }
+type globListTool struct {
+	ws       *Workspace
+	excludes func() []string // the user's global ignore patterns
+}
 
 // NewGlobList returns the glob_list tool: paths of the workspace matching
-// a glob pattern, sorted and paginated.
-func NewGlobList(ws *Workspace) Tool { return &globListTool{ws: ws} }
+// a glob pattern, sorted and paginated, without what ignore files exclude.
+func NewGlobList(ws *Workspace) Tool { return &globListTool{ws: ws, excludes: walk.UserExcludes} }
 
 // Meta implements Tool.
 func (t *globListTool) Meta() Meta {
@@ -89,7 +97,7 @@ func (t *globListTool) Execute(ctx context.Context, args json.RawMessage) (Resul
 func (t *globListTool) list(ctx context.Context, args json.RawMessage) (Result, error) {
 	var a globListArgs
 	if err := json.Unmarshal(args, &a); err != nil {
-		return Result{}, Errorf(KindInvalidArgs, "Send {\"pattern\": \"**/*.go\"} with optional path, offset and limit.", "arguments for glob_list are not valid: %v", err)
+		return Result{}, Errorf(KindInvalidArgs, "Send {\"pattern\": \"**/*.go\"} with optional path, include_ignored, offset and limit.", "arguments for glob_list are not valid: %v", err)
 	}
 	if a.Limit == 0 {
 		a.Limit = globDefaultLimit
@@ -106,8 +114,8 @@ func (t *globListTool) list(ctx context.Context, args json.RawMessage) (Result, 
 		return Result{}, e
 	}
 	var matches []string
-	walk, err := globWalk(ctx, t.ws, base, pat.mayContain, func(p string, rel []string, d fs.DirEntry) {
-		if pat.match(rel) {
+	walked, err := globWalk(ctx, t.ws, base, t.walkOptions(a.IncludeIgnored), pat.mayContain, func(p string, d fs.DirEntry) {
+		if pat.match(globRel(base, p)) {
 			if d.IsDir() {
 				p += "/"
 			}
@@ -118,7 +126,7 @@ func (t *globListTool) list(ctx context.Context, args json.RawMessage) (Result, 
 		return Result{}, err
 	}
 	sort.Strings(matches)
-	out := globListOutput{Total: len(matches), Offset: a.Offset, Matches: []string{}}
+	out := globListOutput{Total: len(matches), Offset: a.Offset, Matches: []string{}, SkippedIgnored: walked.Ignored()}
 	if a.Offset < len(matches) {
 		out.Matches = matches[a.Offset:min(len(matches), a.Offset+a.Limit)]
 	}
@@ -132,11 +140,14 @@ func (t *globListTool) list(ctx context.Context, args json.RawMessage) (Result, 
 	case a.Offset+out.Returned < out.Total:
 		notes = append(notes, fmt.Sprintf("shown %d-%d of %d; call again with offset=%d or narrow the pattern", a.Offset+1, a.Offset+out.Returned, out.Total, a.Offset+out.Returned))
 	}
-	if walk.stopped {
+	if walked.Stopped {
 		notes = append(notes, fmt.Sprintf("the listing stopped after %d entries, so total counts only those; narrow path or pattern", globMaxEntries))
 	}
-	if walk.unreadable > 0 {
-		notes = append(notes, fmt.Sprintf("skipped %s that could not be read", fsCount(walk.unreadable, "folder")))
+	if walked.Unreadable > 0 {
+		notes = append(notes, fmt.Sprintf("skipped %s that could not be read", fsCount(walked.Unreadable, "folder")))
+	}
+	if n := globIgnoredNote(walked); n != "" {
+		notes = append(notes, n)
 	}
 	out.Note = strings.Join(notes, "; ")
 	return Result{
@@ -267,71 +278,70 @@ func (g globPattern) mayContain(dir []string) bool {
 	return len(segs) > 0
 }
 
-// globWalkStats says how a walk went.
-type globWalkStats struct {
-	entries    int
-	stopped    bool // globMaxEntries reached
-	unreadable int  // folders that could not be listed
+func (t *globListTool) walkOptions(includeIgnored bool) walk.Options {
+	return walk.Options{IncludeIgnored: includeIgnored, Excludes: t.excludes()}
 }
 
-// globWalk visits every entry below the folder base in lexical order, with
-// its workspace path and its segments relative to base. It skips .git,
-// does not descend into symbolic links, descends only into folders that
-// enter accepts, and stops after globMaxEntries entries. It goes through
-// the workspace root, so nothing outside is listed.
-func globWalk(ctx context.Context, ws *Workspace, base string, enter func(rel []string) bool, visit func(p string, rel []string, d fs.DirEntry)) (globWalkStats, error) {
-	var st globWalkStats
-	err := fs.WalkDir(ws.root.FS(), base, func(p string, d fs.DirEntry, err error) error {
-		if p == base {
-			if err != nil {
-				return ws.osError(base, err)
-			}
-			return nil
-		}
-		if err != nil {
-			st.unreadable++
-			return nil
-		}
-		st.entries++
-		if st.entries > globMaxEntries {
-			st.stopped = true
-			return fs.SkipAll
-		}
-		if st.entries%1000 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		relp := p
-		if base != "." {
-			relp = p[len(base)+1:]
-		}
-		rel := strings.Split(relp, "/")
-		if d.IsDir() && d.Name() == ".git" {
-			return fs.SkipDir
-		}
+// globWalk visits the entries below the folder base in lexical order,
+// with their workspace paths, leaving out .git, myclaw's own state and
+// config, and what the ignore rules of opts exclude (walk.Walk). It does
+// not follow symbolic links, reads only folders that enter accepts (given
+// their segments relative to base; called from several goroutines), and
+// stops after globMaxEntries entries. It goes through the workspace root,
+// so nothing outside is listed.
+func globWalk(ctx context.Context, ws *Workspace, base string, opts walk.Options, enter func(rel []string) bool, visit func(p string, d fs.DirEntry)) (walk.Stats, error) {
+	opts.Base = base
+	opts.Descend = func(p string) bool { return !ws.isProtected(p) && enter(globRel(base, p)) }
+	opts.MaxEntries = globMaxEntries
+	st, err := walk.Walk(ctx, ws.root.FS(), opts, func(p string, d fs.DirEntry) error {
 		if ws.isProtected(p) {
 			// myclaw's own state or config: not listed, not searched.
-			if d.IsDir() {
-				return fs.SkipDir
-			}
 			return nil
 		}
-		visit(p, rel, d)
-		if d.IsDir() && !enter(rel) {
-			return fs.SkipDir
-		}
+		visit(p, d)
 		return nil
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return st, ctx.Err()
+		}
 		var te *Error
 		if errors.As(err, &te) {
 			return st, te
 		}
-		if ctx.Err() != nil {
-			return st, ctx.Err()
-		}
 		return st, ws.osError(base, err)
 	}
 	return st, nil
+}
+
+// globRel splits the workspace path p into its segments below base.
+func globRel(base, p string) []string {
+	if base != "." {
+		p = p[len(base)+1:]
+	}
+	return strings.Split(p, "/")
+}
+
+// globIgnoredNote tells the model what ignore rules left out, and how to
+// see it anyway.
+func globIgnoredNote(st walk.Stats) string {
+	if st.Ignored() == 0 {
+		return ""
+	}
+	var parts []string
+	if st.IgnoredDirs > 0 {
+		parts = append(parts, fsCount(st.IgnoredDirs, "folder"))
+	}
+	if st.IgnoredFiles > 0 {
+		parts = append(parts, fsCount(st.IgnoredFiles, "file"))
+	}
+	sample := make([]string, len(st.IgnoredSample))
+	for i, p := range st.IgnoredSample {
+		sample[i] = grepShowPath(p)
+	}
+	if st.Ignored() > len(sample) {
+		sample = append(sample, "…")
+	}
+	return fmt.Sprintf("left out %s that .gitignore or .ignore files exclude (%s; a folder counts once); pass include_ignored=true, or a path inside them, to look there",
+		strings.Join(parts, " and "), strings.Join(sample, ", "))
 }

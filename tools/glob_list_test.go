@@ -113,7 +113,7 @@ func TestGlobList(t *testing.T) {
 		{name: "path is a file", args: map[string]any{"pattern": "*", "path": "a.go"}, wantKind: KindInvalidArgs},
 		{name: "limit too big", args: map[string]any{"pattern": "*", "limit": 5000}, wantKind: KindInvalidArgs},
 	}
-	tool := NewGlobList(ws)
+	tool := &globListTool{ws: ws, excludes: func() []string { return nil }}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := tool.Execute(context.Background(), fsTestArgs(t, tt.args))
@@ -191,6 +191,55 @@ func TestGlobMatch(t *testing.T) {
 			}
 			if got := g.match(strings.Split(tt.name, "/")); got != tt.want {
 				t.Errorf("got %v; want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestGlobListIgnored(t *testing.T) {
+	ws, _ := fsTestIgnoreTree(t)
+	tool := &globListTool{ws: ws, excludes: func() []string { return []string{"*.bak"} }}
+	tests := []struct {
+		name        string
+		args        map[string]any
+		want        []string
+		wantIgnored int
+	}{
+		{
+			name:        "ignored left out",
+			args:        map[string]any{"pattern": "**/*.js"},
+			want:        []string{"src/app.js", "src/keep.min.js"},
+			wantIgnored: 6,
+		},
+		{
+			name:        "top level",
+			args:        map[string]any{"pattern": "*"},
+			want:        []string{".gitignore", ".myclawignore", "src/"},
+			wantIgnored: 4, // src/ is not read: nothing in it can match
+		},
+		{
+			name: "explicit ignored folder",
+			args: map[string]any{"pattern": "**/*.js", "path": "node_modules"},
+			want: []string{"node_modules/lib/index.js"},
+		},
+		{
+			name: "include ignored",
+			args: map[string]any{"pattern": "**/*.js", "include_ignored": true},
+			want: []string{"dist/app.js", "fixtures/f.js", "node_modules/lib/index.js", "src/app.js", "src/app.min.js", "src/keep.min.js"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := tool.Execute(context.Background(), fsTestArgs(t, tt.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := res.Output.(globListOutput)
+			if !reflect.DeepEqual(out.Matches, tt.want) || out.SkippedIgnored != tt.wantIgnored {
+				t.Errorf("got %q and %d ignored; want %q and %d", out.Matches, out.SkippedIgnored, tt.want, tt.wantIgnored)
+			}
+			if hasNote := strings.Contains(out.Note, "include_ignored=true"); hasNote != (tt.wantIgnored > 0) {
+				t.Errorf("got note %q; want the ignored ones named: %v", out.Note, tt.wantIgnored > 0)
 			}
 		})
 	}

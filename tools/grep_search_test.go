@@ -121,7 +121,7 @@ func TestGrepSearch(t *testing.T) {
 		{name: "missing path", args: map[string]any{"pattern": "x", "path": "nope"}, wantKind: KindNotFound},
 		{name: "too many results asked", args: map[string]any{"pattern": "x", "max_results": 1001}, wantKind: KindInvalidArgs},
 	}
-	tool := NewGrepSearch(ws)
+	tool := grepTestTool(ws)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := tool.Execute(context.Background(), fsTestArgs(t, tt.args))
@@ -227,5 +227,149 @@ func TestFsReadRegularCancelled(t *testing.T) {
 	_, _, err = fsReadRegular(context.Background(), ws, "a.txt", nil, 4)
 	if !errors.As(err, &te) || te.Kind != KindQuotaExceeded {
 		t.Errorf("got %v; want quota_exceeded for a file over the limit", err)
+	}
+}
+
+// grepTestTool is grep_search without the user's global excludes, so
+// that what the machine's git configuration says cannot change results.
+func grepTestTool(ws *Workspace) Tool {
+	return &grepSearchTool{ws: ws, excludes: func() []string { return nil }}
+}
+
+// fsTestIgnoreTree writes a workspace with ignore files of every kind.
+func fsTestIgnoreTree(t *testing.T) (*Workspace, string) {
+	ws, dir := fsTestWorkspace(t)
+	for p, content := range map[string]string{
+		".gitignore":                "node_modules/\ndist/\n*.min.js\n",
+		".myclawignore":             "fixtures/\n",
+		".git/info/exclude":         "local.txt\n",
+		".git/HEAD":                 "needle in git\n",
+		"node_modules/lib/index.js": "needle in node_modules\n",
+		"dist/app.js":               "needle in dist\n",
+		"fixtures/f.js":             "needle in fixtures\n",
+		"local.txt":                 "needle in local\n",
+		"src/.gitignore":            "!keep.min.js\n",
+		"src/app.js":                "needle in source\n",
+		"src/app.min.js":            "needle minified\n",
+		"src/keep.min.js":           "needle kept\n",
+		"src/old.bak":               "needle backup\n",
+	} {
+		fsTestFile(t, dir, p, content, 0o644)
+	}
+	return ws, dir
+}
+
+func TestGrepSearchIgnored(t *testing.T) {
+	ws, _ := fsTestIgnoreTree(t)
+	tool := &grepSearchTool{ws: ws, excludes: func() []string { return []string{"*.bak"} }}
+	tests := []struct {
+		name        string
+		args        map[string]any
+		want        string
+		wantIgnored int
+		wantNote    string
+	}{
+		{
+			name:        "ignored files left out and counted",
+			args:        map[string]any{"pattern": "needle"},
+			want:        "src/app.js:1: needle in source\nsrc/keep.min.js:1: needle kept\n",
+			wantIgnored: 6,
+			wantNote:    "left out 3 folders and 3 files that .gitignore or .ignore files exclude (dist/, fixtures/, local.txt, node_modules/, src/app.min.js, …; a folder counts once); pass include_ignored=true, or a path inside them, to look there",
+		},
+		{
+			name: "explicit ignored folder",
+			args: map[string]any{"pattern": "needle", "path": "node_modules/lib"},
+			want: "node_modules/lib/index.js:1: needle in node_modules\n",
+		},
+		{
+			name: "explicit ignored file",
+			args: map[string]any{"pattern": "needle", "path": "dist/app.js"},
+			want: "dist/app.js:1: needle in dist\n",
+		},
+		{
+			name: "include ignored",
+			args: map[string]any{"pattern": "needle", "include_ignored": true},
+			want: "dist/app.js:1: needle in dist\nfixtures/f.js:1: needle in fixtures\nlocal.txt:1: needle in local\n" +
+				"node_modules/lib/index.js:1: needle in node_modules\nsrc/app.js:1: needle in source\nsrc/app.min.js:1: needle minified\n" +
+				"src/keep.min.js:1: needle kept\nsrc/old.bak:1: needle backup\n",
+		},
+		{
+			name:        "glob over what is not ignored",
+			args:        map[string]any{"pattern": "needle", "glob": "**/*.js"},
+			want:        "src/app.js:1: needle in source\nsrc/keep.min.js:1: needle kept\n",
+			wantIgnored: 6,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := tool.Execute(context.Background(), fsTestArgs(t, tt.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := res.Output.(grepSearchOutput)
+			if res.Body != tt.want || out.SkippedIgnored != tt.wantIgnored {
+				t.Errorf("got body\n%s\nand %d ignored; want\n%s\nand %d", res.Body, out.SkippedIgnored, tt.want, tt.wantIgnored)
+			}
+			if !strings.Contains(out.Note, tt.wantNote) || (tt.wantIgnored == 0 && strings.Contains(out.Note, "left out")) {
+				t.Errorf("got note %q; want %q", out.Note, tt.wantNote)
+			}
+		})
+	}
+}
+
+// TestGrepSearchUserExcludes checks that the tool reads the user's
+// global excludes by default.
+func TestGrepSearchUserExcludes(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	fsTestFile(t, home, ".config/git/ignore", "*.secret\n", 0o644)
+	ws, dir := fsTestWorkspace(t)
+	fsTestFile(t, dir, "a.secret", "needle\n", 0o644)
+	fsTestFile(t, dir, "a.txt", "needle\n", 0o644)
+	res, err := NewGrepSearch(ws).Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": "needle"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Body != "a.txt:1: needle\n" || res.Output.(grepSearchOutput).SkippedIgnored != 1 {
+		t.Errorf("got %q, %+v; want a.secret left out by the global excludes", res.Body, res.Output)
+	}
+}
+
+// TestGrepSearchPagesInOrder searches many files in parallel: each page
+// must continue the one before, and a page that fills early gives the
+// total as a lower bound.
+func TestGrepSearchPagesInOrder(t *testing.T) {
+	ws, dir := fsTestWorkspace(t)
+	for i := range 300 {
+		fsTestFile(t, dir, fmt.Sprintf("d%d/f%03d.txt", i%7, i), fmt.Sprintf("hit %d a\nmiss\nhit %d b\n", i, i), 0o644)
+	}
+	tool := grepTestTool(ws)
+	all, err := tool.Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": "^hit", "max_results": 1000}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := all.Output.(grepSearchOutput); out.Total != 600 || out.TotalAtLeast || out.FilesSearched != 300 {
+		t.Fatalf("got %+v; want all 600 matches counted exactly", out)
+	}
+	var paged strings.Builder
+	for offset := 0; offset < 600; offset += 40 {
+		res, err := tool.Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": "^hit", "max_results": 40, "offset": offset}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := res.Output.(grepSearchOutput)
+		paged.WriteString(res.Body)
+		switch {
+		case out.Returned != 40:
+			t.Fatalf("offset %d: got %d lines; want 40", offset, out.Returned)
+		case out.TotalAtLeast && (out.Total < offset+40 || out.Total > 600 || !strings.Contains(out.Note, fmt.Sprintf("of at least %d;", out.Total))):
+			t.Errorf("offset %d: got total %d, note %q; want a lower bound said so", offset, out.Total, out.Note)
+		case !out.TotalAtLeast && out.Total != 600:
+			t.Errorf("offset %d: got exact total %d; want 600", offset, out.Total)
+		}
+	}
+	if paged.String() != all.Body {
+		t.Errorf("pages put together differ from the whole listing")
 	}
 }
