@@ -122,11 +122,11 @@ func (a *Agent) Mention(ctx context.Context, path string, emit func(Event)) erro
 		return &UserError{Msg: "Mentions are not available here."}
 	}
 	ev, content := a.runUserTool(ctx, tool, "user_mention", args, emit)
+	a.workedInPath(path)
 	if ev.Status != StatusOK {
 		return &UserError{Msg: fmt.Sprintf("@%s was not attached: %s", path, ev.Message), Hint: ev.Hint}
 	}
 	a.addAttachment(attachment{Text: fmt.Sprintf("%s The user attached the %s @%s; this is what %s returns for it:\n%s", AttachmentMark, what, path, tool.Meta().Name, content)})
-	a.workedInPath(path)
 	return nil
 }
 
@@ -135,6 +135,7 @@ func (a *Agent) Mention(ctx context.Context, path string, emit func(Event)) erro
 func (a *Agent) runUserTool(ctx context.Context, tool tools.Tool, prefix string, args json.RawMessage, emit func(Event)) (ToolResultEvent, string) {
 	meta := tool.Meta()
 	call := userCall(meta, prefix, args)
+	call.Attached = prefix == "user_mention"
 	start := a.opts.Now()
 	emit(ToolCallEvent{Call: call, Phase: "started"})
 	res, err := tools.Call(ctx, tool, args, false)

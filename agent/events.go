@@ -31,6 +31,9 @@ type Call struct {
 	// Edited is set when the person edited the arguments before approving:
 	// Args are then the edited ones.
 	Edited bool `json:"edited,omitempty"`
+	// Attached is set on a read the user asked for with an @mention: its
+	// result goes with their next message, not to a call of the model.
+	Attached bool `json:"attached,omitempty"`
 }
 
 // TextDelta is a piece of the assistant's answer.

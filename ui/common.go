@@ -43,6 +43,8 @@ type common struct {
 	// entries for completion and /help.
 	custom     map[string]CustomCommand
 	customList []command
+	// files is the workspace's file index for @ completion.
+	files fileIndex
 }
 
 // contentWidth is the width transcript blocks render at.

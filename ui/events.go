@@ -248,6 +248,9 @@ func (m Model) handleEvents(msg eventsMsg) (Model, tea.Cmd) {
 }
 
 func (m *Model) handleEvent(ev agent.Event) {
+	if m.attachEvent(ev) {
+		return
+	}
 	switch ev := ev.(type) {
 	case agent.TextDelta:
 		if m.think != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	stdlog "log"
 	"log/slog"
 	"os"
@@ -32,6 +33,8 @@ type Options struct {
 	// Commands loads the custom slash commands (nil: none), at start and
 	// after /trust.
 	Commands CommandLoader
+	// Files is the tree @ completion lists (nil: the Workspace folder).
+	Files fs.FS
 }
 
 // Earlier is one message of a resumed conversation.

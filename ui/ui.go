@@ -17,6 +17,7 @@ package ui
 import (
 	"context"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"strings"
@@ -51,6 +52,8 @@ type Model struct {
 	notices <-chan string
 	// loadCommands loads the custom commands.
 	loadCommands CommandLoader
+	// fsys is the workspace, for the @ completion's index.
+	fsys fs.FS
 }
 
 // New returns the root model for b. It reads the backend's status (no
@@ -107,13 +110,18 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 	}
 	m.notices = opts.Notices
 	m.loadCommands = opts.Commands
+	m.fsys = opts.Files
+	if m.fsys == nil && opts.Workspace != "" {
+		m.fsys = os.DirFS(opts.Workspace)
+	}
+	m.c.files.pending = m.fsys != nil // Init builds it
 	return m
 }
 
 // Init implements tea.Model: it starts waiting for approval requests and
 // checks the model server behind the first frame.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), waitForNotice(m.notices), loadCustomCommands(m.loadCommands))
+	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), waitForNotice(m.notices), loadCustomCommands(m.loadCommands), buildIndex(m.shared.base, m.fsys))
 }
 
 // Update implements tea.Model.
@@ -152,6 +160,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case noticeMsg:
 		m.addBlock(warnBlock(msg.text))
 		return m, tea.Batch(waitForNotice(m.notices), refreshStatus(m.backend))
+	case indexBuiltMsg:
+		m.c.files.set(msg)
+		m.input.refresh()
+		return m, nil
 	case customCommandsMsg:
 		m.c.setCustom(msg.cmds)
 		for _, n := range msg.notices {
@@ -241,7 +253,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	if text := m.input.update(msg); text != "" {
 		return m.submit(text)
 	}
-	return m, nil
+	return m, m.maybeIndex()
 }
 
 // wheelLines is how far one notch of the mouse wheel scrolls.
