@@ -43,6 +43,7 @@ func runTUI(ctx context.Context, o options, secrets map[string]string) error {
 		Notices:   b.notices,
 		Earlier:   earlier(ag.Messages(), ag.PastCalls(), 60),
 		Commands:  b.commands,
+		EditorKey: a.cfg.UI.EditorKey,
 	})
 }
 

@@ -325,6 +325,7 @@ func drawHelp(c *common) []string {
 		{allKeys(k.Interrupt), k.Interrupt.Help().Desc},
 		{allKeys(k.ToggleTools), k.ToggleTools.Help().Desc},
 		{allKeys(k.ToggleThink), k.ToggleThink.Help().Desc},
+		{allKeys(k.ExternalEditor), k.ExternalEditor.Help().Desc},
 	}
 	for _, b := range bind {
 		out = append(out, "  "+st.Key.Render(pad(b.keys, 22))+b.help)

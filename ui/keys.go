@@ -17,6 +17,8 @@ type KeyMap struct {
 	Complete    key.Binding
 	ToggleTools key.Binding
 	ToggleThink key.Binding
+	// ExternalEditor opens $VISUAL/$EDITOR on the prompt.
+	ExternalEditor key.Binding
 
 	// Approval pane.
 	ApproveOnce    key.Binding
@@ -54,6 +56,8 @@ func DefaultKeyMap() KeyMap {
 		Complete:    b("complete a slash command", "tab"),
 		ToggleTools: b("expand or collapse tool results", "ctrl+o"),
 		ToggleThink: b("show or hide the model's reasoning", "ctrl+r"),
+
+		ExternalEditor: b("edit the prompt in $VISUAL / $EDITOR", "ctrl+g"),
 
 		ApproveOnce:    b("approve this call once", "y"),
 		ApproveSession: b("approve for the rest of the session", "a"),

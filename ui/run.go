@@ -35,6 +35,8 @@ type Options struct {
 	Commands CommandLoader
 	// Files is the tree @ completion lists (nil: the Workspace folder).
 	Files fs.FS
+	// EditorKey replaces Ctrl+G, which opens the external editor.
+	EditorKey string
 }
 
 // Earlier is one message of a resumed conversation.

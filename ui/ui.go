@@ -110,6 +110,9 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 	}
 	m.notices = opts.Notices
 	m.loadCommands = opts.Commands
+	if opts.EditorKey != "" {
+		c.keys.ExternalEditor = key.NewBinding(key.WithKeys(opts.EditorKey), key.WithHelp(opts.EditorKey, c.keys.ExternalEditor.Help().Desc))
+	}
 	m.fsys = opts.Files
 	if m.fsys == nil && opts.Workspace != "" {
 		m.fsys = os.DirFS(opts.Workspace)
@@ -160,6 +163,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case noticeMsg:
 		m.addBlock(warnBlock(msg.text))
 		return m, tea.Batch(waitForNotice(m.notices), refreshStatus(m.backend))
+	case editorDoneMsg:
+		return m.handleEditorDone(msg)
 	case indexBuiltMsg:
 		m.c.files.set(msg)
 		m.input.refresh()
@@ -245,6 +250,8 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.c.expandTools = !m.c.expandTools
 		m.c.gen++
 		return m, nil
+	case key.Matches(msg, k.ExternalEditor):
+		return m, openEditor(m.input.ta.value())
 	case key.Matches(msg, k.ToggleThink):
 		m.c.showThink = !m.c.showThink
 		m.c.gen++
