@@ -326,6 +326,7 @@ func drawHelp(c *common) []string {
 		{allKeys(k.ToggleTools), k.ToggleTools.Help().Desc},
 		{allKeys(k.ToggleThink), k.ToggleThink.Help().Desc},
 		{allKeys(k.ExternalEditor), k.ExternalEditor.Help().Desc},
+		{allKeys(k.ExpandPaste), k.ExpandPaste.Help().Desc},
 	}
 	for _, b := range bind {
 		out = append(out, "  "+st.Key.Render(pad(b.keys, 22))+b.help)

@@ -89,5 +89,6 @@ func (m Model) handleEditorDone(msg editorDoneMsg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.input.setValue(msg.text)
+	m.input.pastes = nil // the text holds them now
 	return m, nil
 }

@@ -30,6 +30,8 @@ type inputModel struct {
 	wantsFiles bool
 	sel        int
 	closed     bool // the popup was dismissed for the current text
+	// pastes are the large pastes shown as chips in the text.
+	pastes []pasteChip
 }
 
 func newInput(c *common) inputModel {
@@ -102,10 +104,11 @@ func (in *inputModel) complete() {
 
 // submit takes the text, remembers it for recall and clears the input.
 func (in *inputModel) submit() string {
-	v := in.ta.value()
+	v := in.expandPastes(in.ta.value())
 	if strings.TrimSpace(v) == "" {
 		return ""
 	}
+	in.pastes = nil
 	if n := len(in.history); n == 0 || in.history[n-1] != v {
 		in.history = append(in.history, v)
 	}
@@ -145,6 +148,15 @@ func (in *inputModel) recall(dir int) {
 func (in *inputModel) update(km tea.KeyMsg) string {
 	k := &in.c.keys
 	switch {
+	case km.Paste && in.pasteAsChip(string(km.Runes)),
+		km.Type == tea.KeyBackspace && in.deleteChipBefore():
+		in.closed = false
+		in.histIdx = len(in.history)
+		in.refresh()
+		return ""
+	case key.Matches(km, k.ExpandPaste):
+		in.expandPastesInPlace()
+		return ""
 	case key.Matches(km, k.Send) && !km.Paste:
 		if in.popupVisible() && len(in.files) > 0 {
 			in.completeMention()

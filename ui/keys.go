@@ -19,6 +19,8 @@ type KeyMap struct {
 	ToggleThink key.Binding
 	// ExternalEditor opens $VISUAL/$EDITOR on the prompt.
 	ExternalEditor key.Binding
+	// ExpandPaste puts the text of collapsed pastes in the input.
+	ExpandPaste key.Binding
 
 	// Approval pane.
 	ApproveOnce    key.Binding
@@ -58,6 +60,7 @@ func DefaultKeyMap() KeyMap {
 		ToggleThink: b("show or hide the model's reasoning", "ctrl+r"),
 
 		ExternalEditor: b("edit the prompt in $VISUAL / $EDITOR", "ctrl+g"),
+		ExpandPaste:    b("expand a collapsed paste in the prompt", "ctrl+x"),
 
 		ApproveOnce:    b("approve this call once", "y"),
 		ApproveSession: b("approve for the rest of the session", "a"),

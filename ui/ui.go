@@ -251,7 +251,8 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.c.gen++
 		return m, nil
 	case key.Matches(msg, k.ExternalEditor):
-		return m, openEditor(m.input.ta.value())
+		// The editor gets the pasted text itself, not the chips.
+		return m, openEditor(m.input.expandPastes(m.input.ta.value()))
 	case key.Matches(msg, k.ToggleThink):
 		m.c.showThink = !m.c.showThink
 		m.c.gen++
