@@ -236,7 +236,8 @@ func (m Model) handleEvents(msg eventsMsg) (Model, tea.Cmd) {
 	}
 	for _, it := range msg.items {
 		if it.end {
-			return m.endTurn(it.err)
+			m, cmd := m.endTurn(it.err)
+			return m, tea.Batch(cmd, m.notify.notify("the turn finished"))
 		}
 		m.handleEvent(it.ev)
 	}

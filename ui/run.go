@@ -37,6 +37,9 @@ type Options struct {
 	Files fs.FS
 	// EditorKey replaces Ctrl+G, which opens the external editor.
 	EditorKey string
+	// Notify is how to call for attention while the terminal is not
+	// focused: NotifyOff (or ""), NotifyBell, NotifyOSC.
+	Notify string
 }
 
 // Earlier is one message of a resumed conversation.
@@ -69,6 +72,9 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 		tea.WithAltScreen(),
 		tea.WithMouseCellMotion(),
 		tea.WithContext(ctx),
+	}
+	if opts.Notify != "" && opts.Notify != NotifyOff {
+		popts = append(popts, tea.WithReportFocus())
 	}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))

@@ -54,6 +54,8 @@ type Model struct {
 	loadCommands CommandLoader
 	// fsys is the workspace, for the @ completion's index.
 	fsys fs.FS
+	// notify calls for attention while the terminal is not focused.
+	notify *notifier
 }
 
 // New returns the root model for b. It reads the backend's status (no
@@ -113,6 +115,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 	if opts.EditorKey != "" {
 		c.keys.ExternalEditor = key.NewBinding(key.WithKeys(opts.EditorKey), key.WithHelp(opts.EditorKey, c.keys.ExternalEditor.Help().Desc))
 	}
+	m.notify = newNotifier(opts.Notify, opts.Output)
 	m.fsys = opts.Files
 	if m.fsys == nil && opts.Workspace != "" {
 		m.fsys = os.DirFS(opts.Workspace)
@@ -155,7 +158,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.turn.elapsed = msg.now.Sub(m.turn.start)
 		return m, spinnerTick(m.turn.id)
 	case approvalRequestMsg:
-		return m.handleApprovalRequest(msg)
+		m, cmd := m.handleApprovalRequest(msg)
+		return m, tea.Batch(cmd, m.notify.notify("approval needed: "+msg.p.req.Tool+" "+msg.p.req.Summary))
+	case tea.FocusMsg:
+		m.notify.focused = true
+		return m, nil
+	case tea.BlurMsg:
+		m.notify.focused = false
+		return m, nil
 	case approvalDecidedMsg:
 		return m.handleDecision(msg)
 	case commandResultMsg:
