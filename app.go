@@ -371,6 +371,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 		Hooks:         a.hooks,
 		Instructions:  a.instructions,
 		UserTools:     a.userTools,
+		Prices:        agent.Prices{Input: a.settings.PriceInput, Output: a.settings.PriceOutput},
 		Logf:          a.logf,
 	})
 }

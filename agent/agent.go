@@ -59,6 +59,8 @@ type Options struct {
 	Instructions *Instructions
 	// UserTools run what the user asks for directly (!command, @file).
 	UserTools UserTools
+	// Prices price the tokens for /cost when the server does not.
+	Prices Prices
 	// Now is the clock (tests pin it).
 	Now func() time.Time
 	// Logf logs to the log file; nil discards.
@@ -80,7 +82,9 @@ type Agent struct {
 	// attachments go with the next user message (see attach.go).
 	attachments []attachment
 	tokensUsed  int
-	running     bool
+	// totals are the session's usage since start (see cost.go).
+	totals  CostReport
+	running bool
 	// pastCalls are the call records of the session as loaded.
 	pastCalls []CallRecord
 	hooks     []Hook
@@ -253,6 +257,8 @@ func (a *Agent) Status() Status {
 		TokensUsed:    a.tokensUsed,
 		ContextWindow: a.opts.ContextWindow,
 		UndoDepth:     a.journal.Depth(),
+		Cost:          a.totals.Cost,
+		CostKnown:     a.totals.CostKnown,
 	}
 }
 

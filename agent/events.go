@@ -117,6 +117,8 @@ type UsageEvent struct {
 	TotalTokens      int  `json:"total_tokens"`
 	ContextWindow    int  `json:"context_window"`
 	Estimated        bool `json:"estimated,omitempty"`
+	// Cost is what the server said the request cost, in USD (OpenRouter).
+	Cost *float64 `json:"cost,omitempty"`
 }
 
 // RetryEvent reports a wait before trying the model server again.

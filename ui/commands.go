@@ -48,6 +48,7 @@ var commands = []command{
 	{"sessions", "", "list the sessions of this workspace", true},
 	{"mcp", "[restart NAME]", "MCP servers: state, tools, last error; restart one", true},
 	{"init", "", "draft AGENTS.md: the model explores the repository", false},
+	{"cost", "", "tokens and cost of this session so far", true},
 	{"context", "", "what the prompt holds: instructions, tools, free room", true},
 	{"trust", "", "trust this folder: .myclaw.toml, AGENTS.md, commands", false},
 	{"quit", "", "leave myclaw", true},
@@ -255,6 +256,11 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			return usage()
 		}
 		return m.contextCommand()
+	case "cost":
+		if len(args) > 0 {
+			return usage()
+		}
+		return m.costCommand()
 	case "clear":
 		if len(args) > 0 {
 			return usage()

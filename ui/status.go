@@ -38,6 +38,7 @@ type statusInfo struct {
 	window    int
 	estimated bool
 	undo      int
+	cost      string // the session's cost so far, "" when unknown
 }
 
 // statusRefreshMsg brings fresh figures from the backend.
@@ -61,6 +62,10 @@ func (s *statusInfo) apply(st agent.Status, level approval.Level) {
 		s.tokens, s.window = st.TokensUsed, st.ContextWindow
 	}
 	s.undo = st.UndoDepth
+	s.cost = ""
+	if st.CostKnown {
+		s.cost = formatUSD(st.Cost)
+	}
 }
 
 // shortCount writes a token count the short way: 950, 12.3k, 1.2M.
@@ -165,7 +170,7 @@ func (m Model) statusView() string {
 func (m Model) staticStatus() string {
 	st := &m.c.styles
 	s := m.status
-	key := statusInfo{tokens: s.tokens, window: s.window, estimated: s.estimated, undo: s.undo}
+	key := statusInfo{tokens: s.tokens, window: s.window, estimated: s.estimated, undo: s.undo, cost: s.cost}
 	if key == m.sc.rightKey {
 		return m.sc.right
 	}
@@ -179,6 +184,9 @@ func (m Model) staticStatus() string {
 			t += "/" + shortCount(s.window)
 		}
 		parts = append(parts, st.Status.Render(t+" tokens"))
+	}
+	if s.cost != "" {
+		parts = append(parts, st.Status.Render(s.cost))
 	}
 	if s.undo > 0 {
 		parts = append(parts, st.Status.Render("undo "+strconv.Itoa(s.undo)))
