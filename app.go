@@ -174,6 +174,8 @@ func (a *app) buildTools() error {
 		return fmt.Errorf("open the memory notes: %w", err)
 	}
 	a.userTools = agent.UserTools{
+		Root:   ws.Root(),
+		Vision: a.settings.Vision,
 		Reader: tools.NewFsRead(ws),
 		Lister: tools.NewGlobList(ws),
 		Shell: tools.NewShellRun(tools.ShellOptions{

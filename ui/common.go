@@ -45,6 +45,8 @@ type common struct {
 	customList []command
 	// files is the workspace's file index for @ completion.
 	files fileIndex
+	// workspace is the workspace's path, for pasted image paths.
+	workspace string
 }
 
 // contentWidth is the width transcript blocks render at.

@@ -139,7 +139,13 @@ func (ch *chip) draw(c *common) []string {
 		name += "/"
 	}
 	if ev.Status != agent.StatusOK {
-		return []string{truncate("  "+st.Failed.Render("✗ "+name+" not attached: "+oneLine(ev.Message)), w)}
+		out := []string{truncate("  "+st.Failed.Render("✗ "+name+" not attached: "+oneLine(ev.Message)), w)}
+		if ev.Hint != "" {
+			for _, l := range wrapPlain(oneLine(ev.Hint), w-4) {
+				out = append(out, "    "+st.Hint.Render(l))
+			}
+		}
+		return out
 	}
 	line := "  " + st.Key.Render("[ "+name+" ]") + " " + st.Dim.Render(oneLine(ev.Summary)+" · attached for the model")
 	out := []string{truncate(line, w)}

@@ -2,8 +2,10 @@ package ui
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
+	"myclaw/agent"
 	"myclaw/tools"
 )
 
@@ -23,6 +25,11 @@ type pasteChip struct {
 
 // pasteAsChip inserts a large paste as a chip; it reports whether it did.
 func (in *inputModel) pasteAsChip(s string) bool {
+	if m, ok := imageMention(s, in.c.workspace); ok {
+		in.ta.insert(m)
+		in.ta.scrollToCursor()
+		return true
+	}
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 	n := strings.Count(strings.TrimRight(s, "\n"), "\n") + 1
 	if n <= pasteChipLines && len(s) <= pasteChipChars {
@@ -79,4 +86,24 @@ func (in *inputModel) deleteChipBefore() bool {
 		}
 	}
 	return false
+}
+
+// imageMention turns a pasted path to an image (what a terminal pastes
+// for a file dropped on it) into an @mention, relative to the workspace
+// when it is inside. Paths with spaces are left as they are.
+func imageMention(s, workspace string) (string, bool) {
+	p := strings.TrimSpace(s)
+	p = strings.Trim(p, `'"`)
+	if p == "" || strings.ContainsAny(p, " \n\t") || !agent.IsImagePath(p) {
+		return "", false
+	}
+	if strings.HasPrefix(p, "file://") {
+		p = strings.TrimPrefix(p, "file://")
+	}
+	if workspace != "" && filepath.IsAbs(p) {
+		if rel, err := filepath.Rel(workspace, p); err == nil && !strings.HasPrefix(rel, "..") {
+			p = filepath.ToSlash(rel)
+		}
+	}
+	return "@" + p + " ", true
 }

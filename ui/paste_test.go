@@ -56,3 +56,21 @@ func TestPasteChipExpandAndDelete(t *testing.T) {
 		t.Fatalf("expanded input %q", got[:min(40, len(got))])
 	}
 }
+
+func TestPastedImagePathBecomesMention(t *testing.T) {
+	m := New(newFake(), Options{Workspace: "/work/project"})
+	m = update(m, sizeMsg(testWidth, testHeight))
+	m = typeText(m, "what is wrong here? ")
+	m = update(m, pasteMsg("'/work/project/shots/bug.png' "))
+	if got := m.input.ta.value(); got != "what is wrong here? @shots/bug.png " {
+		t.Fatalf("input %q", got)
+	}
+	m = update(m, pasteMsg("/tmp/elsewhere.PNG"))
+	if got := m.input.ta.value(); !strings.HasSuffix(got, "@/tmp/elsewhere.PNG ") {
+		t.Fatalf("input %q", got)
+	}
+	m = update(m, pasteMsg("notes.txt"))
+	if got := m.input.ta.value(); !strings.HasSuffix(got, " notes.txt") {
+		t.Fatalf("a non-image paste changed: %q", got)
+	}
+}

@@ -112,6 +112,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 	}
 	m.notices = opts.Notices
 	m.loadCommands = opts.Commands
+	c.workspace = opts.Workspace
 	if opts.EditorKey != "" {
 		c.keys.ExternalEditor = key.NewBinding(key.WithKeys(opts.EditorKey), key.WithHelp(opts.EditorKey, c.keys.ExternalEditor.Help().Desc))
 	}
