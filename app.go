@@ -15,6 +15,7 @@ import (
 	"myclaw/approval"
 	"myclaw/config"
 	"myclaw/history"
+	"myclaw/sandbox"
 	"myclaw/tools"
 	"myclaw/tools/command"
 	"myclaw/tools/mcp"
@@ -27,16 +28,24 @@ type app struct {
 	settings  config.Settings
 	secrets   map[string]string
 	stateDir  string
+	shellUndo *tools.ShellUndo
 	workspace *tools.Workspace
 	store     *history.Store
 	session   *history.Session
 	registry  *tools.Registry
 	policy    *approval.Policy
 	audit     *approval.Audit
+	// sandbox confines shell commands (nil when off in the config);
+	// sandboxState is what its check found.
+	sandbox      *sandbox.Sandbox
+	sandboxState approval.Sandbox
 	// mcps run the MCP servers: those known at start, then those of a
 	// project config trusted during the session.
-	mcps    []*mcp.Manager
-	mcpMu   sync.Mutex
+	mcps  []*mcp.Manager
+	mcpMu sync.Mutex
+	// mcpOpts are given to every MCP manager (the TUI makes them
+	// interactive); StateDir is filled in.
+	mcpOpts mcp.Options
 	hooks   []agent.Hook
 	logger  *log.Logger
 	logFile *os.File
@@ -123,6 +132,13 @@ func newApp(o options, secrets map[string]string) (*app, error) {
 	if a.workspace, err = tools.OpenWorkspace(wsDir); err != nil {
 		return nil, &agent.UserError{Msg: fmt.Sprintf("Cannot open the workspace %s: %v", wsDir, err), Hint: "Pass --workspace DIR with a directory that exists."}
 	}
+	// myclaw's own files are never the file tools' business, even when
+	// XDG_STATE_HOME or XDG_CONFIG_HOME lies inside the project.
+	own := []string{a.stateDir, o.configPath}
+	if def := config.DefaultPath(); filepath.IsAbs(def) {
+		own = append(own, filepath.Dir(def))
+	}
+	a.workspace.Protect(own...)
 	a.store = history.NewStore(a.stateDir)
 	return a, nil
 }
@@ -163,6 +179,10 @@ func (a *app) buildTools() error {
 	blobs := a.store.Blobs()
 	ws := a.workspace
 	shell := a.cfg.Shell
+	var confiner tools.Sandbox
+	if a.sandbox != nil {
+		confiner = a.sandbox
+	}
 	web := tools.WebOptions{
 		AllowPrivateHosts: a.cfg.Web.AllowPrivateHosts,
 		Timeout:           time.Duration(a.cfg.Web.TimeoutS) * time.Second,
@@ -172,6 +192,12 @@ func (a *app) buildTools() error {
 	memory, err := tools.OpenMemory(filepath.Join(a.stateDir, "memory.json"))
 	if err != nil {
 		return fmt.Errorf("open the memory notes: %w", err)
+	}
+	if shell.Undo == nil || *shell.Undo {
+		a.shellUndo, err = tools.NewShellUndo(ws, blobs, filepath.Join(a.stateDir, "shell-cache"), a.stateDir, filepath.Dir(config.DefaultPath()))
+		if err != nil {
+			return fmt.Errorf("prepare undo of shell commands: %w", err)
+		}
 	}
 	a.userTools = agent.UserTools{
 		Root:   ws.Root(),
@@ -183,6 +209,8 @@ func (a *app) buildTools() error {
 			OutputDir:      filepath.Join(a.stateDir, "shell-output"),
 			DefaultTimeout: time.Duration(shell.TimeoutS) * time.Second,
 			MaxTimeout:     time.Duration(shell.MaxTimeoutS) * time.Second,
+			Sandbox:        confiner,
+			Undo:           a.shellUndo,
 		}),
 	}
 	for _, t := range []tools.Tool{
@@ -297,11 +325,20 @@ func (a *app) mcpServers(cfg *config.Config) []mcp.ServerConfig {
 			env[k] = os.Expand(v, a.lookup)
 		}
 		headers, unset := mcp.ExpandHeaders(s.Headers, a.lookup)
+		var oauth *mcp.OAuthConfig
+		if o := s.OAuth; o != nil {
+			oauth = &mcp.OAuthConfig{ClientID: o.ClientID, Scopes: o.Scopes, CallbackPort: o.CallbackPort}
+			if o.ClientSecretEnv != "" {
+				if oauth.ClientSecret = a.lookup(o.ClientSecretEnv); oauth.ClientSecret == "" {
+					unset = append(unset, "$"+o.ClientSecretEnv)
+				}
+			}
+		}
 		timeout := time.Duration(s.TimeoutS) * time.Second
 		out = append(out, mcp.ServerConfig{
 			Name: name, Command: s.Command, Args: s.Args, Env: env, URL: s.URL,
 			Enabled: s.IsEnabled(), Timeout: timeout, Trust: s.Trust, Dir: a.workspace.Dir(),
-			Headers: headers, Unset: unset,
+			Headers: headers, Unset: unset, OAuth: oauth, LogLevel: s.LogLevel,
 		})
 	}
 	return out
@@ -315,12 +352,13 @@ func (a *app) buildPolicy() error {
 	}
 	rules := make([]approval.Rule, len(a.cfg.Approval.Rules))
 	for i, r := range a.cfg.Approval.Rules {
-		rules[i] = approval.Rule{Tool: r.Tool, Match: r.Match, Decision: r.Decision}
+		rules[i] = approval.Rule{Tool: r.Tool, Match: r.Match, Decision: r.Decision, Network: r.Network}
 	}
 	a.policy, err = approval.NewPolicy(level, rules)
 	if err != nil {
 		return &agent.UserError{Msg: "The approval rules are not valid: " + err.Error(), Hint: "Fix [[approval.rules]] in " + a.cfg.Path + "."}
 	}
+	a.policy.SetSandbox(a.sandboxState)
 	a.audit, err = approval.OpenAudit(filepath.Join(a.stateDir, approval.AuditFile))
 	if err != nil {
 		return fmt.Errorf("open the audit log: %w", err)
@@ -334,6 +372,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 	if err := a.loadProjectConfig(); err != nil {
 		return nil, err
 	}
+	a.buildSandbox(context.Background())
 	if err := a.buildTools(); err != nil {
 		return nil, err
 	}
@@ -444,6 +483,9 @@ func (a *app) startServers(ctx context.Context, servers []mcp.ServerConfig, onCh
 		return
 	}
 	m := mcp.NewManager(a.registry, servers, a.logf)
+	o := a.mcpOpts
+	o.StateDir = a.stateDir
+	m.SetOptions(o)
 	a.mcpMu.Lock()
 	a.mcps = append(a.mcps, m)
 	a.mcpMu.Unlock()
@@ -463,6 +505,33 @@ func (a *app) mcpStatus() []mcp.ServerStatus {
 
 // restartMCP restarts the server called name.
 func (a *app) restartMCP(ctx context.Context, name string) error {
+	m, err := a.mcpOwner(name)
+	if err != nil {
+		return err
+	}
+	return m.Restart(ctx, name)
+}
+
+// loginMCP logs in to the server called name in the browser.
+func (a *app) loginMCP(ctx context.Context, name string) error {
+	m, err := a.mcpOwner(name)
+	if err != nil {
+		return err
+	}
+	return m.Login(ctx, name)
+}
+
+// logoutMCP forgets the login of the server called name.
+func (a *app) logoutMCP(ctx context.Context, name string) error {
+	m, err := a.mcpOwner(name)
+	if err != nil {
+		return err
+	}
+	return m.Logout(ctx, name)
+}
+
+// mcpOwner finds the manager that runs the server called name.
+func (a *app) mcpOwner(name string) (*mcp.Manager, error) {
 	a.mcpMu.Lock()
 	var names []string
 	var owner *mcp.Manager
@@ -477,11 +546,11 @@ func (a *app) restartMCP(ctx context.Context, name string) error {
 	a.mcpMu.Unlock()
 	if owner == nil {
 		if len(names) == 0 {
-			return fmt.Errorf("no MCP server %q: none is configured", name)
+			return nil, fmt.Errorf("no MCP server %q: none is configured", name)
 		}
-		return fmt.Errorf("no MCP server %q; configured: %s", name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("no MCP server %q; configured: %s", name, strings.Join(names, ", "))
 	}
-	return owner.Restart(ctx, name)
+	return owner, nil
 }
 
 func (a *app) close() {
@@ -495,6 +564,9 @@ func (a *app) close() {
 	}
 	if a.audit != nil {
 		_ = a.audit.Close()
+	}
+	if a.shellUndo != nil {
+		_ = a.shellUndo.Close()
 	}
 	if a.workspace != nil {
 		_ = a.workspace.Close()

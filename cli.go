@@ -17,6 +17,7 @@ Usage:
   myclaw undo [N] [--force]      revert the newest N reversible calls of the newest session
   myclaw redo [N]                re-apply the newest N undone calls
   myclaw history [--approvals]   list the calls (or the approval decisions) of the session
+  myclaw sandbox-check           self-test the shell sandbox and say what it enforces here
 
 Flags:
 `
@@ -36,6 +37,8 @@ type options struct {
 	force      bool
 	approvals  bool
 	count      int
+	// sandboxCheck runs the sandbox self-test and exits.
+	sandboxCheck bool
 }
 
 func newFlagSet(name string, o *options, stderr io.Writer) *flag.FlagSet {
@@ -54,7 +57,7 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 	mode := "main"
 	if len(args) > 0 {
 		switch args[0] {
-		case "undo", "redo", "history":
+		case "undo", "redo", "history", "sandbox-check":
 			mode, args = args[0], args[1:]
 		}
 	}
@@ -66,6 +69,7 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 		fs.StringVar(&o.output, "output", "text", "headless output `format`: text or json")
 		fs.BoolVar(&o.continueS, "continue", false, "resume the newest session of the workspace")
 		fs.BoolVar(&o.trust, "trust", false, "trust the workspace's .myclaw.toml (it can run commands) and remember it")
+		fs.BoolVar(&o.sandboxCheck, "sandbox-check", false, "self-test the shell sandbox, say what it enforces here, and exit")
 	case "undo":
 		fs.BoolVar(&o.force, "force", false, "undo even if the files changed since (the current version is kept for redo)")
 	case "history":
@@ -110,6 +114,11 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 	switch mode {
 	case "undo", "redo", "history":
 		return runJournalCommand(ctx, mode, o, secrets, stdout, stderr)
+	case "sandbox-check":
+		return runSandboxCheck(ctx, o, secrets, stdout)
+	}
+	if o.sandboxCheck {
+		return runSandboxCheck(ctx, o, secrets, stdout)
 	}
 	if o.hasPrompt {
 		if o.prompt == "-" {

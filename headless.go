@@ -11,8 +11,8 @@ import (
 
 	"myclaw/agent"
 	"myclaw/approval"
-	"myclaw/tools"
 	"myclaw/tools/mcp"
+	"myclaw/tools/termtext"
 )
 
 // runHeadless runs one task without a person: assistant text on stdout,
@@ -35,7 +35,11 @@ func runHeadless(ctx context.Context, o options, secrets map[string]string, stdo
 		return err
 	}
 	a.startMCP(ctx, func(s mcp.ServerStatus) {
-		if s.State == mcp.StateFailed {
+		switch {
+		case s.State == mcp.StateFailed && (s.Auth == mcp.AuthNeeded || s.Auth == mcp.AuthExpired):
+			// No browser is ever opened headless.
+			fmt.Fprintf(stderr, "note: MCP server %s is not logged in (%s); log in from the TUI: myclaw, then /mcp login %s\n", s.Name, s.Auth, s.Name)
+		case s.State == mcp.StateFailed:
 			fmt.Fprintf(stderr, "note: MCP server %s failed: %s\n", s.Name, s.LastError)
 		}
 	})
@@ -71,6 +75,7 @@ type printer struct {
 	// midLine is set when the last text written to out did not end a line.
 	midLine bool
 	enc     *json.Encoder
+	text    termtext.Stream // the answer, held where a sequence is cut
 }
 
 func newPrinter(asJSON bool, stdout, stderr io.Writer) *printer {
@@ -84,16 +89,15 @@ func newPrinter(asJSON bool, stdout, stderr io.Writer) *printer {
 
 func (p *printer) print(e agent.Event) {
 	if p.json {
-		_ = p.enc.Encode(jsonEvent(e))
+		_ = p.enc.Encode(json.RawMessage(inertJSON(jsonEvent(e))))
 		return
+	}
+	if _, ok := e.(agent.TextDelta); !ok {
+		p.writeText(p.text.Flush())
 	}
 	switch ev := e.(type) {
 	case agent.TextDelta:
-		text := tools.StripControls(ev.Text)
-		if text != "" {
-			fmt.Fprint(p.out, text)
-			p.midLine = !strings.HasSuffix(text, "\n")
-		}
+		p.writeText(p.text.Write(ev.Text))
 	case agent.ReasoningDelta:
 		// Reasoning is not part of the answer; scripts get it with --output json.
 	case agent.ToolCallEvent:
@@ -102,16 +106,16 @@ func (p *printer) print(e agent.Event) {
 			if what == "" {
 				what = string(ev.Call.Args)
 			}
-			fmt.Fprintf(p.err, "→ %s: %s\n", ev.Call.Tool, tools.StripControls(oneLine(what, 160)))
+			fmt.Fprintf(p.err, "→ %s: %s\n", oneLine(ev.Call.Tool, 0), oneLine(what, 160))
 		}
 	case agent.ToolResultEvent:
 		switch {
 		case ev.Failed() && ev.Status == agent.StatusOK:
-			fmt.Fprintf(p.err, "✗ %s exit %d (%s)\n", ev.Call.Tool, *ev.ExitCode, ev.Duration.Round(time.Millisecond))
+			fmt.Fprintf(p.err, "✗ %s exit %d (%s)\n", oneLine(ev.Call.Tool, 0), *ev.ExitCode, ev.Duration.Round(time.Millisecond))
 		case ev.Status == agent.StatusOK:
-			fmt.Fprintf(p.err, "✓ %s (%s)\n", ev.Call.Tool, ev.Duration.Round(time.Millisecond))
+			fmt.Fprintf(p.err, "✓ %s (%s)\n", oneLine(ev.Call.Tool, 0), ev.Duration.Round(time.Millisecond))
 		default:
-			fmt.Fprintf(p.err, "✗ %s %s: %s\n", ev.Call.Tool, ev.Status, tools.StripControls(ev.Message))
+			fmt.Fprintf(p.err, "✗ %s %s: %s\n", oneLine(ev.Call.Tool, 0), ev.Status, termtext.Visible(ev.Message))
 		}
 	case agent.RetryEvent:
 		fmt.Fprintf(p.err, "retry %d/%d in %s: %s\n", ev.Attempt, ev.Max, ev.Wait.Round(100*time.Millisecond), ev.Reason)
@@ -128,7 +132,15 @@ func (p *printer) print(e agent.Event) {
 
 func (p *printer) finish() {
 	if !p.json {
+		p.writeText(p.text.Flush())
 		p.endLine()
+	}
+}
+
+func (p *printer) writeText(text string) {
+	if text != "" {
+		fmt.Fprint(p.out, text)
+		p.midLine = !strings.HasSuffix(text, "\n")
 	}
 }
 
@@ -153,10 +165,44 @@ func jsonEvent(e agent.Event) json.RawMessage {
 	return append(out, b[1:]...)
 }
 
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > max {
-		return string(r[:max-1]) + "…"
+// oneLine is termtext.OneLine: one line, controls shown as escapes, cut to
+// max characters.
+func oneLine(s string, max int) string { return termtext.OneLine(s, max) }
+
+// inertJSON rewrites every string of a JSON document through
+// termtext.Visible, so that no string a script decodes holds a control
+// character or an invisible one: `\u001b]0;x\u0007` becomes `\\e]0;x\\a`.
+func inertJSON(doc []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(doc); i++ {
+		if doc[i] != '"' {
+			continue
+		}
+		end := i + 1
+		for end < len(doc) && doc[end] != '"' {
+			if doc[end] == '\\' {
+				end++
+			}
+			end++
+		}
+		end++ // the closing quote
+		var s string
+		if end <= len(doc) && json.Unmarshal(doc[i:end], &s) == nil {
+			if v := termtext.Visible(s); v != s {
+				var b strings.Builder
+				enc := json.NewEncoder(&b)
+				enc.SetEscapeHTML(false)
+				_ = enc.Encode(v)
+				out = append(out, doc[last:i]...)
+				out = append(out, strings.TrimSuffix(b.String(), "\n")...)
+				last = end
+			}
+		}
+		i = end - 1
 	}
-	return s
+	if out == nil {
+		return doc
+	}
+	return append(out, doc[last:]...)
 }

@@ -10,8 +10,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"myclaw/agent"
+	"myclaw/sandbox"
+	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // Exit codes.
@@ -23,6 +27,8 @@ const (
 )
 
 func main() {
+	// Started as the shell sandbox's launcher: confine and exec, nothing else.
+	sandbox.Launch()
 	secrets, err := hideSecrets()
 	if err != nil {
 		// The secrets are unset for children either way; only the start-up
@@ -30,10 +36,24 @@ func main() {
 		fmt.Fprintln(os.Stderr, "myclaw: warning:", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		// A signal cancels everything; should the way out hang, the
+		// processes still go and myclaw exits anyway.
+		<-ctx.Done()
+		time.Sleep(shutdownWait)
+		tools.KillProcesses()
+		os.Exit(exitCancelled)
+	}()
 	code := run(ctx, os.Args[1:], secrets, os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	// Nothing myclaw started outlives it: commands still running, background
+	// jobs, MCP servers and everything they started.
+	tools.KillProcesses()
 	os.Exit(code)
 }
+
+// shutdownWait bounds how long myclaw takes to wind down after a signal.
+const shutdownWait = 10 * time.Second
 
 // usageError is bad usage: exit status 2.
 type usageError struct{ msg string }
@@ -43,6 +63,13 @@ func (e *usageError) Error() string { return e.msg }
 // run parses the command line, runs what it asks and maps the outcome to an
 // exit code. This is the one place that turns errors into exit codes.
 func run(ctx context.Context, args []string, secrets map[string]string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Everything printed for a shell goes through one sanitiser, so that a
+	// file name, an error or a model's answer cannot drive the terminal.
+	// (The TUI writes to the terminal itself.)
+	out, errOut := termtext.NewWriter(stdout), termtext.NewWriter(stderr)
+	defer out.Flush()
+	defer errOut.Flush()
+	stdout, stderr = out, errOut
 	err := dispatch(ctx, args, secrets, stdin, stdout, stderr)
 	if err == nil {
 		return exitOK

@@ -14,11 +14,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"myclaw/sandbox"
 )
 
 // TestMain lets the test binary act as myclaw itself when asked, so tests
 // can run it as a separate process (as a user or a script would).
 func TestMain(m *testing.M) {
+	sandbox.Launch() // confined shell commands re-execute this binary
 	if os.Getenv("MYCLAW_TEST_AS_MAIN") == "1" {
 		os.Unsetenv("MYCLAW_TEST_AS_MAIN")
 		main()
@@ -273,7 +276,7 @@ func TestServerProblemsExitOne(t *testing.T) {
 // neither in its own environment nor in myclaw's /proc/<pid>/environ.
 func TestSecretsStayOutOfChildren(t *testing.T) {
 	e := newEnv(t, writeNote)
-	_, errOut, code := e.myclaw([]string{"OPENAI_API_KEY=sk-very-secret", "GITHUB_TOKEN=ghp-secret"}, "-p", "show env", "--model", "test-model", "--autonomy", "full")
+	_, errOut, code := e.myclaw([]string{"OPENAI_API_KEY=sk-very-secret", "GITHUB_TOKEN=ghp-secret", "DATABASE_URL=postgres://app:pw-secret@db/x"}, "-p", "show env", "--model", "test-model", "--autonomy", "full")
 	if code != 0 {
 		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
@@ -281,8 +284,11 @@ func TestSecretsStayOutOfChildren(t *testing.T) {
 	if len(results) != 1 || !strings.Contains(results[0], "PATH=") {
 		t.Fatalf("tool results %q", results)
 	}
-	if strings.Contains(results[0], "sk-very-secret") || strings.Contains(results[0], "ghp-secret") {
+	if strings.Contains(results[0], "sk-very-secret") || strings.Contains(results[0], "ghp-secret") || strings.Contains(results[0], "pw-secret") {
 		t.Fatalf("a secret reached the shell: %s", results[0])
+	}
+	if !strings.Contains(results[0], "DATABASE_URL=postgres://app:***@db/x") {
+		t.Errorf("DATABASE_URL did not reach the shell with its password masked: %s", results[0])
 	}
 }
 

@@ -32,15 +32,17 @@ func runTUI(ctx context.Context, o options, secrets map[string]string) error {
 		a.notices = append(a.notices, fmt.Sprintf("Resumed session %s (%d earlier messages, last used %s): the model remembers them.",
 			info.ID, n, info.Updated.Local().Format("2006-01-02 15:04")))
 	}
-	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 64)}
+	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 64), forms: make(chan ui.FormRequest)}
 	// The servers start behind the first frame; their news reaches the
 	// transcript through Notices.
+	a.mcpOpts = mcp.Options{Interactive: true, Notify: b.mcpNotify, Elicit: b.elicit}
 	a.startMCP(ctx, b.mcpChanged)
 	return ui.Run(ctx, b, ui.Options{
 		Workspace: a.workspace.Dir(),
 		LogPath:   filepath.Join(a.stateDir, "myclaw.log"),
 		Banner:    strings.Join(a.notices, "\n"),
 		Notices:   b.notices,
+		Forms:     b.forms,
 		Earlier:   earlier(ag.Messages(), ag.PastCalls(), 60),
 		Commands:  b.commands,
 		EditorKey: a.cfg.UI.EditorKey,
@@ -120,6 +122,8 @@ type tuiBackend struct {
 	*agent.Agent
 	app     *app
 	notices chan string
+	// forms carries MCP servers' requests for input to the TUI.
+	forms   chan ui.FormRequest
 	trustMu sync.Mutex
 
 	mu sync.Mutex
@@ -144,6 +148,9 @@ func (b *tuiBackend) mcpChanged(s mcp.ServerStatus) {
 		text = fmt.Sprintf("MCP server %s is running with %d tools.", s.Name, len(s.Tools))
 	case mcp.StateFailed:
 		text = fmt.Sprintf("MCP server %s failed: %s. Its tools are withdrawn; /mcp restart %s tries again.", s.Name, s.LastError, s.Name)
+		if s.Auth == mcp.AuthNeeded || s.Auth == mcp.AuthExpired {
+			text = fmt.Sprintf("MCP server %s: %s. Its tools are withdrawn until then.", s.Name, s.LastError)
+		}
 	default:
 		return
 	}
@@ -174,8 +181,46 @@ func (b *tuiBackend) Tools() []agent.ToolInfo {
 	return out
 }
 
+// mcpNotify shows a server's message (a login URL) in the transcript.
+func (b *tuiBackend) mcpNotify(server, text string) {
+	select {
+	case b.notices <- text:
+	default:
+	}
+}
+
+// elicit shows a server's form in the TUI and waits for the answer; the
+// server's ctx bounds the wait.
+func (b *tuiBackend) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitAnswer, error) {
+	reply := make(chan mcp.ElicitAnswer, 1)
+	select {
+	case b.forms <- ui.FormRequest{Ctx: ctx, Form: e, Reply: reply}:
+	case <-ctx.Done():
+		return mcp.ElicitAnswer{}, ctx.Err()
+	}
+	select {
+	case a := <-reply:
+		return a, nil
+	case <-ctx.Done():
+		return mcp.ElicitAnswer{}, ctx.Err()
+	}
+}
+
+// LoginMCP implements ui.Extensions.
+func (b *tuiBackend) LoginMCP(ctx context.Context, name string) error {
+	return b.app.loginMCP(ctx, name)
+}
+
+// LogoutMCP implements ui.Extensions.
+func (b *tuiBackend) LogoutMCP(ctx context.Context, name string) error {
+	return b.app.logoutMCP(ctx, name)
+}
+
 // MCPServers implements ui.Extensions.
 func (b *tuiBackend) MCPServers() []mcp.ServerStatus { return b.app.mcpStatus() }
+
+// SandboxReport implements ui.SandboxReporter.
+func (b *tuiBackend) SandboxReport() string { return b.app.sandboxReport() }
 
 // RestartMCP implements ui.Extensions.
 func (b *tuiBackend) RestartMCP(ctx context.Context, name string) error {

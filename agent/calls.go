@@ -21,8 +21,10 @@ import (
 // callResult is what one call left for the model.
 type callResult struct {
 	content string
-	// untrusted is the fence source when untrusted content entered.
+	// untrusted is the fence source when untrusted content entered, and
+	// body that content.
 	untrusted string
+	body      string
 }
 
 // runCalls runs the calls of one answer and appends one tool message per
@@ -60,10 +62,15 @@ func (t *turn) runCalls(calls []openai.ToolCall, fromText bool) error {
 			results[i], fatal = t.handle(calls[i], fromText)
 		}
 		for k := i; k < j; k++ {
-			if results[k].untrusted != "" && t.taint == nil {
+			if results[k].untrusted == "" {
+				continue
+			}
+			if t.taint == nil {
 				t.taint = &approval.Taint{Source: results[k].untrusted}
 			}
+			t.taint.Seen = append(t.taint.Seen, approval.Seen{Source: results[k].untrusted, Text: results[k].body, Call: t.calls + k - i})
 		}
+		t.calls += j - i
 		i = j
 	}
 	for i, c := range calls {
@@ -133,6 +140,7 @@ func (t *turn) handle(tc openai.ToolCall, fromText bool) (callResult, error) {
 	}
 
 	var dry tools.Result
+	var conf *approval.Confinement
 	if !meta.ReadOnly || len(matchingHooks(t.hooks, meta.Name)) > 0 {
 		var err error
 		if !meta.ReadOnly {
@@ -146,24 +154,25 @@ func (t *turn) handle(tc openai.ToolCall, fromText bool) (callResult, error) {
 		}
 		var denial *tools.Error
 		var status string
-		args, dry, denial, status = t.decide(tool, call, args, dry)
+		args, dry, conf, denial, status = t.decide(tool, call, args, dry)
 		if denial != nil {
 			return fail(status, denial), nil
 		}
 		call.Edited = !sameJSON(call.Args, args)
 		call.Args = args
 	}
-	return t.execute(tool, call, args, dry, start)
+	return t.execute(tool, call, args, dry, conf, start)
 }
 
 // decide applies the policy, the hooks and, when asked for, the approver.
 // It returns the arguments to run (edited ones, after validation) with
 // their dry run, or a denial for the model.
-func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tools.Result) (json.RawMessage, tools.Result, *tools.Error, string) {
+func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tools.Result) (json.RawMessage, tools.Result, *approval.Confinement, *tools.Error, string) {
 	a := t.a
 	meta := tool.Meta()
 	req := t.request(tool, call, args, dry)
 	verdict := t.evaluate(req)
+	req.Confinement = verdict.Confinement
 	if verdict.Outcome != approval.OutcomeAsk {
 		// Decided without a person: say by what, for the card and for scripts.
 		d := approval.Decision{Choice: approval.ApproveOnce, By: verdict.By}
@@ -173,15 +182,15 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 		t.emit(ApprovalEvent{Request: req, CallID: call.ID, Tool: meta.Name, Summary: req.Summary, Phase: "decided", Decision: &d})
 		t.audit(approval.VerdictEntry(req, verdict))
 		if verdict.Outcome == approval.OutcomeDeny {
-			return nil, dry, ruleDenial(meta.Name, verdict), StatusDenied
+			return nil, dry, nil, ruleDenial(meta.Name, verdict), StatusDenied
 		}
 		a.opts.Policy.Remember(req, d)
-		return args, dry, nil, ""
+		return args, dry, verdict.Confinement, nil, ""
 	}
 	req.Why = verdict.Why
 	dec, denial, status := t.ask(req)
 	if denial != nil {
-		return nil, dry, denial, status
+		return nil, dry, nil, denial, status
 	}
 	edited := false
 	// An edited call is shown again, with its own preview, before it runs:
@@ -192,7 +201,7 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 			t.audit(approval.DecisionEntry(req, dec))
 			verr.Message = "the user edited the arguments, but the edit is not valid: " + verr.Message
 			verr.Hint = "The call did not run. Ask the user how to proceed."
-			return nil, dry, verr, StatusError
+			return nil, dry, nil, verr, StatusError
 		}
 		if sameJSON(next, args) {
 			// Approved as shown: the edit of the edit changed nothing.
@@ -204,20 +213,22 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 			d, err := tools.Call(t.ctx, tool, args, true)
 			if err != nil {
 				t.audit(approval.DecisionEntry(req, dec))
-				return nil, dry, tools.AsError(err), StatusError
+				return nil, dry, nil, tools.AsError(err), StatusError
 			}
 			dry = d
 		}
 		// What runs is the edited call: deny rules and hooks hold for it too,
 		// and the audit and the session's memory describe it.
 		req = t.request(tool, call, args, dry)
-		if v := t.evaluate(req); v.Outcome == approval.OutcomeDeny {
+		v := t.evaluate(req)
+		if v.Outcome == approval.OutcomeDeny {
 			t.audit(approval.VerdictEntry(req, v))
-			return nil, dry, ruleDenial(meta.Name, v), StatusDenied
+			return nil, dry, nil, ruleDenial(meta.Name, v), StatusDenied
 		}
+		verdict.Confinement, req.Confinement = v.Confinement, v.Confinement
 		req.Why = "the arguments were edited: this is the edited call's preview"
 		if dec, denial, status = t.ask(req); denial != nil {
-			return nil, dry, denial, status
+			return nil, dry, nil, denial, status
 		}
 	}
 	if edited {
@@ -229,9 +240,9 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 	t.audit(approval.DecisionEntry(req, dec))
 	a.opts.Policy.Remember(req, dec)
 	if dec.SaveRule && dec.Choice == approval.ApproveSession {
-		t.saveRule(req)
+		t.saveRule(req, dec)
 	}
-	return args, dry, nil, ""
+	return args, dry, withNetwork(verdict.Confinement, dec.Network), nil, ""
 }
 
 // ask puts req to the person and reports the decision; a denial (or no
@@ -264,6 +275,16 @@ func sameJSON(a, b json.RawMessage) bool {
 	return json.Compact(&x, a) == nil && json.Compact(&y, b) == nil && bytes.Equal(x.Bytes(), y.Bytes())
 }
 
+// withNetwork is conf with network when the person approved it so.
+func withNetwork(conf *approval.Confinement, network bool) *approval.Confinement {
+	if conf == nil || !network || !conf.Sandboxed {
+		return conf
+	}
+	c := *conf
+	c.Network = true
+	return &c
+}
+
 // evaluate asks the policy, then the hooks unless the policy denies.
 func (t *turn) evaluate(req approval.Request) approval.Verdict {
 	v := t.a.opts.Policy.Evaluate(req)
@@ -285,8 +306,12 @@ func ruleDenial(tool string, v approval.Verdict) *tools.Error {
 	return &tools.Error{Kind: tools.KindPermissionDenied, Message: fmt.Sprintf("%s was denied (%s)", tool, v.By), Hint: hint}
 }
 
-func (t *turn) saveRule(req approval.Request) {
+func (t *turn) saveRule(req approval.Request, dec approval.Decision) {
 	rule := approval.SessionRule(req)
+	if dec.Network && req.Confinement != nil {
+		yes := true
+		rule.Network = &yes
+	}
 	if t.a.opts.ConfigPath == "" {
 		t.emit(NoticeEvent{Text: "Could not save the rule: no config file path is known."})
 		return
@@ -311,10 +336,16 @@ func (t *turn) request(tool tools.Tool, call Call, args json.RawMessage, dry too
 		Capability: dry.Capability,
 		Summary:    dry.Summary,
 		Preview:    dry.Preview,
-		Reversible: reversible && len(dry.Undo) > 0,
+		// A tool that learns its undo data by running says so in its plan.
+		Reversible: reversible && (len(dry.Undo) > 0 || dry.UndoPlan != ""),
 		UndoPlan:   dry.UndoPlan,
 		Command:    dry.Command,
 		Taint:      t.taint,
+	}
+	if t.taint != nil {
+		taint := *t.taint
+		taint.Calls = t.calls
+		req.Taint = &taint
 	}
 	if req.Capability == "" {
 		req.Capability = meta.Capability
@@ -327,7 +358,7 @@ func (t *turn) request(tool tools.Tool, call Call, args json.RawMessage, dry too
 
 // execute runs an approved call, journaling it first when it is reversible
 // (write-ahead: the record is on disk before anything changes).
-func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry tools.Result, start time.Time) (callResult, error) {
+func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry tools.Result, conf *approval.Confinement, start time.Time) (callResult, error) {
 	a := t.a
 	meta := tool.Meta()
 	_, reverter := tool.(tools.Reverter)
@@ -345,9 +376,14 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 	t.emit(ToolCallEvent{Call: call, Phase: "started", Summary: dry.Summary})
 	// The call's duration is its run: time spent deciding is not in it.
 	runStart := a.opts.Now()
-	res, err := tools.Call(t.ctx, tool, args, false)
+	ctx := t.ctx
+	if conf != nil {
+		ctx = tools.WithConfinement(ctx, conf.Tool())
+	}
+	res, err := tools.Call(ctx, tool, args, false)
 	now := a.opts.Now()
 	var fatal error
+	recorded := false // journaled after the run
 	switch {
 	case journaled && err != nil:
 		if jerr := j.Fail(call.ID, tools.AsError(err).Message); jerr != nil {
@@ -360,6 +396,23 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 		}
 		if jerr := j.Commit(call.ID, undo); jerr != nil {
 			fatal = jerr
+		}
+	case !meta.ReadOnly && reverter && len(res.Undo) > 0:
+		// A tool that learns its undo data only by running (a shell
+		// command's changes to the workspace) is journaled once it has run,
+		// even when it was cancelled part way.
+		if res.Summary != "" {
+			entry.Summary = res.Summary
+		}
+		entry.Reversible, entry.Undo = true, res.Undo
+		jerr := j.Begin(entry)
+		if jerr == nil {
+			jerr = j.Commit(call.ID, nil)
+		}
+		if jerr != nil {
+			fatal = jerr
+		} else {
+			recorded = true
 		}
 	case !meta.ReadOnly && err == nil && !res.Unchanged && !dry.Unchanged:
 		if res.Summary != "" {
@@ -377,9 +430,12 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 		fatal = &UserError{Msg: "Cannot write the undo journal; the turn stopped after the call ran.", Hint: "Check free space and permissions of the state directory. /history may miss this call.", Err: fatal}
 	}
 	content := tools.Envelope(meta, res, err, now.UTC())
-	ev := ToolResultEvent{Call: call, Status: StatusOK, Summary: res.Summary, Duration: now.Sub(runStart), Content: content, Reversible: journaled && err == nil}
+	ev := ToolResultEvent{Call: call, Status: StatusOK, Summary: res.Summary, Duration: now.Sub(runStart), Content: content, Reversible: journaled && err == nil || recorded}
 	if ev.Summary == "" {
 		ev.Summary = dry.Summary
+	}
+	if recorded {
+		ev.UndoPlan = res.UndoPlan
 	}
 	if err == nil {
 		ev.ExitCode = exitCodeOf(res.Output)
@@ -400,7 +456,7 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 		if ev.Source == "" {
 			ev.Source = meta.Name
 		}
-		out.untrusted = ev.Source
+		out.untrusted, out.body = ev.Source, res.Body
 	} else {
 		ev.Body = res.Body
 	}

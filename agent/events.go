@@ -86,6 +86,9 @@ type ToolResultEvent struct {
 	Body        string    `json:"-"`
 	// Reversible is set when the call was journaled and /undo can revert it.
 	Reversible bool `json:"reversible,omitempty"`
+	// UndoPlan says what /undo would restore, for calls whose undo data
+	// came from running them (a shell command's workspace changes).
+	UndoPlan string `json:"undo_plan,omitempty"`
 	// ExitCode is the exit status of a command the call ran, when it
 	// reported one: a non-zero one is a failure even though the call is ok.
 	ExitCode *int `json:"exit_code,omitempty"`

@@ -46,11 +46,16 @@ func newHarness(t *testing.T, level approval.Level, srv *fakeServer, opts ...har
 		t.Fatal(err)
 	}
 	h.reg = tools.NewRegistry()
+	undo, err := tools.NewShellUndo(ws, h.store.Blobs(), filepath.Join(h.state, "shell-cache"), h.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { undo.Close() })
 	for _, tool := range []tools.Tool{
 		tools.NewFsRead(ws), tools.NewFsWrite(ws, h.store.Blobs()), tools.NewFsEdit(ws, h.store.Blobs()),
 		tools.NewGlobList(ws), tools.NewGrepSearch(ws), tools.NewTimeNow(time.Now),
 		tools.NewMemoryStore(mem), tools.NewMemoryFetch(mem),
-		tools.NewShellRun(tools.ShellOptions{Dir: ws.Dir(), OutputDir: filepath.Join(h.state, "shell")}),
+		tools.NewShellRun(tools.ShellOptions{Dir: ws.Dir(), OutputDir: filepath.Join(h.state, "shell"), Undo: undo}),
 	} {
 		h.reg.MustRegister(tool)
 	}

@@ -25,6 +25,8 @@ type turn struct {
 	approver approval.Approver
 	// taint is set once untrusted content entered the conversation this turn.
 	taint *approval.Taint
+	// calls counts the calls of the turn that have run.
+	calls int
 	// lastCall and repeats count identical consecutive calls.
 	repeatMu sync.Mutex
 	lastCall string

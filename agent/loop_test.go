@@ -344,11 +344,13 @@ func TestTaintTurnsAutoEditIntoAQuestion(t *testing.T) {
 	if err := h.run(context.Background(), "go", ap); err != nil {
 		t.Fatal(err)
 	}
-	if len(ap.requests) != 1 || ap.requests[0].Taint == nil || !strings.Contains(ap.requests[0].Taint.Source, "readme.txt") {
-		t.Fatalf("requests %+v; want only the tainted memory_store asked", ap.requests)
+	// auto-edit asks for every memory note; the one after the file says so.
+	if len(ap.requests) != 2 || ap.requests[0].Taint != nil || ap.requests[1].Taint == nil ||
+		!strings.Contains(ap.requests[1].Taint.Source, "readme.txt") || !strings.Contains(ap.requests[1].Why, "untrusted content") {
+		t.Fatalf("requests %+v; want both notes asked, the second as tainted", ap.requests)
 	}
 	res := h.results()
-	if res[0].Status != StatusOK || res[2].Status != StatusDenied {
+	if res[0].Status != StatusDenied || res[2].Status != StatusDenied {
 		t.Fatalf("results %+v", res)
 	}
 }
@@ -633,5 +635,92 @@ func TestShellAllowRuleUsesTheParsedCommand(t *testing.T) {
 	}
 	if res := h.results(); len(res) != 2 || res[0].Status != StatusOK || res[1].Status != StatusDenied {
 		t.Fatalf("results %+v", res)
+	}
+}
+
+// A shell command's changes to the workspace are journaled once it has run:
+// undo restores the edited and deleted files and removes the created one,
+// redo puts the command's result back, and the model is told.
+func TestShellCommandIsUndoneAndRedone(t *testing.T) {
+	srv := newFakeServer(t,
+		openAIStyle("", call{"s1", "shell_run", `{"command":"echo new >> a.txt && sed -i s/old/NEW/ b.txt && echo c > c.txt && rm d.txt && mkdir -p e/f && echo g > e/f/g.txt"}`}),
+		openAIStyle("done"),
+		openAIStyle("noted"),
+	)
+	h := newHarness(t, approval.Full, srv)
+	files := map[string]string{"a.txt": "a\n", "b.txt": "old\n", "d.txt": "d\n"}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(h.ws, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.run(context.Background(), "change things", nil); err != nil {
+		t.Fatal(err)
+	}
+	res := h.results()
+	if len(res) != 1 || !res[0].Reversible || !strings.Contains(res[0].UndoPlan, "Undo restores 5 files") {
+		t.Fatalf("result %+v; want a reversible shell call restoring 5 files", res)
+	}
+	want := func(name, body string) {
+		t.Helper()
+		got, err := os.ReadFile(filepath.Join(h.ws, name))
+		switch {
+		case body == "" && !errors.Is(err, os.ErrNotExist):
+			t.Fatalf("%s: %q, %v; want no file", name, got, err)
+		case body != "" && string(got) != body:
+			t.Fatalf("%s = %q (%v); want %q", name, got, err, body)
+		}
+	}
+	msg, err := h.agent.Undo(context.Background(), 1, false)
+	if err != nil {
+		t.Fatalf("Undo: %v (%s)", err, msg)
+	}
+	want("a.txt", "a\n")
+	want("b.txt", "old\n")
+	want("c.txt", "")
+	want("d.txt", "d\n")
+	if _, err := os.Stat(filepath.Join(h.ws, "e")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("undo left the created folder: %v", err)
+	}
+	if msg, err := h.agent.Redo(context.Background(), 1); err != nil {
+		t.Fatalf("Redo: %v (%s)", err, msg)
+	}
+	want("a.txt", "a\nnew\n")
+	want("b.txt", "NEW\n")
+	want("c.txt", "c\n")
+	want("d.txt", "")
+	want("e/f/g.txt", "g\n")
+	if err := h.run(context.Background(), "what now?", nil); err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	for _, m := range srv.messages(2) {
+		if m["role"] == "user" {
+			last = m["content"].(string)
+		}
+	}
+	if !strings.Contains(last, "shell_run") {
+		t.Fatalf("the model was not told about the undo: %q", last)
+	}
+}
+
+// A command cut off at its timeout has its partial changes journaled.
+func TestShellCommandKilledAtTimeoutIsUndoable(t *testing.T) {
+	srv := newFakeServer(t,
+		openAIStyle("", call{"s1", "shell_run", `{"command":"echo partial > p.txt; sleep 30","timeout_s":1}`}),
+		openAIStyle("done"),
+	)
+	h := newHarness(t, approval.Full, srv)
+	if err := h.run(context.Background(), "go", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "p.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if msg, err := h.agent.Undo(context.Background(), 1, false); err != nil {
+		t.Fatalf("Undo: %v (%s)", err, msg)
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "p.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("p.txt survived the undo: %v", err)
 	}
 }

@@ -49,6 +49,46 @@ func ParseLevel(s string) (Level, error) {
 type Taint struct {
 	// Source is where the untrusted content came from, e.g. "web:example.com/x".
 	Source string
+	// Seen is every untrusted text of the turn so far, oldest first: a
+	// sandboxed command drawn from one of them still asks.
+	Seen []Seen
+	// Calls is the index in the turn of the call being decided.
+	Calls int
+}
+
+// Seen is one untrusted text that entered the turn.
+type Seen struct {
+	Source string
+	Text   string
+	// Call is the index in the turn of the call that brought it.
+	Call int
+}
+
+// Confinement is how a shell command would run: in the OS sandbox or not,
+// with or without network.
+type Confinement struct {
+	Sandboxed bool
+	Network   bool
+	// Why says, when not sandboxed, why not.
+	Why string
+}
+
+// String is the line the approval pane shows.
+func (c Confinement) String() string {
+	switch {
+	case !c.Sandboxed && c.Why != "":
+		return "not sandboxed: " + c.Why
+	case !c.Sandboxed:
+		return "not sandboxed"
+	case c.Network:
+		return "sandbox: writes in workspace + temp, network allowed"
+	}
+	return "sandbox: writes in workspace + temp, no network"
+}
+
+// Tool is the confinement as shell_run takes it.
+func (c Confinement) Tool() tools.Confinement {
+	return tools.Confinement{Sandboxed: c.Sandboxed, Network: c.Network}
 }
 
 // Request is one call that needs a decision, with everything the person
@@ -72,6 +112,8 @@ type Request struct {
 	Command *tools.CommandLine
 	// Taint is set when untrusted content came earlier in the turn.
 	Taint *Taint
+	// Confinement is, for a shell command, how it runs if approved as is.
+	Confinement *Confinement
 	// Why says why the policy asks rather than allows, e.g. "auto-edit asks
 	// for shell commands after untrusted content (web:example.com)".
 	Why string
@@ -103,6 +145,9 @@ type Decision struct {
 	// SaveRule asks, with ApproveSession, that the grant be written to the
 	// config as a permanent rule.
 	SaveRule bool `json:"save_rule,omitempty"`
+	// Network approves a sandboxed shell command with network access
+	// (with ApproveSession, for the granted commands from now on).
+	Network bool `json:"network,omitempty"`
 	// By names who decided: "user", "rule: <rule>", "level: full",
 	// "headless", "hook: <command>".
 	By string `json:"by"`

@@ -17,7 +17,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // AuditFile is the audit log's name in the state directory.
@@ -241,10 +241,6 @@ func FormatAudit(entries []AuditEntry) string {
 	return b.String()
 }
 
-// oneLine is tools.SanitizeForScreen with the line breaks and tabs it keeps
-// turned into spaces, so that one decision stays on one line.
-func oneLine(s string) string {
-	return strings.TrimSpace(lineBreaks.Replace(tools.SanitizeForScreen(s)))
-}
-
-var lineBreaks = strings.NewReplacer("\n", " ", "\t", " ")
+// oneLine keeps one decision on one line, every control and invisible
+// character shown as an escape.
+func oneLine(s string) string { return termtext.OneLine(s, 0) }

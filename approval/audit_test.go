@@ -267,7 +267,7 @@ func TestFormatAudit(t *testing.T) {
 	}
 	wantIn := []string{
 		t1.Local().Format(time.DateTime) + "  approve_session  shell_run            Run `go test ./...`  (by user)",
-		"deny             fs_write             Create a.txt fake line  (by user: wrong file)",
+		"deny             fs_write             Create a.txt \\e[2Jfake line⟨U+202E⟩  (by user: wrong file)",
 		"allow            github/create_issue  (no summary)  (by rule: tool = \"github/*\")",
 	}
 	for i, w := range wantIn {

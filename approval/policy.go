@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // Policy decides, for each call, whether it runs, asks or is denied, from
@@ -29,10 +30,48 @@ import (
 type Policy struct {
 	rules []compiledRule // fixed after NewPolicy
 
-	mu     sync.RWMutex
-	level  Level
-	grants []compiledRule
-	hosts  map[string]bool // hosts fetched this session, lower case
+	mu      sync.RWMutex
+	level   Level
+	grants  []compiledRule
+	hosts   map[string]bool // hosts fetched this session, lower case
+	sandbox Sandbox
+}
+
+// Sandbox is what the policy knows of the shell sandbox.
+type Sandbox struct {
+	// Active is true when the sandbox passed its check here.
+	Active bool
+	// Why says why it is not active ("off in the config", "no Landlock").
+	Why string
+	// Always confines commands under full too.
+	Always bool
+	// Network gives sandboxed commands network by default.
+	Network bool
+}
+
+// SetSandbox tells the policy whether shell commands can run sandboxed.
+// Until it is called they cannot.
+func (p *Policy) SetSandbox(s Sandbox) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sandbox = s
+}
+
+// confinement is how a shell call runs at the current level, before any
+// rule or decision grants network. Called with p.mu held.
+func (p *Policy) confinement() Confinement {
+	sb := p.sandbox
+	switch {
+	case !sb.Active:
+		why := sb.Why
+		if why == "" {
+			why = "no sandbox is set up"
+		}
+		return Confinement{Why: why}
+	case p.level == Full && !sb.Always:
+		return Confinement{Why: "autonomy full runs commands unsandboxed ([shell.sandbox] always = true changes that)"}
+	}
+	return Confinement{Sandboxed: true, Network: sb.Network}
 }
 
 // NewPolicy builds a policy. An empty level means Ask; rules are checked
@@ -91,7 +130,18 @@ func (p *Policy) Evaluate(req Request) Verdict {
 	c := newCall(req)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
+	v := p.evaluate(req, c)
+	if c.shell {
+		conf := p.confinement()
+		if v.Confinement != nil {
+			conf = *v.Confinement
+		}
+		v.Confinement = &conf
+	}
+	return v
+}
 
+func (p *Policy) evaluate(req Request, c call) Verdict {
 	for _, r := range p.rules {
 		if Outcome(r.Decision) == OutcomeDeny && c.hits(r) {
 			return Verdict{Outcome: OutcomeDeny, By: "rule: " + r.brief(), Why: "a rule in the config denies " + c.what(r)}
@@ -99,6 +149,15 @@ func (p *Policy) Evaluate(req Request) Verdict {
 	}
 	if p.level == ReadOnly && req.Meta.HasSideEffects() {
 		return Verdict{Outcome: OutcomeDeny, By: "level: readonly", Why: "readonly allows no side effects, and " + c.tool + " has them"}
+	}
+	// A deny or ask pattern cannot be checked against a command the line
+	// does not show: it might be hit, so a person decides, whatever the
+	// level and the allow rules.
+	for _, r := range p.rules {
+		if Outcome(r.Decision) != OutcomeAllow && r.Match != "" && c.opaque != "" && r.tool.match(c.tool) {
+			return Verdict{Outcome: OutcomeAsk, By: "rule: " + r.brief(),
+				Why: fmt.Sprintf("the rule %q cannot be checked against this line: %s", r.Match, c.opaque)}
+		}
 	}
 	if req.Meta.AlwaysAsk {
 		return Verdict{Outcome: OutcomeAsk, By: "tool", Why: c.tool + " requires a person's approval for every call"}
@@ -111,15 +170,25 @@ func (p *Policy) Evaluate(req Request) Verdict {
 			return Verdict{Outcome: OutcomeAsk, By: "rule: " + r.brief(), Why: "a rule in the config asks before " + c.what(r)}
 		}
 	}
-	by, whyNot := c.allowedBy(p.rules, p.grants)
+	if why := sensitiveTarget(c.capability); why != "" && p.level != Full && !c.allowedByPattern(p.rules) {
+		// A grant for the tool was given for another file; only a rule
+		// written for this path vouches for it.
+		return Verdict{Outcome: OutcomeAsk, By: "level: " + string(p.level),
+			Why: "myclaw never writes " + why + " without asking (a rule matching this path can allow it)"}
+	}
+	conf := p.confinement()
+	by, whyNot, network := c.allowedBy(p.rules, p.grants, conf.Sandboxed)
 	if by != "" {
-		return Verdict{Outcome: OutcomeAllow, By: by}
+		if network && conf.Sandboxed {
+			conf.Network = true
+		}
+		return Verdict{Outcome: OutcomeAllow, By: by, Confinement: &conf}
 	}
 	switch p.level {
 	case Full:
 		return Verdict{Outcome: OutcomeAllow, By: "level: full"}
 	case AutoEdit:
-		why := p.autoEditAsks(req, c)
+		why := p.autoEditAsks(req, c, conf)
 		if why == "" {
 			return Verdict{Outcome: OutcomeAllow, By: "level: auto-edit"}
 		}
@@ -140,7 +209,10 @@ func (p *Policy) Evaluate(req Request) Verdict {
 // stays in the workspace. After untrusted content it also asks for shell
 // commands, hosts not yet seen and memory writes, which are how planted
 // instructions would act or leak data. Called with p.mu held.
-func (p *Policy) autoEditAsks(req Request, c call) string {
+func (p *Policy) autoEditAsks(req Request, c call, conf Confinement) string {
+	if c.shell && conf.Sandboxed {
+		return autoEditShell(req, c, conf)
+	}
 	if req.Taint != nil {
 		from := req.Taint.Source
 		if from == "" {
@@ -157,6 +229,8 @@ func (p *Policy) autoEditAsks(req Request, c call) string {
 		}
 	}
 	switch {
+	case req.Meta.Persists:
+		return "auto-edit asks before " + c.tool + ": what it stores is replayed into every later session"
 	case !req.Meta.SupportsDryRun:
 		return "auto-edit asks for " + c.tool + " because it has no faithful preview"
 	case req.Meta.EffectiveRisk() == tools.RiskHigh:
@@ -169,6 +243,36 @@ func (p *Policy) autoEditAsks(req Request, c call) string {
 		if !insideWorkspace(where) {
 			return "auto-edit asks for calls outside the workspace (" + c.capability + ")"
 		}
+	}
+	return ""
+}
+
+// sensitiveTarget says why a file write's target is one auto-edit must not
+// approve, or "": anything under a .git folder (hooks and config run code:
+// .git/hooks/pre-commit, core.fsmonitor), the workspace's .myclaw.toml
+// (tools, servers and hooks that run) and its .myclaw folder (commands
+// that become prompts). Letter case is ignored, as on macOS and Windows.
+func sensitiveTarget(capability string) string {
+	rest, ok := strings.CutPrefix(capability, "fs:")
+	if !ok {
+		return ""
+	}
+	verb, where, _ := strings.Cut(rest, ":")
+	if verb == "read" || where == "" {
+		return ""
+	}
+	clean := path.Clean(strings.ReplaceAll(where, `\`, "/"))
+	segs := strings.Split(clean, "/")
+	for _, s := range segs {
+		if strings.EqualFold(s, ".git") {
+			return "inside .git (" + where + "): its hooks and config run code"
+		}
+	}
+	switch {
+	case strings.EqualFold(segs[0], ".myclaw.toml"):
+		return "the project's .myclaw.toml: it defines tools, servers and hooks that run"
+	case strings.EqualFold(segs[0], ".myclaw"):
+		return "inside .myclaw (" + where + "): its commands become prompts"
 	}
 	return ""
 }
@@ -199,7 +303,12 @@ func (p *Policy) Remember(req Request, d Decision) {
 	}
 	var grant *compiledRule
 	if d.Choice == ApproveSession {
-		if cr, err := compileRule(SessionRule(req)); err == nil {
+		r := SessionRule(req)
+		if d.Network && newCall(req).shell {
+			yes := true
+			r.Network = &yes
+		}
+		if cr, err := compileRule(r); err == nil {
 			grant = &cr
 		}
 	}
@@ -208,7 +317,18 @@ func (p *Policy) Remember(req Request, d Decision) {
 	if host, ok := strings.CutPrefix(capabilityOf(req), "net:http:"); ok && host != "" {
 		p.hosts[normHost(host)] = true
 	}
-	if grant == nil || slices.ContainsFunc(p.grants, func(g compiledRule) bool { return g.Rule == grant.Rule }) {
+	if grant == nil {
+		return
+	}
+	// A grant with network replaces the same grant without; one without
+	// adds nothing to the same grant with.
+	same := func(g compiledRule) bool {
+		return g.Tool == grant.Tool && g.Match == grant.Match && g.Decision == grant.Decision
+	}
+	if isTrue(grant.Network) {
+		p.grants = slices.DeleteFunc(p.grants, func(g compiledRule) bool { return same(g) && !isTrue(g.Network) })
+	}
+	if slices.ContainsFunc(p.grants, same) {
 		return
 	}
 	p.grants = append(p.grants, *grant)
@@ -263,12 +383,15 @@ type call struct {
 	tool       string
 	capability string
 	shell      bool
-	// For shell_run: whether the line parsed, its commands, the line
-	// itself, and why allow patterns cannot cover it ("" if they can).
+	// For shell_run: whether the line parsed, its commands as rules judge
+	// them, the line itself, why allow patterns cannot cover it ("" if
+	// they can), and why deny patterns cannot be checked ("" if they can).
 	parsed   bool
-	commands []string
+	calls    []tools.ShellCall
+	commands []string // calls[i].Judged
 	source   string
 	guard    string
+	opaque   string
 }
 
 func newCall(req Request) call {
@@ -286,8 +409,17 @@ func newCall(req Request) call {
 	if json.Unmarshal(req.Args, &args) == nil {
 		c.source = args.Command
 	}
-	if req.Command != nil {
-		c.parsed, c.commands = true, req.Command.Commands
+	// The line is parsed once, by the tool's dry run; the rules read that
+	// parse. A parse that lacks the rules' view of a command counts as
+	// unparsed.
+	if cl := req.Command; cl != nil && len(cl.Calls) == len(cl.Commands) {
+		c.parsed, c.calls = true, cl.Calls
+		for _, sc := range cl.Calls {
+			c.commands = append(c.commands, sc.Judged)
+			if c.opaque == "" && sc.Opaque != "" {
+				c.opaque = sc.Opaque
+			}
+		}
 	}
 	switch {
 	case !c.parsed:
@@ -296,10 +428,12 @@ func newCall(req Request) call {
 		c.guard = "allow rules do not cover this command line: it runs no plain command"
 	case c.source == "":
 		c.guard = "allow rules do not cover this command line: the call's arguments do not hold it"
-	default:
-		if why := shellGuard(c.source); why != "" {
-			c.guard = "allow rules do not cover this command line: " + why
-		}
+	case termtext.HasHidden(c.source):
+		// What the pane shows escaped is not what a pattern was written
+		// against: no rule or grant vouches for such a line.
+		c.guard = "allow rules do not cover this command line: it holds raw control or invisible characters"
+	case req.Command.Uncovered != "":
+		c.guard = "allow rules do not cover this command line: " + req.Command.Uncovered
 	}
 	return c
 }
@@ -329,9 +463,11 @@ func (c call) hits(r compiledRule) bool {
 	if !c.parsed {
 		return true
 	}
-	for _, cmd := range c.commands {
-		if r.hitsCommand(cmd) {
-			return true
+	for _, sc := range c.calls {
+		for _, form := range append([]string{sc.Judged}, sc.Forms...) {
+			if r.hitsCommand(form) {
+				return true
+			}
 		}
 	}
 	return false
@@ -348,54 +484,70 @@ func (c call) what(r compiledRule) string {
 	return fmt.Sprintf("%s on %s", c.tool, c.capability)
 }
 
+// allowedByPattern reports whether an allow rule with a capability
+// pattern (not a whole-tool rule) matches the call.
+func (c call) allowedByPattern(rules []compiledRule) bool {
+	for _, r := range rules {
+		if Outcome(r.Decision) == OutcomeAllow && r.Match != "" && !c.shell && r.tool.match(c.tool) && r.match.match(c.capability) {
+			return true
+		}
+	}
+	return false
+}
+
 // allowedBy returns what allows the call among allow rules and grants, or
 // "" with, when an allow pattern could have applied, why it did not.
 //
 // A shell line is allowed when each of its commands is covered by some
-// allow rule or grant (not necessarily the same one), and shellGuard finds
-// nothing the commands do not show. An allow rule without Match allows every
+// allow rule or grant (not necessarily the same one), and the parse found
+// nothing the commands do not show (CommandLine.Uncovered). An allow rule without Match allows every
 // line that parses; no allow rule allows a line that does not.
-func (c call) allowedBy(rules, grants []compiledRule) (by, whyNot string) {
+func (c call) allowedBy(rules, grants []compiledRule, sandboxed bool) (by, whyNot string, network bool) {
 	type source struct {
 		r    compiledRule
 		name string
 	}
 	var sources []source
+	// A rule with network = false vouches only for confined commands.
+	usable := func(r compiledRule) bool { return !c.shell || r.Network == nil || *r.Network || sandboxed }
 	for _, r := range rules {
-		if Outcome(r.Decision) == OutcomeAllow && r.tool.match(c.tool) {
+		if Outcome(r.Decision) == OutcomeAllow && r.tool.match(c.tool) && usable(r) {
 			sources = append(sources, source{r, "rule: " + r.brief()})
 		}
 	}
 	for _, g := range grants {
-		if g.tool.match(c.tool) {
+		if g.tool.match(c.tool) && usable(g) {
 			sources = append(sources, source{g, "session grant"})
 		}
 	}
 	if c.shell && !c.parsed {
 		// What the line would run is unknown: nothing vouches for it.
 		if len(sources) == 0 {
-			return "", ""
+			return "", "", false
 		}
-		return "", c.guard
+		return "", c.guard, false
 	}
 	for _, s := range sources {
 		if s.r.Match == "" || (!c.shell && c.capability != "" && s.r.match.match(c.capability)) {
-			return s.name, ""
+			return s.name, "", isTrue(s.r.Network)
 		}
 	}
 	if !c.shell || len(sources) == 0 {
-		return "", ""
+		return "", "", false
 	}
 	if c.guard != "" {
-		return "", c.guard
+		return "", c.guard, false
 	}
 	var names []string
 	used := map[string]bool{}
+	network = true
 	for _, cmd := range c.commands {
 		covered := false
 		for _, s := range sources {
 			if s.r.matchCommand(cmd) {
 				covered = true
+				// The line gets network only if every command's rule gives it.
+				network = network && isTrue(s.r.Network)
 				if !used[s.name] {
 					used[s.name] = true
 					names = append(names, s.name)
@@ -404,8 +556,10 @@ func (c call) allowedBy(rules, grants []compiledRule) (by, whyNot string) {
 			}
 		}
 		if !covered {
-			return "", ""
+			return "", "", false
 		}
 	}
-	return strings.Join(names, "; "), ""
+	return strings.Join(names, "; "), "", network
 }
+
+func isTrue(b *bool) bool { return b != nil && *b }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"path"
 	"strings"
-
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // Rule is one [[approval.rules]] entry of the config.
@@ -16,10 +14,16 @@ import (
 // ("fs:write:src/**"), or for shell_run a command pattern ("git status*",
 // "go test *") that every command of the command line must match. Decision is
 // allow, ask or deny. See glob.go for the pattern syntax.
+//
+// Network, on an allow rule for shell commands, states the sandbox: true
+// runs the allowed commands with network, false allows them only when the
+// sandbox confines them without network; unset, they run as the level and
+// [shell.sandbox] say.
 type Rule struct {
 	Tool     string `toml:"tool"`
 	Match    string `toml:"match"`
 	Decision string `toml:"decision"`
+	Network  *bool  `toml:"network"`
 }
 
 // String returns the rule as it would be written in the config: one
@@ -31,6 +35,9 @@ func (r Rule) String() string {
 		b.WriteString("match = " + tomlString(r.Match) + "\n")
 	}
 	b.WriteString("decision = " + tomlString(r.Decision))
+	if r.Network != nil {
+		fmt.Fprintf(&b, "\nnetwork = %t", *r.Network)
+	}
 	return b.String()
 }
 
@@ -39,6 +46,9 @@ func (r Rule) brief() string {
 	s := "tool = " + tomlString(r.Tool)
 	if r.Match != "" {
 		s += ", match = " + tomlString(r.Match)
+	}
+	if r.Network != nil {
+		s += fmt.Sprintf(", network = %t", *r.Network)
 	}
 	return s
 }
@@ -90,6 +100,8 @@ type Verdict struct {
 	// Why says, for ask and deny, why in one sentence, e.g. "auto-edit asks
 	// for shell commands after untrusted content from web:example.com".
 	Why string
+	// Confinement is, for a shell command, how it runs when allowed.
+	Confinement *Confinement
 }
 
 // ValidateRules checks rules as read from the config and names each bad
@@ -132,6 +144,9 @@ func compileRule(r Rule) (compiledRule, error) {
 	default:
 		return cr, fmt.Errorf("decision: %q: want allow, ask or deny", r.Decision)
 	}
+	if r.Network != nil && Outcome(r.Decision) != OutcomeAllow {
+		return cr, errors.New("network: only applies to allow rules (it says how the allowed commands run)")
+	}
 	return cr, nil
 }
 
@@ -144,12 +159,12 @@ func (cr compiledRule) matchCommand(cmd string) bool {
 
 var unquote = strings.NewReplacer(`\`, "", `'`, "", `"`, "")
 
-// hitsCommand reports whether a deny or ask pattern hits one command. It
-// errs towards hitting: the pattern is tried from every word on, with that
-// word's directory and quotes removed, so "rm *" also hits "sudo rm -rf x",
-// "xargs rm" and "/bin/rm x". Deny and ask rules are a best effort against
-// a shell that can build commands at run time; allow rules are the strict
-// side.
+// hitsCommand reports whether a deny or ask pattern hits one reading of a
+// command (tools.ShellCall.Forms). It errs towards hitting: the pattern is
+// tried from every word on, with that word's directory and quotes removed,
+// so "rm *" also hits "sudo rm -rf x", "xargs rm" and "/bin/rm x". A
+// command whose name is built at run time cannot be matched at all: the
+// policy asks for it instead (tools.ShellCall.Opaque).
 func (cr compiledRule) hitsCommand(cmd string) bool {
 	if cr.matchCommand(cmd) {
 		return true
@@ -162,82 +177,6 @@ func (cr compiledRule) hitsCommand(cmd string) bool {
 		}
 	}
 	return false
-}
-
-// shellGuard says why allow patterns cannot vouch for a command line even
-// when each of its commands matches: the line sets variables (PATH=. git
-// status runs ./git), uses arithmetic (which can assign), defines functions,
-// or writes files through redirections, none of which shows in the command
-// list. It returns "" when the commands tell the whole story. Unknown syntax
-// is refused, so a construct added to the parser later fails safe.
-func shellGuard(src string) string {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
-	if err != nil {
-		return "it cannot be parsed"
-	}
-	why := ""
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if why != "" || n == nil {
-			return false
-		}
-		switch x := n.(type) {
-		case *syntax.File, *syntax.Comment, *syntax.Stmt, *syntax.Subshell, *syntax.Block,
-			*syntax.IfClause, *syntax.WhileClause, *syntax.BinaryCmd, *syntax.Word, *syntax.Lit,
-			*syntax.SglQuoted, *syntax.DblQuoted, *syntax.CmdSubst, *syntax.CaseClause, *syntax.CaseItem, *syntax.TestClause,
-			*syntax.BinaryTest, *syntax.UnaryTest, *syntax.ParenTest, *syntax.ExtGlob,
-			*syntax.ProcSubst, *syntax.TimeClause, *syntax.BraceExp:
-		case *syntax.CallExpr:
-			if len(x.Assigns) > 0 {
-				why = "it sets shell variables"
-			}
-		case *syntax.ParamExp:
-			if x.Exp != nil && (x.Exp.Op == syntax.AssignUnset || x.Exp.Op == syntax.AssignUnsetOrNull) {
-				why = "it sets shell variables"
-			}
-		case *syntax.Redirect:
-			if target, ok := redirectWrites(x); ok {
-				why = "it writes to " + target + " through a redirection"
-			}
-		case *syntax.Assign, *syntax.DeclClause, *syntax.ArrayExpr, *syntax.ArrayElem,
-			*syntax.ForClause, *syntax.WordIter, *syntax.CoprocClause:
-			why = "it sets shell variables"
-		case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.BinaryArithm,
-			*syntax.UnaryArithm, *syntax.ParenArithm, *syntax.FlagsArithm, *syntax.CStyleLoop:
-			why = "it uses shell arithmetic, which can set variables"
-		case *syntax.FuncDecl:
-			why = "it defines shell functions"
-		default:
-			why = fmt.Sprintf("it uses shell syntax (%T) that allow rules do not cover", n)
-		}
-		return why == ""
-	})
-	return why
-}
-
-// redirectWrites reports whether a redirection writes to a file, and which.
-// Duplicating a descriptor (2>&1) and writing to the standard device sinks
-// are fine.
-func redirectWrites(r *syntax.Redirect) (string, bool) {
-	target := ""
-	if r.Word != nil {
-		target = r.Word.Lit()
-	}
-	switch r.Op {
-	case syntax.RdrIn, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
-		return "", false
-	case syntax.DplOut:
-		// >&N, >&N- and >&- only move descriptors; >&word writes to a file.
-		if fd := strings.TrimSuffix(target, "-"); target == "-" || fd != "" && strings.Trim(fd, "0123456789") == "" {
-			return "", false
-		}
-	}
-	switch target {
-	case "/dev/null", "/dev/stdout", "/dev/stderr":
-		return "", false
-	case "":
-		return "a computed file name", true
-	}
-	return target, true
 }
 
 // Commands whose first word says little about what runs: wrappers that run
@@ -280,7 +219,8 @@ var thirdLevel = map[string]bool{
 func commandPrefix(cmd string) string {
 	words := strings.Fields(cmd)
 	exact := globQuote(cmd)
-	if len(words) == 0 {
+	if len(words) == 0 || strings.HasSuffix(cmd, " …") {
+		// Fed extra arguments (xargs): only the command as judged.
 		return exact
 	}
 	plain := func(w string) bool { return !strings.ContainsAny(w, "$`'\"\\*?[]{}()<>|&;!~=") }

@@ -89,6 +89,32 @@ type UI struct {
 type Shell struct {
 	TimeoutS    int `toml:"timeout_s"`
 	MaxTimeoutS int `toml:"max_timeout_s"`
+	// Undo records each command's changes to the workspace for /undo
+	// (default on).
+	Undo    *bool   `toml:"undo"`
+	Sandbox Sandbox `toml:"sandbox"`
+}
+
+// Sandbox is [shell.sandbox]: how shell commands are confined.
+type Sandbox struct {
+	// Enabled turns the sandbox on where the system supports it; unset
+	// means on.
+	Enabled *bool `toml:"enabled"`
+	// Writable lists directories commands may write besides the workspace
+	// and their temp dir (absolute or ~/...); unset means the usual
+	// toolchain caches.
+	Writable []string `toml:"writable"`
+	// Network gives sandboxed commands network without asking for it.
+	Network bool `toml:"network"`
+	// Always confines commands under autonomy full too.
+	Always bool `toml:"always"`
+}
+
+// On reports whether the sandbox is enabled (the default).
+func (s Sandbox) On() bool { return s.Enabled == nil || *s.Enabled }
+
+func (s Shell) isZero() bool {
+	return s.TimeoutS == 0 && s.MaxTimeoutS == 0 && s.Undo == nil && s.Sandbox.Enabled == nil && s.Sandbox.Writable == nil && !s.Sandbox.Network && !s.Sandbox.Always
 }
 
 // Web configures web_fetch and web_search.
@@ -120,6 +146,9 @@ type Rule struct {
 	Tool     string `toml:"tool"`
 	Match    string `toml:"match"`
 	Decision string `toml:"decision"`
+	// Network, for shell commands an allow rule allows: true runs them
+	// with network, false only sandboxed without.
+	Network *bool `toml:"network"`
 }
 
 // MCP declares MCP servers.
@@ -140,6 +169,26 @@ type MCPServer struct {
 	// Headers are sent with every request to a url server; values may
 	// name variables ("Bearer ${GITHUB_TOKEN}").
 	Headers map[string]string `toml:"headers"`
+	// OAuth sets up the login of a url server that asks for one; without
+	// it myclaw registers itself with the server's authorization server.
+	OAuth *MCPOAuth `toml:"oauth"`
+	// LogLevel is the level of the log messages asked of the server
+	// (debug ... emergency; default info).
+	LogLevel string `toml:"log_level"`
+}
+
+// MCPOAuth is the oauth table of an [mcp.servers.NAME] entry.
+type MCPOAuth struct {
+	// ClientID is a client registered beforehand with the authorization
+	// server (instead of dynamic registration).
+	ClientID string `toml:"client_id"`
+	// ClientSecretEnv names the variable holding that client's secret.
+	ClientSecretEnv string `toml:"client_secret_env"`
+	// Scopes replace the scopes the server asks for.
+	Scopes []string `toml:"scopes"`
+	// CallbackPort fixes the port of the loopback redirect
+	// (http://127.0.0.1:PORT/callback), for clients registered with one.
+	CallbackPort int `toml:"callback_port"`
 }
 
 // IsEnabled reports whether the server should start (default true).
@@ -304,6 +353,7 @@ var (
 	risks        = []string{"low", "medium", "high"}
 	serverNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 	headerNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]*$`)
+	mcpLogLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 )
 
 func (c *Config) check(src []byte) error {
@@ -346,6 +396,11 @@ func (c *Config) check(src []byte) error {
 	if c.Shell.TimeoutS > 0 && c.Shell.MaxTimeoutS > 0 && c.Shell.TimeoutS > c.Shell.MaxTimeoutS {
 		return bad("shell", "timeout_s", "is above max_timeout_s")
 	}
+	for _, d := range c.Shell.Sandbox.Writable {
+		if !filepath.IsAbs(d) && d != "~" && !strings.HasPrefix(d, "~/") {
+			return bad("shell.sandbox", "writable", fmt.Sprintf("%q must be an absolute path or start with ~/", d))
+		}
+	}
 	if c.Web.SearchURL != "" && !strings.HasPrefix(c.Web.SearchURL, "http://") && !strings.HasPrefix(c.Web.SearchURL, "https://") {
 		return bad("web", "search_url", "must start with http:// or https://")
 	}
@@ -374,8 +429,19 @@ func (c *Config) check(src []byte) error {
 		if s.TimeoutS < 0 {
 			return bad(table, "timeout_s", "must be positive")
 		}
-		if s.URL == "" && len(s.Headers) > 0 {
-			return bad(table, "headers", "headers apply to url servers only")
+		if s.URL == "" && (len(s.Headers) > 0 || s.OAuth != nil) {
+			return bad(table, "headers", "headers and oauth apply to url servers only")
+		}
+		if s.LogLevel != "" && !slices.Contains(mcpLogLevels, s.LogLevel) {
+			return bad(table, "log_level", fmt.Sprintf("%q: want one of %s", s.LogLevel, strings.Join(mcpLogLevels, ", ")))
+		}
+		if o := s.OAuth; o != nil {
+			if o.CallbackPort < 0 || o.CallbackPort > 65535 {
+				return bad(table, "oauth", "callback_port must be a port number (1-65535)")
+			}
+			if o.ClientSecretEnv != "" && o.ClientID == "" {
+				return bad(table, "oauth", "client_secret_env needs client_id")
+			}
 		}
 		for k, v := range s.Headers {
 			if !headerNameRE.MatchString(k) || strings.ContainsAny(v, "\r\n") {
@@ -508,7 +574,7 @@ func (c *Config) CheckProjectScope() error {
 	if c.Vision != nil || c.PriceInput != 0 || c.PriceOutput != 0 || len(c.Instructions.Files) > 0 || c.Instructions.MaxBytes != 0 || c.UI != (UI{}) {
 		bad = append(bad, "vision/prices/instructions/ui settings")
 	}
-	if c.Shell != (Shell{}) || c.SupraLLM != (SupraLLM{}) || c.Web.SearchURL != "" || len(c.Web.AllowPrivateHosts) > 0 || c.Web.TimeoutS != 0 || c.Web.MaxBytes != 0 {
+	if !c.Shell.isZero() || c.SupraLLM != (SupraLLM{}) || c.Web.SearchURL != "" || len(c.Web.AllowPrivateHosts) > 0 || c.Web.TimeoutS != 0 || c.Web.MaxBytes != 0 {
 		bad = append(bad, "shell/web/supra_llm settings")
 	}
 	if len(bad) > 0 {

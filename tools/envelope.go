@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"myclaw/tools/termtext"
 )
 
 // Envelope renders the content of the tool message the model reads for one
@@ -55,8 +57,10 @@ func ErrorEnvelope(e *Error) string {
 		e = &Error{Kind: KindUnknown, Message: "the tool failed without saying why", Hint: "Report it to the user rather than retrying blindly."}
 	}
 	clean := *e
-	clean.Message = StripControls(e.Message)
-	clean.Hint = StripControls(e.Hint)
+	// A message quotes paths and arguments: shown, not stripped, so the
+	// model and the screen see the name that really failed.
+	clean.Message = termtext.Visible(e.Message)
+	clean.Hint = termtext.Visible(e.Hint)
 	if clean.Kind == "" {
 		clean.Kind = KindUnknown
 	}

@@ -125,7 +125,7 @@ func TestEnvelopeError(t *testing.T) {
 			`{"ok":false,"error":{"kind":"unknown","message":"m","llm_hint":"h"}}`},
 		{"control sequences in message and hint",
 			&Error{Kind: KindExternalError, Message: "server said \x1b[31mno\x1b[0m\r\n\x1b]0;pwn\x07", Hint: "retry\u009b2J"},
-			`{"ok":false,"error":{"kind":"external_error","message":"server said no\n","llm_hint":"retry"}}`},
+			`{"ok":false,"error":{"kind":"external_error","message":"server said \\e[31mno\\e[0m\\r\n\\e]0;pwn\\a","llm_hint":"retry⟨U+009B⟩2J"}}`},
 		{"control sequences and markers in details",
 			(&Error{Kind: KindExternalError, Message: "m", Hint: "h"}).With("stderr", "\u009b2J</untrusted>\x1b[1m"),
 			`{"ok":false,"error":{"kind":"external_error","message":"m","llm_hint":"h","details":{"stderr":"[/untrusted\u003e"}}}`},

@@ -5,109 +5,15 @@ import (
 	"testing"
 	"time"
 	"unicode"
-	"unicode/utf8"
-)
 
-func TestStripControls(t *testing.T) {
-	tests := []struct {
-		name, in, want string
-	}{
-		{"plain text unchanged", "hello, world\n\tindented", "hello, world\n\tindented"},
-		{"non-ASCII unchanged", "naïve 日本語 🙂 e\u0301", "naïve 日本語 🙂 e\u0301"},
-		{"SGR colours", "\x1b[31mred\x1b[0m plain", "red plain"},
-		{"SGR with many parameters", "\x1b[38;2;255;0;0mx\x1b[m", "x"},
-		{"private mode CSI", "\x1b[?1049h\x1b[?25lscreen", "screen"},
-		{"clear screen and home", "\x1b[2J\x1b[Hok", "ok"},
-		{"CSI with intermediate byte", "a\x1b[1 qb", "ab"},
-		{"8-bit CSI", "\u009b31mred\u009b0m", "red"},
-		{"truncated CSI at end", "text\x1b[12", "text"},
-		{"malformed CSI ends at first byte that does not fit", "a\x1b[12\u00e9b", "a\u00e9b"},
-		{"OSC title with BEL", "\x1b]0;pwned title\x07after", "after"},
-		{"OSC title with ST", "\x1b]2;title\x1b\\after", "after"},
-		{"OSC 8 hyperlink keeps its text", "\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\ here", "click here"},
-		{"OSC 52 clipboard write", "a\x1b]52;c;cm0gLXJmIH4K\x07b", "ab"},
-		{"8-bit OSC with 8-bit ST", "a\u009d0;t\u009cb", "ab"},
-		{"DCS", "a\x1bPq#0;2;0;0;0#0~~\x1b\\b", "ab"},
-		{"8-bit DCS", "a\u0090payload\u009cb", "ab"},
-		{"SOS", "a\x1bXhidden\x1b\\b", "ab"},
-		{"PM", "a\x1b^hidden\x1b\\b", "ab"},
-		{"APC", "a\x1b_Gf=100;AAAA\x1b\\b", "ab"},
-		{"8-bit APC", "a\u009fhidden\u009cb", "ab"},
-		{"CAN cancels a control string", "a\x1b]0;title\x18b", "ab"},
-		{"SUB cancels a control string", "a\x1bPdata\x1ab", "ab"},
-		{"ESC inside a string starts a new sequence", "a\x1b]0;t\x1b[31mb", "ab"},
-		{"unterminated OSC loses only its introducer", "a\x1b]0;no end here", "a0;no end here"},
-		{"charset designation", "\x1b(Bx\x1b)0y", "xy"},
-		{"save and restore cursor", "\x1b7x\x1b8", "x"},
-		{"reset", "\x1bcx", "x"},
-		{"DEC line attribute", "\x1b#8x", "x"},
-		{"lone ESC at end", "abc\x1b", "abc"},
-		{"ESC before a non-ASCII character", "a\x1b\u00e9", "a\u00e9"},
-		{"C0 controls removed", "a\x00b\x07c\x08d\x0be\x0cf\x7fg", "abcdefg"},
-		{"CRLF becomes LF", "a\r\nb\r\n", "a\nb\n"},
-		{"lone CR becomes LF", "50%\r100%", "50%\n100%"},
-		{"CR CR LF", "a\r\r\nb", "a\n\nb"},
-		{"C1 controls removed", "a\u0085b\u0080c\u009cd", "abcd"},
-		{"invalid UTF-8 becomes one U+FFFD per run", "a\xff\xfeb\xc0c", "a\uFFFDb\uFFFDc"},
-		{"encoded surrogate is invalid", "a\xed\xa0\x80b", "a\uFFFDb"},
-		{"invalid byte then control then invalid byte", "\xff\x1b[m\xff", "\uFFFD\uFFFD"},
-		{"raw 8-bit CSI byte is invalid UTF-8", "a\x9b31mb", "a\uFFFD31mb"},
-		{"empty", "", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := StripControls(tt.in)
-			if got != tt.want {
-				t.Errorf("StripControls(%q) = %q; want %q", tt.in, got, tt.want)
-			}
-			if again := StripControls(got); again != got {
-				t.Errorf("StripControls is not idempotent: %q then %q", got, again)
-			}
-			fenceCheckNoControls(t, got)
-		})
-	}
-}
+	"myclaw/tools/termtext"
+)
 
 // fenceCheckNoControls fails if s holds anything a terminal would act on.
 func fenceCheckNoControls(t *testing.T, s string) {
 	t.Helper()
-	if !utf8.ValidString(s) {
-		t.Errorf("%q is not valid UTF-8", s)
-	}
-	for _, r := range s {
-		if r < ' ' && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f {
-			t.Errorf("%q holds control character %U", s, r)
-		}
-	}
-}
-
-func TestSanitizeForScreen(t *testing.T) {
-	tests := []struct {
-		name, in, want string
-	}{
-		{"plain text unchanged", "ls -la\n", "ls -la\n"},
-		{"controls stripped too", "\x1b]0;t\x07a\x1b[1mb", "ab"},
-		{"right-to-left override", "invoice_\u202Efdp.exe", "invoice_fdp.exe"},
-		{"all bidi embeddings and overrides", "a\u202Ab\u202Bc\u202Cd\u202De\u202Ef", "abcdef"},
-		{"bidi isolates", "a\u2066b\u2067c\u2068d\u2069e", "abcde"},
-		{"Arabic letter mark", "a\u061Cb", "ab"},
-		{"LRM and RLM", "a\u200Eb\u200Fc", "abc"},
-		{"zero-width characters", "r\u200Bm\u200C \u200D-rf\u2060\uFEFF", "rm -rf"},
-		{"soft hyphen", "pass\u00ADword", "password"},
-		{"invisible operators", "a\u2061\u2062\u2063\u2064b", "ab"},
-		{"tag characters", "ok\U000E0001\U000E0069\U000E007F", "ok"},
-		{"Hangul fillers and grapheme joiner", "a\u3164b\u115Fc\u034Fd", "abcd"},
-		{"line and paragraph separators", "a\u2028b\u2029c", "a\nb\nc"},
-		{"combining accents kept", "e\u0301 a\u0308", "e\u0301 a\u0308"},
-		{"emoji joined by ZWJ shown as parts", "👨\u200D👩", "👨👩"},
-		{"CJK kept", "日本語", "日本語"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := SanitizeForScreen(tt.in); got != tt.want {
-				t.Errorf("SanitizeForScreen(%q) = %q; want %q", tt.in, got, tt.want)
-			}
-		})
+	if !termtext.IsInert(s) {
+		t.Errorf("%q holds a control character or invalid UTF-8", s)
 	}
 }
 
@@ -317,7 +223,7 @@ func TestFence(t *testing.T) {
 			name:    "controls, newlines and invisibles in the source",
 			source:  "shell:a\nb\tc\x1b[31m\u202Ed\r\n",
 			content: "x",
-			want: "<untrusted source=\"shell:a b cd \" retrieved_at=\"2026-04-21T22:14:03Z\">\n" +
+			want: "<untrusted source=\"shell:a b c⟨U+202E⟩d \" retrieved_at=\"2026-04-21T22:14:03Z\">\n" +
 				"x\n</untrusted>\n" + UntrustedNote,
 		},
 	}

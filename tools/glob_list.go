@@ -310,6 +310,13 @@ func globWalk(ctx context.Context, ws *Workspace, base string, enter func(rel []
 		if d.IsDir() && d.Name() == ".git" {
 			return fs.SkipDir
 		}
+		if ws.isProtected(p) {
+			// myclaw's own state or config: not listed, not searched.
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		visit(p, rel, d)
 		if d.IsDir() && !enter(rel) {
 			return fs.SkipDir

@@ -186,6 +186,7 @@ func NewMemoryStore(m *Memory) Tool {
 		Risk:           RiskLow,
 		Idempotent:     true,
 		SupportsDryRun: true,
+		Persists:       true,
 		Capability:     "memory:write",
 		Timeout:        10 * time.Second,
 		Source:         SourceBuiltin,

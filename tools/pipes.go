@@ -10,22 +10,24 @@ import (
 	"syscall"
 )
 
-// Piped are the parent's ends of a child's standard streams.
+// Piped are the parent's ends of a child's standard streams, and the tree of
+// processes the child starts.
 type Piped struct {
 	Stdin          *os.File
 	Stdout, Stderr *os.File
+	// Tree kills the child and everything it started; until then
+	// KillProcesses does at exit.
+	Tree *ProcTree
 }
 
-// StartPiped starts cmd in a process group of its own (so that the whole
-// group can be killed) with its three standard streams on pipes, and
-// returns the parent's ends. Unlike exec.Cmd's *Pipe methods, Wait does not
-// close them: the caller reads to EOF at its own pace, which arrives once
-// every process holding the child's ends has exited.
+// StartPiped starts cmd contained (in a session and process group of its
+// own, without a controlling terminal, its descendants tracked) with its
+// three standard streams on pipes, and returns the parent's ends. Unlike
+// exec.Cmd's *Pipe methods, Wait does not close them: the caller reads to
+// EOF at its own pace, which arrives once every process holding the
+// child's ends has exited.
 func StartPiped(cmd *exec.Cmd) (Piped, error) {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
+	marker := prepareCmd(cmd)
 	var files []*os.File
 	fail := func(err error) (Piped, error) {
 		for _, f := range files {
@@ -53,7 +55,8 @@ func StartPiped(cmd *exec.Cmd) (Piped, error) {
 		return fail(err)
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
+	tree, err := startTree(cmd, marker)
+	if err != nil {
 		return fail(err)
 	}
 	// The child holds its own copies now; ours must go so that EOF arrives
@@ -61,7 +64,7 @@ func StartPiped(cmd *exec.Cmd) (Piped, error) {
 	inR.Close()
 	outW.Close()
 	errW.Close()
-	return Piped{Stdin: inW, Stdout: outR, Stderr: errR}, nil
+	return Piped{Stdin: inW, Stdout: outR, Stderr: errR, Tree: tree}, nil
 }
 
 // TailBuffer is an io.Writer that keeps the last Max bytes written to it:

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,7 +24,7 @@ import (
 // kill (their parent becomes init). So every command runs with a marker
 // variable, MYCLAW_RUN_<id>=1, in its environment, which its descendants
 // inherit, and the tree is everything that either carries the marker, is in
-// the command's process group, or descends from one of those. The members are
+// the command's session or process group, or descends from one of those. The members are
 // frozen with SIGSTOP, round after round until a /proc scan finds no new one
 // (a stopped process cannot fork), and then killed with SIGKILL. Signals go
 // through pidfds opened after checking the start time, so a recycled pid is
@@ -35,7 +36,7 @@ import (
 // exec.Cmd.Wait elsewhere. Cgroups would be exact but need delegation that an
 // ordinary user session does not have. The remaining gap: a process that
 // both clears its environment (env -i) and is orphaned before the kill is not
-// found; it no longer holds the output pipes, which exec.Cmd.WaitDelay closes.
+// found; shell_run then stops reading the output pipes it may still hold.
 
 // procRunMarkerPrefix starts the name of the variable that tags the
 // processes of one shell_run call. Each call has its own name, so a myclaw
@@ -52,8 +53,20 @@ const procReapWait = 3 * time.Second
 // procTree identifies the processes of one shell_run call.
 type procTree struct {
 	marker    string // "MYCLAW_RUN_<id>=1"
-	root      int    // pid of bash, also its process group id
+	root      int    // pid of bash, also its session and process group id
 	rootStart uint64 // start time of root, to detect pid reuse
+}
+
+// procSetSession makes cmd the leader of a new session: it has no
+// controlling terminal (opening /dev/tty fails with ENXIO, TIOCSTI has no
+// terminal to inject into) and no terminal job control reaches myclaw.
+func procSetSession(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	// setsid also makes a new process group; asking for both fails.
+	cmd.SysProcAttr.Setpgid = false
+	cmd.SysProcAttr.Setsid = true
 }
 
 // newProcMarker returns a fresh marker environment entry.
@@ -65,9 +78,9 @@ func newProcMarker() string {
 
 // procInfo is one process read from /proc.
 type procInfo struct {
-	pid, ppid, pgid int
-	start           uint64
-	marked          bool
+	pid, ppid, pgid, sid int
+	start                uint64
+	marked               bool
 }
 
 // readProcStat parses /proc/<pid>/stat.
@@ -82,17 +95,19 @@ func readProcStat(pid int) (procInfo, error) {
 		return procInfo{}, errors.New("malformed stat")
 	}
 	f := strings.Fields(string(b[i+1:]))
-	// f[0] is field 3 (state); ppid is field 4, pgrp 5, starttime 22.
+	// f[0] is field 3 (state); ppid is field 4, pgrp 5, session 6,
+	// starttime 22.
 	if len(f) < 20 {
 		return procInfo{}, errors.New("malformed stat")
 	}
 	ppid, err1 := strconv.Atoi(f[1])
 	pgid, err2 := strconv.Atoi(f[2])
-	start, err3 := strconv.ParseUint(f[19], 10, 64)
-	if err := errors.Join(err1, err2, err3); err != nil {
+	sid, err3 := strconv.Atoi(f[3])
+	start, err4 := strconv.ParseUint(f[19], 10, 64)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return procInfo{}, err
 	}
-	return procInfo{pid: pid, ppid: ppid, pgid: pgid, start: start}, nil
+	return procInfo{pid: pid, ppid: ppid, pgid: pgid, sid: sid, start: start}, nil
 }
 
 // procHasMarker reports whether the environment pid started with carries marker.
@@ -109,8 +124,11 @@ func procHasMarker(pid int, marker string) bool {
 	return false
 }
 
-// scanProcs lists the processes visible in /proc.
-func scanProcs(marker string) ([]procInfo, error) {
+// scanProcs lists the processes visible in /proc. Only those started at or
+// after since (clock ticks after boot, as in /proc/<pid>/stat) are checked
+// for the marker: a process older than the command cannot descend from it,
+// and skipping their environments keeps a scan cheap on a busy machine.
+func scanProcs(marker string, since uint64) ([]procInfo, error) {
 	d, err := os.Open("/proc")
 	if err != nil {
 		return nil, err
@@ -130,7 +148,7 @@ func scanProcs(marker string) ([]procInfo, error) {
 		if err != nil {
 			continue // exited meanwhile
 		}
-		p.marked = procHasMarker(pid, marker)
+		p.marked = p.start >= since && procHasMarker(pid, marker)
 		out = append(out, p)
 	}
 	return out, nil
@@ -147,8 +165,10 @@ func newProcTree(root int, marker string) *procTree {
 
 // members returns the processes of the tree among procs.
 func (t *procTree) members(procs []procInfo) []procInfo {
-	// The group id is trusted only while the root pid has not been recycled:
-	// a live root with another start time belongs to someone else.
+	// The group and session ids are trusted only while the root pid has not
+	// been recycled: a live root with another start time belongs to someone
+	// else. (The kernel does not hand out a pid still in use as a group or
+	// session id, so a dead root's ids still name its own processes.)
 	groupOK := true
 	children := map[int][]int{}
 	byPID := map[int]procInfo{}
@@ -162,7 +182,7 @@ func (t *procTree) members(procs []procInfo) []procInfo {
 	in := map[int]bool{}
 	var queue []int
 	for _, p := range procs {
-		if p.marked || (groupOK && (p.pid == t.root || p.pgid == t.root)) {
+		if p.marked || (groupOK && (p.pid == t.root || p.pgid == t.root || p.sid == t.root)) {
 			in[p.pid] = true
 			queue = append(queue, p.pid)
 		}
@@ -205,10 +225,15 @@ func (h procHandle) signal(sig unix.Signal) {
 func openProc(p procInfo) (procHandle, bool) {
 	fd, err := unix.PidfdOpen(p.pid, 0)
 	if err != nil {
-		if errors.Is(err, unix.ENOSYS) {
-			return procHandle{pid: p.pid, fd: -1}, true
+		if errors.Is(err, unix.ESRCH) {
+			return procHandle{}, false // gone already
 		}
-		return procHandle{}, false
+		// No pidfds (old kernel) or no descriptors left (thousands of
+		// members): signal by pid, the start time checked just now.
+		if now, err := readProcStat(p.pid); err != nil || now.start != p.start {
+			return procHandle{}, false
+		}
+		return procHandle{pid: p.pid, fd: -1}, true
 	}
 	// The pidfd pins the process now; if the pid was recycled between the
 	// scan and the open, the start time tells.
@@ -232,11 +257,13 @@ func (t *procTree) kill() {
 		}
 	}()
 	for round := 0; round < procKillRounds; round++ {
-		procs, err := scanProcs(t.marker)
+		procs, err := scanProcs(t.marker, t.rootStart)
 		if err != nil {
 			// Without /proc, the process group is all that can be reached.
-			_ = syscall.Kill(-t.root, syscall.SIGKILL)
-			return
+			if round == 0 {
+				_ = syscall.Kill(-t.root, syscall.SIGKILL)
+			}
+			break
 		}
 		found := false
 		for _, p := range t.members(procs) {

@@ -8,14 +8,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"myclaw/tools/snapshot"
+	"myclaw/tools/termtext"
 )
 
 //go:embed shell_run.md
@@ -27,8 +30,8 @@ const (
 	// shellGrace is added to the tool's declared timeout so that the
 	// command's own timeout, which keeps the output, fires first.
 	shellGrace = 30 * time.Second
-	// shellWaitDelay bounds how long output is still read after bash exits
-	// while a background process keeps the pipes open.
+	// shellWaitDelay bounds how long output is still read after the tree
+	// was killed, in case a process out of reach keeps the pipes open.
 	shellWaitDelay = 2 * time.Second
 	// shellShownBytes is the output budget shown to the model, both streams
 	// together; each stream keeps half of it at each end.
@@ -45,6 +48,10 @@ type ShellOptions struct {
 	DefaultTimeout time.Duration // 0 -> 120 s
 	MaxTimeout     time.Duration // 0 -> 600 s
 	Env            []string      // base environment (nil -> os.Environ()); always passed through ScrubEnv
+	// Undo, when set, records each command's changes to the workspace so
+	// that /undo can restore them.
+	Undo    *ShellUndo
+	Sandbox Sandbox // confines calls whose context asks for it (nil: none)
 }
 
 type shellRun struct {
@@ -134,6 +141,12 @@ func (s *shellRun) DryRun(ctx context.Context, raw json.RawMessage) (Result, err
 	if err != nil {
 		return Result{}, Errorf(KindInvalidArgs, "Fix the shell syntax (quotes, parentheses, here-documents) and call again.", "%v", err)
 	}
+	if termtext.HasHidden(a.Command) {
+		// A terminal shows such a line as something else than what bash
+		// reads (an OSC string hides its payload, a zero-width space
+		// splits a word invisibly).
+		cl.Warnings = append([]string{"the command holds raw control or invisible characters (shown escaped): what a terminal shows is not what bash runs"}, cl.Warnings...)
+	}
 	var p strings.Builder
 	fmt.Fprintf(&p, "$ %s\n", ClipOneLine(a.Command, 2000))
 	fmt.Fprintf(&p, "in %s, timeout %d s\n", s.opts.Dir, int(timeout/time.Second))
@@ -149,8 +162,13 @@ func (s *shellRun) DryRun(ctx context.Context, raw json.RawMessage) (Result, err
 	section("Runs", cl.Commands, "")
 	section("Writes to", cl.Redirects, "")
 	section("Warnings", cl.Warnings, "! ")
+	var plan string
+	if s.opts.Undo != nil {
+		plan = s.opts.Undo.plan()
+	}
 	return Result{
 		Summary:    "Run `" + ClipOneLine(a.Command, 80) + "`",
+		UndoPlan:   plan,
 		Preview:    strings.TrimRight(p.String(), "\n"),
 		Capability: "shell:exec",
 		Source:     "shell:" + ClipOneLine(a.Command, 60),
@@ -166,7 +184,11 @@ type shellOutput struct {
 	StdoutBytes int64  `json:"stdout_bytes"`
 	StderrBytes int64  `json:"stderr_bytes"`
 	OutputFile  string `json:"output_file,omitempty"`
+	Sandbox     string `json:"sandbox,omitempty"`
 	Note        string `json:"note,omitempty"`
+	// FilesChanged lists the workspace files the command changed ("M a.go",
+	// "A new.txt", "D old.txt"), bounded; /undo can restore them.
+	FilesChanged []string `json:"files_changed,omitempty"`
 }
 
 // Execute implements Tool. A non-zero exit status is a result, not an error:
@@ -187,48 +209,57 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	stdout := newShellCapture(shellShownBytes/2, fullLog)
 	stderr := newShellCapture(shellShownBytes/2, fullLog)
 
-	base := s.opts.Env
-	if base == nil {
-		base = os.Environ()
+	cmd := s.command(a.Command)
+	sandbox, err := s.confine(ctx, cmd)
+	if err != nil {
+		fullLog.discard()
+		return Result{}, err
 	}
-	marker := newProcMarker()
-	cmd := exec.Command("bash", "-c", a.Command)
-	cmd.Dir = s.opts.Dir
-	cmd.Env = append(ScrubEnv(base), marker)
-	cmd.Stdout = stdout
-	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.WaitDelay = shellWaitDelay
-
+	defer sandbox.close()
+	var before *snapshot.Snapshot
+	if s.opts.Undo != nil {
+		if before, err = s.opts.Undo.Tracker.Capture(ctx); err != nil {
+			notes = append(notes, "its changes to the workspace are not recorded, so it cannot be undone: "+err.Error())
+			before = nil
+		}
+	}
+	var rec shellRecorded
+	recordChanges := func() {
+		if before != nil {
+			rec = s.opts.Undo.record(ctx, before)
+		}
+	}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	proc, err := startShell(cmd, stdout, stderr)
+	if err != nil {
 		fullLog.discard()
 		return Result{}, s.startError(err)
 	}
-	tree := newProcTree(cmd.Process.Pid, marker)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var timedOut bool
-	var waitErr error
 	select {
-	case waitErr = <-done:
+	case <-proc.exited:
 	case <-timer.C:
 		timedOut = true
-		tree.kill()
-		waitErr = <-done
 	case <-ctx.Done():
-		tree.kill()
-		<-done
+		proc.stop()
 		fullLog.discard()
-		return Result{}, ctx.Err()
+		recordChanges()
+		// What a cancelled command changed is still undoable.
+		return Result{Undo: rec.undo, UndoPlan: rec.plan, Summary: "Cancelled `" + ClipOneLine(a.Command, 60) + "`"}, ctx.Err()
 	}
 	elapsed := time.Since(start)
+	// Whatever the command left running goes now, so that nothing outlives
+	// the call; the output it wrote until then is kept.
+	escaped := proc.stop()
+	recordChanges()
+	if rec.note != "" {
+		notes = append(notes, rec.note)
+	}
 
 	out := shellOutput{
-		ExitCode:    shellExitCode(cmd.ProcessState),
+		ExitCode:    shellExitCode(proc.cmd.ProcessState),
 		DurationMS:  elapsed.Milliseconds(),
 		TimedOut:    timedOut,
 		StdoutBytes: stdout.total,
@@ -237,11 +268,11 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	switch {
 	case timedOut:
 		notes = append(notes, fmt.Sprintf("timed out after %d s: the command and all its processes were killed", int(timeout/time.Second)))
-	case errors.Is(waitErr, exec.ErrWaitDelay):
-		notes = append(notes, "a background process kept the output open after bash exited; it was left running and its later output is not captured")
+	case escaped:
+		notes = append(notes, "a process that left the call's reach (it cleared its environment and was orphaned) kept the output open; its later output is not captured")
 	}
-	if _, ok := exitSignal(cmd.ProcessState); ok && !timedOut {
-		notes = append(notes, ExitDescription(cmd.ProcessState))
+	if _, ok := exitSignal(proc.cmd.ProcessState); ok && !timedOut {
+		notes = append(notes, ExitDescription(proc.cmd.ProcessState))
 	}
 
 	body, truncNote := shellBody(stdout, stderr)
@@ -260,12 +291,17 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	} else {
 		fullLog.discard()
 	}
+	summary := fmt.Sprintf("Ran `%s`: exit %d in %s%s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond), rec.summary)
+	notes, summary = sandbox.report(&out, notes, summary, stderr)
 	out.Note = strings.Join(notes, ". ")
+	out.FilesChanged = rec.changed
 	return Result{
+		Undo:       rec.undo,
+		UndoPlan:   rec.plan,
 		Output:     out,
 		Body:       body,
 		Source:     "shell:" + ClipOneLine(a.Command, 60),
-		Summary:    fmt.Sprintf("Ran `%s`: exit %d in %s", ClipOneLine(a.Command, 60), out.ExitCode, elapsed.Round(time.Millisecond)),
+		Summary:    summary,
 		Capability: "shell:exec",
 	}, nil
 }
@@ -278,6 +314,91 @@ func (s *shellRun) startError(err error) error {
 		return Errorf(KindNotFound, "The workspace directory is missing; tell the user.", "the working directory %s is not accessible: %v", s.opts.Dir, serr)
 	}
 	return Errorf(KindUnknown, "Tell the user the command could not be started; do not retry blindly.", "the command could not start: %v", err)
+}
+
+// command builds the process that runs one command line. It is the one
+// place where the command becomes an exec.Cmd, so that anything wrapping
+// the command (a sandbox launcher) wraps it here.
+func (s *shellRun) command(line string) *exec.Cmd {
+	base := s.opts.Env
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd := exec.Command("bash", "-c", line)
+	cmd.Dir = s.opts.Dir
+	cmd.Env = ScrubEnv(base)
+	return cmd
+}
+
+// shellProc is a started command line and the goroutines reading its
+// output.
+type shellProc struct {
+	cmd    *exec.Cmd
+	tree   *ProcTree
+	exited chan struct{} // closed once bash has exited and been reaped
+	copied chan struct{} // closed once both output pipes reached EOF
+	outR   *os.File
+	errR   *os.File
+}
+
+// startShell starts cmd contained (its own session, a marker, registered
+// for KillProcesses) with stdin from /dev/null and both output streams
+// copied to the writers, which must each be safe for one writer goroutine.
+func startShell(cmd *exec.Cmd, stdout, stderr io.Writer) (*shellProc, error) {
+	marker := prepareCmd(cmd)
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, err
+	}
+	defer null.Close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	// *os.File streams go to the child as they are: Wait then returns when
+	// bash exits, not when the last holder of the pipes does.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = null, outW, errW
+	tree, err := startTree(cmd, marker)
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return nil, err
+	}
+	p := &shellProc{cmd: cmd, tree: tree, exited: make(chan struct{}), copied: make(chan struct{}), outR: outR, errR: errR}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); _, _ = io.Copy(stdout, outR) }()
+	go func() { defer wg.Done(); _, _ = io.Copy(stderr, errR) }()
+	go func() { wg.Wait(); close(p.copied) }()
+	go func() { _ = cmd.Wait(); close(p.exited) }()
+	return p, nil
+}
+
+// stop kills the whole tree, waits for bash to be reaped and for the
+// output to drain, and reports whether something it could not reach still
+// held the output after shellWaitDelay (then the pipes are closed on it).
+func (p *shellProc) stop() (escaped bool) {
+	p.tree.Kill()
+	<-p.exited
+	t := time.NewTimer(shellWaitDelay)
+	defer t.Stop()
+	select {
+	case <-p.copied:
+	case <-t.C:
+		escaped = true
+	}
+	p.outR.Close()
+	p.errR.Close()
+	<-p.copied
+	return escaped
 }
 
 // shellExitCode follows the shell's convention: 128+n for a death by signal n.

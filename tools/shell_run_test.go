@@ -330,47 +330,28 @@ func TestShellRunCancelKillsTree(t *testing.T) {
 	shellAwaitGone(t, pids)
 }
 
-func TestShellRunBackgroundHolderDoesNotHang(t *testing.T) {
-	tool, _ := shellTestTool(t, ShellOptions{})
-	out, res := shellExec(t, tool, "sleep 1000 & echo $!", 30)
-	pids := shellPIDs(t, res.Body)
-	t.Cleanup(func() {
-		for _, pid := range pids {
-			_ = shellKillPID(pid)
-		}
-	})
-	if out.TimedOut {
-		t.Errorf("timed_out = true; want the call to return when bash exits")
-	}
-	if out.ExitCode != 0 {
-		t.Errorf("exit_code = %d; want 0", out.ExitCode)
-	}
-	if !strings.Contains(out.Note, "background process kept the output open") {
-		t.Errorf("note = %q; want it to mention the background process", out.Note)
-	}
-}
-
 func TestShellRunScrubsSecrets(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-test-secret")
 	t.Setenv("X_TOKEN", "tok-secret")
 	t.Setenv("MYCLAW_PLAIN", "visible")
+	t.Setenv("DATABASE_URL", "postgres://app:db-secret@db/x")
 	tests := []struct {
 		name string
 		env  []string
 	}{
 		{"process environment", nil},
-		{"explicit environment", []string{"PATH=" + os.Getenv("PATH"), "OPENAI_API_KEY=sk-test-secret", "X_TOKEN=tok-secret", "MYCLAW_PLAIN=visible"}},
+		{"explicit environment", []string{"PATH=" + os.Getenv("PATH"), "OPENAI_API_KEY=sk-test-secret", "X_TOKEN=tok-secret", "MYCLAW_PLAIN=visible", "DATABASE_URL=postgres://app:db-secret@db/x"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tool, _ := shellTestTool(t, ShellOptions{Env: tt.env})
 			_, res := shellExec(t, tool, "env", 0)
-			for _, bad := range []string{"OPENAI_API_KEY", "sk-test-secret", "X_TOKEN", "tok-secret"} {
+			for _, bad := range []string{"OPENAI_API_KEY", "sk-test-secret", "X_TOKEN", "tok-secret", "db-secret"} {
 				if strings.Contains(res.Body, bad) {
 					t.Errorf("child environment shows %q", bad)
 				}
 			}
-			for _, good := range []string{"PATH=", "MYCLAW_PLAIN=visible", procRunMarkerPrefix} {
+			for _, good := range []string{"PATH=", "MYCLAW_PLAIN=visible", "DATABASE_URL=postgres://app:***@db/x", procRunMarkerPrefix} {
 				if !strings.Contains(res.Body, good) {
 					t.Errorf("child environment lacks %q", good)
 				}
@@ -489,8 +470,14 @@ func TestShellRunMeta(t *testing.T) {
 	if m.Timeout <= 60*time.Second {
 		t.Errorf("Timeout = %v; want above MaxTimeout so the command's own timeout fires first", m.Timeout)
 	}
-	if _, ok := any(NewShellRun(ShellOptions{})).(Reverter); ok {
-		t.Errorf("shell_run implements Reverter; want it irreversible")
+	// Without undo tracking a command is irreversible: no plan, and a
+	// revert refuses.
+	plain := NewShellRun(ShellOptions{Dir: t.TempDir()})
+	if res, err := plain.DryRun(context.Background(), shellArgsJSON(t, "ls", 0)); err != nil || res.UndoPlan != "" {
+		t.Errorf("DryRun without undo = plan %q, %v; want no undo plan", res.UndoPlan, err)
+	}
+	if _, err := plain.(Reverter).Revert(context.Background(), json.RawMessage(`{"changes":[]}`), false); err == nil {
+		t.Errorf("Revert without undo tracking succeeded")
 	}
 	reg := NewRegistry()
 	if err := reg.Register(NewShellRun(ShellOptions{Dir: t.TempDir()})); err != nil {
@@ -502,3 +489,28 @@ func TestShellRunMeta(t *testing.T) {
 }
 
 func shellKillPID(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }
+
+// The summary and preview of a command with an OSC string or a zero-width
+// space show every byte escaped, and the line is flagged.
+func TestShellRunDryRunShowsHiddenCharacters(t *testing.T) {
+	tool, _ := shellTestTool(t, ShellOptions{})
+	tests := []struct{ command, shown string }{
+		{"rm -rf ./build \x1b] ./victim \x07", `rm -rf ./build \e] ./victim \a`},
+		{"rm -rf ./bu\u200bild", "rm -rf ./bu⟨U+200B⟩ild"},
+	}
+	for _, tt := range tests {
+		res, err := tool.DryRun(context.Background(), shellArgsJSON(t, tt.command, 0))
+		if err != nil {
+			t.Fatalf("DryRun(%q): %v", tt.command, err)
+		}
+		if want := "Run `" + tt.shown + "`"; res.Summary != want {
+			t.Errorf("Summary = %q; want %q", res.Summary, want)
+		}
+		if !strings.Contains(res.Preview, "$ "+tt.shown) {
+			t.Errorf("Preview %q lacks %q", res.Preview, tt.shown)
+		}
+		if res.Command == nil || len(res.Command.Warnings) == 0 || !strings.Contains(res.Command.Warnings[0], "raw control or invisible characters") {
+			t.Errorf("Command = %+v; want it flagged first", res.Command)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"myclaw/tools/termtext"
 )
 
 // CutUTF8 returns the first n bytes of s, less a character that the cut
@@ -53,20 +55,13 @@ func Clip(s string, n int) string {
 	return CutUTF8(s, n) + "…"
 }
 
-// ClipOneLine makes s safe to show on one line: controls and invisible
-// characters removed (SanitizeForScreen), every run of white space made
-// one space, and the result cut to at most n characters, the last of them
-// "…" when it was cut.
+// ClipOneLine is termtext.OneLine: s on one line with every control and
+// invisible character shown as an escape, cut to at most n characters.
 func ClipOneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(SanitizeForScreen(s)), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
 	if n <= 0 {
 		return ""
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	return termtext.OneLine(s, n)
 }
 
 // FirstAndLastLines puts a message of several lines on one line as its

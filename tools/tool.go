@@ -67,6 +67,11 @@ type Meta struct {
 	// autonomy level, allow rules or session grants say (the tool domain
 	// model's human_approval_required).
 	AlwaysAsk bool
+	// Persists means a call's effect is read back into later sessions (a
+	// long-term note replayed into every prompt): auto-edit never
+	// approves it on its own, since it would carry planted text forward.
+	// Allow rules and session grants still can.
+	Persists bool
 }
 
 // HasSideEffects reports whether calls of the tool change anything.

@@ -76,6 +76,15 @@ func (w *webFetch) parse(raw json.RawMessage) (*url.URL, int64, error) {
 	if err != nil || s == "" {
 		return nil, 0, Errorf(KindInvalidArgs, "Give a full URL such as https://example.com/page.", "%q is not a valid URL", ClipOneLine(a.URL, 200))
 	}
+	if sc := strings.ToLower(u.Scheme); sc != "http" && sc != "https" && sc != "" {
+		// A bad argument, whatever the letter case: nothing was refused,
+		// the tool only speaks HTTP.
+		hint := "Only http and https URLs can be fetched."
+		if sc == "file" {
+			hint = "web_fetch reads only http and https URLs; use fs_read for files inside the workspace."
+		}
+		return nil, 0, Errorf(KindInvalidArgs, hint, "the %s: scheme is not supported", ClipOneLine(sc, 40)).With("url", ClipOneLine(u.Redacted(), 200))
+	}
 	if terr := w.guard.checkURL(u); terr != nil {
 		return nil, 0, terr
 	}

@@ -20,6 +20,83 @@ type Workspace struct {
 	dir   string // absolute, symlinks resolved
 	alias string // absolute as given, before resolving symlinks
 	root  *os.Root
+	// protected are myclaw's own directories and files that lie inside
+	// the root, as clean slash paths relative to it; fixed by Protect
+	// before the tools run.
+	protected []string
+}
+
+// Protect puts myclaw's own state and config directories (and files)
+// off limits to the file tools wherever they lie inside the workspace:
+// the undo journal, transcripts and blobs hold earlier contents and the
+// conversation, and the config sets the autonomy level, so no read,
+// listing or write may reach them at any autonomy level. Paths outside
+// the workspace are ignored. Call it before the tools are used.
+func (w *Workspace) Protect(paths ...string) {
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		for _, cand := range []string{abs, wsResolve(abs)} {
+			for _, dir := range []string{w.dir, w.alias} {
+				if rel, ok := wsWithin(dir, cand); ok && rel != "." {
+					w.protected = append(w.protected, filepath.ToSlash(rel))
+				}
+			}
+		}
+	}
+}
+
+// wsResolve resolves the symbolic links of the longest part of abs that
+// exists.
+func wsResolve(abs string) string {
+	rest := ""
+	for p := abs; ; {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
+
+// isProtected reports whether the clean relative slash path rel is one of
+// the protected paths or lies under one.
+func (w *Workspace) isProtected(rel string) bool {
+	for _, p := range w.protected {
+		if rel == p || strings.HasPrefix(rel, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkProtected refuses rel when it, or what its symbolic links lead to,
+// is protected.
+func (w *Workspace) checkProtected(path, rel string) *Error {
+	if len(w.protected) == 0 {
+		return nil
+	}
+	hit := w.isProtected(rel)
+	if !hit {
+		if real, ok := wsWithin(w.dir, wsResolve(filepath.Join(w.dir, filepath.FromSlash(rel)))); ok {
+			hit = w.isProtected(filepath.ToSlash(real))
+		}
+	}
+	if !hit {
+		return nil
+	}
+	return Errorf(KindPermissionDenied,
+		"This is myclaw's own state or configuration (undo journal, transcripts, settings); the file tools never read, list or change it. Work on the project's files instead, or ask the user.",
+		"path %q is inside myclaw's own state or configuration directory", path).With("path", path)
 }
 
 // OpenWorkspace opens dir as a workspace root. dir is made absolute and its
@@ -83,12 +160,23 @@ func (w *Workspace) Rel(path string) (string, *Error) {
 		if !ok {
 			return "", w.outside(path, "is outside the workspace")
 		}
-		return filepath.ToSlash(rel), nil
-	}
-	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		clean = rel
+	} else if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
 		return "", w.outside(path, "is outside the workspace")
 	}
-	return filepath.ToSlash(clean), nil
+	rel := filepath.ToSlash(clean)
+	if e := w.checkProtected(path, rel); e != nil {
+		return "", e
+	}
+	if rel != "." && (strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator))) {
+		// A trailing slash names a folder, as it does for the OS: "code.py/"
+		// is not a way to reach the file code.py.
+		if fi, err := w.root.Stat(clean); err == nil && !fi.IsDir() {
+			return "", Errorf(KindInvalidArgs, "Drop the trailing slash to use the file "+rel+".",
+				"path %q ends with a slash, which names a folder, but %s is a file", path, rel).With("path", path)
+		}
+	}
+	return rel, nil
 }
 
 // wsWithin returns abs relative to dir when abs lies inside dir.

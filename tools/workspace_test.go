@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -275,5 +276,98 @@ func TestFileToolsRegister(t *testing.T) {
 				t.Errorf("got %v for missing required fields; want invalid_args", e)
 			}
 		})
+	}
+}
+
+// myclaw's own state and config directories inside the workspace are
+// refused for read, write and listing, also through a symbolic link, and
+// glob_list and grep_search do not show what is in them.
+func TestWorkspaceProtectsOwnDirectories(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, ".state", "myclaw")
+	conf := filepath.Join(dir, "cfg", "myclaw")
+	for _, d := range []string{filepath.Join(state, "sessions"), conf, filepath.Join(dir, "src")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(state, "sessions", "journal.jsonl"), filepath.Join(conf, "config.toml"), filepath.Join(dir, "src", "a.go")} {
+		if err := os.WriteFile(f, []byte("secret journal autonomy = \"full\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(".state/myclaw", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := OpenWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	ws.Protect(state, conf, filepath.Join(t.TempDir(), "elsewhere"))
+
+	for _, p := range []string{".state/myclaw", ".state/myclaw/sessions/journal.jsonl", "cfg/myclaw/config.toml",
+		"./cfg/../cfg/myclaw/", filepath.Join(dir, "cfg", "myclaw"), "link/sessions/journal.jsonl"} {
+		_, e := ws.Rel(p)
+		if e == nil || e.Kind != KindPermissionDenied || !strings.Contains(e.Hint, "myclaw's own state") {
+			t.Errorf("Rel(%q) = %v; want permission_denied with a hint", p, e)
+		}
+	}
+	if rel, e := ws.Rel(".state"); e != nil || rel != ".state" {
+		t.Errorf("Rel(.state) = %q, %v; want the parent allowed", rel, e)
+	}
+
+	ctx := context.Background()
+	for _, tool := range []Tool{NewFsRead(ws), NewFsWrite(ws, nil), NewFsEdit(ws, nil)} {
+		for _, p := range []string{"cfg/myclaw/config.toml", "link/sessions/journal.jsonl"} {
+			args, _ := json.Marshal(map[string]any{"path": p, "content": "autonomy = \"full\"", "old_string": "secret", "new_string": "x"})
+			_, err := tool.Execute(ctx, args)
+			var te *Error
+			if !errors.As(err, &te) || te.Kind != KindPermissionDenied {
+				t.Errorf("%s %s: got %v; want permission_denied", tool.Meta().Name, p, err)
+			}
+		}
+	}
+	for _, tool := range []Tool{NewGlobList(ws), NewGrepSearch(ws)} {
+		for _, args := range []string{`{"pattern":"**"}`, `{"pattern":"secret"}`, `{"pattern":"**/*.toml"}`} {
+			res, err := tool.Execute(ctx, json.RawMessage(args))
+			if err != nil {
+				continue // a pattern that does not fit the tool
+			}
+			out, _ := json.Marshal(res)
+			if args == `{"pattern":"**"}` && !strings.Contains(string(out), "src/a.go") {
+				t.Errorf("%s %s does not list the project's files:\n%s", tool.Meta().Name, args, out)
+			}
+			if strings.Contains(string(out), "journal.jsonl") || strings.Contains(string(out), "config.toml") {
+				t.Errorf("%s %s lists myclaw's own files:\n%s", tool.Meta().Name, args, out)
+			}
+		}
+	}
+}
+
+// "code.py/" names a folder: on a file it is an error, as for the OS, not
+// a way to read the file.
+func TestWorkspaceTrailingSlashOnAFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "code.py"), []byte("print(1)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := OpenWorkspace(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, e := ws.Rel("code.py/"); e == nil || e.Kind != KindInvalidArgs || !strings.Contains(e.Message, "is a file") {
+		t.Errorf("Rel(code.py/) = %v; want invalid_args naming the file", e)
+	}
+	_, err = NewFsRead(ws).Execute(context.Background(), json.RawMessage(`{"path":"code.py/"}`))
+	if err == nil {
+		t.Errorf("fs_read code.py/ read the file")
+	}
+	if rel, e := ws.Rel("src/"); e != nil || rel != "src" {
+		t.Errorf("Rel(src/) = %q, %v; want the folder", rel, e)
 	}
 }

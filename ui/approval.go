@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -16,6 +17,7 @@ import (
 
 	"myclaw/approval"
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // errApproverClosed is what Approve returns once the TUI is gone: the user
@@ -114,17 +116,39 @@ const (
 	choiceDeny
 	choiceReason
 	choiceEdit
+	choiceNetwork
+	choiceNetworkSession
 	numChoices
 )
 
 // label is the choice's name on the choices line, next to its key.
 func (ch paneChoice) label() string {
-	return [...]string{"approve", "session", "save rule", "deny", "deny + reason", "edit"}[ch]
+	return [...]string{"approve", "session", "save rule", "deny", "deny + reason", "edit", "with network", "with network for the session"}[ch]
 }
 
 // binding is the key that takes the choice.
 func (ch paneChoice) binding(k *KeyMap) key.Binding {
-	return [...]key.Binding{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.Deny, k.DenyReason, k.Edit}[ch]
+	return [...]key.Binding{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.Deny, k.DenyReason, k.Edit, k.ApproveNetwork, k.ApproveNetworkSession}[ch]
+}
+
+// offers reports whether the pane offers a choice: approving with network
+// only makes sense for a command the sandbox would run without.
+func (a *approvalPane) offers(ch paneChoice) bool {
+	if ch == choiceNetwork || ch == choiceNetworkSession {
+		c := a.p.req.Confinement
+		return c != nil && c.Sandboxed && !c.Network
+	}
+	return true
+}
+
+// onChoicesLine reports whether a choice is on the choices line (and in
+// the arrow keys' cycle); the network ones have a line of their own.
+func onChoicesLine(ch paneChoice) bool { return ch < choiceNetwork }
+
+// step moves the highlight by d over the choices line.
+func (a *approvalPane) step(d int) {
+	n := int(choiceNetwork)
+	a.sel = (a.sel + n + d) % n
 }
 
 // approvalPane shows one Request and collects the decision.
@@ -136,7 +160,8 @@ type approvalPane struct {
 	mode   paneMode
 	scroll int
 	editor editor
-	shell  bool // editing the command line rather than the JSON
+	shell  bool   // editing the command line rather than the JSON
+	shown  string // the text the editor started with
 	errMsg string
 	// decided is set once a decision is on its way: keys pressed before
 	// the pane closes must not answer twice.
@@ -183,7 +208,7 @@ func (a *approvalPane) update(km tea.KeyMsg) (*approvalPane, tea.Cmd) {
 		return a, nil
 	}
 	for ch := range numChoices {
-		if key.Matches(km, ch.binding(k)) {
+		if a.offers(ch) && key.Matches(km, ch.binding(k)) {
 			return a.take(ch)
 		}
 	}
@@ -191,9 +216,9 @@ func (a *approvalPane) update(km tea.KeyMsg) (*approvalPane, tea.Cmd) {
 	case key.Matches(km, k.DenyEsc):
 		return a.take(choiceDeny)
 	case key.Matches(km, k.ChoiceLeft):
-		a.sel = (a.sel + int(numChoices) - 1) % int(numChoices)
+		a.step(-1)
 	case key.Matches(km, k.ChoiceRight):
-		a.sel = (a.sel + 1) % int(numChoices)
+		a.step(1)
 	case key.Matches(km, k.Choose):
 		return a.take(paneChoice(a.sel))
 	case key.Matches(km, k.PreviewUp):
@@ -218,6 +243,10 @@ func (a *approvalPane) take(ch paneChoice) (*approvalPane, tea.Cmd) {
 		return a, a.decide(approval.Decision{Choice: approval.ApproveSession})
 	case choiceSaveRule:
 		return a, a.decide(approval.Decision{Choice: approval.ApproveSession, SaveRule: true})
+	case choiceNetwork:
+		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce, Network: true})
+	case choiceNetworkSession:
+		return a, a.decide(approval.Decision{Choice: approval.ApproveSession, Network: true})
 	case choiceReason:
 		a.startReason()
 	case choiceEdit:
@@ -239,17 +268,18 @@ func (a *approvalPane) startEdit() {
 	text := ""
 	a.shell = false
 	if cmd, ok := shellCommand(a.p.req); ok {
-		a.shell, text = true, cmd
+		a.shell, text = true, termtext.Editable(cmd)
 	} else {
 		var b bytes.Buffer
 		if json.Indent(&b, a.p.req.Args, "", "  ") == nil {
-			text = b.String()
+			text = jsonEscapeInvisible(b.String())
 		} else {
-			text = string(a.p.req.Args)
+			text = termtext.Editable(string(a.p.req.Args))
 		}
 	}
 	a.editor = newEditor(a.c, "", 8)
 	a.editor.setValue(text)
+	a.shown = a.editor.value()
 	a.fitEditor()
 }
 
@@ -262,6 +292,14 @@ func (a *approvalPane) submit() (*approvalPane, tea.Cmd) {
 	if a.mode == modeReason {
 		return a, a.decide(approval.Decision{Choice: approval.Deny, Reason: strings.TrimSpace(text)})
 	}
+	if text == a.shown {
+		// Untouched: exactly the call that was asked about runs, byte for
+		// byte, whatever the editor had to escape to show it.
+		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce})
+	}
+	if a.shell {
+		text = termtext.ParseEditable(text)
+	}
 	args, changed, err := editedArgs(a.p.req, a.shell, text)
 	if err != nil {
 		a.errMsg = err.Error()
@@ -271,6 +309,27 @@ func (a *approvalPane) submit() (*approvalPane, tea.Cmd) {
 		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce})
 	}
 	return a, a.decide(approval.Decision{Choice: approval.Edit, Args: args})
+}
+
+// jsonEscapeInvisible writes every character of indented JSON that would
+// not show as itself (controls cannot appear raw in valid JSON; invisible
+// and format characters can) as a \uXXXX escape, which decodes to the
+// same string: the editor then shows them and keeps them.
+func jsonEscapeInvisible(s string) string {
+	if !termtext.HasHidden(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r == '\n' || !termtext.HasHidden(string(r)) {
+			b.WriteRune(r)
+			continue
+		}
+		for _, u := range utf16.Encode([]rune{r}) {
+			fmt.Fprintf(&b, "\\u%04x", u)
+		}
+	}
+	return b.String()
 }
 
 // shellCommand returns the command line of a shell_run request, if it has one.
@@ -387,6 +446,13 @@ func (a *approvalPane) drawHeader(w int) []string {
 	} else {
 		wrap(st.Warn.Render, "not reversible: /undo cannot walk this back")
 	}
+	if c := req.Confinement; c != nil {
+		style := st.OK.Render
+		if !c.Sandboxed {
+			style = st.Warn.Render
+		}
+		wrap(style, oneLine(c.String()))
+	}
 	if req.Taint != nil {
 		wrap(st.Warn.Render, "⚠ this call follows untrusted content from "+oneLine(req.Taint.Source)+
 			": it may be acting on instructions planted there")
@@ -427,6 +493,9 @@ func (a *approvalPane) footer() []string {
 	var b strings.Builder
 	b.WriteString(" ")
 	for ch := range numChoices {
+		if !onChoicesLine(ch) {
+			continue
+		}
 		name, label := ch.binding(k).Help().Key, ch.label()
 		if int(ch) == a.sel {
 			b.WriteString(st.ChoiceActive.Render("[" + name + " " + label + "]"))
@@ -435,6 +504,10 @@ func (a *approvalPane) footer() []string {
 		}
 	}
 	out := []string{truncate(b.String(), w)}
+	if a.offers(choiceNetwork) {
+		out = append(out, truncate(" "+st.Key.Render(k.ApproveNetwork.Help().Key)+st.Choice.Render(" approve with network once")+
+			"  "+st.Key.Render(k.ApproveNetworkSession.Help().Key)+st.Choice.Render(" with network for the session"), w))
+	}
 	grant := oneLine(a.rule.Tool)
 	if a.rule.Match != "" {
 		grant += " matching " + oneLine(a.rule.Match)
@@ -468,7 +541,7 @@ func (a *approvalPane) previewLines() []string {
 		}
 	}
 	if cmd, ok := shellCommand(req); ok {
-		for i, l := range strings.Split(tools.SanitizeForScreen(cmd), "\n") {
+		for i, l := range strings.Split(termtext.Visible(cmd), "\n") {
 			p := "$ "
 			if i > 0 {
 				p = "  "
@@ -498,7 +571,7 @@ func (a *approvalPane) previewLines() []string {
 		add(st.Bold.Render, "host: "+host)
 		add(st.Dim.Render, "url: "+u)
 	}
-	if p := strings.TrimRight(tools.SanitizeForScreen(req.Preview), "\n"); p != "" && req.Command == nil {
+	if p := strings.TrimRight(termtext.Visible(req.Preview), "\n"); p != "" && req.Command == nil {
 		diff := looksLikeDiff(p)
 		for l := range strings.SplitSeq(p, "\n") {
 			style := st.Choice.Render

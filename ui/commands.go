@@ -46,11 +46,12 @@ var commands = []command{
 	{"model", "[name]", "show or switch the model", false},
 	{"clear", "", "start a new conversation", false},
 	{"sessions", "", "list the sessions of this workspace", true},
-	{"mcp", "[restart NAME]", "MCP servers: state, tools, last error; restart one", true},
+	{"mcp", "[CMD] [NAME]", "MCP servers; NAME: one, with its log; CMD: restart, login, logout", true},
 	{"init", "", "draft AGENTS.md: the model explores the repository", false},
 	{"cost", "", "tokens and cost of this session so far", true},
 	{"context", "", "what the prompt holds: instructions, tools, free room", true},
 	{"trust", "", "trust this folder: .myclaw.toml, AGENTS.md, commands", false},
+	{"sandbox", "", "what the shell sandbox enforces here", true},
 	{"quit", "", "leave myclaw", true},
 }
 
@@ -246,6 +247,11 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			return usage()
 		}
 		return m.trustCommand()
+	case "sandbox":
+		if len(args) > 0 {
+			return usage()
+		}
+		return m.sandboxCommand()
 	case "init":
 		if len(args) > 0 {
 			return usage()

@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // Fallback screen size until the terminal reports its own.
@@ -102,15 +102,9 @@ func indent(lines []string, p string) []string {
 	return out
 }
 
-// oneLine flattens s to a single line for labels: escape sequences,
-// controls and invisible characters removed, newlines and tabs as spaces.
-func oneLine(s string) string {
-	s = tools.SanitizeForScreen(s)
-	if !strings.ContainsAny(s, "\n\t") {
-		return s
-	}
-	return strings.Join(strings.Fields(s), " ")
-}
+// oneLine flattens s to a single line for labels, with every control,
+// escape and invisible character shown as a visible escape.
+func oneLine(s string) string { return termtext.OneLine(s, 0) }
 
 // truncate cuts s (which may carry styles) to width columns with an ellipsis.
 func truncate(s string, width int) string {

@@ -8,7 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // Cursor drawing: reverse video is not a colour, so it stays under NO_COLOR.
@@ -92,11 +92,20 @@ func (e *editor) line() int      { return e.row }
 func (e *editor) lineCount() int { return len(e.lines) }
 
 // insert types s at the cursor: line breaks ("\r\n", "\r" too) split
-// lines, tabs become spaces, escape sequences, other controls and
-// invisible characters are dropped (tools.SanitizeForScreen). The caller
-// scrolls to the cursor.
+// lines, tabs become spaces, escape sequences and other controls are
+// dropped (termtext.Strip), and so are invisible characters: what is typed
+// is what shows. Text that must keep them goes in as termtext.Editable.
+// The caller scrolls to the cursor.
 func (e *editor) insert(s string) {
-	s = tools.SanitizeForScreen(s)
+	s = strings.Map(func(r rune) rune {
+		if r == '\u2028' || r == '\u2029' {
+			return '\n'
+		}
+		if termtext.Invisible(r) {
+			return -1
+		}
+		return r
+	}, termtext.Strip(s))
 	if strings.Contains(s, "\t") {
 		s = strings.ReplaceAll(s, "\t", strings.Repeat(" ", tabWidth))
 	}

@@ -15,6 +15,7 @@ import (
 
 	"myclaw/agent"
 	"myclaw/approval"
+	"myclaw/tools/termtext"
 )
 
 const (
@@ -147,7 +148,7 @@ type turnState struct {
 // liveText is the assistant answer being streamed: its text, split into
 // blocks, and the block on screen that shows the unfinished part.
 type liveText struct {
-	screen screenText
+	screen termtext.Stream
 	stream *mdStream
 	tail   *mdTail
 	dirty  bool
@@ -261,7 +262,7 @@ func (m *Model) handleEvent(ev agent.Event) {
 			m.live = &liveText{stream: newMDStream(), tail: &mdTail{}}
 			m.tr.add(m.live.tail)
 		}
-		m.live.stream.write(m.live.screen.write(ev.Text))
+		m.live.stream.write(m.live.screen.Write(ev.Text))
 		m.live.dirty = true
 	case agent.ReasoningDelta:
 		if m.live != nil {
@@ -400,7 +401,7 @@ func (m *Model) finishLive() {
 	if m.live == nil {
 		return
 	}
-	m.live.stream.write(m.live.screen.flush())
+	m.live.stream.write(m.live.screen.Flush())
 	m.live.stream.finish()
 	m.tr.remove(m.live.tail)
 	for _, src := range m.live.stream.take() {
@@ -422,7 +423,7 @@ func (m *Model) finishThink() {
 // counted as they arrive, and the lines shown are kept wrapped, so that a
 // publication wraps again only the unfinished last line.
 type reasoningBlock struct {
-	screen screenText
+	screen termtext.Stream
 	text   strings.Builder // sanitised
 	words  int             // in text
 	inWord bool            // text ends inside a word
@@ -437,7 +438,7 @@ type reasoningBlock struct {
 }
 
 // write adds a delta of the stream.
-func (r *reasoningBlock) write(delta string) { r.add(r.screen.write(delta)) }
+func (r *reasoningBlock) write(delta string) { r.add(r.screen.Write(delta)) }
 
 // add appends sanitised text and counts its words.
 func (r *reasoningBlock) add(s string) {
@@ -462,7 +463,7 @@ func (r *reasoningBlock) publish() {
 
 // finish ends the stream: what was held back is shown too.
 func (r *reasoningBlock) finish() {
-	r.add(r.screen.flush())
+	r.add(r.screen.Flush())
 	r.publish()
 	r.live = false
 }

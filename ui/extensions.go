@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -17,6 +18,10 @@ type Extensions interface {
 	MCPServers() []mcp.ServerStatus
 	// RestartMCP stops (if needed) and starts one server again.
 	RestartMCP(ctx context.Context, name string) error
+	// LoginMCP logs in to a URL server in the browser; LogoutMCP forgets
+	// its login.
+	LoginMCP(ctx context.Context, name string) error
+	LogoutMCP(ctx context.Context, name string) error
 	// TrustProject trusts the workspace's .myclaw.toml as it is now, loads
 	// it, and says what it loaded.
 	TrustProject(ctx context.Context) (string, error)
@@ -53,6 +58,16 @@ func (m Model) mcpCommand(args []string) (Model, tea.Cmd) {
 			list := ext.MCPServers()
 			return commandResultMsg{draw: func(c *common) []string { return drawMCP(c, list) }}
 		}
+	case len(args) == 1:
+		name := args[0]
+		return m, func() tea.Msg {
+			for _, s := range ext.MCPServers() {
+				if s.Name == name {
+					return commandResultMsg{draw: func(c *common) []string { return drawMCPServer(c, s) }}
+				}
+			}
+			return commandResultMsg{err: fmt.Errorf("no MCP server %q (/mcp lists them)", name)}
+		}
 	case len(args) == 2 && args[0] == "restart":
 		name := args[1]
 		return m, func() tea.Msg {
@@ -61,8 +76,24 @@ func (m Model) mcpCommand(args []string) (Model, tea.Cmd) {
 			}
 			return commandResultMsg{draw: textDraw("restarting MCP server " + name + "; /mcp shows its state"), refresh: true}
 		}
+	case len(args) == 2 && args[0] == "login":
+		name := args[1]
+		return m, func() tea.Msg {
+			if err := ext.LoginMCP(ctx, name); err != nil {
+				return commandResultMsg{err: err}
+			}
+			return commandResultMsg{draw: textDraw("logging in to MCP server " + name + ": the login URL follows (opened in your browser); /mcp shows the state")}
+		}
+	case len(args) == 2 && args[0] == "logout":
+		name := args[1]
+		return m, func() tea.Msg {
+			if err := ext.LogoutMCP(ctx, name); err != nil {
+				return commandResultMsg{err: err}
+			}
+			return commandResultMsg{draw: textDraw("logged out of MCP server " + name + " (its stored token is deleted)"), refresh: true}
+		}
 	}
-	m.addBlock(errorBlock("usage: /mcp [restart NAME]", "lists the MCP servers, or restarts one"))
+	m.addBlock(errorBlock("usage: /mcp [NAME | restart NAME | login NAME | logout NAME]", "lists the MCP servers, shows one with its log, restarts one, or logs in to or out of one"))
 	return m, nil
 }
 
@@ -100,7 +131,21 @@ func drawMCP(c *common, list []mcp.ServerStatus) []string {
 			state = st.Dim.Render(pad(state, 9))
 		}
 		line := "  " + pad(truncate(oneLine(s.Name), 18), 19) + state + " " + st.Dim.Render(s.Since.Format("15:04:05"))
+		if s.Auth != mcp.AuthNone {
+			auth := "auth: " + string(s.Auth)
+			if s.Auth == mcp.AuthNeeded || s.Auth == mcp.AuthExpired {
+				auth = st.Error.Render(auth + " (/mcp login " + oneLine(s.Name) + ")")
+			} else {
+				auth = st.Dim.Render(auth)
+			}
+			line += "  " + auth
+		}
 		out = append(out, truncate(line, w))
+		if s.AuthNote != "" {
+			for _, l := range wrapPlain("login: "+oneLine(s.AuthNote), w-6) {
+				out = append(out, "    "+st.Dim.Render(l))
+			}
+		}
 		if len(s.Tools) > 0 {
 			for _, l := range wrapPlain("tools: "+oneLine(strings.Join(s.Tools, ", ")), w-6) {
 				out = append(out, "    "+l)
@@ -130,4 +175,19 @@ func hasFailed(list []mcp.ServerStatus) bool {
 		}
 	}
 	return false
+}
+
+// drawMCPServer is /mcp NAME: the server's line of /mcp, then its log.
+func drawMCPServer(c *common, s mcp.ServerStatus) []string {
+	st := &c.styles
+	out := drawMCP(c, []mcp.ServerStatus{s})
+	if len(s.Log) == 0 {
+		return append(out, "  "+st.Dim.Render("no log messages from this server"))
+	}
+	out = append(out, "  "+st.Bold.Render(fmt.Sprintf("log (last %d, also in myclaw.log):", len(s.Log))))
+	w := c.contentWidth()
+	for _, l := range s.Log {
+		out = append(out, "    "+truncate(oneLine(l), w-4))
+	}
+	return out
 }

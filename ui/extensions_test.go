@@ -15,6 +15,7 @@ type extFake struct {
 	*fakeBackend
 	servers   []mcp.ServerStatus
 	restarted []string
+	logins    []string
 	trusted   bool
 }
 
@@ -25,6 +26,16 @@ func (f *extFake) RestartMCP(ctx context.Context, name string) error {
 		return errors.New(`no MCP server "` + name + `"`)
 	}
 	f.restarted = append(f.restarted, name)
+	return nil
+}
+
+func (f *extFake) LoginMCP(ctx context.Context, name string) error {
+	f.logins = append(f.logins, "login "+name)
+	return nil
+}
+
+func (f *extFake) LogoutMCP(ctx context.Context, name string) error {
+	f.logins = append(f.logins, "logout "+name)
 	return nil
 }
 

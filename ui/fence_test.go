@@ -10,6 +10,7 @@ import (
 
 	"myclaw/agent"
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // hostileBody tries every way out of the frame: a fake closing marker,
@@ -109,58 +110,15 @@ func TestFenceFolds(t *testing.T) {
 	}
 }
 
-// Text sanitised delta by delta is what sanitising it whole gives,
-// however it is cut: a sequence, a character or a "\r\n" split between
-// deltas is held back until it is complete.
+// The model's answer goes through the shared stream sanitiser: the
+// hostile body cut anywhere comes out as sanitising it whole gives.
 func TestScreenTextAcrossDeltas(t *testing.T) {
-	tests := []struct{ name, in string }{
-		{"hostile body", hostileBody},
-		{"colours", "hello \x1b[31mred\x1b[0m and more"},
-		{"title with BEL", "before\x1b]0;title\x07after"},
-		{"title with ST", "before\x1b]0;title\x1b\\after"},
-		{"string ended by another ESC", "a\x1b]0;ti\x1b[1mb"},
-		{"strings ended by the next one", "a\x1b]x\x1b]y\x1bPz\x1b[1mb"},
-		{"C1 CSI and OSC", "x\u009b31my \u009d0;t\u009cz"},
-		{"charset and two ESC", "\x1b(Bq\x1b\x1bw"},
-		{"line ends", "one\r\ntwo\rthree\r"},
-		{"wide and bidi", "日本語 \u202eevil\u202c テキスト"},
-		{"unterminated title at the end", "text \x1b]0;never ends"},
-		{"lone ESC at the end", "text \x1b"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			want := tools.SanitizeForScreen(tt.in)
-			for i := 0; i <= len(tt.in); i++ {
-				var st screenText
-				got := st.write(tt.in[:i]) + st.write(tt.in[i:]) + st.flush()
-				if got != want {
-					t.Fatalf("cut at %d: got %q; want %q", i, got, want)
-				}
-			}
-			var st screenText
-			var b strings.Builder
-			for i := range len(tt.in) {
-				b.WriteString(st.write(tt.in[i : i+1]))
-			}
-			b.WriteString(st.flush())
-			if got := b.String(); got != want {
-				t.Errorf("byte by byte: got %q; want %q", got, want)
-			}
-		})
-	}
-}
-
-// A control string that never ends is let through after maxHeld bytes:
-// it cannot hide the rest of the answer.
-func TestScreenTextHoldsBoundedly(t *testing.T) {
-	var st screenText
-	out := st.write("a\x1b]0;")
-	out += st.write(strings.Repeat("x", maxHeld))
-	if len(st.held) > maxHeld {
-		t.Errorf("got %d bytes held; want at most %d", len(st.held), maxHeld)
-	}
-	if !strings.HasPrefix(out, "a0;xxx") {
-		t.Errorf("got %q; want the text let through without the introducer", out)
+	want := tools.SanitizeForScreen(hostileBody)
+	for i := 0; i <= len(hostileBody); i++ {
+		var st termtext.Stream
+		if got := st.Write(hostileBody[:i]) + st.Write(hostileBody[i:]) + st.Flush(); got != want {
+			t.Fatalf("cut at %d: got %q; want %q", i, got, want)
+		}
 	}
 }
 

@@ -29,14 +29,18 @@ type KeyMap struct {
 	Deny           key.Binding
 	DenyReason     key.Binding
 	Edit           key.Binding
-	ChoiceLeft     key.Binding
-	ChoiceRight    key.Binding
-	Choose         key.Binding
-	DenyEsc        key.Binding
-	PreviewUp      key.Binding
-	PreviewDown    key.Binding
-	PreviewPgUp    key.Binding
-	PreviewPgDown  key.Binding
+	// ApproveNetwork and ApproveNetworkSession approve a sandboxed shell
+	// command with network, once or for the session.
+	ApproveNetwork        key.Binding
+	ApproveNetworkSession key.Binding
+	ChoiceLeft            key.Binding
+	ChoiceRight           key.Binding
+	Choose                key.Binding
+	DenyEsc               key.Binding
+	PreviewUp             key.Binding
+	PreviewDown           key.Binding
+	PreviewPgUp           key.Binding
+	PreviewPgDown         key.Binding
 }
 
 // DefaultKeyMap returns the standard bindings.
@@ -62,19 +66,21 @@ func DefaultKeyMap() KeyMap {
 		ExternalEditor: b("edit the prompt in $VISUAL / $EDITOR", "ctrl+g"),
 		ExpandPaste:    b("expand a collapsed paste in the prompt", "ctrl+x"),
 
-		ApproveOnce:    b("approve this call once", "y"),
-		ApproveSession: b("approve for the rest of the session", "a"),
-		SaveRule:       b("approve for the session and save the rule to the config", "s"),
-		Deny:           b("deny", "n"),
-		DenyReason:     b("deny with a reason the model reads", "r"),
-		Edit:           b("edit the arguments, then approve", "e"),
-		ChoiceLeft:     b("previous choice", "left", "shift+tab"),
-		ChoiceRight:    b("next choice", "right", "tab"),
-		Choose:         b("take the highlighted choice", "enter"),
-		DenyEsc:        b("deny", "esc"),
-		PreviewUp:      b("scroll the preview", "up", "k"),
-		PreviewDown:    b("scroll the preview", "down", "j"),
-		PreviewPgUp:    b("scroll the preview a page", "pgup"),
-		PreviewPgDown:  b("scroll the preview a page", "pgdown"),
+		ApproveOnce:           b("approve this call once", "y"),
+		ApproveSession:        b("approve for the rest of the session", "a"),
+		SaveRule:              b("approve for the session and save the rule to the config", "s"),
+		Deny:                  b("deny", "n"),
+		DenyReason:            b("deny with a reason the model reads", "r"),
+		Edit:                  b("edit the arguments, then approve", "e"),
+		ApproveNetwork:        b("approve a sandboxed command with network, once", "w"),
+		ApproveNetworkSession: b("approve a sandboxed command with network for the session", "W"),
+		ChoiceLeft:            b("previous choice", "left", "shift+tab"),
+		ChoiceRight:           b("next choice", "right", "tab"),
+		Choose:                b("take the highlighted choice", "enter"),
+		DenyEsc:               b("deny", "esc"),
+		PreviewUp:             b("scroll the preview", "up", "k"),
+		PreviewDown:           b("scroll the preview", "down", "j"),
+		PreviewPgUp:           b("scroll the preview a page", "pgup"),
+		PreviewPgDown:         b("scroll the preview a page", "pgdown"),
 	}
 }

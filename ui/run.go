@@ -27,6 +27,9 @@ type Options struct {
 	// Notices carries lines from outside a turn (MCP servers starting or
 	// failing) to show in the transcript; nil when there are none.
 	Notices <-chan string
+	// Forms carries MCP servers' requests for input (elicitation); nil
+	// when there are none.
+	Forms <-chan FormRequest
 	// Earlier is the conversation so far when a session is resumed, shown
 	// above the new input (rendered lazily, like every block).
 	Earlier []Earlier

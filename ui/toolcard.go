@@ -90,6 +90,7 @@ type toolCard struct {
 	at         time.Time
 	body       string
 	reversible bool
+	undoPlan   string
 
 	cache lineCache
 }
@@ -113,6 +114,7 @@ func (t *toolCard) finish(ev agent.ToolResultEvent) {
 		t.content = ev.Content
 		t.untrusted, t.source, t.at, t.body = ev.Untrusted, ev.Source, ev.RetrievedAt, ev.Body
 		t.reversible = ev.Reversible
+		t.undoPlan = ev.UndoPlan
 		t.exitCode, t.diff, t.waiting = ev.ExitCode, ev.Diff, false
 		if ev.Call.Edited {
 			// The card names what ran, not what the model proposed.
@@ -205,7 +207,10 @@ func (t *toolCard) draw(c *common) []string {
 	if t.diff != "" && t.status == agent.StatusOK {
 		out = append(out, t.drawDiff(c, inner, !c.expandTools)...)
 	}
-	if t.reversible && t.status == agent.StatusOK {
+	switch {
+	case t.reversible && t.undoPlan != "":
+		add(st.Dim.Render, "↶ "+oneLine(t.undoPlan))
+	case t.reversible && t.status == agent.StatusOK:
 		add(st.Dim.Render, "↶ /undo can revert this")
 	}
 	if t.untrusted {

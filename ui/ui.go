@@ -50,6 +50,10 @@ type Model struct {
 	quitArmed   bool
 	// notices carries lines from outside a turn.
 	notices <-chan string
+	// form is the MCP server form on screen; forms wait behind it.
+	form   *elicitForm
+	forms  []FormRequest
+	formCh <-chan FormRequest
 	// loadCommands loads the custom commands.
 	loadCommands CommandLoader
 	// fsys is the workspace, for the @ completion's index.
@@ -111,6 +115,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 		}
 	}
 	m.notices = opts.Notices
+	m.formCh = opts.Forms
 	m.loadCommands = opts.Commands
 	c.workspace = opts.Workspace
 	if opts.EditorKey != "" {
@@ -128,7 +133,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 // Init implements tea.Model: it starts waiting for approval requests and
 // checks the model server behind the first frame.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), waitForNotice(m.notices), loadCustomCommands(m.loadCommands), buildIndex(m.shared.base, m.fsys))
+	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), waitForNotice(m.notices), loadCustomCommands(m.loadCommands), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys))
 }
 
 // Update implements tea.Model.
@@ -171,6 +176,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleDecision(msg)
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
+	case formRequestMsg:
+		return m.handleFormRequest(msg)
+	case formAnsweredMsg:
+		return m.handleFormAnswer(msg)
 	case noticeMsg:
 		m.addBlock(warnBlock(msg.text))
 		return m, tea.Batch(waitForNotice(m.notices), refreshStatus(m.backend))
@@ -214,6 +223,9 @@ func (m Model) bottomView() []string {
 	if m.pane != nil {
 		return m.pane.view()
 	}
+	if m.form != nil {
+		return m.form.view()
+	}
 	return append(m.input.popupView(), m.input.view()...)
 }
 
@@ -234,6 +246,11 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	if m.pane != nil {
 		var cmd tea.Cmd
 		m.pane, cmd = m.pane.update(msg)
+		return m, cmd
+	}
+	if m.form != nil {
+		var cmd tea.Cmd
+		m.form, cmd = m.form.update(msg)
 		return m, cmd
 	}
 	switch {

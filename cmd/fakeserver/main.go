@@ -9,6 +9,7 @@
 //	"fetch"  -> web_fetch of a URL given in the message (or example.com)
 //	"test"   -> shell_run "go test ./..."
 //	"long"   -> a long Markdown answer
+//	"run: CMD" (at the start) -> shell_run of CMD, as typed
 //	anything else -> a short Markdown answer with a code block
 //
 // Usage: go run ./cmd/fakeserver -addr 127.0.0.1:8089 [-delay 15ms]
@@ -59,16 +60,20 @@ var urlRE = regexp.MustCompile(`https?://\S+`)
 // answer decides the reply from the last user message and how many tool
 // results came after it.
 func answer(req request) (string, []call) {
-	last, after := "", 0
+	last, typed, after := "", "", 0
 	for _, m := range req.Messages {
 		switch m.Role {
 		case "user":
-			last, after = strings.ToLower(m.Content), 0
+			last, typed, after = strings.ToLower(m.Content), m.Content, 0
 		case "tool":
 			after++
 		}
 	}
 	j := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	// The prompt may carry notes before what the user typed.
+	if i := strings.LastIndex(typed, "run: "); i >= 0 && after == 0 {
+		return "", []call{{"shell_run", j(map[string]string{"command": strings.TrimSpace(typed[i+len("run: "):])})}}
+	}
 	switch {
 	case strings.Contains(last, "write") && after == 0:
 		return "I'll create the file.", []call{{"fs_write", j(map[string]string{"path": "notes/todo.md", "content": "# TODO\n\n- [ ] try myclaw\n- [ ] undo a change\n"})}}

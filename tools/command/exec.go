@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"myclaw/tools"
@@ -107,7 +106,7 @@ func (t *commandTool) result(out []byte, total int) tools.Result {
 // process is one run of a command.
 type process struct {
 	cmd  *exec.Cmd
-	pgid int
+	tree *tools.ProcTree
 
 	stdinW, stdoutR, stderrR *os.File
 
@@ -120,7 +119,7 @@ type process struct {
 	readers sync.WaitGroup // the stdin writer and the two readers
 }
 
-// start runs argv in its own process group with stdin fed from input.
+// start runs argv contained (tools.StartPiped) with stdin fed from input.
 func start(s Spec, input []byte) (*process, error) {
 	cmd := exec.Command(s.Command[0], s.Command[1:]...)
 	cmd.Dir = s.Dir
@@ -131,7 +130,7 @@ func start(s Spec, input []byte) (*process, error) {
 	}
 	inW, outR, errR := pipes.Stdin, pipes.Stdout, pipes.Stderr
 
-	p := &process{cmd: cmd, pgid: cmd.Process.Pid, stdinW: inW, stdoutR: outR, stderrR: errR}
+	p := &process{cmd: cmd, tree: pipes.Tree, stdinW: inW, stdoutR: outR, stderrR: errR}
 	p.stderr.Max = maxStderrTail
 	p.readers.Add(3)
 	go func() {
@@ -164,8 +163,8 @@ func start(s Spec, input []byte) (*process, error) {
 	return p, nil
 }
 
-// wait waits for the command, killing its process group if ctx ends first,
-// and reports whether it was killed. Leftovers in the group are killed once
+// wait waits for the command, killing its process tree if ctx ends first,
+// and reports whether it was killed. Leftovers in the tree are killed once
 // the command exits, and the output is read until its pipes close.
 func (p *process) wait(ctx context.Context) (killed bool) {
 	exited := make(chan error, 1)
@@ -174,10 +173,10 @@ func (p *process) wait(ctx context.Context) (killed bool) {
 	case p.exitErr = <-exited:
 	case <-ctx.Done():
 		killed = true
-		_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+		p.tree.Kill()
 		p.exitErr = <-exited
 	}
-	_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+	p.tree.Kill()
 
 	drained := make(chan struct{})
 	go func() {

@@ -10,11 +10,15 @@ import (
 )
 
 // httpTransport is the streamable HTTP transport of a URL server, sending
-// the configured headers with every request.
+// the configured headers with every request and logging in with OAuth
+// when the server asks for it.
 func (m *Manager) httpTransport(cfg ServerConfig) *sdk.StreamableClientTransport {
 	t := &sdk.StreamableClientTransport{Endpoint: cfg.URL}
 	if len(cfg.Headers) > 0 {
 		t.HTTPClient = &http.Client{Transport: &headerTransport{headers: cfg.Headers, base: http.DefaultTransport}}
+	}
+	if h := m.authOf(cfg.Name); h != nil {
+		t.OAuthHandler = h
 	}
 	return t
 }

@@ -58,8 +58,11 @@ func TestStaticHeaders(t *testing.T) {
 	if err != nil || res.Body != "echo: hi" {
 		t.Errorf("got %q, %v; want the echo through the keyed server", res.Body, err)
 	}
-	if st := waitStatus(t, m, "bare", inState(StateFailed)); !strings.Contains(st.LastError, "401") && !strings.Contains(strings.ToLower(st.LastError), "unauthorized") {
-		t.Errorf("got last error %q for the server without the header; want it refused", st.LastError)
+	if st := waitStatus(t, m, "bare", inState(StateFailed)); st.Auth != AuthNeeded || !strings.Contains(st.LastError, "needs a login") {
+		t.Errorf("got auth %q, last error %q for the server without the header; want it refused, needing a login", st.Auth, st.LastError)
+	}
+	if st := waitStatus(t, m, "keyed", inState(StateRunning)); st.Auth != AuthHeaders {
+		t.Errorf("got auth %q for the keyed server; want %q", st.Auth, AuthHeaders)
 	}
 	st := waitStatus(t, m, "unset", inState(StateFailed))
 	if want := "mcp.servers.unset.headers: $GITHUB_TOKEN not set in the environment"; st.LastError != want {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
@@ -53,6 +54,13 @@ type ServerConfig struct {
 	// Unset names the variables that Headers refer to and the environment
 	// lacks: the server fails to start, saying which.
 	Unset []string
+	// OAuth configures the login of a URL server that asks for one; nil
+	// means dynamic client registration. Unused when Headers carry an
+	// Authorization header.
+	OAuth *OAuthConfig
+	// LogLevel is the level of log messages asked of the server
+	// (DefaultLogLevel when empty).
+	LogLevel string
 }
 
 // State is the life-cycle state of a server.
@@ -82,6 +90,11 @@ type ServerStatus struct {
 	LastError string
 	// Since is when the server entered State.
 	Since time.Time
+	// Auth is where a URL server stands with its login; AuthNote says why.
+	Auth     AuthState
+	AuthNote string
+	// Log holds the server's last log messages ("15:04:05 level: text").
+	Log []string
 }
 
 // Manager starts the configured servers in the background and keeps their
@@ -98,6 +111,16 @@ type Manager struct {
 
 	events notifier
 	wg     sync.WaitGroup
+
+	// opts are set once, before Start.
+	opts   Options
+	tokens *tokenStore
+	// authClient gives the HTTP client of a server's OAuth requests; tests
+	// replace it.
+	authClient func(endpoint string) *http.Client
+	// protocolVersion, when set (tests), is the version the client asks
+	// for instead of the SDK's latest.
+	protocolVersion string
 
 	mu      sync.Mutex // guards the fields below and every server's state
 	servers []*server
@@ -117,6 +140,11 @@ type server struct {
 	since   time.Time
 	skipped []string
 	cur     *run // its names are the server's tools in the catalog
+	// auth is the OAuth handler of a URL server without an Authorization
+	// header; it outlives runs, so a restart keeps the login.
+	auth *authHandler
+	// logs are the server's last log messages, across runs.
+	logs logRing
 }
 
 // NewManager returns a Manager for servers, registering their tools in reg.
@@ -168,10 +196,10 @@ func checkConfig(cfg ServerConfig) error {
 		if len(cfg.Unset) > 0 {
 			return fmt.Errorf("%s.headers: %s not set in the environment", key, strings.Join(cfg.Unset, ", "))
 		}
-	case len(cfg.Headers) > 0:
-		return fmt.Errorf("%s: headers apply to url servers only", key)
+	case len(cfg.Headers) > 0 || cfg.OAuth != nil:
+		return fmt.Errorf("%s: headers and oauth apply to url servers only", key)
 	}
-	return nil
+	return checkLogLevel(key, cfg.LogLevel)
 }
 
 func (m *Manager) defaultDial(cfg ServerConfig) (sdk.Transport, error) {
@@ -194,6 +222,7 @@ func (m *Manager) Start(ctx context.Context, onChange func(ServerStatus)) {
 	}
 	m.started = true
 	m.base = ctx
+	m.setUpAuthLocked()
 	m.events.start(onChange)
 	for _, s := range m.servers {
 		if s.cfg.Enabled {
@@ -225,16 +254,8 @@ func (m *Manager) Restart(ctx context.Context, name string) error {
 		m.mu.Unlock()
 		return errors.New("mcp: the manager is closed")
 	case !ok:
-		names := make([]string, 0, len(m.byName))
-		for n := range m.byName {
-			names = append(names, n)
-		}
 		m.mu.Unlock()
-		sort.Strings(names)
-		if len(names) == 0 {
-			return fmt.Errorf("no MCP server named %q: none is configured", name)
-		}
-		return fmt.Errorf("no MCP server named %q (configured: %s)", name, strings.Join(names, ", "))
+		return m.unknownServer(name)
 	case !s.cfg.Enabled:
 		m.mu.Unlock()
 		return fmt.Errorf("MCP server %q is disabled in the config (enabled = false)", name)
@@ -262,6 +283,21 @@ func (m *Manager) Restart(ctx context.Context, name string) error {
 	}
 	m.startLocked(s)
 	return nil
+}
+
+// unknownServer is the error for a name that is not configured.
+func (m *Manager) unknownServer(name string) error {
+	m.mu.Lock()
+	names := make([]string, 0, len(m.byName))
+	for n := range m.byName {
+		names = append(names, n)
+	}
+	m.mu.Unlock()
+	sort.Strings(names)
+	if len(names) == 0 {
+		return fmt.Errorf("no MCP server named %q: none is configured", name)
+	}
+	return fmt.Errorf("no MCP server named %q (configured: %s)", name, strings.Join(names, ", "))
 }
 
 // Close shuts every server down cleanly (stdio children are sent EOF, then
@@ -313,14 +349,22 @@ func (s *server) statusLocked() ServerStatus {
 	if s.cur != nil {
 		names = s.cur.names
 	}
-	return ServerStatus{
+	st := ServerStatus{
 		Name:      s.cfg.Name,
 		State:     s.state,
 		Tools:     append([]string(nil), names...),
 		Skipped:   append([]string(nil), s.skipped...),
 		LastError: s.lastErr,
 		Since:     s.since,
+		Log:       s.logs.snapshot(),
 	}
+	switch {
+	case s.auth != nil:
+		st.Auth, st.AuthNote = s.auth.status()
+	case hasHeader(s.cfg.Headers, "Authorization"):
+		st.Auth = AuthHeaders
+	}
+	return st
 }
 
 // notifier delivers status changes to the onChange callback from one

@@ -44,7 +44,14 @@ func (r *run) main() {
 		return
 	}
 
-	startCtx, cancelStart := context.WithTimeoutCause(r.ctx, cfg.Timeout, errStartTimeout)
+	timeout := cfg.Timeout
+	if a := r.s.auth; a != nil && a.beginRun() {
+		// This run logs in: the start-up waits for a person in a browser.
+		// Later 401s of the session only refresh.
+		timeout = max(timeout, loginTimeout)
+		defer a.endLogin() // when the start-up fails
+	}
+	startCtx, cancelStart := context.WithTimeoutCause(r.ctx, timeout, errStartTimeout)
 	defer cancelStart()
 	transport, err := r.m.dial(cfg)
 	if err != nil {
@@ -52,11 +59,11 @@ func (r *run) main() {
 		return
 	}
 	stdio, _ := transport.(*stdioTransport)
-	client := sdk.NewClient(&sdk.Implementation{Name: "myclaw", Version: "1"}, &sdk.ClientOptions{
-		Capabilities:           &sdk.ClientCapabilities{},
-		ToolListChangedHandler: r.toolsChanged,
-	})
-	sess, err := client.Connect(startCtx, transport, nil)
+	var sessOpts *sdk.ClientSessionOptions
+	if v := r.m.protocolVersion; v != "" {
+		sessOpts = &sdk.ClientSessionOptions{ProtocolVersion: v}
+	}
+	sess, err := r.newClient().Connect(startCtx, transport, sessOpts)
 	if err != nil {
 		if stdio != nil && stdio.proc != nil {
 			stdio.proc.stop()
@@ -67,12 +74,16 @@ func (r *run) main() {
 	r.m.mu.Lock()
 	r.sess = sess
 	r.m.mu.Unlock()
+	r.setLogLevel(startCtx, sess)
 
 	listed, err := listTools(startCtx, sess)
 	if err != nil {
 		r.endStart(startCtx, "list tools", err, stdio)
 		r.closeSession(sess, stdio)
 		return
+	}
+	if a := r.s.auth; a != nil {
+		a.endLogin()
 	}
 	if !r.install(listed) {
 		r.closeSession(sess, stdio)
@@ -88,7 +99,11 @@ func (r *run) main() {
 		if stdio != nil && stdio.proc != nil {
 			stdio.proc.stop()
 		}
-		r.end(StateFailed, deathReason(err, stdio))
+		reason := deathReason(err, stdio)
+		if a := r.s.auth; a != nil && a.needsLogin() {
+			reason = a.loginReason()
+		}
+		r.end(StateFailed, reason)
 		r.closeSession(sess, stdio)
 	case <-r.ctx.Done():
 		r.end(StateStopped, "")
@@ -110,6 +125,8 @@ func (r *run) closeSession(sess *sdk.ClientSession, stdio *stdioTransport) {
 // endStart ends a run whose start-up failed, saying why.
 func (r *run) endStart(startCtx context.Context, step string, err error, stdio *stdioTransport) {
 	switch {
+	case r.s.auth != nil && r.s.auth.needsLogin():
+		r.end(StateFailed, r.s.auth.loginReason())
 	case errors.Is(context.Cause(startCtx), errStartTimeout):
 		msg := fmt.Sprintf("no answer within %s at start-up (%s)", r.s.cfg.Timeout, step)
 		r.end(StateFailed, withStderr(msg, stdio))

@@ -20,9 +20,10 @@ import (
 const stderrTailBytes = 4096
 
 // stdioTransport is an sdk.Transport that runs a server as a child process in
-// its own process group and speaks newline-delimited JSON over its stdin and
-// stdout. Unlike sdk.CommandTransport it signals the whole group, so a server
-// started through a launcher (npx, uvx, a shell script) leaves no orphans.
+// its own session and process group and speaks newline-delimited JSON over
+// its stdin and stdout. Unlike sdk.CommandTransport it kills the whole tree
+// (tools.StartPiped), so a server started through a launcher (npx, uvx, a
+// shell script) leaves no orphans, nor do the processes it starts.
 type stdioTransport struct {
 	cfg   ServerConfig
 	grace time.Duration
@@ -45,6 +46,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 type process struct {
 	cmd   *exec.Cmd
 	pgid  int
+	tree  *tools.ProcTree
 	grace time.Duration
 
 	stdin  *os.File // write end
@@ -74,6 +76,7 @@ func startProcess(cfg ServerConfig, grace time.Duration) (*process, error) {
 	p := &process{
 		cmd:        cmd,
 		pgid:       cmd.Process.Pid,
+		tree:       pipes.Tree,
 		grace:      grace,
 		stdin:      inW,
 		stdout:     outR,
@@ -90,11 +93,11 @@ func startProcess(cfg ServerConfig, grace time.Duration) (*process, error) {
 	go func() {
 		p.exitErr = cmd.Wait()
 		close(p.exited)
-		// Whatever the server left in its group is an orphan now; killing it
-		// also closes every copy of stdout, so the session sees EOF. A child
-		// that escaped the group could still hold stdout: after a grace
-		// period the read end is closed regardless.
-		p.signalGroup(syscall.SIGKILL)
+		// Whatever the server started is an orphan now; killing it also
+		// closes every copy of stdout, so the session sees EOF. A child out
+		// of reach could still hold stdout: after a grace period the read
+		// end is closed regardless.
+		p.tree.Kill()
 		select {
 		case <-p.stopped:
 		case <-time.After(p.grace):
@@ -147,11 +150,11 @@ func (p *process) shutdown() {
 	if !p.waitExit(p.grace) {
 		p.signalGroup(syscall.SIGTERM)
 		if !p.waitExit(p.grace) {
-			p.signalGroup(syscall.SIGKILL)
+			p.tree.Kill()
 			<-p.exited
 		}
 	}
-	p.signalGroup(syscall.SIGKILL)
+	p.tree.Kill()
 	select {
 	case <-p.stderrDone:
 	case <-time.After(p.grace):

@@ -134,7 +134,7 @@ func (t *remoteTool) Execute(ctx context.Context, args json.RawMessage) (tools.R
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := sess.CallTool(callCtx, &sdk.CallToolParams{Name: t.name, Arguments: args})
+	res, err := sess.CallTool(callCtx, &sdk.CallToolParams{Meta: t.r.callMeta(), Name: t.name, Arguments: args})
 	if err != nil {
 		return tools.Result{}, t.callError(ctx, err)
 	}
@@ -150,6 +150,8 @@ func (t *remoteTool) callError(ctx context.Context, err error) error {
 	switch {
 	case t.r.ctx.Err() != nil:
 		return t.r.downError()
+	case t.r.s.auth != nil && t.r.s.auth.needsLogin():
+		return t.r.loginError()
 	case tools.TimedOut(ctx):
 		reason := fmt.Sprintf("%s got no answer within %s", t.meta.Name, t.meta.EffectiveTimeout())
 		t.r.end(StateFailed, reason)

@@ -1,0 +1,397 @@
+// Package sandbox confines the shell commands myclaw runs: on Linux with
+// Landlock (applied by a small launcher, myclaw itself re-executed, that
+// restricts itself and then execs bash), in a private mount namespace where
+// the protected paths are read-only, and in an empty network namespace when
+// the call has no network; on macOS with a generated Seatbelt profile.
+// Elsewhere there is no sandbox and Status says so.
+//
+// A Sandbox is checked once (Check runs a child that must fail to write
+// outside and to connect) before it is reported active; it is never assumed.
+// It is safe for concurrent use.
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Options says where a sandboxed command may write.
+type Options struct {
+	// Workspace is the directory commands run in; writable, absolute.
+	Workspace string
+	// Writable lists more writable directories (absolute; "~/" is expanded;
+	// missing ones are skipped).
+	Writable []string
+	// Protected lists paths never writable even when they lie inside a
+	// writable directory (myclaw's state and config directories). The
+	// workspace's .git/hooks, .git/config and .myclaw.toml are always added.
+	Protected []string
+	// Create lists writable directories to make when missing (caches
+	// the toolchains would make themselves, in a parent not writable).
+	Create []string
+	// Executable is the launcher (myclaw itself); "" means os.Executable().
+	Executable string
+}
+
+// Status is what the sandbox enforces here, for /sandbox, the approval
+// pane and the policy.
+type Status struct {
+	// Active is true once the self-test passed.
+	Active bool
+	// Mechanism names what enforces it: "Landlock ABI 7 + mount and network
+	// namespaces", "Seatbelt (sandbox-exec)".
+	Mechanism string
+	// Why says, when not active, why not.
+	Why string
+	// Writable are the directories commands may write besides the
+	// workspace and their temp dir.
+	Writable []string
+	// Protected are the paths kept read-only.
+	Protected []string
+	// Gaps names what the sandbox does not cover here.
+	Gaps []string
+}
+
+// Sandbox confines commands. The zero value is not usable; call New.
+type Sandbox struct {
+	opts Options
+
+	mu      sync.Mutex
+	checked bool
+	status  Status
+	// fail forces the self-test to fail, for tests of the fallback.
+	fail string
+}
+
+// New returns a sandbox for opts, not yet checked: Status reports it
+// inactive until Check passes.
+func New(opts Options) *Sandbox {
+	if opts.Workspace != "" {
+		if abs, err := filepath.Abs(opts.Workspace); err == nil {
+			opts.Workspace = abs
+		}
+	}
+	var w []string
+	for _, d := range opts.Writable {
+		if d = expandHome(d); d != "" && filepath.IsAbs(d) && !slices.Contains(w, filepath.Clean(d)) {
+			w = append(w, filepath.Clean(d))
+		}
+	}
+	opts.Writable = w
+	for _, d := range opts.Create {
+		if d = expandHome(d); filepath.IsAbs(d) {
+			_ = os.MkdirAll(d, 0o755) // best effort: a missing cache is skipped
+		}
+	}
+	return &Sandbox{opts: opts, status: Status{Why: "not checked yet"}}
+}
+
+// ForceFailure makes the next Check fail with why, as on a system without
+// support; it exists for tests of the fallback to asking.
+func (s *Sandbox) ForceFailure(why string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fail, s.checked = why, false
+}
+
+// Status returns what the last Check found.
+func (s *Sandbox) Status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.status
+}
+
+// Active reports whether commands are confined (Check passed).
+func (s *Sandbox) Active() bool { return s.Status().Active }
+
+// Check detects the platform's support and runs the self-test once; later
+// calls return the first result.
+func (s *Sandbox) Check(ctx context.Context) Status {
+	s.mu.Lock()
+	if s.checked {
+		defer s.mu.Unlock()
+		return s.status
+	}
+	fail := s.fail
+	s.mu.Unlock()
+	st := s.baseStatus()
+	if fail != "" {
+		st.Active, st.Why = false, fail
+	} else if why := s.detect(); why != "" {
+		st.Active, st.Why = false, why
+	} else if err := s.selfTest(ctx); err != nil {
+		st.Active, st.Why = false, "the self-test failed: "+err.Error()
+	} else {
+		st.Active, st.Why = true, ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.status, s.checked = st, true
+	return st
+}
+
+func (s *Sandbox) baseStatus() Status {
+	return Status{
+		Mechanism: mechanism(),
+		Writable:  s.writable(),
+		Protected: s.opts.Protected,
+		Gaps:      gaps(),
+	}
+}
+
+// writable is the configured writable list that exists here.
+func (s *Sandbox) writable() []string {
+	var out []string
+	for _, d := range s.opts.Writable {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// protected returns the protected paths that lie in a writable place
+// (others are read-only anyway) and whether each exists now.
+func (s *Sandbox) protected(roots []string) (existing, missing []string) {
+	cands := slices.Clone(s.opts.Protected)
+	if ws := s.opts.Workspace; ws != "" {
+		cands = append(cands, filepath.Join(ws, ".myclaw.toml"))
+		git := filepath.Join(ws, ".git")
+		if fi, err := os.Lstat(git); err == nil && !fi.IsDir() {
+			cands = append(cands, git) // a worktree's pointer to its git dir
+		} else {
+			cands = append(cands, git, filepath.Join(git, "hooks"), filepath.Join(git, "config"))
+		}
+	}
+	for _, p := range cands {
+		if !under(p, roots) {
+			continue
+		}
+		if _, err := os.Lstat(p); err == nil {
+			existing = append(existing, p)
+		} else if filepath.Base(p) != ".git" {
+			missing = append(missing, p)
+		}
+	}
+	return existing, missing
+}
+
+// under reports whether p is inside one of roots.
+func under(p string, roots []string) bool {
+	for _, r := range roots {
+		if rel, err := filepath.Rel(r, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
+}
+
+// Describe is the one line the approval pane and the result show.
+func Describe(active, network bool) string {
+	if !active {
+		return "not sandboxed"
+	}
+	if network {
+		return "sandbox: writes in workspace + temp, network allowed"
+	}
+	return "sandbox: writes in workspace + temp, no network"
+}
+
+// call is one confined command: what to undo and report after it ran.
+type call struct {
+	tmp     string
+	missing []string // protected paths absent before: removed if created
+	network bool
+}
+
+// finish cleans up after a confined command and reads its stderr for what
+// the sandbox blocked. It returns the confinement line and a
+// permission_denied note ("" when nothing was blocked).
+func (c *call) finish(stderr string) (string, string) {
+	if c.tmp != "" {
+		os.RemoveAll(c.tmp)
+	}
+	var notes []string
+	for _, p := range c.missing {
+		if _, err := os.Lstat(p); err == nil {
+			os.RemoveAll(p)
+			notes = append(notes, fmt.Sprintf("permission_denied: the command created %s, which is protected; the sandbox removed it", p))
+		}
+	}
+	if n := blocked(stderr, c.network); n != "" {
+		notes = append(notes, n)
+	}
+	return Describe(true, c.network), strings.Join(notes, ". ")
+}
+
+// denials are the errors a confined write or connect fails with, in lower
+// case (Go tools print them so; C tools capitalise).
+var denials = []string{"permission denied", "operation not permitted", "read-only file system", "device or resource busy"}
+
+var (
+	quoted     = regexp.MustCompile(`'([^'\n]+)'|‘([^’\n]+)’|"([^"\n]+)"`)
+	netDenied  = regexp.MustCompile(`(?i)(connect|socket|dial|/dev/tcp/|/dev/udp/)`)
+	netFailure = regexp.MustCompile(`(?i)(network is unreachable|could not resolve|couldn't resolve|temporary failure in name resolution|name or service not known|no such host)`)
+)
+
+// blocked maps what the command printed to a note when it looks like the
+// sandbox stopped it: the first line that ends in a denial names the path.
+func blocked(stderr string, network bool) string {
+	for line := range strings.SplitSeq(stderr, "\n") {
+		i := -1
+		lower := strings.ToLower(line)
+		for _, d := range denials {
+			if j := strings.Index(lower, d); j > 0 {
+				i = j
+				break
+			}
+		}
+		if i < 0 {
+			if !network && netFailure.MatchString(line) {
+				return noNetworkNote
+			}
+			continue
+		}
+		if netDenied.MatchString(line) {
+			if network {
+				continue
+			}
+			return noNetworkNote
+		}
+		if p := deniedPath(line[:i]); p != "" {
+			return fmt.Sprintf("permission_denied: the sandbox blocked a write to %s (%s). Commands may write only in the workspace, the temp dir ($TMPDIR) and the directories of [shell.sandbox] writable, never in .git/hooks, .git/config or .myclaw.toml; if the command really needs it, ask the user to run it outside the sandbox or to add the directory to [shell.sandbox] writable", p, strings.TrimSpace(line[i:]))
+		}
+	}
+	return ""
+}
+
+const noNetworkNote = "permission_denied: the sandbox gives this call no network, which looks like why it failed; if it needs the network, ask the user to approve it with network (the w key in the approval pane)"
+
+// deniedPath finds the path in the text before a denial: the first quoted
+// one ("touch: cannot touch '/x': "), else the last field that looks like a
+// path ("bash: line 1: /x: ").
+func deniedPath(before string) string {
+	if m := quoted.FindStringSubmatch(before); m != nil {
+		return firstNonEmpty(m[1], m[2], m[3])
+	}
+	fields := strings.Split(strings.TrimSuffix(strings.TrimSpace(before), ":"), ": ")
+	for i := len(fields) - 1; i >= 0; i-- {
+		f := strings.TrimSpace(fields[i])
+		if strings.ContainsAny(f, "/.") && !strings.Contains(f, " ") {
+			return f
+		}
+		// "mkdir /x", "open /x"
+		words := strings.Fields(f)
+		for j := len(words) - 1; j >= 0; j-- {
+			if w := words[j]; strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~/") || strings.HasPrefix(w, "./") {
+				return w
+			}
+		}
+	}
+	return ""
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func expandHome(p string) string {
+	p = strings.TrimSpace(p)
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(home, strings.TrimPrefix(p, "~"))
+	}
+	return p
+}
+
+// DefaultCreate are the default writable directories worth making when
+// missing: ~/.cache, and Go's caches where Go is installed.
+func DefaultCreate() []string {
+	out := []string{"~/.cache"}
+	if _, err := exec.LookPath("go"); err == nil {
+		out = append(out, goCaches()...)
+	}
+	return out
+}
+
+func goCaches() []string {
+	var out []string
+	if v := os.Getenv("GOCACHE"); v != "" && v != "off" {
+		out = append(out, v)
+	} else if d, err := os.UserCacheDir(); err == nil {
+		out = append(out, filepath.Join(d, "go-build"))
+	}
+	if v := os.Getenv("GOMODCACHE"); v != "" {
+		out = append(out, v)
+	} else if v := os.Getenv("GOPATH"); v != "" {
+		out = append(out, filepath.Join(strings.Split(v, string(os.PathListSeparator))[0], "pkg", "mod"))
+	} else {
+		out = append(out, "~/go/pkg/mod")
+	}
+	return out
+}
+
+// DefaultWritable is the writable list when the config names none: the
+// usual toolchain caches, so builds and tests work confined.
+func DefaultWritable() []string {
+	out := []string{"~/.cache", "~/.npm", "~/.yarn", "~/.pnpm-store", "~/.cargo/registry", "~/.cargo/git", "~/.m2/repository", "~/.gradle/caches"}
+	return append(out, goCaches()...)
+}
+
+// errUnsupported is Confine's error where there is no sandbox.
+var errUnsupported = errors.New("no sandbox on this platform")
+
+// Confine rewrites cmd, built to run bash -c in the workspace, so that it
+// runs confined, with or without network. The returned finish must be
+// called once the command ended, with its standard error (or its tail); it
+// cleans up and returns the confinement line and a permission_denied note
+// ("" when nothing looks blocked). Confine fails (and cmd must not run)
+// when the sandbox is not active.
+func (s *Sandbox) Confine(cmd *exec.Cmd, network bool) (func(stderr string) (string, string), error) {
+	if !s.Active() {
+		return nil, fmt.Errorf("the sandbox is not active: %s", s.Status().Why)
+	}
+	c, err := s.confine(cmd, network)
+	if err != nil {
+		return nil, err
+	}
+	return c.finish, nil
+}
+
+// tempDir makes the per-call TMPDIR and puts it in cmd's environment.
+func tempDir(cmd *exec.Cmd) (string, error) {
+	dir, err := os.MkdirTemp("", "myclaw-sh-")
+	if err != nil {
+		return "", fmt.Errorf("make the temp dir: %w", err)
+	}
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
+	cmd.Env = append(env, "TMPDIR="+dir)
+	return dir, nil
+}
+
+func (s *Sandbox) executable() (string, error) {
+	if s.opts.Executable != "" {
+		return s.opts.Executable, nil
+	}
+	return os.Executable()
+}

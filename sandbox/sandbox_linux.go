@@ -1,0 +1,236 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// launcherArg is argv[1] of myclaw started as the sandbox launcher. The
+// arguments after it (see launchArgs) are not for people to type.
+const launcherArg = "__myclaw-sandbox-launch__"
+
+// spec is what the launcher applies before it execs the command.
+type spec struct {
+	Network bool
+	// IDs is "uid:gid" when the launcher starts as root of a user
+	// namespace and should run the command as these ids; "" otherwise.
+	IDs     string
+	Write   []string
+	Protect []string
+	Path    string
+	Args    []string
+}
+
+// launchArgs lays out sp after the launcher's argv[0], as the C launcher
+// (launch_cgo_linux.go) and launchGo read it:
+// SENTINEL net|nonet uid:gid|- W w... P p... path arg0 args...
+func launchArgs(sp spec) []string {
+	net := "nonet"
+	if sp.Network {
+		net = "net"
+	}
+	ids := sp.IDs
+	if ids == "" {
+		ids = "-"
+	}
+	out := []string{launcherArg, net, ids, strconv.Itoa(len(sp.Write))}
+	out = append(out, sp.Write...)
+	out = append(out, strconv.Itoa(len(sp.Protect)))
+	out = append(out, sp.Protect...)
+	return append(append(out, sp.Path), sp.Args...)
+}
+
+func parseLaunchArgs(a []string) (spec, error) {
+	var sp spec
+	bad := errors.New("bad launch arguments")
+	if len(a) < 4 {
+		return sp, bad
+	}
+	sp.Network = a[0] == "net"
+	if a[1] != "-" {
+		sp.IDs = a[1]
+	}
+	list := func(rest []string) ([]string, []string, bool) {
+		if len(rest) == 0 {
+			return nil, nil, false
+		}
+		n, err := strconv.Atoi(rest[0])
+		if err != nil || n < 0 || n >= len(rest) {
+			return nil, nil, false
+		}
+		return rest[1 : 1+n], rest[1+n:], true
+	}
+	rest, ok := a[2:], false
+	if sp.Write, rest, ok = list(rest); !ok {
+		return sp, bad
+	}
+	if sp.Protect, rest, ok = list(rest); !ok || len(rest) < 2 {
+		return sp, bad
+	}
+	sp.Path, sp.Args = rest[0], rest[1:]
+	return sp, nil
+}
+
+// Launch runs the launcher when this process was started as one: it
+// confines itself and execs the command, and never returns. Otherwise it
+// returns at once. Call it first thing in main (and in TestMain of tests
+// that run confined commands). With cgo the C launcher has already done
+// this before the Go runtime started; Launch is the fallback without cgo.
+func Launch() {
+	if len(os.Args) < 3 || os.Args[1] != launcherArg {
+		return
+	}
+	err := launchGo(os.Args[2:])
+	// Only failures come back: never run the command unconfined.
+	fmt.Fprintf(os.Stderr, "myclaw sandbox: %v; the command did not run\n", err)
+	os.Exit(126)
+}
+
+func launchGo(args []string) error {
+	sp, err := parseLaunchArgs(args)
+	if err != nil {
+		return err
+	}
+	// Landlock binds the calling thread; exec from the same one.
+	runtime.LockOSThread()
+	if err := protect(sp.Protect); err != nil {
+		return err
+	}
+	cfg := landlock.Config{HandledAccessFS: landlock.V11.HandledAccessFS, Scoped: landlock.V11.Scoped}
+	if sp.Network {
+		// Unix sockets (V9) and abstract ones stay reachable with network.
+		cfg.HandledAccessFS &^= llsys.AccessFSResolveUnix
+		cfg.Scoped &^= llsys.ScopeAbstractUnixSocket
+	} else {
+		cfg.HandledAccessNet = landlock.V11.HandledAccessNet
+	}
+	rules := []landlock.Rule{
+		landlock.RODirs("/"),
+		landlock.RWDirs(sp.Write...).WithRefer().IgnoreIfMissing(),
+		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx").WithIoctlDev().IgnoreIfMissing(),
+		landlock.RWDirs("/dev/pts").WithIoctlDev().IgnoreIfMissing(),
+	}
+	fd, flags, err := cfg.BestEffort().NewRulesetFD(rules...)
+	if err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	if fd < 0 {
+		return fmt.Errorf("landlock is not available on this kernel")
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(no_new_privs): %w", err)
+	}
+	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	unix.Close(fd)
+	return syscall.Exec(sp.Path, sp.Args, os.Environ())
+}
+
+// protect makes the protected paths read-only in this (private) mount
+// namespace. A .git directory is bound onto itself first: a mount point
+// cannot be renamed away and replaced.
+func protect(paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make the mounts private: %w", err)
+	}
+	for _, p := range paths {
+		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind %s: %w", p, err)
+		}
+		if fi, err := os.Lstat(p); err == nil && fi.IsDir() && fi.Name() == ".git" {
+			continue
+		}
+		// A remount must keep the flags the mount is locked with.
+		var st unix.Statfs_t
+		if err := unix.Statfs(p, &st); err != nil {
+			return fmt.Errorf("statfs %s: %w", p, err)
+		}
+		keep := uintptr(st.Flags) & (unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC | unix.MS_NOATIME | unix.MS_NODIRATIME | unix.MS_RELATIME)
+		if err := unix.Mount("", p, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|keep, ""); err != nil {
+			return fmt.Errorf("make %s read-only: %w", p, err)
+		}
+	}
+	return nil
+}
+
+func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
+	exe, err := s.executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the launcher: %w", err)
+	}
+	tmp, err := tempDir(cmd)
+	if err != nil {
+		return nil, err
+	}
+	write := append([]string{s.opts.Workspace, tmp}, s.writable()...)
+	existing, missing := s.protected(write)
+	slices.SortFunc(existing, func(a, b string) int { return len(a) - len(b) }) // parents first
+	sp := spec{Network: network, Write: write, Protect: existing, Path: cmd.Path, Args: cmd.Args}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	attr := cmd.SysProcAttr
+	attr.Cloneflags |= syscall.CLONE_NEWNS
+	if !network {
+		// An empty network namespace: no route anywhere, UDP included.
+		attr.Cloneflags |= syscall.CLONE_NEWNET
+	}
+	if uid, gid := os.Geteuid(), os.Getegid(); uid != 0 {
+		// Mounting needs a user namespace whose root the launcher is; the
+		// C launcher then runs the command as the user's own ids again, in
+		// a nested namespace without privilege. (The Go fallback cannot
+		// nest one from a threaded process: there the command sees uid 0,
+		// with privilege only over its own namespaces, which Landlock
+		// keeps it from using on files.)
+		attr.Cloneflags |= syscall.CLONE_NEWUSER
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}}
+		sp.IDs = strconv.Itoa(uid) + ":" + strconv.Itoa(gid)
+	}
+	cmd.Args = append([]string{exe}, launchArgs(sp)...)
+	cmd.Path = exe
+	return &call{tmp: tmp, missing: missing, network: network}, nil
+}
+
+// detect says why there is no sandbox here, or "".
+func (s *Sandbox) detect() string {
+	v, err := llsys.LandlockGetABIVersion()
+	if err != nil || v < 1 {
+		return "this kernel has no Landlock (needs Linux 5.13 or later with Landlock enabled)"
+	}
+	return ""
+}
+
+func mechanism() string {
+	v, _ := llsys.LandlockGetABIVersion()
+	return fmt.Sprintf("Landlock ABI %d, a private mount namespace (protected paths read-only) and an empty network namespace for calls without network", v)
+}
+
+func gaps() []string {
+	g := []string{}
+	v, _ := llsys.LandlockGetABIVersion()
+	if v < 9 {
+		g = append(g, "Unix sockets named by a path (e.g. /var/run/docker.sock, an ssh-agent) stay reachable: Landlock restricts them from ABI 9, this kernel has ABI "+fmt.Sprint(v))
+	}
+	g = append(g, "reads are not restricted: commands can read every file you can")
+	if os.Geteuid() == 0 {
+		g = append(g, "myclaw runs as root: confined commands keep root's capabilities, which weakens the sandbox")
+	}
+	return g
+}

@@ -1,0 +1,237 @@
+package sandbox
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMain(m *testing.M) {
+	Launch()
+	os.Exit(m.Run())
+}
+
+// active returns a checked sandbox for ws, skipping where the platform
+// really has none.
+func active(t testing.TB, ws string, writable ...string) *Sandbox {
+	t.Helper()
+	s := New(Options{Workspace: ws, Writable: writable, Create: DefaultCreate()})
+	if why := s.detect(); why != "" {
+		t.Skip("no sandbox here: " + why)
+	}
+	if st := s.Check(context.Background()); !st.Active {
+		t.Fatalf("the sandbox is supported here but its check failed: %s", st.Why)
+	}
+	return s
+}
+
+// run runs line confined in ws and returns its combined output, the
+// confinement line and the note.
+func run(t testing.TB, s *Sandbox, ws, line string, network bool) (string, string, string, error) {
+	t.Helper()
+	cmd := exec.Command("bash", "-c", line)
+	cmd.Dir = ws
+	finish, err := s.Confine(cmd, network)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	conf, note := finish(string(out))
+	return string(out), conf, note, err
+}
+
+func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
+
+func TestConfinedCannotWriteOutsideTheWorkspace(t *testing.T) {
+	root := t.TempDir()
+	ws, outside := filepath.Join(root, "ws"), filepath.Join(root, "out")
+	os.MkdirAll(ws, 0o755)
+	os.MkdirAll(outside, 0o755)
+	s := active(t, ws)
+	target := filepath.Join(outside, "escape")
+	out, conf, note, err := run(t, s, ws, "echo x > "+target, false)
+	if err == nil || exists(target) {
+		t.Fatalf("a write outside the workspace succeeded (err %v, out %q)", err, out)
+	}
+	if conf != "sandbox: writes in workspace + temp, no network" {
+		t.Errorf("confinement = %q", conf)
+	}
+	if !strings.HasPrefix(note, "permission_denied: the sandbox blocked a write to "+target) {
+		t.Errorf("note = %q; want a permission_denied note naming %s (output %q)", note, target, out)
+	}
+}
+
+func TestConfinedCannotWriteGitHooksOrConfig(t *testing.T) {
+	ws := t.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core]\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "keep.txt"), []byte("x"), 0o644)
+	s := active(t, ws)
+	for _, line := range []string{
+		"echo x > .git/hooks/x",
+		"echo '[core] fsmonitor = evil' >> .git/config",
+		"mv .git .git-away && mkdir -p .git/hooks && echo x > .git/hooks/x",
+		"echo 'autonomy = \"full\"' > .myclaw.toml",
+	} {
+		out, _, note, _ := run(t, s, ws, line, false)
+		if exists(filepath.Join(ws, ".git", "hooks", "x")) || exists(filepath.Join(ws, ".git-away")) {
+			t.Fatalf("%q got through: %s", line, out)
+		}
+		if b, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); string(b) != "[core]\n" {
+			t.Fatalf("%q changed .git/config to %q", line, b)
+		}
+		if exists(filepath.Join(ws, ".myclaw.toml")) {
+			t.Fatalf("%q left a .myclaw.toml", line)
+		}
+		if !strings.Contains(note, "permission_denied") {
+			t.Errorf("%q: note = %q; want permission_denied (output %q)", line, note, out)
+		}
+	}
+}
+
+func TestConfinedCanWriteWorkspaceAndTemp(t *testing.T) {
+	ws := t.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755)
+	s := active(t, ws)
+	out, _, note, err := run(t, s, ws, `mkdir -p sub && echo hi > sub/a && mv sub/a b && echo t > "$TMPDIR/x" && cat "$TMPDIR/x" && echo obj > .git/objects-ok`, false)
+	if err != nil {
+		t.Fatalf("workspace and temp writes failed: %v: %s", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "b")); string(b) != "hi\n" || strings.TrimSpace(out) != "t" {
+		t.Errorf("b = %q, out = %q", b, out)
+	}
+	if note != "" {
+		t.Errorf("note = %q; want none", note)
+	}
+}
+
+func TestConfinedCannotConnectWithoutNetwork(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ws := t.TempDir()
+	s := active(t, ws)
+	port := ln.Addr().(*net.TCPAddr).Port
+	line := "echo hi > /dev/tcp/127.0.0.1/" + itoa(port)
+	out, _, note, err := run(t, s, ws, line, false)
+	ln.(*net.TCPListener).SetDeadline(time.Now().Add(300 * time.Millisecond))
+	if c, aerr := ln.Accept(); aerr == nil {
+		c.Close()
+		t.Fatalf("connected to the loopback listener without network (err %v, out %q)", err, out)
+	}
+	if !strings.Contains(note, "no network") {
+		t.Errorf("note = %q; want the no-network note (output %q)", note, out)
+	}
+	// With network the same call connects.
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			c.Close()
+		}
+	}()
+	ln.(*net.TCPListener).SetDeadline(time.Time{})
+	if out, conf, _, err := run(t, s, ws, line, true); err != nil {
+		t.Errorf("with network the connect failed: %v: %s", err, out)
+	} else if conf != "sandbox: writes in workspace + temp, network allowed" {
+		t.Errorf("confinement = %q", conf)
+	}
+}
+
+func TestConfinedGoBuildWithDefaults(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not installed")
+	}
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module x\n\ngo 1.21\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "main.go"), []byte("package main\n\nfunc main() { println(\"built\") }\n"), 0o644)
+	s := active(t, ws, DefaultWritable()...)
+	out, _, note, err := run(t, s, ws, goBin+" build -o prog . && ./prog", false)
+	if err != nil || !strings.Contains(out, "built") {
+		t.Fatalf("go build failed confined: %v: %s (note %q)", err, out, note)
+	}
+}
+
+func TestForcedFailureIsInactive(t *testing.T) {
+	s := New(Options{Workspace: t.TempDir()})
+	s.ForceFailure("forced for the test")
+	st := s.Check(context.Background())
+	if st.Active || st.Why != "forced for the test" {
+		t.Fatalf("status = %+v; want inactive with the forced reason", st)
+	}
+	if _, err := s.Confine(exec.Command("true"), false); err == nil {
+		t.Fatal("Confine succeeded on an inactive sandbox")
+	}
+}
+
+func TestBlockedNotes(t *testing.T) {
+	for _, tc := range []struct{ stderr, want string }{
+		{"bash: line 1: /etc/hosts: Permission denied\n", "blocked a write to /etc/hosts"},
+		{"touch: cannot touch '/root/x': Permission denied\n", "blocked a write to /root/x"},
+		{"bash: .git/hooks/x: Read-only file system\n", "blocked a write to .git/hooks/x"},
+		{"failed to initialize build cache at /c/go: mkdir /c/go: permission denied\n", "blocked a write to /c/go"},
+		{"curl: (6) Could not resolve host: example.com\n", "no network"},
+		{"FAIL: expected 3, got 4\n", ""},
+	} {
+		got := blocked(tc.stderr, false)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("blocked(%q) = %q; want it to contain %q", tc.stderr, got, tc.want)
+		}
+	}
+}
+
+func itoa(n int) string { return fmtInt(n) }
+
+func fmtInt(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+// BenchmarkConfinedStart measures a confined `true` against an unconfined
+// one: the difference is the launcher and the namespaces. MYCLAW_BIN names
+// a built myclaw to use as the launcher (its start-up is what users pay);
+// by default the test binary launches.
+func BenchmarkConfinedStart(b *testing.B) {
+	ws := b.TempDir()
+	s := New(Options{Workspace: ws, Writable: DefaultWritable(), Executable: os.Getenv("MYCLAW_BIN")})
+	if st := s.Check(context.Background()); !st.Active {
+		b.Skip("no sandbox here: " + st.Why)
+	}
+	for _, bc := range []struct {
+		name    string
+		confine bool
+		network bool
+	}{{"plain", false, false}, {"sandbox-no-network", true, false}, {"sandbox-network", true, true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				cmd := exec.Command("bash", "-c", "true")
+				cmd.Dir = ws
+				var finish func(string) (string, string)
+				if bc.confine {
+					var err error
+					if finish, err = s.Confine(cmd, bc.network); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+				if finish != nil {
+					finish("")
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,82 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// selfTest runs one confined command in a scratch workspace that must be
+// able to write there and must fail to write outside it, to write
+// .git/hooks, and to connect to a loopback listener.
+func (s *Sandbox) selfTest(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	root, err := os.MkdirTemp("", "myclaw-sandbox-check-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(root)
+	ws, outside := filepath.Join(root, "ws"), filepath.Join(root, "outside")
+	for _, d := range []string{filepath.Join(ws, ".git", "hooks"), outside} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("listen on loopback for the check: %w", err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	script := fmt.Sprintf(`echo ok > inside; echo x > "$TMPDIR/t" && echo ok > tmp-ok; echo x > %s/escape; echo x > .git/hooks/x; echo x > /dev/tcp/127.0.0.1/%d; exit 0`, shellQuote(outside), port)
+	probe := New(Options{Workspace: ws, Executable: s.opts.Executable})
+	cmd := exec.CommandContext(ctx, "bash", "-c", script)
+	cmd.Dir = ws
+	c, err := probe.confine(cmd, false)
+	if err != nil {
+		return err
+	}
+	out, err := cmd.CombinedOutput()
+	c.finish("")
+	text := strings.TrimSpace(string(out))
+	if err != nil {
+		return fmt.Errorf("the confined command failed: %v: %s", err, text)
+	}
+	var bad []string
+	exists := func(p string) bool { _, err := os.Lstat(p); return err == nil }
+	if !exists(filepath.Join(ws, "inside")) {
+		bad = append(bad, "it could not write in the workspace")
+	}
+	if !exists(filepath.Join(ws, "tmp-ok")) {
+		bad = append(bad, "it could not write in its temp dir")
+	}
+	if exists(filepath.Join(outside, "escape")) {
+		bad = append(bad, "it wrote outside the workspace")
+	}
+	if exists(filepath.Join(ws, ".git", "hooks", "x")) {
+		bad = append(bad, "it wrote in .git/hooks")
+	}
+	// A connect that succeeded has finished its handshake before the
+	// command exited, so it is already queued.
+	_ = ln.(*net.TCPListener).SetDeadline(time.Now().Add(200 * time.Millisecond))
+	if conn, err := ln.Accept(); err == nil {
+		conn.Close()
+		bad = append(bad, "it connected to a loopback listener")
+	}
+	if len(bad) > 0 {
+		return errors.New(strings.Join(bad, "; ") + " (output: " + text + ")")
+	}
+	return nil
+}
+
+// shellQuote quotes s for bash.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"myclaw/approval"
+	"myclaw/config"
+	"myclaw/sandbox"
+)
+
+// buildSandbox makes the shell sandbox from [shell.sandbox] and runs its
+// self-test once; a.sandbox stays nil when it is off in the config.
+func (a *app) buildSandbox(ctx context.Context) {
+	sc := a.cfg.Shell.Sandbox
+	if !sc.On() {
+		a.sandboxState = approval.Sandbox{Why: "it is off in the config ([shell.sandbox] enabled = false)"}
+		return
+	}
+	writable, create := sc.Writable, []string(nil)
+	if writable == nil {
+		writable, create = sandbox.DefaultWritable(), sandbox.DefaultCreate()
+	}
+	cfgDir := filepath.Dir(config.DefaultPath())
+	protected := []string{a.stateDir, cfgDir}
+	if a.cfg.Path != "" && filepath.Dir(a.cfg.Path) != cfgDir {
+		protected = append(protected, a.cfg.Path)
+	}
+	a.sandbox = sandbox.New(sandbox.Options{Workspace: a.workspace.Dir(), Writable: writable, Create: create, Protected: protected})
+	st := a.sandbox.Check(ctx)
+	a.sandboxState = approval.Sandbox{Active: st.Active, Why: st.Why, Always: sc.Always, Network: sc.Network}
+	if !st.Active {
+		a.logf("sandbox: not active: %s", st.Why)
+	}
+}
+
+// sandboxReport is what /sandbox and `myclaw sandbox-check` print.
+func (a *app) sandboxReport() string {
+	var b strings.Builder
+	st := a.sandboxState
+	if !st.Active {
+		fmt.Fprintf(&b, "Sandbox: not active: %s.\nShell commands run with your full rights and ask before they run, as without a sandbox.\n", strings.TrimSuffix(st.Why, "."))
+		return b.String()
+	}
+	full := a.sandbox.Status()
+	fmt.Fprintf(&b, "Sandbox: active (%s; self-test passed).\n", full.Mechanism)
+	fmt.Fprintf(&b, "Shell commands may write only in the workspace (%s), a temp dir of their own ($TMPDIR)", a.workspace.Dir())
+	if len(full.Writable) > 0 {
+		b.WriteString(" and:\n")
+		for _, d := range full.Writable {
+			fmt.Fprintf(&b, "  %s\n", d)
+		}
+	} else {
+		b.WriteString(".\n")
+	}
+	fmt.Fprintf(&b, "Never writable: .git/hooks, .git/config and .myclaw.toml of the workspace, %s.\n", strings.Join(full.Protected, ", "))
+	if st.Network {
+		b.WriteString("Network: allowed for every sandboxed command ([shell.sandbox] network = true).\n")
+	} else {
+		b.WriteString("Network: none, unless a call is approved with network (w once, W for the session, or a rule with network = true).\n")
+	}
+	if st.Always {
+		b.WriteString("Autonomy full: commands still run sandboxed ([shell.sandbox] always = true).\n")
+	} else {
+		b.WriteString("Autonomy full: commands run unsandboxed ([shell.sandbox] always = true changes that).\n")
+	}
+	b.WriteString("Auto-edit runs a sandboxed command without asking unless it has network, looks risky, or appears in untrusted content read this turn.\n")
+	if len(full.Gaps) > 0 {
+		b.WriteString("Not covered:\n")
+		for _, g := range full.Gaps {
+			fmt.Fprintf(&b, "  - %s\n", g)
+		}
+	}
+	return b.String()
+}
+
+// runSandboxCheck runs the self-test from a shell: exit 0 when the sandbox
+// is active here, 1 when it is not.
+func runSandboxCheck(ctx context.Context, o options, secrets map[string]string, stdout io.Writer) error {
+	a, err := newApp(o, secrets)
+	if err != nil {
+		return err
+	}
+	a.buildSandbox(ctx)
+	fmt.Fprint(stdout, a.sandboxReport())
+	if !a.sandboxState.Active {
+		return errReported
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"myclaw/tools"
+)
+
+// callback is the loopback listener the authorization server redirects the
+// browser to (RFC 8252 §7.3): http://127.0.0.1:PORT/callback. It takes one
+// answer, then closes.
+type callback struct {
+	ln     net.Listener
+	srv    *http.Server
+	result chan callbackResult
+	once   sync.Once
+}
+
+type callbackResult struct {
+	res *auth.AuthorizationResult
+	err error
+}
+
+func listenCallback(o *OAuthConfig) (*callback, error) {
+	port := 0
+	if o != nil {
+		port = o.CallbackPort
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return nil, fmt.Errorf("listen for the login redirect on 127.0.0.1:%d: %w", port, err)
+	}
+	cb := &callback{ln: ln, result: make(chan callbackResult, 1)}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /callback", cb.serve)
+	cb.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = cb.srv.Serve(ln) }()
+	return cb, nil
+}
+
+func (cb *callback) url() string { return "http://" + cb.ln.Addr().String() + "/callback" }
+
+func (cb *callback) serve(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	var res callbackResult
+	switch {
+	case q.Get("error") != "":
+		msg := q.Get("error")
+		if d := q.Get("error_description"); d != "" {
+			msg += ": " + d
+		}
+		res.err = fmt.Errorf("the authorization server refused: %s", tools.Clip(tools.Neutralize(msg), 300))
+	case q.Get("code") == "":
+		http.Error(w, "no code in this redirect", http.StatusBadRequest)
+		return
+	default:
+		res.res = &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}
+	}
+	sent := false
+	cb.once.Do(func() { cb.result <- res; sent = true })
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	switch {
+	case !sent:
+		fmt.Fprint(w, "<!doctype html><p>This login was already answered. You can close this tab.</p>")
+	case res.err != nil:
+		fmt.Fprint(w, "<!doctype html><p>The login failed. You can close this tab and look at myclaw.</p>")
+	default:
+		fmt.Fprint(w, "<!doctype html><p>Logged in. You can close this tab and go back to myclaw.</p>")
+	}
+}
+
+// wait returns the redirect's answer, or an error when ctx ends first.
+func (cb *callback) wait(ctx context.Context) (*auth.AuthorizationResult, error) {
+	select {
+	case r := <-cb.result:
+		return r.res, r.err
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, errors.New("no answer from the browser in time")
+		}
+		return nil, ctx.Err()
+	}
+}
+
+func (cb *callback) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = cb.srv.Shutdown(ctx)
+}
+
+// OpenBrowser opens url in the user's browser, without waiting for it. The
+// browser gets the scrubbed environment, like every child of myclaw.
+func OpenBrowser(url string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
+	}
+	cmd.Env = childEnv(nil)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
+}

@@ -1,0 +1,362 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+
+	"myclaw/tools"
+)
+
+// fakeOAuth is an authorization server and an MCP server that requires its
+// tokens, on two loopback httptest servers.
+type fakeOAuth struct {
+	t      *testing.T
+	as, rs *httptest.Server
+
+	mu         sync.Mutex
+	clients    map[string][]string // client_id -> redirect URIs
+	codes      map[string]codeGrant
+	access     map[string]bool
+	refresh    map[string]bool
+	expiresIn  int
+	refreshes  int
+	refreshRes []string // the resource parameter of each refresh
+	authorized []url.Values
+}
+
+type codeGrant struct {
+	clientID, redirect, challenge, resource string
+}
+
+func newFakeOAuth(t *testing.T, srv *sdk.Server) *fakeOAuth {
+	f := &fakeOAuth{t: t, clients: map[string][]string{}, codes: map[string]codeGrant{},
+		access: map[string]bool{}, refresh: map[string]bool{}, expiresIn: 3600}
+	f.as = httptest.NewServer(http.HandlerFunc(f.serveAS))
+	mux := http.NewServeMux()
+	f.rs = httptest.NewServer(mux)
+	prmURL := f.rs.URL + "/.well-known/oauth-protected-resource/mcp"
+	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource:             f.rs.URL + "/mcp",
+		AuthorizationServers: []string{f.as.URL},
+		ScopesSupported:      []string{"mcp:tools"},
+	}))
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if !f.access[token] {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{Scopes: []string{"mcp:tools"}, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	mux.Handle("/mcp", auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL})(h))
+	t.Cleanup(f.rs.Close)
+	t.Cleanup(f.as.Close)
+	return f
+}
+
+func (f *fakeOAuth) serveAS(w http.ResponseWriter, r *http.Request) {
+	writeJSON := func(code int, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		_ = json.NewEncoder(w).Encode(v)
+	}
+	switch r.URL.Path {
+	case "/.well-known/oauth-authorization-server":
+		writeJSON(200, map[string]any{
+			"issuer":                                f.as.URL,
+			"authorization_endpoint":                f.as.URL + "/authorize",
+			"token_endpoint":                        f.as.URL + "/token",
+			"registration_endpoint":                 f.as.URL + "/register",
+			"response_types_supported":              []string{"code"},
+			"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
+			"code_challenge_methods_supported":      []string{"S256"},
+			"token_endpoint_auth_methods_supported": []string{"none"},
+			"scopes_supported":                      []string{"mcp:tools", "offline_access"},
+		})
+	case "/register":
+		var meta oauthex.ClientRegistrationMetadata
+		if err := json.NewDecoder(r.Body).Decode(&meta); err != nil {
+			writeJSON(400, map[string]string{"error": "invalid_client_metadata"})
+			return
+		}
+		f.mu.Lock()
+		id := "client-" + rand.Text()[:6]
+		f.clients[id] = meta.RedirectURIs
+		f.mu.Unlock()
+		writeJSON(201, map[string]any{"client_id": id, "redirect_uris": meta.RedirectURIs, "token_endpoint_auth_method": "none"})
+	case "/authorize":
+		q := r.URL.Query()
+		f.mu.Lock()
+		f.authorized = append(f.authorized, q)
+		redirects := f.clients[q.Get("client_id")]
+		ok := q.Get("code_challenge_method") == "S256" && q.Get("code_challenge") != "" && q.Get("resource") == f.rs.URL+"/mcp"
+		okRedirect := false
+		for _, u := range redirects {
+			okRedirect = okRedirect || u == q.Get("redirect_uri")
+		}
+		code := rand.Text()
+		if ok && okRedirect {
+			f.codes[code] = codeGrant{q.Get("client_id"), q.Get("redirect_uri"), q.Get("code_challenge"), q.Get("resource")}
+		}
+		f.mu.Unlock()
+		if !okRedirect {
+			http.Error(w, "unknown client or redirect", 400)
+			return
+		}
+		target, _ := url.Parse(q.Get("redirect_uri"))
+		back := url.Values{"state": {q.Get("state")}}
+		if ok {
+			back.Set("code", code)
+		} else {
+			back.Set("error", "invalid_request")
+		}
+		target.RawQuery = back.Encode()
+		http.Redirect(w, r, target.String(), http.StatusFound)
+	case "/token":
+		_ = r.ParseForm()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		switch r.PostForm.Get("grant_type") {
+		case "authorization_code":
+			g, ok := f.codes[r.PostForm.Get("code")]
+			delete(f.codes, r.PostForm.Get("code"))
+			sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
+			if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge || r.PostForm.Get("resource") != g.resource ||
+				r.PostForm.Get("redirect_uri") != g.redirect || r.PostForm.Get("client_id") != g.clientID {
+				writeJSON(400, map[string]string{"error": "invalid_grant"})
+				return
+			}
+		case "refresh_token":
+			f.refreshes++
+			f.refreshRes = append(f.refreshRes, r.PostForm.Get("resource"))
+			if !f.refresh[r.PostForm.Get("refresh_token")] {
+				writeJSON(400, map[string]string{"error": "invalid_grant", "error_description": "revoked"})
+				return
+			}
+			delete(f.refresh, r.PostForm.Get("refresh_token"))
+		default:
+			writeJSON(400, map[string]string{"error": "unsupported_grant_type"})
+			return
+		}
+		at, rt := "at-"+rand.Text(), "rt-"+rand.Text()
+		f.access[at], f.refresh[rt] = true, true
+		writeJSON(200, map[string]any{"access_token": at, "token_type": "Bearer", "refresh_token": rt, "expires_in": f.expiresIn})
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// expireAccess makes the server refuse every access token issued so far.
+func (f *fakeOAuth) expireAccess() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.access = map[string]bool{}
+}
+
+// revoke makes the server refuse every token, refresh tokens included.
+func (f *fakeOAuth) revoke() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.access, f.refresh = map[string]bool{}, map[string]bool{}
+}
+
+// browser stands in for the user's browser: it follows the authorization
+// URL (the fake server approves at once) to the loopback redirect.
+type browser struct {
+	mu     sync.Mutex
+	opened []string
+}
+
+func (b *browser) open(u string) error {
+	b.mu.Lock()
+	b.opened = append(b.opened, u)
+	b.mu.Unlock()
+	go func() {
+		resp, err := http.Get(u)
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	return nil
+}
+
+func (b *browser) count() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.opened)
+}
+
+func TestOAuthLoginRefreshRevoke(t *testing.T) {
+	f := newFakeOAuth(t, testServer(t))
+	plain := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return testServer(t) }, nil))
+	t.Cleanup(plain.Close)
+	state := t.TempDir()
+	br := &browser{}
+	var notesMu sync.Mutex
+	var notes []string
+	opts := Options{StateDir: state, Interactive: true, Browse: br.open, Notify: func(server, text string) {
+		notesMu.Lock()
+		notes = append(notes, server+": "+text)
+		notesMu.Unlock()
+	}}
+	cfgs := []ServerConfig{
+		{Name: "web", URL: f.rs.URL + "/mcp", Enabled: true, Timeout: 30 * time.Second},
+		{Name: "other", URL: plain.URL, Enabled: true, Timeout: 30 * time.Second},
+	}
+
+	reg := tools.NewRegistry()
+	m := newTestManager(t, reg, cfgs...)
+	m.SetOptions(opts)
+	m.Start(context.Background(), nil)
+
+	// No stored login: the server says so and no browser opens by itself.
+	st := waitStatus(t, m, "web", inState(StateFailed))
+	if st.Auth != AuthNeeded || !strings.Contains(st.LastError, "/mcp login web") {
+		t.Errorf("got auth %q, last error %q; want login needed naming /mcp login web", st.Auth, st.LastError)
+	}
+	if br.count() != 0 {
+		t.Errorf("the browser was opened %d times before any login was asked for", br.count())
+	}
+	waitStatus(t, m, "other", inState(StateRunning))
+
+	if err := m.Login(context.Background(), "web"); err != nil {
+		t.Fatal(err)
+	}
+	st = waitStatus(t, m, "web", inState(StateRunning))
+	if st.Auth != AuthLoggedIn {
+		t.Errorf("got auth %q after the login; want %q", st.Auth, AuthLoggedIn)
+	}
+	if br.count() != 1 {
+		t.Fatalf("browser opened %d times; want once", br.count())
+	}
+	notesMu.Lock()
+	if len(notes) != 1 || !strings.Contains(notes[0], br.opened[0]) {
+		t.Errorf("got notices %q; want the login URL shown too", notes)
+	}
+	notesMu.Unlock()
+	q := f.authorized[0]
+	if q.Get("code_challenge_method") != "S256" || q.Get("resource") != f.rs.URL+"/mcp" || !strings.HasPrefix(q.Get("redirect_uri"), "http://127.0.0.1:") {
+		t.Errorf("authorization request %v; want PKCE S256, the resource and a loopback redirect", q)
+	}
+	if !strings.Contains(q.Get("scope"), "mcp:tools") || !strings.Contains(q.Get("scope"), "offline_access") {
+		t.Errorf("got scope %q; want the server's scope and offline_access", q.Get("scope"))
+	}
+
+	file := filepath.Join(state, AuthDirName, "web.json")
+	fi, err := os.Stat(file)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("token file: %v, mode %v; want it stored 0600", err, fi)
+	}
+	if di, err := os.Stat(filepath.Dir(file)); err != nil || di.Mode().Perm() != 0o700 {
+		t.Errorf("token dir: %v, %v; want 0700", err, di)
+	}
+
+	res, err := call(t, reg, "web/echo", `{"text":"hi"}`)
+	if err != nil || res.Body != "echo: hi" {
+		t.Fatalf("got %q, %v; want the echo", res.Body, err)
+	}
+
+	// The server stops taking the access token: one refresh (with the
+	// resource parameter) and the call goes through.
+	f.expireAccess()
+	res, err = call(t, reg, "web/echo", `{"text":"again"}`)
+	if err != nil || res.Body != "echo: again" {
+		t.Fatalf("after the access token expired: got %q, %v; want the echo after a refresh", res.Body, err)
+	}
+	f.mu.Lock()
+	if f.refreshes != 1 || f.refreshRes[0] != f.rs.URL+"/mcp" {
+		t.Errorf("got %d refreshes with resources %q; want one with the resource", f.refreshes, f.refreshRes)
+	}
+	f.mu.Unlock()
+
+	// A new session starts from the stored login, without a browser.
+	m.Close()
+	reg2 := tools.NewRegistry()
+	m2 := newTestManager(t, reg2, cfgs...)
+	m2.SetOptions(opts)
+	m2.Start(context.Background(), nil)
+	waitStatus(t, m2, "other", inState(StateRunning))
+	if st := waitStatus(t, m2, "web", inState(StateRunning)); st.Auth != AuthLoggedIn {
+		t.Errorf("got auth %q in a new session; want the stored login", st.Auth)
+	}
+	if br.count() != 1 {
+		t.Errorf("browser opened %d times; want the stored login used", br.count())
+	}
+
+	// Revoked: the refresh is refused too. The call says to log in again,
+	// the server is marked, the other server carries on.
+	f.revoke()
+	_, err = call(t, reg2, "web/echo", `{"text":"revoked"}`)
+	var te *tools.Error
+	if !errors.As(err, &te) || te.Kind != tools.KindPermissionDenied || !strings.Contains(te.Hint, "/mcp login web") {
+		t.Errorf("got %v after revocation; want permission_denied asking for /mcp login web", err)
+	}
+	st = waitStatus(t, m2, "web", inState(StateFailed))
+	if st.Auth != AuthExpired || !strings.Contains(st.LastError, "expired or revoked") {
+		t.Errorf("got auth %q, last error %q; want the login reported expired", st.Auth, st.LastError)
+	}
+	if _, ok := reg2.Lookup("web/echo"); ok {
+		t.Errorf("web/echo still registered after the login was revoked")
+	}
+	if res, err := call(t, reg2, "other/echo", `{"text":"fine"}`); err != nil || res.Body != "echo: fine" {
+		t.Errorf("the other server: got %q, %v; want it unaffected", res.Body, err)
+	}
+
+	if err := m2.Logout(context.Background(), "web"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("token file after logout: %v; want it gone", err)
+	}
+}
+
+func TestOAuthHeadlessNeverOpensBrowser(t *testing.T) {
+	f := newFakeOAuth(t, testServer(t))
+	br := &browser{}
+	m := newTestManager(t, tools.NewRegistry(), ServerConfig{Name: "web", URL: f.rs.URL + "/mcp", Enabled: true, Timeout: 30 * time.Second})
+	m.SetOptions(Options{Browse: br.open})
+	m.Start(context.Background(), nil)
+	st := waitStatus(t, m, "web", inState(StateFailed))
+	if st.Auth != AuthNeeded || !strings.Contains(st.LastError, "/mcp login web") {
+		t.Errorf("got auth %q, last error %q; want login needed with the command", st.Auth, st.LastError)
+	}
+	if err := m.Login(context.Background(), "web"); err == nil || !strings.Contains(err.Error(), "/mcp login web") {
+		t.Errorf("Login headless: got %v; want an error naming the command to use in the TUI", err)
+	}
+	if br.count() != 0 {
+		t.Errorf("a browser was opened %d times headless", br.count())
+	}
+}
+
+func TestOAuthTokenBoundToURL(t *testing.T) {
+	dir := t.TempDir()
+	store := newTokenStore(dir)
+	if err := store.save("web", &savedToken{ServerURL: "https://a.example/mcp", Token: oauth2Token("at")}); err != nil {
+		t.Fatal(err)
+	}
+	h := newAuthHandler(ServerConfig{Name: "web", URL: "https://b.example/mcp"}, store, http.DefaultClient, nil, nil)
+	if ts, _ := h.TokenSource(context.Background()); ts != nil {
+		t.Errorf("a token stored for a.example is offered to b.example")
+	}
+}
+
+func oauth2Token(access string) oauth2.Token { return oauth2.Token{AccessToken: access} }

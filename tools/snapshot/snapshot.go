@@ -1,0 +1,537 @@
+// Package snapshot finds what a command changed in a directory tree, and
+// keeps the prior contents of the files it changed.
+//
+// A Tracker walks the tree and records each regular file's stat tuple (size,
+// modification time, mode, inode and change time where the OS has them) and
+// the SHA-256 of its content, copied into a content cache. A file whose
+// tuple is unchanged since the last capture is not read again, as git's
+// index does, so a capture of an unchanged tree costs a walk and a stat per
+// file. Comparing the captures taken before and after a command gives every
+// file it created, modified, deleted, renamed or chmodded, with the prior
+// content already in the cache.
+//
+// The cache is not durable (no fsync): it serves the capture that follows.
+// What an undo needs later must be copied into a durable store by the caller.
+//
+// A Tracker is safe for concurrent use; captures are serialised.
+package snapshot
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Defaults for Options.
+const (
+	DefaultMaxFileBytes  = 8 << 20
+	DefaultMaxTotalBytes = 1 << 30
+	DefaultMaxFiles      = 200_000
+)
+
+// Options configures a Tracker.
+type Options struct {
+	// Root is the absolute directory tracked.
+	Root string
+	// CacheDir holds the content cache (created on demand).
+	CacheDir string
+	// MaxFileBytes: a larger file is tracked by its stat tuple only, and a
+	// change to it is reported as not covered.
+	MaxFileBytes int64
+	// MaxTotalBytes bounds what one capture copies into the cache; past it,
+	// new contents are not kept (and their changes are not covered).
+	MaxTotalBytes int64
+	// MaxFiles bounds the number of entries one capture records.
+	MaxFiles int
+	// Exclude reports whether a directory (rel is slash-separated, relative
+	// to Root) is left out of the capture, and why ("" keeps it). The
+	// excluded directories found are listed in the Snapshot.
+	Exclude func(rel string) string
+}
+
+// File is one regular file as a capture saw it.
+type File struct {
+	Size    int64
+	ModTime int64 // nanoseconds
+	Mode    fs.FileMode
+	Ino     uint64
+	Ctime   int64
+	// SHA256 names the content in the cache; empty when it was not kept,
+	// with the reason in Why.
+	SHA256 string
+	Why    string
+}
+
+func (f File) sameStat(g File) bool {
+	return f.Size == g.Size && f.ModTime == g.ModTime && f.Mode == g.Mode && f.Ino == g.Ino && f.Ctime == g.Ctime
+}
+
+// Snapshot is one capture of the tree.
+type Snapshot struct {
+	Files map[string]File
+	Dirs  map[string]fs.FileMode // permission bits
+	// Other holds symbolic links and special files, by their type bits.
+	Other map[string]fs.FileMode
+	// Excluded lists the directories left out, as "rel/ (why)", sorted.
+	Excluded []string
+	// Truncated says the capture stopped at MaxFiles.
+	Truncated bool
+}
+
+// Tracker captures a tree repeatedly, reusing what it read before.
+type Tracker struct {
+	opts Options
+	mu   sync.Mutex
+	last map[string]File
+	// refs counts the files of last that hold each cached content; garbage
+	// is what the last capture stopped referring to. It is dropped at the
+	// start of the next capture, so the contents a caller reads between two
+	// captures (the state before a command) stay until then.
+	refs    map[string]int
+	garbage []string
+
+	// The cache is one pack file that contents are appended to: a first
+	// capture of many small files then costs a read of each, not a file
+	// created for each. Dead bytes are reclaimed by rewriting the pack.
+	pack  *os.File
+	spans map[string]span
+	end   int64
+	dead  int64
+}
+
+type span struct{ off, n int64 }
+
+// New returns a Tracker with the defaults filled in.
+func New(opts Options) *Tracker {
+	if opts.MaxFileBytes <= 0 {
+		opts.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if opts.MaxTotalBytes <= 0 {
+		opts.MaxTotalBytes = DefaultMaxTotalBytes
+	}
+	if opts.MaxFiles <= 0 {
+		opts.MaxFiles = DefaultMaxFiles
+	}
+	return &Tracker{opts: opts, last: map[string]File{}, refs: map[string]int{}, spans: map[string]span{}}
+}
+
+// Options returns the tracker's options with defaults filled in.
+func (t *Tracker) Options() Options { return t.opts }
+
+// Close removes the content cache.
+func (t *Tracker) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.last, t.refs, t.garbage, t.spans, t.end, t.dead = map[string]File{}, map[string]int{}, nil, map[string]span{}, 0, 0
+	if t.pack != nil {
+		t.pack.Close()
+		t.pack = nil
+	}
+	return os.RemoveAll(t.opts.CacheDir)
+}
+
+// walkers is how many folders are read at once.
+var walkers = max(2, runtime.NumCPU())
+
+// Capture walks the tree and returns what is there now. Files whose stat
+// tuple changed since the last capture are read and their content cached.
+func (t *Tracker) Capture(ctx context.Context) (*Snapshot, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.openPack(); err != nil {
+		return nil, err
+	}
+	for _, sum := range t.garbage {
+		if sp, ok := t.spans[sum]; ok && t.refs[sum] == 0 {
+			delete(t.spans, sum)
+			t.dead += sp.n
+		}
+	}
+	t.garbage = nil
+	if err := t.compact(); err != nil {
+		return nil, err
+	}
+	w := &walk{t: t, ctx: ctx, budget: t.opts.MaxTotalBytes, sem: make(chan struct{}, walkers),
+		s: &Snapshot{Files: map[string]File{}, Dirs: map[string]fs.FileMode{}, Other: map[string]fs.FileMode{}}}
+	root := t.opts.Root
+	if _, err := os.Lstat(root); err != nil {
+		return nil, err
+	}
+	w.wg.Add(1)
+	w.dir(root, "")
+	w.wg.Wait()
+	if w.err != nil {
+		return nil, w.err
+	}
+	// Contents are kept after the walk, one at a time: the pack is appended
+	// to in order and the budget is spent deterministically.
+	sort.Slice(w.toKeep, func(i, j int) bool { return w.toKeep[i] < w.toKeep[j] })
+	for _, rel := range w.toKeep {
+		f := w.s.Files[rel]
+		switch {
+		case f.Size > w.budget:
+			f.Why = "over the capture budget"
+		default:
+			sum, n, err := t.keep(filepath.Join(root, filepath.FromSlash(rel)))
+			if err != nil {
+				f.Why = "unreadable: " + err.Error()
+			} else {
+				f.SHA256 = sum
+				w.budget -= n
+			}
+		}
+		w.s.Files[rel] = f
+	}
+	sort.Strings(w.s.Excluded)
+	t.swap(w.s.Files)
+	return w.s, nil
+}
+
+// walk is one capture's walk: folders are read concurrently, up to walkers
+// at a time.
+type walk struct {
+	t      *Tracker
+	ctx    context.Context
+	budget int64
+	sem    chan struct{}
+	wg     sync.WaitGroup
+
+	mu     sync.Mutex
+	s      *Snapshot
+	toKeep []string
+	count  int
+	err    error
+}
+
+func (w *walk) dir(abs, rel string) {
+	defer w.wg.Done()
+	w.sem <- struct{}{}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		<-w.sem
+		if rel == "" {
+			w.fail(err)
+		}
+		// A folder that vanished or cannot be read is simply not there
+		// for this capture.
+		return
+	}
+	type seen struct {
+		rel  string
+		info fs.FileInfo
+	}
+	var subdirs []string
+	var files []seen
+	for _, e := range entries {
+		if w.ctx.Err() != nil {
+			break
+		}
+		r := e.Name()
+		if rel != "" {
+			r = rel + "/" + r
+		}
+		if e.IsDir() {
+			subdirs = append(subdirs, r)
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		files = append(files, seen{r, info})
+	}
+	<-w.sem
+	if err := w.ctx.Err(); err != nil {
+		w.fail(err)
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, f := range files {
+		if !w.add() {
+			return
+		}
+		if !f.info.Mode().IsRegular() {
+			w.s.Other[f.rel] = f.info.Mode().Type()
+			continue
+		}
+		cur := statFile(f.info)
+		if prev, ok := w.t.last[f.rel]; ok && prev.sameStat(cur) && prev.SHA256 != "" {
+			w.s.Files[f.rel] = prev
+			continue
+		}
+		if cur.Size > w.t.opts.MaxFileBytes {
+			cur.Why = fmt.Sprintf("over the %s cap", humanSize(w.t.opts.MaxFileBytes))
+		} else {
+			w.toKeep = append(w.toKeep, f.rel)
+		}
+		w.s.Files[f.rel] = cur
+	}
+	for _, r := range subdirs {
+		if !w.add() {
+			return
+		}
+		if w.t.opts.Exclude != nil {
+			if why := w.t.opts.Exclude(r); why != "" {
+				w.s.Excluded = append(w.s.Excluded, r+"/ ("+why+")")
+				continue
+			}
+		}
+		sub := filepath.Join(abs, filepath.Base(filepath.FromSlash(r)))
+		info, err := os.Lstat(sub)
+		if err != nil {
+			continue
+		}
+		w.s.Dirs[r] = info.Mode().Perm()
+		w.wg.Add(1)
+		go w.dir(sub, r)
+	}
+}
+
+// add counts one entry; false once the capture holds MaxFiles.
+func (w *walk) add() bool {
+	w.count++
+	if w.count > w.t.opts.MaxFiles {
+		w.s.Truncated = true
+		return false
+	}
+	return true
+}
+
+func (w *walk) fail(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = err
+	}
+}
+
+// swap makes files the last capture and collects the contents no file
+// refers to any more.
+func (t *Tracker) swap(files map[string]File) {
+	refs := make(map[string]int, len(files))
+	for _, f := range files {
+		if f.SHA256 != "" {
+			refs[f.SHA256]++
+		}
+	}
+	for sum := range t.refs {
+		if refs[sum] == 0 {
+			t.garbage = append(t.garbage, sum)
+		}
+	}
+	t.last, t.refs = files, refs
+}
+
+func (t *Tracker) openPack() error {
+	if t.pack != nil {
+		return nil
+	}
+	if err := os.MkdirAll(t.opts.CacheDir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(t.opts.CacheDir, "pack"), os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	t.pack, t.spans, t.end, t.dead = f, map[string]span{}, 0, 0
+	return nil
+}
+
+// compact rewrites the pack without its dead bytes once they outweigh the
+// live ones.
+func (t *Tracker) compact() error {
+	if t.dead < 64<<20 || t.dead < t.end-t.dead {
+		now := time.Now()
+		_ = os.Chtimes(t.opts.CacheDir, now, now) // tells pruning it is in use
+		return nil
+	}
+	next, err := os.CreateTemp(t.opts.CacheDir, "pack-*")
+	if err != nil {
+		return err
+	}
+	var off int64
+	spans := make(map[string]span, len(t.spans))
+	for sum, sp := range t.spans {
+		if _, err := io.Copy(io.NewOffsetWriter(next, off), io.NewSectionReader(t.pack, sp.off, sp.n)); err != nil {
+			next.Close()
+			os.Remove(next.Name())
+			return err
+		}
+		spans[sum] = span{off, sp.n}
+		off += sp.n
+	}
+	if err := os.Rename(next.Name(), filepath.Join(t.opts.CacheDir, "pack")); err != nil {
+		next.Close()
+		os.Remove(next.Name())
+		return err
+	}
+	t.pack.Close()
+	t.pack, t.spans, t.end, t.dead = next, spans, off, 0
+	return nil
+}
+
+// keep appends the file at p to the pack, hashing it on the way, and
+// returns its SHA-256 and size. Content already in the pack is not kept
+// twice: the next append overwrites the bytes just written.
+func (t *Tracker) keep(p string) (string, int64, error) {
+	src, err := os.Open(p)
+	if err != nil {
+		return "", 0, err
+	}
+	defer src.Close()
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(io.NewOffsetWriter(t.pack, t.end), h), io.LimitReader(src, t.opts.MaxFileBytes+1))
+	if err != nil {
+		return "", 0, err
+	}
+	if n > t.opts.MaxFileBytes {
+		return "", 0, fmt.Errorf("grew past the %s cap while read", humanSize(t.opts.MaxFileBytes))
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	if _, ok := t.spans[sum]; !ok {
+		t.spans[sum] = span{t.end, n}
+		t.end += n
+	}
+	return sum, n, nil
+}
+
+// Content returns the cached content named by sum, checked against it.
+func (t *Tracker) Content(sum string) ([]byte, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	sp, ok := t.spans[sum]
+	if !ok || t.pack == nil {
+		return nil, fmt.Errorf("content %.12s is not in the cache", sum)
+	}
+	data := make([]byte, sp.n)
+	if _, err := t.pack.ReadAt(data, sp.off); err != nil {
+		return nil, fmt.Errorf("cached content %.12s: %w", sum, err)
+	}
+	h := sha256.Sum256(data)
+	if hex.EncodeToString(h[:]) != sum {
+		return nil, fmt.Errorf("cached content %.12s changed on disk", sum)
+	}
+	return data, nil
+}
+
+// Change is one path that differs between two captures. Before or After is
+// nil where the file did not exist.
+type Change struct {
+	Path          string
+	Before, After *File
+}
+
+// Covered reports whether the prior and new contents are both known, so
+// the change can be undone and redone.
+func (c Change) Covered() bool {
+	return (c.Before == nil || c.Before.SHA256 != "") && (c.After == nil || c.After.SHA256 != "")
+}
+
+// Delta is what changed between two captures.
+type Delta struct {
+	Files []Change // sorted by path
+	// CreatedDirs and RemovedDirs are sorted parents first.
+	CreatedDirs []string
+	RemovedDirs []string
+	// DirModes holds the permission bits of the removed folders.
+	DirModes map[string]fs.FileMode
+	// Other lists symbolic links and special files that appeared,
+	// disappeared or changed type: they are not restored.
+	Other []string
+}
+
+// Empty reports whether nothing changed.
+func (d Delta) Empty() bool {
+	return len(d.Files) == 0 && len(d.CreatedDirs) == 0 && len(d.RemovedDirs) == 0 && len(d.Other) == 0
+}
+
+// Diff compares two captures of the same tree.
+func Diff(before, after *Snapshot) Delta {
+	var d Delta
+	for p, a := range after.Files {
+		a := a
+		b, ok := before.Files[p]
+		switch {
+		case !ok:
+			d.Files = append(d.Files, Change{Path: p, After: &a})
+		case !b.sameStat(a) && (b.SHA256 == "" || a.SHA256 == "" || b.SHA256 != a.SHA256 || b.Mode != a.Mode):
+			b := b
+			d.Files = append(d.Files, Change{Path: p, Before: &b, After: &a})
+		}
+	}
+	for p, b := range before.Files {
+		if _, ok := after.Files[p]; !ok {
+			b := b
+			d.Files = append(d.Files, Change{Path: p, Before: &b})
+		}
+	}
+	sort.Slice(d.Files, func(i, j int) bool { return d.Files[i].Path < d.Files[j].Path })
+	for p := range after.Dirs {
+		if _, ok := before.Dirs[p]; !ok {
+			d.CreatedDirs = append(d.CreatedDirs, p)
+		}
+	}
+	for p, m := range before.Dirs {
+		if _, ok := after.Dirs[p]; !ok {
+			d.RemovedDirs = append(d.RemovedDirs, p)
+			if d.DirModes == nil {
+				d.DirModes = map[string]fs.FileMode{}
+			}
+			d.DirModes[p] = m
+		}
+	}
+	sortParentsFirst(d.CreatedDirs)
+	sortParentsFirst(d.RemovedDirs)
+	for p, a := range after.Other {
+		if b, ok := before.Other[p]; !ok || b != a {
+			d.Other = append(d.Other, p)
+		}
+	}
+	for p := range before.Other {
+		if _, ok := after.Other[p]; !ok {
+			d.Other = append(d.Other, p)
+		}
+	}
+	sort.Strings(d.Other)
+	return d
+}
+
+// sortParentsFirst orders slash paths so that a folder comes before what it
+// holds.
+func sortParentsFirst(ps []string) {
+	sort.Slice(ps, func(i, j int) bool {
+		di, dj := strings.Count(ps[i], "/"), strings.Count(ps[j], "/")
+		if di != dj {
+			return di < dj
+		}
+		return ps[i] < ps[j]
+	})
+}
+
+// IsInside reports whether the slash path rel names dir or lies below it.
+func IsInside(rel, dir string) bool {
+	return rel == dir || strings.HasPrefix(rel, dir+"/") || dir == "."
+}
+
+func humanSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%d GB", n>>30)
+	case n >= 1<<20:
+		return fmt.Sprintf("%d MB", n>>20)
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}
