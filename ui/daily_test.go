@@ -298,8 +298,8 @@ func (c *costFake) Cost() agent.CostReport { return c.rep }
 
 func TestCostGolden(t *testing.T) {
 	for name, rep := range map[string]agent.CostReport{
-		"server": {Requests: 7, PromptTokens: 48200, CompletionTokens: 3100, Cost: 0.0421, CostKnown: true, ServerCost: true},
-		"prices": {Requests: 3, PromptTokens: 12000, CompletionTokens: 900, Estimated: true, Cost: 0.0495, CostKnown: true, Prices: agent.Prices{Input: 3, Output: 15}},
+		"server":  {Requests: 7, PromptTokens: 48200, CompletionTokens: 3100, Cost: 0.0421, CostKnown: true, ServerCost: true},
+		"prices":  {Requests: 3, PromptTokens: 12000, CompletionTokens: 900, Estimated: true, Cost: 0.0495, CostKnown: true, Prices: agent.Prices{Input: 3, Output: 15}},
 		"unknown": {Requests: 1, PromptTokens: 900, CompletionTokens: 40},
 	} {
 		t.Run(name, func(t *testing.T) {
