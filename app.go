@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"myclaw/agent"
@@ -55,6 +56,8 @@ type app struct {
 	// project is the state of the workspace's .myclaw.toml and of the
 	// folder's trust.
 	project projectState
+	// agent is set once built: shell_run sizes its output by its context.
+	agent atomic.Pointer[agent.Agent]
 	// instructions are the AGENTS.md files the prompt carries.
 	instructions *agent.Instructions
 	// userTools run !command and @mentions: the same instances the model
@@ -209,8 +212,14 @@ func (a *app) buildTools() error {
 			OutputDir:      filepath.Join(a.stateDir, "shell-output"),
 			DefaultTimeout: time.Duration(shell.TimeoutS) * time.Second,
 			MaxTimeout:     time.Duration(shell.MaxTimeoutS) * time.Second,
-			Sandbox:        confiner,
-			Undo:           a.shellUndo,
+			ShownBytes: func() int {
+				if ag := a.agent.Load(); ag != nil {
+					return ag.OutputBudget()
+				}
+				return 0
+			},
+			Sandbox: confiner,
+			Undo:    a.shellUndo,
 		}),
 	}
 	for _, t := range []tools.Tool{
@@ -397,7 +406,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 		return nil, err
 	}
 	client := agent.NewClient(agent.ClientConfig{BaseURL: a.settings.BaseURL, APIKey: a.settings.APIKey})
-	return agent.New(agent.Options{
+	ag, err := agent.New(agent.Options{
 		Client:        client,
 		Model:         a.settings.Model,
 		Registry:      a.registry,
@@ -415,6 +424,10 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 		Prices:        agent.Prices{Input: a.settings.PriceInput, Output: a.settings.PriceOutput},
 		Logf:          a.logf,
 	})
+	if err == nil {
+		a.agent.Store(ag)
+	}
+	return ag, err
 }
 
 // loadInstructions reads the user's and the project's AGENTS.md (or the

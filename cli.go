@@ -16,7 +16,9 @@ Usage:
   myclaw -p "prompt" [flags]     run one task headless (-p - reads the prompt from stdin)
   myclaw undo [N] [--force]      revert the newest N reversible calls of the newest session
   myclaw redo [N]                re-apply the newest N undone calls
-  myclaw history [--approvals]   list the calls (or the approval decisions) of the session
+  myclaw history [--approvals [--all]]
+                                 list the calls of the session (or the approval
+                                 decisions of this workspace, or of all)
   myclaw sandbox-check           self-test the shell sandbox and say what it enforces here
 
 Flags:
@@ -36,6 +38,7 @@ type options struct {
 	trust      bool
 	force      bool
 	approvals  bool
+	all        bool
 	count      int
 	// sandboxCheck runs the sandbox self-test and exits.
 	sandboxCheck bool
@@ -73,7 +76,8 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 	case "undo":
 		fs.BoolVar(&o.force, "force", false, "undo even if the files changed since (the current version is kept for redo)")
 	case "history":
-		fs.BoolVar(&o.approvals, "approvals", false, "list the approval decisions instead of the calls")
+		fs.BoolVar(&o.approvals, "approvals", false, "list the approval decisions made in this workspace instead of the calls")
+		fs.BoolVar(&o.all, "all", false, "with --approvals: the decisions of every workspace")
 	}
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageText)

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -83,5 +85,120 @@ func TestEarlierMatchesCallRecordsInOrder(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "denied,ok,line" {
 		t.Fatalf("cards %v; want denied,ok,line", got)
+	}
+}
+
+// roundsThenAnswer talks in two rounds, the first with a call written as text.
+func roundsThenAnswer(first string, round int) (string, []scriptCall) {
+	switch round {
+	case 0:
+		return "I'll create the file.", []scriptCall{{"time_now", `{}`}}
+	case 1:
+		return "Checking.\n<tool_call>{\"name\":\"time_now\",\"arguments\":{}}</tool_call>", nil
+	}
+	return "Done.", nil
+}
+
+func TestHeadlessTextKeepsRoundsApart(t *testing.T) {
+	e := newEnv(t, roundsThenAnswer)
+	out, errOut, code := e.myclaw(nil, "-p", "go", "--model", "test-model")
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	if out != "I'll create the file.\nChecking.\nDone.\n" {
+		t.Fatalf("stdout %q; want each round on its own line and no text tool call", out)
+	}
+	// Under 2>&1 the activity lines start lines of their own.
+	cmd := exec.Command(os.Args[0], "-p", "go", "--model", "test-model")
+	cmd.Env = append(e.vars(), "MYCLAW_TEST_AS_MAIN=1")
+	cmd.Dir = e.ws
+	both, _ := cmd.CombinedOutput()
+	for _, l := range strings.Split(string(both), "\n") {
+		if strings.Contains(l, "→") && !strings.HasPrefix(l, "→") {
+			t.Errorf("an activity line is glued to text: %q\n%s", l, both)
+		}
+	}
+}
+
+func jsonEvents(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	var evs []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("line %q is not JSON: %v\n%s", l, err, out)
+		}
+		evs = append(evs, m)
+	}
+	return evs
+}
+
+func TestHeadlessJSONSessionAndResult(t *testing.T) {
+	e := newEnv(t, roundsThenAnswer)
+	out, errOut, code := e.myclaw(nil, "-p", "go", "--model", "test-model", "--output", "json")
+	if code != 0 || errOut != "" {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	evs := jsonEvents(t, out)
+	first, last := evs[0], evs[len(evs)-1]
+	id, _ := first["session_id"].(string)
+	if first["type"] != "session" || id == "" {
+		t.Fatalf("first event %v; want the session id", first)
+	}
+	usage, _ := last["usage"].(map[string]any)
+	if last["type"] != "result" || last["session_id"] != id || last["text"] != "I'll create the file.\nChecking.\nDone." ||
+		last["reason"] != "stop" || last["exit_code"] != float64(0) || usage["total_tokens"].(float64) <= 0 {
+		t.Fatalf("result event %v", last)
+	}
+	// The session id works for undo.
+	if out, _, code := e.myclaw(nil, "undo", "--session", id); code != 0 || !strings.Contains(out, "Nothing to undo.") {
+		t.Fatalf("undo --session %s: code %d, %q", id, code, out)
+	}
+}
+
+func TestHeadlessJSONStartupFailure(t *testing.T) {
+	e := newEnv(t, roundsThenAnswer)
+	out, errOut, code := e.myclaw(nil, "-p", "go", "--model", "nope", "--output", "json")
+	if code != 1 || errOut != "" {
+		t.Fatalf("code %d, stderr %q; want 1 and nothing on stderr", code, errOut)
+	}
+	evs := jsonEvents(t, out)
+	last := evs[len(evs)-1]
+	if evs[0]["type"] != "session" || evs[len(evs)-2]["type"] != "error" || !strings.Contains(evs[len(evs)-2]["message"].(string), "no model") {
+		t.Fatalf("events %v; want session, then the error", evs)
+	}
+	if last["type"] != "result" || last["reason"] != "error" || last["exit_code"] != float64(1) {
+		t.Fatalf("result %v", last)
+	}
+	// A bad config fails before any session: still JSON on stdout.
+	bad := filepath.Join(e.config, "bad.toml")
+	os.WriteFile(bad, []byte("autonomy = \"sometimes\"\n"), 0o644)
+	out, errOut, code = e.myclaw(nil, "-p", "go", "--config", bad, "--output", "json")
+	evs = jsonEvents(t, out)
+	if code != 1 || errOut != "" || evs[0]["type"] != "error" || evs[len(evs)-1]["type"] != "result" {
+		t.Fatalf("bad config: code %d, stderr %q, events %v", code, errOut, evs)
+	}
+}
+
+func TestApprovalsAreScopedToTheWorkspace(t *testing.T) {
+	e := newEnv(t, writeNote)
+	if _, errOut, code := e.myclaw(nil, "-p", "write the note", "--model", "test-model"); code != 0 {
+		t.Fatalf("run: %d %q", code, errOut)
+	}
+	// The same state, another workspace.
+	other := &env{t: t, ws: t.TempDir(), state: e.state, config: e.config, srv: e.srv}
+	out, _, _ := other.myclaw(nil, "history", "--approvals")
+	if !strings.HasPrefix(out, "No approval decisions in ") {
+		t.Fatalf("another workspace sees %q; want none of the first one's decisions", out)
+	}
+	out, _, _ = other.myclaw(nil, "history", "--approvals", "--all")
+	if !strings.Contains(out, "fs_write") || !strings.Contains(out, e.ws) {
+		t.Fatalf("--all shows %q; want the decision with its workspace", out)
+	}
+	hist, _, _ := e.myclaw(nil, "history")
+	id := strings.Fields(hist)[1]
+	out, _, _ = e.myclaw(nil, "history", "--approvals")
+	if !strings.Contains(out, "fs_write") || !strings.Contains(out, id) {
+		t.Fatalf("own workspace shows %q; want the decision with session %s", out, id)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"myclaw/agent"
@@ -16,9 +17,20 @@ import (
 )
 
 // runHeadless runs one task without a person: assistant text on stdout,
-// activity on stderr (or one JSON event per line on stdout). Calls that
-// would ask are denied.
+// activity on stderr (or one JSON event per line on stdout, start-up
+// failures included, ending with a result event). Calls that would ask are
+// denied.
 func runHeadless(ctx context.Context, o options, secrets map[string]string, stdout, stderr io.Writer) error {
+	p := newPrinter(o.output == "json", stdout, stderr)
+	err := headlessTask(ctx, o, secrets, p)
+	p.finish()
+	if p.json {
+		return p.result(err)
+	}
+	return err
+}
+
+func headlessTask(ctx context.Context, o options, secrets map[string]string, p *printer) error {
 	a, err := newApp(o, secrets)
 	if err != nil {
 		return err
@@ -28,8 +40,9 @@ func runHeadless(ctx context.Context, o options, secrets map[string]string, stdo
 	if err != nil {
 		return err
 	}
+	p.session(ag.Status())
 	for _, n := range a.notices {
-		fmt.Fprintln(stderr, "note:", n)
+		p.notice(n)
 	}
 	if err := ag.CheckServer(ctx); err != nil {
 		return err
@@ -38,44 +51,53 @@ func runHeadless(ctx context.Context, o options, secrets map[string]string, stdo
 		switch {
 		case s.State == mcp.StateFailed && (s.Auth == mcp.AuthNeeded || s.Auth == mcp.AuthExpired):
 			// No browser is ever opened headless.
-			fmt.Fprintf(stderr, "note: MCP server %s is not logged in (%s); log in from the TUI: myclaw, then /mcp login %s\n", s.Name, s.Auth, s.Name)
+			p.notice(fmt.Sprintf("MCP server %s is not logged in (%s); log in from the TUI: myclaw, then /mcp login %s", s.Name, s.Auth, s.Name))
 		case s.State == mcp.StateFailed:
-			fmt.Fprintf(stderr, "note: MCP server %s failed: %s\n", s.Name, s.LastError)
+			p.notice(fmt.Sprintf("MCP server %s failed: %s", s.Name, s.LastError))
 		}
 	})
 	// A headless task cannot wait for tools that show up later: give the
 	// servers their start-up time first.
 	a.waitMCP(ctx)
-	p := newPrinter(o.output == "json", stdout, stderr)
-	var done agent.DoneEvent
-	err = ag.Run(ctx, o.prompt, func(e agent.Event) {
-		if d, ok := e.(agent.DoneEvent); ok {
-			done = d
-		}
-		p.print(e)
-	}, approval.Headless{})
-	p.finish()
+	err = ag.Run(ctx, o.prompt, p.print, approval.Headless{})
 	switch {
 	case err != nil && errors.Is(err, context.Canceled):
 		return err
 	case err != nil:
 		// The error event already said what happened.
 		return errReported
-	case done.Reason == agent.DoneLimit:
+	case p.done.Reason == agent.DoneLimit:
 		return errReported
 	}
 	return nil
 }
 
 // printer writes a turn's events for scripts. The loop emits one event at
-// a time, so it needs no lock of its own.
+// a time; MCP notices may come from another goroutine, hence the lock.
 type printer struct {
 	json     bool
 	out, err io.Writer
+	enc      *json.Encoder
+	mu       sync.Mutex
+
 	// midLine is set when the last text written to out did not end a line.
 	midLine bool
-	enc     *json.Encoder
-	text    termtext.Stream // the answer, held where a sequence is cut
+	// text holds back a control sequence cut between deltas.
+	text  termtext.Stream
+	round roundText
+	// answer is the whole answer as shown, for the result event.
+	answer    strings.Builder
+	sessionID string
+	usage     usageTotals
+	done      agent.DoneEvent
+}
+
+// usageTotals sums the token use of the turn's requests.
+type usageTotals struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+	ContextWindow    int `json:"context_window,omitempty"`
 }
 
 func newPrinter(asJSON bool, stdout, stderr io.Writer) *printer {
@@ -87,17 +109,71 @@ func newPrinter(asJSON bool, stdout, stderr io.Writer) *printer {
 	return p
 }
 
-func (p *printer) print(e agent.Event) {
+// sessionEvent is the first event of `--output json`: which session the
+// task runs in, so a script can `myclaw undo --session ID`.
+type sessionEvent struct {
+	SessionID string `json:"session_id"`
+	Workspace string `json:"workspace"`
+	Model     string `json:"model"`
+}
+
+func (sessionEvent) Type() string { return "session" }
+
+// resultEvent is the last event of `--output json`.
+type resultEvent struct {
+	SessionID string      `json:"session_id,omitempty"`
+	Text      string      `json:"text"`
+	Reason    string      `json:"reason"`
+	ExitCode  int         `json:"exit_code"`
+	Rounds    int         `json:"rounds"`
+	Usage     usageTotals `json:"usage"`
+	Error     string      `json:"error,omitempty"`
+}
+
+func (resultEvent) Type() string { return "result" }
+
+func (p *printer) session(st agent.Status) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sessionID = st.SessionID
 	if p.json {
-		_ = p.enc.Encode(json.RawMessage(inertJSON(jsonEvent(e))))
+		p.encode(sessionEvent{SessionID: st.SessionID, Workspace: st.Workspace, Model: st.Model})
+	}
+}
+
+func (p *printer) notice(text string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.json {
+		p.encode(agent.NoticeEvent{Text: text})
 		return
 	}
-	if _, ok := e.(agent.TextDelta); !ok {
-		p.writeText(p.text.Flush())
+	p.activity("note: %s\n", text)
+}
+
+func (p *printer) encode(e agent.Event) { _ = p.enc.Encode(json.RawMessage(inertJSON(jsonEvent(e)))) }
+
+// activity writes a line to stderr, first ending the answer's line so that
+// the two do not run together under 2>&1.
+func (p *printer) activity(format string, args ...any) {
+	p.endLine()
+	fmt.Fprintf(p.err, format, args...)
+}
+
+func (p *printer) print(e agent.Event) {
+	if _, ok := e.(agent.ToolOutputEvent); ok {
+		return // live output is for the screen; the result carries it
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.track(e)
+	if p.json {
+		p.encode(e)
+		return
 	}
 	switch ev := e.(type) {
 	case agent.TextDelta:
-		p.writeText(p.text.Write(ev.Text))
+		p.writeText(p.round.write(p.text.Write(ev.Text)))
 	case agent.ReasoningDelta:
 		// Reasoning is not part of the answer; scripts get it with --output json.
 	case agent.ToolCallEvent:
@@ -106,41 +182,94 @@ func (p *printer) print(e agent.Event) {
 			if what == "" {
 				what = string(ev.Call.Args)
 			}
-			fmt.Fprintf(p.err, "→ %s: %s\n", oneLine(ev.Call.Tool, 0), oneLine(what, 160))
+			p.activity("→ %s: %s\n", oneLine(ev.Call.Tool, 0), oneLine(what, 160))
 		}
 	case agent.ToolResultEvent:
 		switch {
 		case ev.Failed() && ev.Status == agent.StatusOK:
-			fmt.Fprintf(p.err, "✗ %s exit %d (%s)\n", oneLine(ev.Call.Tool, 0), *ev.ExitCode, ev.Duration.Round(time.Millisecond))
+			p.activity("✗ %s exit %d (%s)\n", oneLine(ev.Call.Tool, 0), *ev.ExitCode, ev.Duration.Round(time.Millisecond))
 		case ev.Status == agent.StatusOK:
-			fmt.Fprintf(p.err, "✓ %s (%s)\n", oneLine(ev.Call.Tool, 0), ev.Duration.Round(time.Millisecond))
+			p.activity("✓ %s (%s)\n", oneLine(ev.Call.Tool, 0), ev.Duration.Round(time.Millisecond))
 		default:
-			fmt.Fprintf(p.err, "✗ %s %s: %s\n", oneLine(ev.Call.Tool, 0), ev.Status, termtext.Visible(ev.Message))
+			p.activity("✗ %s %s: %s\n", oneLine(ev.Call.Tool, 0), ev.Status, termtext.Visible(ev.Message))
 		}
 	case agent.RetryEvent:
-		fmt.Fprintf(p.err, "retry %d/%d in %s: %s\n", ev.Attempt, ev.Max, ev.Wait.Round(100*time.Millisecond), ev.Reason)
+		p.activity("retry %d/%d in %s: %s\n", ev.Attempt, ev.Max, ev.Wait.Round(100*time.Millisecond), ev.Reason)
 	case agent.NoticeEvent:
-		fmt.Fprintf(p.err, "note: %s\n", ev.Text)
+		p.activity("note: %s\n", ev.Text)
 	case agent.ErrorEvent:
-		p.endLine()
-		fmt.Fprintf(p.err, "error: %s\n", ev.Message)
+		p.activity("error: %s\n", ev.Message)
 		if ev.Hint != "" {
 			fmt.Fprintf(p.err, "hint: %s\n", ev.Hint)
 		}
 	}
 }
 
-func (p *printer) finish() {
-	if !p.json {
-		p.writeText(p.text.Flush())
-		p.endLine()
+// track keeps what the result event needs and settles the round's text: a
+// round ends with its first tool call (text written as a call is dropped)
+// or with the turn.
+func (p *printer) track(e agent.Event) {
+	if _, ok := e.(agent.TextDelta); !ok && !p.json {
+		p.writeText(p.round.write(p.text.Flush()))
+	}
+	switch ev := e.(type) {
+	case agent.TextDelta:
+		if p.json {
+			// Strings in JSON events go through inertJSON.
+			p.answer.WriteString(p.round.write(ev.Text))
+		}
+	case agent.ToolCallEvent:
+		if ev.Phase == "proposed" {
+			p.endRound(ev.Call.FromText)
+		}
+	case agent.ErrorEvent, agent.DoneEvent:
+		p.endRound(false)
+	case agent.UsageEvent:
+		p.usage.PromptTokens += ev.PromptTokens
+		p.usage.CompletionTokens += ev.CompletionTokens
+		total := ev.TotalTokens
+		if total == 0 {
+			total = ev.PromptTokens + ev.CompletionTokens
+		}
+		p.usage.TotalTokens += total
+		if ev.ContextWindow > 0 {
+			p.usage.ContextWindow = ev.ContextWindow
+		}
+	}
+	if d, ok := e.(agent.DoneEvent); ok {
+		p.done = d
 	}
 }
 
-func (p *printer) writeText(text string) {
-	if text != "" {
-		fmt.Fprint(p.out, text)
-		p.midLine = !strings.HasSuffix(text, "\n")
+// endRound writes what the round held back, without the tool calls the
+// model wrote as text, and ends the round's line.
+func (p *printer) endRound(textCalls bool) {
+	held := p.round.end(textCalls)
+	if p.json {
+		p.answer.WriteString(held)
+		if s := p.answer.String(); s != "" && !strings.HasSuffix(s, "\n") {
+			p.answer.WriteString("\n")
+		}
+		return
+	}
+	p.writeText(held)
+	p.endLine()
+}
+
+func (p *printer) writeText(s string) {
+	if s != "" {
+		fmt.Fprint(p.out, s)
+		p.midLine = !strings.HasSuffix(s, "\n")
+	}
+}
+
+func (p *printer) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.json {
+		p.writeText(p.round.write(p.text.Flush()))
+		p.writeText(p.round.end(false))
+		p.endLine()
 	}
 }
 
@@ -149,6 +278,93 @@ func (p *printer) endLine() {
 		fmt.Fprintln(p.out)
 		p.midLine = false
 	}
+}
+
+// result ends `--output json`: a start-up failure becomes an error event,
+// then the result event carries the whole answer, the usage and the exit
+// reason. The returned error sets the exit code, already reported.
+func (p *printer) result(err error) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r := resultEvent{SessionID: p.sessionID, Text: strings.TrimRight(p.answer.String(), "\n"), Reason: p.done.Reason, Rounds: p.done.Rounds, Usage: p.usage}
+	switch {
+	case err == nil:
+	case errors.Is(err, context.Canceled):
+		r.Reason, r.ExitCode = agent.DoneCancelled, exitCancelled
+	case errors.Is(err, errReported):
+		r.ExitCode = exitFailed
+	default:
+		msg, hint := err.Error(), ""
+		var ue *agent.UserError
+		if errors.As(err, &ue) {
+			msg, hint = ue.Msg, ue.Hint
+		}
+		p.encode(agent.ErrorEvent{Message: msg, Hint: hint})
+		r.ExitCode, r.Error, err = exitFailed, msg, errReported
+	}
+	if r.Reason == "" {
+		r.Reason = agent.DoneError
+	}
+	p.encode(r)
+	return err
+}
+
+// Markers that may open a tool call written as text; text from one of
+// them on is held back until the round says whether it was a call.
+var textCallMarkers = []string{"```", "<tool_call>"}
+
+// roundText is one round's answer text on its way to the screen: it is
+// passed on as it streams, except from a possible text tool call on.
+type roundText struct {
+	held    strings.Builder
+	holding bool
+}
+
+// write takes a delta and returns what can be shown now.
+func (r *roundText) write(s string) string {
+	if r.holding {
+		r.held.WriteString(s)
+		return ""
+	}
+	r.held.WriteString(s)
+	buf := r.held.String()
+	cut := -1
+	for _, m := range textCallMarkers {
+		if i := strings.Index(buf, m); i >= 0 && (cut < 0 || i < cut) {
+			cut = i
+		}
+	}
+	if cut >= 0 {
+		r.holding = true
+		r.held.Reset()
+		r.held.WriteString(buf[cut:])
+		return buf[:cut]
+	}
+	// Keep a tail that may be the start of a marker split across deltas.
+	keep := 0
+	for _, m := range textCallMarkers {
+		for n := min(len(m)-1, len(buf)); n > keep; n-- {
+			if strings.HasSuffix(buf, m[:n]) {
+				keep = n
+				break
+			}
+		}
+	}
+	r.held.Reset()
+	r.held.WriteString(buf[len(buf)-keep:])
+	return buf[:len(buf)-keep]
+}
+
+// end closes the round and returns what was held back, without the tool
+// calls written as text when the round was one (calls).
+func (r *roundText) end(calls bool) string {
+	s := r.held.String()
+	r.held.Reset()
+	r.holding = false
+	if calls {
+		_, s = agent.ParseTextToolCalls(s, func(string) bool { return true })
+	}
+	return s
 }
 
 // jsonEvent renders an event as one JSON object with its type first.

@@ -29,11 +29,7 @@ func runJournalCommand(ctx context.Context, mode string, o options, secrets map[
 		for _, w := range warnings {
 			fmt.Fprintln(stderr, "note:", w)
 		}
-		if len(entries) == 0 {
-			fmt.Fprintln(stdout, "No approval decisions yet.")
-			return nil
-		}
-		fmt.Fprint(stdout, approval.FormatAudit(entries))
+		fmt.Fprint(stdout, formatApprovals(entries, a.workspace.Dir(), o.all))
 		return nil
 	}
 	// Reverting needs the tools; the MCP servers do not (their calls are
@@ -82,6 +78,34 @@ func runJournalCommand(ctx context.Context, mode string, o options, secrets map[
 		}
 	}
 	return nil
+}
+
+// formatApprovals prints the decisions made in workspace (all of them,
+// with their workspace, when all is set), oldest first.
+func formatApprovals(entries []approval.AuditEntry, workspace string, all bool) string {
+	var shown []approval.AuditEntry
+	unplaced := 0
+	for _, e := range entries {
+		switch {
+		case all || e.Workspace == workspace:
+			shown = append(shown, e)
+		case e.Workspace == "":
+			unplaced++
+		}
+	}
+	var b strings.Builder
+	switch {
+	case len(shown) > 0:
+		b.WriteString(approval.FormatAudit(shown, all))
+	case all:
+		b.WriteString("No approval decisions yet.\n")
+	default:
+		fmt.Fprintf(&b, "No approval decisions in %s yet.\n", workspace)
+	}
+	if !all && unplaced > 0 {
+		fmt.Fprintf(&b, "(%d older decisions were recorded without a workspace; --all shows them)\n", unplaced)
+	}
+	return b.String()
 }
 
 // formatHistory prints the journal as an aligned table, oldest first.

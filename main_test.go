@@ -189,7 +189,7 @@ func TestHeadlessAndJournalCommands(t *testing.T) {
 		}
 		types = append(types, m["type"].(string))
 	}
-	if code != 0 || types[0] != "text" || types[len(types)-1] != "done" {
+	if code != 0 || types[0] != "session" || types[1] != "text" || types[len(types)-2] != "done" || types[len(types)-1] != "result" {
 		t.Fatalf("json types %v (code %d)", types, code)
 	}
 

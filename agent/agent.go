@@ -262,6 +262,16 @@ func (a *Agent) Status() Status {
 	}
 }
 
+// OutputBudget is how many bytes of a command's output the model may be
+// shown now, head and tail together: one byte per four tokens of context
+// left (output costs a token per 2–4 bytes, so at most about a tenth of
+// what is left), so one long output cannot fill the window.
+func (a *Agent) OutputBudget() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return max(a.opts.ContextWindow-a.tokensUsed, 0) / 4
+}
+
 // Tools lists every registered tool and whether the model sees it now.
 func (a *Agent) Tools() []ToolInfo {
 	var out []ToolInfo

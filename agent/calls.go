@@ -380,7 +380,9 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 	if conf != nil {
 		ctx = tools.WithConfinement(ctx, conf.Tool())
 	}
-	res, err := tools.Call(ctx, tool, args, false)
+	live := newOutputStream(call.ID, t.emit)
+	res, err := tools.Call(tools.WithProgress(ctx, live.write), tool, args, false)
+	live.close()
 	now := a.opts.Now()
 	var fatal error
 	recorded := false // journaled after the run
@@ -445,6 +447,14 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 		}
 	}
 	out := callResult{content: content}
+	if err != nil && errors.Is(err, context.Canceled) && t.ctx.Err() != nil && res.Body != "" {
+		// Stopped by the user after printing something: what it printed
+		// is kept, for the card and for the model, with the tool's note.
+		err = nil
+		content = tools.Envelope(meta, res, nil, now.UTC())
+		ev.Content, ev.Status, ev.Message = content, StatusCancelled, "stopped by the user; the output up to then is kept"
+		out.content = content
+	}
 	if err != nil {
 		te := tools.AsError(err)
 		ev.Status, ev.Kind, ev.Message, ev.Hint = StatusError, string(te.Kind), te.Message, te.Hint
@@ -517,6 +527,10 @@ func (t *turn) audit(e approval.AuditEntry) {
 		return
 	}
 	e.Time = t.a.opts.Now().UTC()
+	e.Workspace = t.a.opts.Workspace
+	t.a.mu.Lock()
+	e.Session = t.a.session.Info().ID
+	t.a.mu.Unlock()
 	if err := t.a.opts.Audit.Append(e); err != nil {
 		t.a.opts.Logf("audit: %v", err)
 	}

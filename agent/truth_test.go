@@ -229,3 +229,79 @@ func TestResumedSessionKeepsHowCallsEnded(t *testing.T) {
 		t.Errorf("approved call recorded as %+v (decision %+v)", a, calls[2].Decision)
 	}
 }
+
+func TestOutputBudgetShrinksAsTheWindowFills(t *testing.T) {
+	srv := newFakeServer(t)
+	h := newHarness(t, approval.Ask, srv, func(o *Options) { o.ContextWindow = 32768 })
+	empty := h.agent.OutputBudget()
+	h.agent.mu.Lock()
+	h.agent.tokensUsed = 30000
+	h.agent.mu.Unlock()
+	full := h.agent.OutputBudget()
+	if empty > 8<<10 || full >= empty || full > 1024 {
+		t.Fatalf("budget %d bytes with an empty 32k window, %d nearly full; want it small and shrinking", empty, full)
+	}
+}
+
+func TestCancelledCommandKeepsItsOutput(t *testing.T) {
+	srv := newFakeServer(t,
+		openAIStyle("", call{"s1", "shell_run", `{"command":"echo started; touch ready; sleep 100"}`}),
+		openAIStyle("ok"),
+	)
+	h := newHarness(t, approval.Full, srv)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- h.run(ctx, "go", approveAll()) }()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(h.ws, "ready")); err == nil {
+			break
+		}
+	}
+	cancel()
+	if err := <-errc; err == nil {
+		t.Fatal("Run returned nil after a cancel")
+	}
+	r := h.results()
+	if len(r) != 1 || r[0].Status != StatusCancelled || !strings.Contains(r[0].Body, "started") {
+		t.Fatalf("results %+v; want a cancelled call with its output", r)
+	}
+	var tool string
+	for _, m := range h.agent.Messages() {
+		if m.Role == "tool" {
+			tool = m.Content
+		}
+	}
+	if !strings.Contains(tool, "started") || !strings.Contains(tool, `"stopped":true`) {
+		t.Fatalf("the model reads %q; want the output so far and that it was stopped", tool)
+	}
+}
+
+func TestCommandOutputStreamsBeforeTheResult(t *testing.T) {
+	srv := newFakeServer(t,
+		openAIStyle("", call{"s1", "shell_run", `{"command":"echo first; sleep 0.5; echo second"}`}),
+		openAIStyle("ok"),
+	)
+	h := newHarness(t, approval.Full, srv)
+	if err := h.run(context.Background(), "go", approveAll()); err != nil {
+		t.Fatal(err)
+	}
+	var live strings.Builder
+	resultSeen := false
+	h.mu.Lock()
+	for _, e := range h.events {
+		switch ev := e.(type) {
+		case ToolOutputEvent:
+			if resultSeen {
+				t.Error("output came after the result")
+			}
+			live.WriteString(ev.Text)
+		case ToolResultEvent:
+			resultSeen = true
+		}
+	}
+	h.mu.Unlock()
+	if !strings.HasPrefix(live.String(), "first\n") {
+		t.Fatalf("live output %q; want the first line while it ran", live.String())
+	}
+}

@@ -38,6 +38,10 @@ type AuditEntry struct {
 	// By names who decided: a rule, "user", a level, "headless", a hook.
 	By     string `json:"by"`
 	Reason string `json:"reason,omitempty"`
+	// Session and Workspace say where the call was made (empty in entries
+	// written before they were recorded).
+	Session   string `json:"session,omitempty"`
+	Workspace string `json:"workspace,omitempty"`
 }
 
 // ArgsDigest returns the hex SHA-256 of args with insignificant whitespace
@@ -215,13 +219,20 @@ func ReadAudit(path string) ([]AuditEntry, []string, error) {
 }
 
 // FormatAudit renders entries as `myclaw history --approvals` prints them:
-// one line per decision, columns aligned (local time, decision, tool), then
+// one line per decision, columns aligned (local time, decision, tool, session
+// and, with workspaces, the workspace), then
 // the summary, who decided and their reason. Text that came from calls is
 // sanitised for the screen so it cannot drive the terminal or break the
 // line.
-func FormatAudit(entries []AuditEntry) string {
+func FormatAudit(entries []AuditEntry, workspaces bool) string {
 	if len(entries) == 0 {
 		return "No approval decisions recorded.\n"
+	}
+	orDash := func(s string) string {
+		if s = oneLine(s); s == "" {
+			return "-"
+		}
+		return s
 	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -235,7 +246,11 @@ func FormatAudit(entries []AuditEntry) string {
 			rest += ": " + oneLine(e.Reason)
 		}
 		rest += ")"
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Time.Local().Format(time.DateTime), oneLine(e.Decision), oneLine(e.Tool), rest)
+		where := orDash(e.Session)
+		if workspaces {
+			where += "\t" + orDash(e.Workspace)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(time.DateTime), oneLine(e.Decision), oneLine(e.Tool), where, rest)
 	}
 	tw.Flush()
 	return b.String()

@@ -248,8 +248,8 @@ func TestAuditConcurrentAppend(t *testing.T) {
 }
 
 func TestFormatAudit(t *testing.T) {
-	if got := FormatAudit(nil); got != "No approval decisions recorded.\n" {
-		t.Errorf("FormatAudit(nil) = %q", got)
+	if got := FormatAudit(nil, false); got != "No approval decisions recorded.\n" {
+		t.Errorf("FormatAudit(nil, false) = %q", got)
 	}
 	t1 := time.Date(2026, 4, 21, 22, 14, 3, 0, time.UTC)
 	entries := []AuditEntry{
@@ -257,7 +257,7 @@ func TestFormatAudit(t *testing.T) {
 		{Time: t1.Add(time.Second), Tool: "fs_write", Summary: "Create a.txt\n\x1b[2Jfake line\u202e", Decision: "deny", By: "user", Reason: "wrong\tfile"},
 		{Time: t1.Add(2 * time.Second), Tool: "github/create_issue", Decision: "allow", By: `rule: tool = "github/*"`},
 	}
-	out := FormatAudit(entries)
+	out := FormatAudit(entries, false)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if len(lines) != len(entries) {
 		t.Fatalf("FormatAudit gave %d lines; want %d:\n%s", len(lines), len(entries), out)
@@ -266,9 +266,9 @@ func TestFormatAudit(t *testing.T) {
 		t.Errorf("FormatAudit kept control or invisible characters: %q", out)
 	}
 	wantIn := []string{
-		t1.Local().Format(time.DateTime) + "  approve_session  shell_run            Run `go test ./...`  (by user)",
-		"deny             fs_write             Create a.txt \\e[2Jfake line⟨U+202E⟩  (by user: wrong file)",
-		"allow            github/create_issue  (no summary)  (by rule: tool = \"github/*\")",
+		t1.Local().Format(time.DateTime) + "  approve_session  shell_run            -  Run `go test ./...`  (by user)",
+		"deny             fs_write             -  Create a.txt \\e[2Jfake line⟨U+202E⟩  (by user: wrong file)",
+		"allow            github/create_issue  -  (no summary)  (by rule: tool = \"github/*\")",
 	}
 	for i, w := range wantIn {
 		if !strings.Contains(lines[i], w) {

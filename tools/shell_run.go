@@ -36,6 +36,8 @@ const (
 	// shellShownBytes is the output budget shown to the model, both streams
 	// together; each stream keeps half of it at each end.
 	shellShownBytes = 30 << 10
+	// shellMinShownBytes is the least shown however full the context is.
+	shellMinShownBytes = 2 << 10
 	// shellLogCap bounds the full-output file so a runaway command cannot
 	// fill the disk.
 	shellLogCap = 100 << 20
@@ -48,6 +50,10 @@ type ShellOptions struct {
 	DefaultTimeout time.Duration // 0 -> 120 s
 	MaxTimeout     time.Duration // 0 -> 600 s
 	Env            []string      // base environment (nil -> os.Environ()); always passed through ScrubEnv
+	// ShownBytes says how much output the model may be shown now, head and
+	// tail together (nil or 0: 30 KB; kept within 2–30 KB). The agent
+	// shrinks it as the context window fills.
+	ShownBytes func() int
 	// Undo, when set, records each command's changes to the workspace so
 	// that /undo can restore them.
 	Undo    *ShellUndo
@@ -186,6 +192,8 @@ type shellOutput struct {
 	OutputFile  string `json:"output_file,omitempty"`
 	Sandbox     string `json:"sandbox,omitempty"`
 	Note        string `json:"note,omitempty"`
+	// Stopped is set when the call was cancelled while the command ran.
+	Stopped bool `json:"stopped,omitempty"`
 	// FilesChanged lists the workspace files the command changed ("M a.go",
 	// "A new.txt", "D old.txt"), bounded; /undo can restore them.
 	FilesChanged []string `json:"files_changed,omitempty"`
@@ -208,6 +216,7 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	}
 	stdout := newShellCapture(shellShownBytes/2, fullLog)
 	stderr := newShellCapture(shellShownBytes/2, fullLog)
+	stdout.progress, stderr.progress = progressOf(ctx), progressOf(ctx)
 
 	cmd := s.command(a.Command)
 	sandbox, err := s.confine(ctx, cmd)
@@ -238,16 +247,16 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var timedOut bool
+	var stopped error
 	select {
 	case <-proc.exited:
 	case <-timer.C:
 		timedOut = true
 	case <-ctx.Done():
-		proc.stop()
-		fullLog.discard()
-		recordChanges()
-		// What a cancelled command changed is still undoable.
-		return Result{Undo: rec.undo, UndoPlan: rec.plan, Summary: "Cancelled `" + ClipOneLine(a.Command, 60) + "`"}, ctx.Err()
+		// The output so far is kept: with ctx.Err(), the result says what
+		// the command printed before it was stopped; what it changed is
+		// still undoable.
+		stopped = ctx.Err()
 	}
 	elapsed := time.Since(start)
 	// Whatever the command left running goes now, so that nothing outlives
@@ -266,16 +275,19 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		StderrBytes: stderr.total,
 	}
 	switch {
+	case stopped != nil:
+		out.Stopped = true
+		notes = append(notes, fmt.Sprintf("stopped after %s (the user cancelled, or the call's time ran out): the command and all its processes were killed; the output up to then is below", elapsed.Round(100*time.Millisecond)))
 	case timedOut:
 		notes = append(notes, fmt.Sprintf("timed out after %d s: the command and all its processes were killed", int(timeout/time.Second)))
 	case escaped:
 		notes = append(notes, "a process that left the call's reach (it cleared its environment and was orphaned) kept the output open; its later output is not captured")
 	}
-	if _, ok := exitSignal(proc.cmd.ProcessState); ok && !timedOut {
+	if _, ok := exitSignal(proc.cmd.ProcessState); ok && !timedOut && stopped == nil {
 		notes = append(notes, ExitDescription(proc.cmd.ProcessState))
 	}
 
-	body, truncNote := shellBody(stdout, stderr)
+	body, truncNote := shellBody(stdout, stderr, s.shownBytes())
 	if truncNote != "" {
 		if path, err := fullLog.keep(); err != nil {
 			truncNote += "; the full output could not be saved: " + err.Error()
@@ -295,7 +307,7 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	notes, summary = sandbox.report(&out, notes, summary, stderr)
 	out.Note = strings.Join(notes, ". ")
 	out.FilesChanged = rec.changed
-	return Result{
+	res := Result{
 		Undo:       rec.undo,
 		UndoPlan:   rec.plan,
 		Output:     out,
@@ -303,7 +315,24 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 		Source:     "shell:" + ClipOneLine(a.Command, 60),
 		Summary:    summary,
 		Capability: "shell:exec",
-	}, nil
+	}
+	if stopped != nil {
+		res.Summary = fmt.Sprintf("Cancelled `%s` after %s%s", ClipOneLine(a.Command, 60), elapsed.Round(100*time.Millisecond), rec.summary)
+		return res, stopped
+	}
+	return res, nil
+}
+
+// shownBytes is the output budget of this call.
+func (s *shellRun) shownBytes() int {
+	n := 0
+	if s.opts.ShownBytes != nil {
+		n = s.opts.ShownBytes()
+	}
+	if n <= 0 {
+		return shellShownBytes
+	}
+	return min(max(n, shellMinShownBytes), shellShownBytes)
 }
 
 func (s *shellRun) startError(err error) error {
@@ -420,6 +449,8 @@ type shellCapture struct {
 	tail  TailBuffer // the bytes after head
 	total int64
 	log   *shellLog
+	// progress, when set, sees the output as it comes (for the screen).
+	progress func([]byte)
 }
 
 // newShellCapture returns a capture that keeps half bytes at each end of
@@ -431,6 +462,9 @@ func newShellCapture(half int, log *shellLog) *shellCapture {
 // Write implements io.Writer. os/exec calls it from one goroutine per stream.
 func (c *shellCapture) Write(p []byte) (int, error) {
 	c.log.write(p)
+	if c.progress != nil {
+		c.progress(p)
+	}
 	c.total += int64(len(p))
 	rest := p
 	if len(c.head) < c.half {
@@ -466,8 +500,7 @@ func (c *shellCapture) show(name string, budget int) (string, string) {
 
 // shellBody lays out both streams within shellShownBytes: a stream that fits
 // in half the budget is shown whole and leaves the rest to the other.
-func shellBody(stdout, stderr *shellCapture) (string, string) {
-	budget := shellShownBytes
+func shellBody(stdout, stderr *shellCapture, budget int) (string, string) {
 	outB, errB := budget/2, budget/2
 	switch {
 	case stdout.total+stderr.total <= int64(budget):

@@ -235,7 +235,7 @@ func TestShellCaptureBudget(t *testing.T) {
 					data = data[k:]
 				}
 			}
-			body, _ := shellBody(o, e)
+			body, _ := shellBody(o, e, shellShownBytes)
 			gotOut, gotEr := 0, 0
 			if i := strings.Index(body, "[stderr]\n"); i >= 0 {
 				gotEr = len(body) - i - len("[stderr]\n")

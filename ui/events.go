@@ -280,6 +280,10 @@ func (m *Model) handleEvent(ev agent.Event) {
 		}
 	case agent.ToolResultEvent:
 		m.card(ev.Call).finish(ev)
+	case agent.ToolOutputEvent:
+		if card, ok := m.cards[ev.CallID]; ok && card.status == "" {
+			card.update(func(t *toolCard) { t.addLive(ev.Text) })
+		}
 	case agent.ApprovalEvent:
 		card, ok := m.cards[ev.CallID]
 		if !ok {

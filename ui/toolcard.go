@@ -84,6 +84,7 @@ type toolCard struct {
 	waiting  bool   // the call waits for the person's approval
 	exitCode *int   // the exit status of the command it ran, if any
 	diff     string // what a journaled write or edit applied
+	live     string // the newest output while it runs (raw)
 
 	untrusted  bool
 	source     string
@@ -115,7 +116,7 @@ func (t *toolCard) finish(ev agent.ToolResultEvent) {
 		t.untrusted, t.source, t.at, t.body = ev.Untrusted, ev.Source, ev.RetrievedAt, ev.Body
 		t.reversible = ev.Reversible
 		t.undoPlan = ev.UndoPlan
-		t.exitCode, t.diff, t.waiting = ev.ExitCode, ev.Diff, false
+		t.exitCode, t.diff, t.waiting, t.live = ev.ExitCode, ev.Diff, false, ""
 		if ev.Call.Edited {
 			// The card names what ran, not what the model proposed.
 			t.call, t.arg = ev.Call, keyArg(ev.Call.Args)
@@ -213,8 +214,23 @@ func (t *toolCard) draw(c *common) []string {
 	case t.reversible && t.status == agent.StatusOK:
 		add(st.Dim.Render, "↶ /undo can revert this")
 	}
+	if t.status == "" && t.live != "" {
+		tail, _ := lastLines(t.live, liveLines)
+		for _, l := range renderFence(c, inner, "live output", time.Time{}, tail, true) {
+			out = append(out, "  "+l)
+		}
+	}
 	if t.untrusted {
-		for _, l := range renderFence(c, inner, t.source, t.at, t.body, !c.expandTools) {
+		body := t.body
+		if strings.HasPrefix(t.source, "shell:") && !c.expandTools {
+			// A command's errors are at the end: folded, its output shows
+			// its last lines.
+			var earlier int
+			if body, earlier = lastLines(body, foldLines); earlier > 0 {
+				add(st.Dim.Render, "… "+strconv.Itoa(earlier)+" earlier lines ("+c.keys.ToggleTools.Help().Key+" shows all)")
+			}
+		}
+		for _, l := range renderFence(c, inner, t.source, t.at, body, !c.expandTools) {
 			out = append(out, "  "+l)
 		}
 	} else if c.expandTools && t.content != "" {
@@ -273,6 +289,31 @@ func (t *toolCard) drawDiff(c *common, inner int, collapsed bool) []string {
 			c.keys.ToggleTools.Help().Key+" expands, /diff shows every change)"))
 	}
 	return out
+}
+
+// liveLines is how much of a running call's output its card shows.
+const liveLines = 6
+
+// addLive appends output of the running call, keeping the newest 4 KB.
+func (t *toolCard) addLive(s string) {
+	t.live += s
+	if n := len(t.live) - 4<<10; n > 0 {
+		t.live = t.live[n:]
+	}
+}
+
+// lastLines returns the last n lines of s and how many came before them.
+func lastLines(s string, n int) (string, int) {
+	s = strings.TrimRight(s, "\n")
+	total := strings.Count(s, "\n") + 1
+	if total <= n {
+		return s, 0
+	}
+	i := len(s)
+	for range n {
+		i = strings.LastIndexByte(s[:i], '\n')
+	}
+	return s[i+1:], total - n
 }
 
 // prettyContent is a trusted result for people: its JSON indented, or the

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -123,4 +124,50 @@ func TestResumedCardsGolden(t *testing.T) {
 		t.Errorf("resumed calls drawn as raw lines:\n%s", got)
 	}
 	golden.RequireEqual(t, []byte(got))
+}
+
+func TestShellCardShowsTheEndOfLongOutput(t *testing.T) {
+	m := newTestModel(t, newFake())
+	m = startFakeTurn(t, m, "test")
+	run := call("s1", "shell_run", `{"command":"go test ./..."}`)
+	var out []string
+	for i := 1; i <= 40; i++ {
+		out = append(out, "line "+strconv.Itoa(i))
+	}
+	out = append(out, "FAIL calc_test.go:12")
+	m = events(m,
+		agent.ToolCallEvent{Call: run, Phase: "started"},
+		agent.ToolResultEvent{Call: run, Status: agent.StatusOK, Untrusted: true, Source: "shell:go test ./...",
+			Body: strings.Join(out, "\n") + "\n", Content: "{}"},
+	)
+	got := m.tr.text(m.c)
+	if !strings.Contains(got, "FAIL calc_test.go:12") || strings.Contains(got, "line 1 ") || !strings.Contains(got, "… 29 earlier lines") {
+		t.Fatalf("folded shell output does not end with the failure:\n%s", got)
+	}
+	m = update(m, keyMsg("ctrl+o"))
+	if got := m.tr.text(m.c); !strings.Contains(got, "line 1 ") && !strings.Contains(got, "line 1\n") && !strings.Contains(got, "line 1 ║") {
+		t.Fatalf("expanded shell output lacks its start:\n%s", got)
+	}
+	if a, n := lastLines("a\nb\nc\n", 2); a != "b\nc" || n != 1 {
+		t.Fatalf("lastLines = %q, %d", a, n)
+	}
+}
+
+func TestRunningCommandStreamsIntoItsCard(t *testing.T) {
+	m := newTestModel(t, newFake())
+	m = startFakeTurn(t, m, "test")
+	run := call("s1", "shell_run", `{"command":"go test ./..."}`)
+	m = events(m,
+		agent.ToolCallEvent{Call: run, Phase: "started"},
+		agent.ToolOutputEvent{CallID: "s1", Text: "=== RUN TestAdd\n"},
+		agent.ToolOutputEvent{CallID: "s1", Text: "--- FAIL: TestAdd\n\x1b[2J"},
+	)
+	got := m.tr.text(m.c)
+	if !strings.Contains(got, "--- FAIL: TestAdd") || !strings.Contains(got, "live output") || strings.Contains(got, "\x1b") {
+		t.Fatalf("running card lacks its live output (or kept a control):\n%q", got)
+	}
+	m = events(m, agent.ToolResultEvent{Call: run, Status: agent.StatusOK, Untrusted: true, Source: "shell:go test ./...", Body: "done\n"})
+	if got := m.tr.text(m.c); strings.Contains(got, "live output") {
+		t.Fatalf("finished card still shows the live output:\n%s", got)
+	}
 }

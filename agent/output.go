@@ -1,0 +1,85 @@
+package agent
+
+import (
+	"sync"
+	"time"
+)
+
+// Pace and size of the live output of a running call.
+const (
+	outputInterval = 150 * time.Millisecond
+	outputKeep     = 4 << 10
+)
+
+// ToolOutputEvent carries what a running call printed since the last one
+// (throttled, the newest outputKeep bytes at most), for the screen only:
+// the result still carries the output the model reads. It is raw text:
+// sanitise it before drawing.
+type ToolOutputEvent struct {
+	CallID string `json:"call_id"`
+	Text   string `json:"text"`
+}
+
+func (ToolOutputEvent) Type() string { return "tool_output" }
+
+// outputStream turns a tool's output into throttled ToolOutputEvents. Its
+// write is called from the tool's goroutines; close ends it before the
+// result is reported, so no output event follows the result.
+type outputStream struct {
+	id   string
+	emit func(Event)
+
+	mu     sync.Mutex
+	buf    []byte
+	last   time.Time
+	timer  *time.Timer
+	closed bool
+}
+
+func newOutputStream(id string, emit func(Event)) *outputStream {
+	return &outputStream{id: id, emit: emit}
+}
+
+func (o *outputStream) write(p []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return
+	}
+	o.buf = append(o.buf, p...)
+	if len(o.buf) > outputKeep {
+		o.buf = append(o.buf[:0], o.buf[len(o.buf)-outputKeep:]...)
+	}
+	if wait := outputInterval - time.Since(o.last); wait > 0 {
+		if o.timer == nil {
+			o.timer = time.AfterFunc(wait, o.flush)
+		}
+		return
+	}
+	o.sendLocked()
+}
+
+func (o *outputStream) flush() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.timer = nil
+	if !o.closed && len(o.buf) > 0 {
+		o.sendLocked()
+	}
+}
+
+func (o *outputStream) sendLocked() {
+	o.last = time.Now()
+	text := string(o.buf)
+	o.buf = o.buf[:0]
+	o.emit(ToolOutputEvent{CallID: o.id, Text: text})
+}
+
+func (o *outputStream) close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.closed = true
+	if o.timer != nil {
+		o.timer.Stop()
+	}
+}
