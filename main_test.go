@@ -54,6 +54,11 @@ func newScriptServer(t *testing.T, script func(first string, round int) (string,
 }
 
 func (s *scriptServer) serve(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasSuffix(r.URL.Path, "/models") && !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		// An OpenAI-style server: no endpoints that tell the context window.
+		http.NotFound(w, r)
+		return
+	}
 	if r.Method == http.MethodGet {
 		var data []map[string]string
 		for _, id := range s.modelIDs {
@@ -426,5 +431,34 @@ func TestUndoWithNothingToUndo(t *testing.T) {
 	out, errOut, code := e.myclaw(nil, "undo")
 	if code != 0 || strings.TrimSpace(out) != "Nothing to undo." {
 		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// With an 8k window the whole builtin catalog and the system prompt fit in
+// 1,200 tokens (four bytes each) of the request, as sent; with 128k the full
+// texts go.
+func TestSmallWindowPromptFitsTheBudget(t *testing.T) {
+	sizes := map[int]int{}
+	for _, window := range []int{8192, 131072} {
+		e := newEnv(t, writeNote)
+		cfg := filepath.Join(e.config, "myclaw", "config.toml")
+		os.MkdirAll(filepath.Dir(cfg), 0o700)
+		os.WriteFile(cfg, []byte(fmt.Sprintf("context_window = %d\n", window)), 0o600)
+		if _, errOut, code := e.myclaw(nil, "-p", "say hello", "--model", "test-model"); code != 0 {
+			t.Fatalf("window %d: code %d, %s", window, code, errOut)
+		}
+		e.srv.mu.Lock()
+		body := e.srv.bodies[0]
+		e.srv.mu.Unlock()
+		tools, _ := json.Marshal(body["tools"])
+		sys := body["messages"].([]any)[0].(map[string]any)["content"].(string)
+		sizes[window] = (len(tools) + len(sys) + 3) / 4
+		if len(body["tools"].([]any)) < 9 {
+			t.Fatalf("window %d: only %d tools sent", window, len(body["tools"].([]any)))
+		}
+	}
+	t.Logf("system prompt + tools: %d tokens at 8k, %d at 128k", sizes[8192], sizes[131072])
+	if sizes[8192] > 1200 || sizes[131072] < 2*sizes[8192] {
+		t.Fatalf("system prompt + tools: %d tokens at 8k (want ≤ 1200), %d at 128k (want the full texts)", sizes[8192], sizes[131072])
 	}
 }

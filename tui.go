@@ -206,6 +206,15 @@ func (b *tuiBackend) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitA
 	}
 }
 
+// MCPResources implements ui.Extensions.
+func (b *tuiBackend) MCPResources(ctx context.Context, name string) ([]mcp.Resource, bool, error) {
+	m, err := b.app.mcpOwner(name)
+	if err != nil {
+		return nil, false, err
+	}
+	return m.Resources(ctx, name)
+}
+
 // LoginMCP implements ui.Extensions.
 func (b *tuiBackend) LoginMCP(ctx context.Context, name string) error {
 	return b.app.loginMCP(ctx, name)

@@ -85,6 +85,15 @@ type Agent struct {
 	// totals are the session's usage since start (see cost.go).
 	totals  CostReport
 	running bool
+	// window is the model's context window; probed says the server was
+	// asked for the current model (configWindow: the config set it, so
+	// nobody is asked). textTools is set once the server refused the tool
+	// catalog for the model: calls are then described in the prompt and
+	// written as text.
+	window       Window
+	probed       bool
+	configWindow bool
+	textTools    bool
 	// pastCalls are the call records of the session as loaded.
 	pastCalls []CallRecord
 	hooks     []Hook
@@ -101,8 +110,9 @@ func New(opts Options) (*Agent, error) {
 	if opts.MaxRounds <= 0 {
 		opts.MaxRounds = DefaultMaxRounds
 	}
+	win := Window{Tokens: opts.ContextWindow, Source: "config"}
 	if opts.ContextWindow <= 0 {
-		opts.ContextWindow = DefaultContextWindow
+		win = Window{Tokens: DefaultContextWindow, Source: windowEstimated}
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -110,7 +120,7 @@ func New(opts Options) (*Agent, error) {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
-	a := &Agent{opts: opts, model: opts.Model, hooks: opts.Hooks}
+	a := &Agent{opts: opts, model: opts.Model, hooks: opts.Hooks, window: win, configWindow: opts.ContextWindow > 0}
 	if err := a.attach(opts.Session); err != nil {
 		return nil, err
 	}
@@ -219,6 +229,7 @@ func (a *Agent) SetModel(name string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.model = name
+	a.probed, a.textTools = false, false
 }
 
 // Instructions returns the session's instruction files (nil when none
@@ -255,7 +266,8 @@ func (a *Agent) Status() Status {
 		Workspace:     a.opts.Workspace,
 		SessionID:     a.session.Info().ID,
 		TokensUsed:    a.tokensUsed,
-		ContextWindow: a.opts.ContextWindow,
+		ContextWindow: a.window.Tokens,
+		WindowSource:  a.window.Source,
 		UndoDepth:     a.journal.Depth(),
 		Cost:          a.totals.Cost,
 		CostKnown:     a.totals.CostKnown,

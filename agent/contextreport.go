@@ -4,6 +4,12 @@ package agent
 // estimated at four bytes a token (the server counts its own way).
 type ContextReport struct {
 	Window int
+	// WindowSource says where Window came from ("estimated" when neither
+	// the server nor the config said).
+	WindowSource string
+	// CompactCatalog is set when the window is small and the tools are
+	// described tersely.
+	CompactCatalog bool
 	// System is the whole system prompt, instruction files included;
 	// Instructions lists those files with their share.
 	System       int
@@ -34,7 +40,8 @@ type InstructionShare struct {
 // Context reports what is in the prompt now.
 func (a *Agent) Context() ContextReport {
 	req, _ := a.buildRequest()
-	r := ContextReport{Window: a.opts.ContextWindow}
+	win := a.currentWindow()
+	r := ContextReport{Window: win.Tokens, WindowSource: win.Source, CompactCatalog: win.Tokens < compactWindow}
 	if len(req.Messages) > 0 {
 		r.System = estimateMessage(req.Messages[0])
 		r.Messages = len(req.Messages) - 1

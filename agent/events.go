@@ -122,6 +122,10 @@ type UsageEvent struct {
 	Estimated        bool `json:"estimated,omitempty"`
 	// Cost is what the server said the request cost, in USD (OpenRouter).
 	Cost *float64 `json:"cost,omitempty"`
+	// WindowSource says where ContextWindow came from: the server's own
+	// figure ("Ollama /api/ps (loaded)", "llama.cpp /props n_ctx" …),
+	// "config", or "estimated".
+	WindowSource string `json:"window_source,omitempty"`
 }
 
 // RetryEvent reports a wait before trying the model server again.

@@ -14,7 +14,7 @@ import (
 // fakeServer is an OpenAI-compatible server that answers each chat request
 // with the next scripted reply and records what it was sent.
 type fakeServer struct {
-	t       *testing.T
+	t       testing.TB
 	mu      sync.Mutex
 	replies []reply
 	// fallback answers once the script is used up (nil: fail the test).
@@ -30,7 +30,7 @@ type reply struct {
 	body    string
 }
 
-func newFakeServer(t *testing.T, replies ...reply) *fakeServer {
+func newFakeServer(t testing.TB, replies ...reply) *fakeServer {
 	f := &fakeServer{t: t, replies: replies}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
@@ -43,6 +43,12 @@ func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models") {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"object":"list","data":[{"id":"test-model","object":"model"}]}`)
+		return
+	}
+	if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		// Like an OpenAI server: no Ollama, llama.cpp or LM Studio
+		// endpoints to ask for the context window.
+		http.NotFound(w, r)
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
@@ -158,7 +164,7 @@ func openAIStyle(text string, calls ...call) reply {
 		finish = "tool_calls"
 	}
 	cs = append(cs, chunk(map[string]any{}, finish))
-	cs = append(cs, map[string]any{"id": "c", "object": "chat.completion.chunk", "choices": []any{}, "usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}})
+	cs = append(cs, map[string]any{"id": "c", "object": "chat.completion.chunk", "choices": []any{}, "usage": map[string]any{"prompt_tokens": 4000, "completion_tokens": 20, "total_tokens": 4020}})
 	return reply{body: sse(cs...)}
 }
 

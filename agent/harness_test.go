@@ -16,7 +16,7 @@ import (
 // harness is an agent over a temporary workspace and state dir, with the
 // builtin file tools, talking to a fake server.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *fakeServer
 	agent  *Agent
 	ws     string
@@ -31,7 +31,7 @@ type harness struct {
 
 type harnessOpt func(*Options)
 
-func newHarness(t *testing.T, level approval.Level, srv *fakeServer, opts ...harnessOpt) *harness {
+func newHarness(t testing.TB, level approval.Level, srv *fakeServer, opts ...harnessOpt) *harness {
 	t.Helper()
 	h := &harness{t: t, srv: srv, ws: t.TempDir(), state: t.TempDir()}
 	h.store = history.NewStore(h.state)

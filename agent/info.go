@@ -24,6 +24,9 @@ type Status struct {
 	// (reported by the server, or estimated); ContextWindow its budget.
 	TokensUsed    int
 	ContextWindow int
+	// WindowSource says where ContextWindow came from ("estimated" when
+	// neither the server nor the config said).
+	WindowSource string
 	// UndoDepth counts the calls /undo can revert.
 	UndoDepth int
 	// Cost is the session's cost in USD so far, when CostKnown.

@@ -90,6 +90,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event), approv
 			a.opts.Logf("session title: %v", err)
 		}
 	}
+	a.ensureWindow(ctx)
 	for t.rounds < a.opts.MaxRounds {
 		t.rounds++
 		more, err := t.round()
@@ -163,20 +164,31 @@ func (t *turn) round() (bool, error) {
 	a := t.a
 	req, elided := a.buildRequest()
 	if elided > 0 {
-		t.emit(NoticeEvent{Text: fmt.Sprintf("Elided the output of %d older tool calls to fit the context window (%d tokens).", elided, a.opts.ContextWindow)})
+		t.emit(NoticeEvent{Text: fmt.Sprintf("Elided the output of %d older tool calls to fit the context window (%d tokens).", elided, a.currentWindow().Tokens)})
 	}
 	ctx := withRetryHook(t.ctx, func(ev RetryEvent) { t.emit(ev) })
-	comp, err := a.opts.Client.Stream(ctx, req, func(d StreamDelta) {
-		if d.Reasoning != "" {
-			t.emit(ReasoningDelta{Text: d.Reasoning})
-		}
-		if d.Content != "" {
-			t.emit(TextDelta{Text: d.Content})
-		}
-	})
+	stream := func() (Completion, error) {
+		return a.opts.Client.Stream(ctx, req, func(d StreamDelta) {
+			if d.Reasoning != "" {
+				t.emit(ReasoningDelta{Text: d.Reasoning})
+			}
+			if d.Content != "" {
+				t.emit(TextDelta{Text: d.Content})
+			}
+		})
+	}
+	comp, err := stream()
+	if refusesTools(err) && len(req.Tools) > 0 && a.useTextTools() {
+		t.emit(NoticeEvent{Text: "The server says this model does not support tool calls, so myclaw describes the tools in the prompt and reads calls the model writes as text (less reliable). For real tool calls pick a model that has them (with Ollama: ollama list, e.g. qwen2.5-coder or llama3.1)."})
+		req, _ = a.buildRequest()
+		comp, err = stream()
+	}
 	t.reportUsage(comp, req)
 	if err != nil {
 		return false, t.keepPartial(comp, err)
+	}
+	if sent := estimateRequest(req); comp.Usage != nil && promptCut(comp.Usage.PromptTokens, sent) {
+		return false, t.promptWasCut(comp, sent)
 	}
 	calls := comp.ToolCalls
 	content := comp.Content
@@ -255,7 +267,8 @@ func (t *turn) wrapStreamErr(err error) error {
 
 func (t *turn) reportUsage(comp Completion, req openai.ChatCompletionRequest) {
 	a := t.a
-	ev := UsageEvent{ContextWindow: a.opts.ContextWindow}
+	win := a.currentWindow()
+	ev := UsageEvent{ContextWindow: win.Tokens, WindowSource: win.Source}
 	if comp.Usage != nil && comp.Usage.TotalTokens > 0 {
 		ev.PromptTokens, ev.CompletionTokens, ev.TotalTokens = comp.Usage.PromptTokens, comp.Usage.CompletionTokens, comp.Usage.TotalTokens
 	} else {
@@ -283,12 +296,23 @@ func (a *Agent) buildRequest() (openai.ChatCompletionRequest, int) {
 	msgs := append([]openai.ChatCompletionMessage(nil), a.messages...)
 	model := a.model
 	a.mu.Unlock()
-	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, a.opts.Policy.Level(), a.opts.Now()) + a.opts.Instructions.section()}
+	a.mu.Lock()
+	win, textTools := a.window, a.textTools
+	a.mu.Unlock()
+	compact := win.Tokens < compactWindow
+	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, a.opts.Policy.Level(), a.opts.Now(), compact) + a.opts.Instructions.section()}
 	catalog := a.opts.Registry.Catalog(func(m tools.Meta) bool {
 		ok, _ := a.opts.Policy.Visible(m)
 		return ok
 	})
-	budget := a.opts.ContextWindow - estimateCatalog(catalog) - estimateMessage(system)
+	if compact {
+		catalog = compactCatalog(catalog)
+	}
+	if textTools {
+		system.Content += textToolsSection(catalog)
+		catalog = nil
+	}
+	budget := win.Tokens - estimateCatalog(catalog) - estimateMessage(system)
 	msgs, elided := fitContext(msgs, budget)
 	req := openai.ChatCompletionRequest{
 		Model:    model,
@@ -303,5 +327,48 @@ func serialize(mu *sync.Mutex, emit func(Event)) func(Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		emit(e)
+	}
+}
+
+// useTextTools switches the conversation to tool calls written as text;
+// false when it already was.
+func (a *Agent) useTextTools() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.textTools {
+		return false
+	}
+	a.textTools = true
+	return true
+}
+
+// refusesTools recognises a server's refusal of the tool catalog for the
+// model (Ollama: 400 "… does not support tools").
+func refusesTools(err error) bool {
+	var apiErr *APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != 400 {
+		return false
+	}
+	msg := strings.ToLower(apiErr.Message)
+	return strings.Contains(msg, "does not support tools") || strings.Contains(msg, "tools is not supported") || strings.Contains(msg, "does not support function")
+}
+
+// promptWasCut ends the turn when the server reported far fewer prompt
+// tokens than were sent: it cut the start of the prompt (Ollama drops the
+// system prompt and the tool catalog first), so the answer would rest on a
+// conversation the model never saw whole. The answer is kept, its calls are
+// not run, and the window shrinks to what the server showed it serves.
+func (t *turn) promptWasCut(comp Completion, sent int) error {
+	a := t.a
+	got := comp.Usage.PromptTokens
+	win := a.currentWindow()
+	a.shrinkWindow(got, fmt.Sprintf("the server cut the prompt at %d tokens", got))
+	content := comp.Content + "\n\n[answer set aside: the server cut the prompt]"
+	if err := a.appendMessage(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: content}); err != nil {
+		return err
+	}
+	return &UserError{
+		Msg:  fmt.Sprintf("The server read only %d of about %d prompt tokens: it cut the conversation without a word (the system prompt and tool list go first), so this answer was set aside and its tool calls were not run.", got, sent),
+		Hint: windowFix(win.Server, sent*2) + fmt.Sprintf(" Then set context_window in the config, or /clear. Until then myclaw keeps the prompt within %d tokens.", got),
 	}
 }

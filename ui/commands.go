@@ -46,7 +46,7 @@ var commands = []command{
 	{"model", "[name]", "show or switch the model", false},
 	{"clear", "", "start a new conversation", false},
 	{"sessions", "", "list the sessions of this workspace", true},
-	{"mcp", "[CMD] [NAME]", "MCP servers; NAME: one, with its log; CMD: restart, login, logout", true},
+	{"mcp", "[CMD] [NAME]", "MCP servers; NAME: one, with its log; CMD: restart, resources, login, logout", true},
 	{"init", "", "draft AGENTS.md: the model explores the repository", false},
 	{"cost", "", "tokens and cost of this session so far", true},
 	{"context", "", "what the prompt holds: instructions, tools, free room", true},

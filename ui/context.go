@@ -82,6 +82,15 @@ func drawContext(c *common, r agent.ContextReport) []string {
 		out = append(out, row("attached", r.Attached, "goes with your next message"))
 	}
 	out = append(out, row("free", r.Free, "of a "+shortCount(r.Window)+"-token window"))
+	switch {
+	case r.WindowSource == "estimated" || r.WindowSource == "":
+		out = append(out, "  "+st.Dim.Render("the window is a guess: the server did not say; set context_window in the config"))
+	default:
+		out = append(out, "  "+st.Dim.Render("window from "+oneLine(r.WindowSource)))
+	}
+	if r.CompactCatalog {
+		out = append(out, "  "+st.Dim.Render("a small window: the system prompt and tool descriptions are sent in short form"))
+	}
 	if r.LastUsage > 0 {
 		out = append(out, "  "+st.Dim.Render("the last request counted "+shortCount(r.LastUsage)+" tokens"))
 	}

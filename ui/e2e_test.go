@@ -27,8 +27,12 @@ func realBackend(t *testing.T) (*agent.Agent, string) {
 	var mu sync.Mutex
 	round := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
+		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models") {
 			io.WriteString(w, `{"object":"list","data":[{"id":"e2e-model","object":"model"}]}`)
+			return
+		}
+		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			http.NotFound(w, r)
 			return
 		}
 		io.Copy(io.Discard, r.Body)

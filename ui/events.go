@@ -304,6 +304,7 @@ func (m *Model) handleEvent(ev agent.Event) {
 		}
 		if ev.ContextWindow > 0 {
 			m.status.window = ev.ContextWindow
+			m.status.windowGuess = ev.WindowSource == "estimated"
 		}
 		m.status.estimated = ev.Estimated
 	case agent.RetryEvent:

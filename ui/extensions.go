@@ -22,6 +22,8 @@ type Extensions interface {
 	// its login.
 	LoginMCP(ctx context.Context, name string) error
 	LogoutMCP(ctx context.Context, name string) error
+	// MCPResources lists a server's resources; more says some were left out.
+	MCPResources(ctx context.Context, name string) (list []mcp.Resource, more bool, err error)
 	// TrustProject trusts the workspace's .myclaw.toml as it is now, loads
 	// it, and says what it loaded.
 	TrustProject(ctx context.Context) (string, error)
@@ -76,6 +78,15 @@ func (m Model) mcpCommand(args []string) (Model, tea.Cmd) {
 			}
 			return commandResultMsg{draw: textDraw("restarting MCP server " + name + "; /mcp shows its state"), refresh: true}
 		}
+	case len(args) == 2 && args[0] == "resources":
+		name := args[1]
+		return m, func() tea.Msg {
+			list, more, err := ext.MCPResources(ctx, name)
+			if err != nil {
+				return commandResultMsg{err: err}
+			}
+			return commandResultMsg{draw: func(c *common) []string { return drawResources(c, name, list, more) }}
+		}
 	case len(args) == 2 && args[0] == "login":
 		name := args[1]
 		return m, func() tea.Msg {
@@ -93,7 +104,7 @@ func (m Model) mcpCommand(args []string) (Model, tea.Cmd) {
 			return commandResultMsg{draw: textDraw("logged out of MCP server " + name + " (its stored token is deleted)"), refresh: true}
 		}
 	}
-	m.addBlock(errorBlock("usage: /mcp [NAME | restart NAME | login NAME | logout NAME]", "lists the MCP servers, shows one with its log, restarts one, or logs in to or out of one"))
+	m.addBlock(errorBlock("usage: /mcp [NAME | restart NAME | resources NAME | login NAME | logout NAME]", "lists the MCP servers, shows one with its log, restarts one, lists its resources, or logs in to or out of one"))
 	return m, nil
 }
 
@@ -190,4 +201,31 @@ func drawMCPServer(c *common, s mcp.ServerStatus) []string {
 		out = append(out, "    "+truncate(oneLine(l), w-4))
 	}
 	return out
+}
+
+// drawResources is /mcp resources NAME.
+func drawResources(c *common, server string, list []mcp.Resource, more bool) []string {
+	st := &c.styles
+	if len(list) == 0 {
+		return []string{"  " + st.Dim.Render("MCP server "+oneLine(server)+" lists no resources")}
+	}
+	w := c.contentWidth()
+	out := []string{"  " + st.Bold.Render(fmt.Sprintf("resources of %s (%d)", oneLine(server), len(list)))}
+	for _, r := range list {
+		line := "  " + oneLine(r.URI)
+		if r.Name != "" {
+			line += "  " + oneLine(r.Name)
+		}
+		if r.MIMEType != "" {
+			line += "  " + st.Dim.Render(oneLine(r.MIMEType))
+		}
+		out = append(out, truncate(line, w))
+		if r.Description != "" {
+			out = append(out, truncate("    "+st.Dim.Render(oneLine(r.Description)), w))
+		}
+	}
+	if more {
+		out = append(out, "  "+st.Dim.Render("more resources not shown"))
+	}
+	return append(out, "  "+st.Dim.Render("the model reads them with "+oneLine(server)+"/read_resource"))
 }

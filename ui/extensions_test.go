@@ -39,6 +39,13 @@ func (f *extFake) LogoutMCP(ctx context.Context, name string) error {
 	return nil
 }
 
+func (f *extFake) MCPResources(ctx context.Context, name string) ([]mcp.Resource, bool, error) {
+	if name != "docs" {
+		return nil, false, errors.New("MCP server " + name + " offers no resources")
+	}
+	return []mcp.Resource{{URI: "docs://guide", Name: "guide", MIMEType: "text/markdown", Description: "How to deploy"}}, true, nil
+}
+
 func (f *extFake) TrustProject(ctx context.Context) (string, error) {
 	f.trusted = true
 	return "Trusted .myclaw.toml and loaded 1 tool.", nil

@@ -46,6 +46,17 @@ func TestMCPLoginCommands(t *testing.T) {
 	if !strings.Contains(lastBlock(m), "no log messages") {
 		t.Errorf("/mcp linear: %q", lastBlock(m))
 	}
+	m = runLine(t, m, "/mcp resources docs")
+	got = lastBlock(m)
+	for _, want := range []string{"resources of docs (1)", "docs://guide  guide", "How to deploy", "more resources not shown", "docs/read_resource"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("/mcp resources docs: %q lacks %q", got, want)
+		}
+	}
+	m = runLine(t, m, "/mcp resources sentry")
+	if !strings.Contains(lastBlock(m), "offers no resources") {
+		t.Errorf("/mcp resources sentry: %q", lastBlock(m))
+	}
 	m = runLine(t, m, "/mcp nope")
 	if !strings.Contains(lastBlock(m), `no MCP server "nope"`) {
 		t.Errorf("/mcp nope: %q", lastBlock(m))

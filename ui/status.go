@@ -37,8 +37,11 @@ type statusInfo struct {
 	tokens    int
 	window    int
 	estimated bool
-	undo      int
-	cost      string // the session's cost so far, "" when unknown
+	// windowGuess is set while the window is myclaw's guess, not the
+	// server's or the config's figure.
+	windowGuess bool
+	undo        int
+	cost        string // the session's cost so far, "" when unknown
 }
 
 // statusRefreshMsg brings fresh figures from the backend.
@@ -60,6 +63,7 @@ func (s *statusInfo) apply(st agent.Status, level approval.Level) {
 	}
 	if st.ContextWindow > 0 || st.TokensUsed > 0 {
 		s.tokens, s.window = st.TokensUsed, st.ContextWindow
+		s.windowGuess = st.WindowSource == "estimated"
 	}
 	s.undo = st.UndoDepth
 	s.cost = ""
@@ -170,7 +174,7 @@ func (m Model) statusView() string {
 func (m Model) staticStatus() string {
 	st := &m.c.styles
 	s := m.status
-	key := statusInfo{tokens: s.tokens, window: s.window, estimated: s.estimated, undo: s.undo, cost: s.cost}
+	key := statusInfo{tokens: s.tokens, window: s.window, estimated: s.estimated, windowGuess: s.windowGuess, undo: s.undo, cost: s.cost}
 	if key == m.sc.rightKey {
 		return m.sc.right
 	}
@@ -181,7 +185,11 @@ func (m Model) staticStatus() string {
 			t = "~" + t
 		}
 		if s.window > 0 {
-			t += "/" + shortCount(s.window)
+			t += "/"
+			if s.windowGuess {
+				t += "~"
+			}
+			t += shortCount(s.window)
 		}
 		parts = append(parts, st.Status.Render(t+" tokens"))
 	}

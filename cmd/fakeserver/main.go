@@ -10,6 +10,7 @@
 //	"test"   -> shell_run "go test ./..."
 //	"long"   -> a long Markdown answer
 //	"run: CMD" (at the start) -> shell_run of CMD, as typed
+//	"tool: WIRE_NAME {json}" -> a call of that tool (an MCP tool, say)
 //	anything else -> a short Markdown answer with a code block
 //
 // Usage: go run ./cmd/fakeserver -addr 127.0.0.1:8089 [-delay 15ms]
@@ -73,6 +74,13 @@ func answer(req request) (string, []call) {
 	// The prompt may carry notes before what the user typed.
 	if i := strings.LastIndex(typed, "run: "); i >= 0 && after == 0 {
 		return "", []call{{"shell_run", j(map[string]string{"command": strings.TrimSpace(typed[i+len("run: "):])})}}
+	}
+	if i := strings.LastIndex(typed, "tool: "); i >= 0 && after == 0 {
+		name, args, _ := strings.Cut(strings.TrimSpace(typed[i+len("tool: "):]), " ")
+		if args == "" {
+			args = "{}"
+		}
+		return "", []call{{name, args}}
 	}
 	switch {
 	case strings.Contains(last, "write") && after == 0:

@@ -247,6 +247,7 @@ func (r *run) registerLocked(listed []*sdk.Tool) []string {
 		}
 		r.names = append(r.names, displays[i])
 	}
+	skipped = r.registerResourceToolsLocked(skipped)
 	r.s.skipped = skipped
 	return skipped
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"myclaw/tools"
 )
@@ -33,13 +34,18 @@ var errServerDown = errors.New("the MCP server went down")
 
 // remoteTool is one tool of an MCP server, as a catalog tool.
 type remoteTool struct {
-	r    *run
-	name string // the tool's name on the server, sent as is
-	meta tools.Meta
+	r      *run
+	name   string // the tool's name on the server, sent as is
+	meta   tools.Meta
+	output *jsonschema.Schema // the tool's outputSchema, if it has one
 }
 
 func newRemoteTool(r *run, lt *sdk.Tool, display string) (*remoteTool, error) {
 	schema, err := schemaOf(lt)
+	if err != nil {
+		return nil, err
+	}
+	output, err := outputSchema(display, lt.OutputSchema)
 	if err != nil {
 		return nil, err
 	}
@@ -79,8 +85,9 @@ func newRemoteTool(r *run, lt *sdk.Tool, display string) (*remoteTool, error) {
 		desc = "[from the MCP server " + cfg.Name + "] " + desc
 	}
 	return &remoteTool{
-		r:    r,
-		name: lt.Name,
+		r:      r,
+		name:   lt.Name,
+		output: output,
 		meta: tools.Meta{
 			Name:             display,
 			Description:      desc,
@@ -215,6 +222,9 @@ func (t *remoteTool) result(res *sdk.CallToolResult) (tools.Result, error) {
 			Message: fmt.Sprintf("%s failed: %s", t.meta.Name, tools.Clip(text, maxErrorText)),
 			Hint:    "The tool reported an error. Read it; fix the arguments, try another approach, or tell the user.",
 		}).With("server", t.r.s.cfg.Name)
+	}
+	if err := t.checkStructured(res.StructuredContent); err != nil {
+		return tools.Result{}, err
 	}
 	out := tools.Result{
 		Source:     "mcp:" + t.meta.Name,
