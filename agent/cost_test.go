@@ -11,7 +11,7 @@ import (
 
 // withCost is openAIStyle with the cost OpenRouter adds to usage.
 func withCost(r reply, cost string) reply {
-	r.body = strings.Replace(r.body, `"total_tokens":120}`, `"total_tokens":120,"cost":`+cost+`}`, 1)
+	r.body = strings.Replace(r.body, `"usage":{`, `"usage":{"cost":`+cost+`,`, 1)
 	return r
 }
 
@@ -25,7 +25,8 @@ func TestCostFromServer(t *testing.T) {
 		}
 	}
 	r := h.agent.Cost()
-	if r.Requests != 2 || r.PromptTokens != 200 || r.CompletionTokens != 40 || r.Estimated {
+	u0, u1 := h.eventsOf("usage")[0].(UsageEvent), h.eventsOf("usage")[1].(UsageEvent)
+	if r.Requests != 2 || r.PromptTokens != u0.PromptTokens+u1.PromptTokens || r.CompletionTokens != 40 || r.Estimated {
 		t.Fatalf("totals %+v", r)
 	}
 	if !r.CostKnown || !r.ServerCost || math.Abs(r.Cost-0.004) > 1e-12 {
@@ -47,8 +48,10 @@ func TestCostFromPrices(t *testing.T) {
 	if err := h.run(context.Background(), "one", approveAll()); err != nil {
 		t.Fatal(err)
 	}
-	// 100 prompt tokens at $3/M and 20 completion tokens at $15/M.
-	if r := h.agent.Cost(); !r.CostKnown || r.ServerCost || math.Abs(r.Cost-(100*3+20*15)/1e6) > 1e-12 {
+	// The server's counts at $3/M prompt and $15/M completion tokens.
+	u := h.eventsOf("usage")[0].(UsageEvent)
+	want := float64(u.PromptTokens*3+u.CompletionTokens*15) / 1e6
+	if r := h.agent.Cost(); !r.CostKnown || r.ServerCost || r.Estimated || math.Abs(r.Cost-want) > 1e-12 {
 		t.Fatalf("cost %+v", r)
 	}
 	// Without prices nor a server figure the cost is unknown.
