@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -20,6 +21,12 @@ Usage:
                                  list the calls of the session (or the approval
                                  decisions of this workspace, or of all)
   myclaw sandbox-check           self-test the shell sandbox and say what it enforces here
+  myclaw sessions                list the stored sessions of this workspace (resume one
+                                 with --session ID, the newest with --continue)
+
+Environment:
+  OPENAI_BASE_URL                the model server (default http://localhost:11434/v1, Ollama)
+  OPENAI_API_KEY                 its key, if it needs one (never put in a prompt)
 
 Flags:
 `
@@ -46,7 +53,8 @@ type options struct {
 
 func newFlagSet(name string, o *options, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// Errors are reported once, by run; the usage only on --help.
+	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.model, "model", "", "model `name` (overrides the config)")
 	fs.StringVar(&o.configPath, "config", "", "config `file` (default $XDG_CONFIG_HOME/myclaw/config.toml)")
 	fs.StringVar(&o.workspace, "workspace", "", "workspace `dir` the file tools are confined to (default: the current directory)")
@@ -60,7 +68,7 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 	mode := "main"
 	if len(args) > 0 {
 		switch args[0] {
-		case "undo", "redo", "history", "sandbox-check":
+		case "undo", "redo", "history", "sandbox-check", "sessions":
 			mode, args = args[0], args[1:]
 		}
 	}
@@ -79,12 +87,10 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 		fs.BoolVar(&o.approvals, "approvals", false, "list the approval decisions made in this workspace instead of the calls")
 		fs.BoolVar(&o.all, "all", false, "with --approvals: the decisions of every workspace")
 	}
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usageText)
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
+			fmt.Fprint(stderr, usageText)
+			printFlags(stderr, fs)
 			return errHelp
 		}
 		return &usageError{err.Error()}
@@ -118,6 +124,8 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 	switch mode {
 	case "undo", "redo", "history":
 		return runJournalCommand(ctx, mode, o, secrets, stdout, stderr)
+	case "sessions":
+		return runSessionsCommand(o, secrets, stdout)
 	case "sandbox-check":
 		return runSandboxCheck(ctx, o, secrets, stdout)
 	}
@@ -137,5 +145,39 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 		}
 		return runHeadless(ctx, o, secrets, stdout, stderr)
 	}
+	if f, ok := stdin.(*os.File); ok && !isTerminal(f) {
+		return &usageError{"stdin is not a terminal, and myclaw without -p opens the terminal UI; to send a prompt from a pipe, use: myclaw -p -"}
+	}
 	return runTUI(ctx, o, secrets)
+}
+
+// isTerminal reports whether f is a character device (a terminal; also
+// /dev/null, which the TUI reads as no input).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// printFlags lists the flags GNU style, as the README writes them:
+// "--model name", and "-p prompt" for the one-letter flag.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(f)
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		head := "  " + dash + f.Name
+		if arg != "" {
+			head += " " + arg
+		}
+		if f.DefValue != "" && f.DefValue != "false" {
+			usage += fmt.Sprintf(" (default %q)", f.DefValue)
+		}
+		if len(head) < 32 {
+			fmt.Fprintf(w, "%-33s%s\n", head, usage)
+		} else {
+			fmt.Fprintf(w, "%s\n%33s%s\n", head, "", usage)
+		}
+	})
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -200,5 +202,57 @@ func TestApprovalsAreScopedToTheWorkspace(t *testing.T) {
 	out, _, _ = e.myclaw(nil, "history", "--approvals")
 	if !strings.Contains(out, "fs_write") || !strings.Contains(out, id) {
 		t.Fatalf("own workspace shows %q; want the decision with session %s", out, id)
+	}
+}
+
+func TestCLIUsage(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"--help"}, nil, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("help: code %d", code)
+	}
+	help := errb.String()
+	for _, want := range []string{"  --model name", "  --workspace dir", "  -p prompt", "OPENAI_BASE_URL", "OPENAI_API_KEY", "myclaw sessions"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("--help lacks %q:\n%s", want, help)
+		}
+	}
+	if strings.Contains(help, "\n  -model") {
+		t.Errorf("--help shows single-dash long flags:\n%s", help)
+	}
+	errb.Reset()
+	if code := run(context.Background(), []string{"--no-such-flag"}, nil, strings.NewReader(""), &out, &errb); code != 2 {
+		t.Fatalf("bad flag: code %d", code)
+	}
+	if got := errb.String(); strings.Count(got, "no-such-flag") != 1 || strings.Contains(got, "Flags:") {
+		t.Errorf("bad flag printed %q; want the error once and no usage dump", got)
+	}
+}
+
+func TestPipedStdinSuggestsDashP(t *testing.T) {
+	e := newEnv(t, writeNote)
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(e.vars(), "MYCLAW_TEST_AS_MAIN=1")
+	cmd.Dir = e.ws
+	cmd.Stdin = strings.NewReader("hi\n")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(errb.String(), "myclaw -p -") {
+		t.Fatalf("echo hi | myclaw: %v, stderr %q; want exit 2 suggesting -p -", err, errb.String())
+	}
+}
+
+func TestSessionsCommand(t *testing.T) {
+	e := newEnv(t, writeNote)
+	out, _, code := e.myclaw(nil, "sessions")
+	if code != 0 || !strings.HasPrefix(out, "No sessions in ") {
+		t.Fatalf("sessions before any: code %d, %q", code, out)
+	}
+	if _, errOut, code := e.myclaw(nil, "-p", "say hello", "--model", "test-model"); code != 0 {
+		t.Fatalf("run: %d %q", code, errOut)
+	}
+	out, _, code = e.myclaw(nil, "sessions")
+	if code != 0 || !strings.Contains(out, "say hello") || !strings.Contains(out, "myclaw --session ID") {
+		t.Fatalf("sessions: code %d, %q", code, out)
 	}
 }

@@ -80,6 +80,32 @@ func runJournalCommand(ctx context.Context, mode string, o options, secrets map[
 	return nil
 }
 
+// runSessionsCommand runs `myclaw sessions`: the stored sessions of the
+// workspace, newest first.
+func runSessionsCommand(o options, secrets map[string]string, stdout io.Writer) error {
+	a, err := newApp(o, secrets)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	list, err := a.store.Sessions(a.workspace.Dir())
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(stdout, "No sessions in %s yet.\n", a.workspace.Dir())
+		return nil
+	}
+	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tUPDATED\tMODEL\tTITLE")
+	for _, s := range list {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.ID, s.Updated.Local().Format("2006-01-02 15:04"), oneLine(s.Model, 30), oneLine(s.Title, 60))
+	}
+	w.Flush()
+	fmt.Fprintln(stdout, "Resume one with: myclaw --session ID (the newest: myclaw --continue)")
+	return nil
+}
+
 // formatApprovals prints the decisions made in workspace (all of them,
 // with their workspace, when all is set), oldest first.
 func formatApprovals(entries []approval.AuditEntry, workspace string, all bool) string {

@@ -51,8 +51,9 @@ func mcpConfig(t *testing.T, e *env) {
 }
 
 // TestMCPToolThroughHeadless: the model calls an MCP tool; its schema is
-// enforced, it runs without asking (readOnlyHint), and its output comes
-// back fenced.
+// enforced, it runs without asking because a rule allows the server (its
+// readOnlyHint alone would not: the server is not trusted), and its output
+// comes back fenced.
 func TestMCPToolThroughHeadless(t *testing.T) {
 	e := newEnv(t, func(first string, round int) (string, []scriptCall) {
 		if round == 0 {
@@ -61,6 +62,12 @@ func TestMCPToolThroughHeadless(t *testing.T) {
 		return "Shouted.", nil
 	})
 	mcpConfig(t, e)
+	f, err := os.OpenFile(filepath.Join(e.config, "myclaw", "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(f, "\n[[approval.rules]]\ntool = \"t/*\"\ndecision = \"allow\"\n")
+	f.Close()
 	out, errOut, code := e.myclaw(nil, "-p", "shout", "--model", "test-model")
 	if code != 0 || !strings.Contains(out, "Shouted.") {
 		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)

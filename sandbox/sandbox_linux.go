@@ -182,26 +182,24 @@ func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
 	existing, missing := s.protected(write)
 	slices.SortFunc(existing, func(a, b string) int { return len(a) - len(b) }) // parents first
 	sp := spec{Network: network, Write: write, Protect: existing, Path: cmd.Path, Args: cmd.Args}
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	attr := cmd.SysProcAttr
-	attr.Cloneflags |= syscall.CLONE_NEWNS
-	if !network {
-		// An empty network namespace: no route anywhere, UDP included.
-		attr.Cloneflags |= syscall.CLONE_NEWNET
-	}
-	if uid, gid := os.Geteuid(), os.Getegid(); uid != 0 {
-		// Mounting needs a user namespace whose root the launcher is; the
-		// C launcher then runs the command as the user's own ids again, in
-		// a nested namespace without privilege. (The Go fallback cannot
-		// nest one from a threaded process: there the command sees uid 0,
-		// with privilege only over its own namespaces, which Landlock
-		// keeps it from using on files.)
-		attr.Cloneflags |= syscall.CLONE_NEWUSER
+	uid, gid := os.Geteuid(), os.Getegid()
+	sp.IDs = strconv.Itoa(uid) + ":" + strconv.Itoa(gid)
+	if !launcherMakesNamespaces {
+		// A user namespace whose root the launcher is, for the mounts; a
+		// private mount namespace; without network, an empty network
+		// namespace (no route anywhere, UDP included). The command then
+		// sees uid 0, privileged only over its own namespaces, which
+		// Landlock keeps it from using on files.
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		attr := cmd.SysProcAttr
+		attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+		if !network {
+			attr.Cloneflags |= syscall.CLONE_NEWNET
+		}
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}}
-		sp.IDs = strconv.Itoa(uid) + ":" + strconv.Itoa(gid)
 	}
 	cmd.Args = append([]string{exe}, launchArgs(sp)...)
 	cmd.Path = exe
@@ -229,8 +227,5 @@ func gaps() []string {
 		g = append(g, "Unix sockets named by a path (e.g. /var/run/docker.sock, an ssh-agent) stay reachable: Landlock restricts them from ABI 9, this kernel has ABI "+fmt.Sprint(v))
 	}
 	g = append(g, "reads are not restricted: commands can read every file you can")
-	if os.Geteuid() == 0 {
-		g = append(g, "myclaw runs as root: confined commands keep root's capabilities, which weakens the sandbox")
-	}
 	return g
 }

@@ -127,8 +127,103 @@ func fenceSource(source string) string {
 // reordered, '[' is neither a bracket, a gap unit nor a letter, so
 // defusing one run never creates or hides another, and Neutralize is
 // idempotent.
+//
+// Beyond the fence's own markers, Neutralize also removes what a model
+// reads but a person does not see, and what a chat template reads as
+// structure: tag characters (U+E0000-U+E007F, which spell whole ASCII
+// instructions invisibly) are removed first, each run replaced by
+// termtext.TagNote; chat-template control tokens (see defuseChatTokens)
+// are defused like markers; and the remaining invisible characters (bidi
+// controls, zero-width spaces, ...) are written as ⟨U+XXXX⟩, as on screen.
 func Neutralize(content string) string {
-	return defuseMarkers(StripControls(content))
+	s := termtext.StripTags(termtext.Strip(content))
+	return termtext.Screen(defuseChatTokens(defuseMarkers(s)))
+}
+
+// chatTokenNames are the names of chat-template control tokens written as
+// <name> or </name>; tokens of the form <|name|> (ChatML, Llama 3, GPT-OSS
+// harmony) and <｜name｜> (DeepSeek) are caught whatever their name.
+var chatTokenNames = map[string]bool{
+	"s": true, "bos": true, "eos": true, "pad": true, "unk": true,
+	"start_of_turn": true, "end_of_turn": true, "start_of_image": true, "end_of_image": true,
+	"tool_call": true, "tool_response": true, "tool_calls": true, "think": true,
+	"<sys": true, "</sys": true, // <<SYS>> and <</SYS>> (Llama 2)
+}
+
+// chatTokenBrackets are Mistral's square-bracket control tokens, written
+// [NAME] or [/NAME].
+var chatTokenBrackets = map[string]bool{
+	"inst": true, "system_prompt": true, "tool_calls": true, "available_tools": true,
+	"tool_results": true, "tool_content": true, "think": true, "img": true,
+}
+
+// defuseChatTokens defuses chat-template control tokens: local servers
+// render the template as text and some tokenize control tokens found in
+// message content, so a file could forge a system or assistant turn. The
+// opening '<' of a token becomes '[' and the '[' of a bracket token
+// becomes '(' ("<|im_start|>" becomes "[|im_start|>", "[INST]" becomes
+// "(INST]"): no tokenizer matches them any more, and a reader still sees
+// what was written. Neither '[' nor '(' starts a token, so the result is a
+// fixed point.
+func defuseChatTokens(s string) string {
+	if !strings.ContainsAny(s, "<[") {
+		return s
+	}
+	var b []byte
+	last := 0
+	for i := 0; i < len(s); i++ {
+		var repl byte
+		switch s[i] {
+		case '<':
+			if chatTokenAt(s, i) {
+				repl = '['
+			}
+		case '[':
+			if bracketTokenAt(s, i) {
+				repl = '('
+			}
+		}
+		if repl == 0 {
+			continue
+		}
+		if b == nil {
+			b = make([]byte, 0, len(s)+8)
+		}
+		b = append(b, s[last:i]...)
+		b = append(b, repl)
+		last = i + 1
+	}
+	if b == nil {
+		return s
+	}
+	return string(append(b, s[last:]...))
+}
+
+// chatTokenAt reports whether a control token starts at s[i] ('<').
+func chatTokenAt(s string, i int) bool {
+	rest := s[i+1:]
+	for _, bar := range []string{"|", "｜"} {
+		if body, ok := strings.CutPrefix(rest, bar); ok {
+			end := strings.Index(body, bar+">")
+			return end > 0 && end <= 64 && !strings.ContainsAny(body[:end], "<>\n")
+		}
+	}
+	rest = strings.TrimPrefix(rest, "/")
+	end := strings.IndexByte(rest, '>')
+	if end <= 0 || end > 20 {
+		return false
+	}
+	return chatTokenNames[strings.ToLower(rest[:end])]
+}
+
+// bracketTokenAt reports whether a bracket control token starts at s[i] ('[').
+func bracketTokenAt(s string, i int) bool {
+	rest := strings.TrimPrefix(s[i+1:], "/")
+	end := strings.IndexByte(rest, ']')
+	if end <= 0 || end > 20 {
+		return false
+	}
+	return chatTokenBrackets[strings.ToLower(rest[:end])]
 }
 
 // defuseMarkers applies the defusing rule of Neutralize to s.

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"myclaw/tools/termtext"
 )
 
 // fenceOpenerRE is the whole first line of a fence: the source attribute
@@ -22,9 +24,9 @@ var fenceOpenerRE = regexp.MustCompile(`^<untrusted source="[^"<>\n]*" retrieved
 //     "<untrusted" and "</untrusted"; the opener is the whole first line
 //     and the closer is followed only by the note;
 //   - keeps the content: the body between the opener and closer lines is
-//     StripControls(content) (plus a final '\n' if it lacked one) in which
+//     termtext.Screen(content) (plus a final '\n' if it lacked one) in which
 //     some bracket characters, or the leading '&', '\' or '%' of an encoded
-//     bracket, are replaced by '['; nothing else differs, so every letter,
+//     bracket, are replaced by '[' (and some '[' by '('); nothing else differs, so every letter,
 //     digit and other printable character is there in order;
 //   - cannot be neutralised further: the body is a fixed point of Neutralize.
 func FuzzFence(f *testing.F) {
@@ -61,7 +63,7 @@ func FuzzFence(f *testing.F) {
 		if !ok {
 			t.Fatalf("fence does not end with the closer and the note")
 		}
-		stripped := StripControls(content)
+		stripped := termtext.Screen(content)
 		if stripped != "" && !strings.HasSuffix(stripped, "\n") {
 			stripped += "\n"
 		}
@@ -75,14 +77,15 @@ func FuzzFence(f *testing.F) {
 }
 
 // fenceOnlyBracketsReplaced reports how got differs from want if it differs in
-// more than brackets (or escape leads) replaced by '['; "" if it does not.
+// more than brackets (or escape leads) replaced by '[' and the brackets of
+// chat-template tokens by '('; "" if it does not.
 func fenceOnlyBracketsReplaced(want, got string) string {
 	i, j := 0, 0
 	for i < len(want) && j < len(got) {
 		wr, wn := utf8.DecodeRuneInString(want[i:])
 		gr, gn := utf8.DecodeRuneInString(got[j:])
 		if wr != gr {
-			if gr != '[' || !isBracket(wr) && wr != '&' && wr != '\\' && wr != '%' {
+			if (gr != '[' || !isBracket(wr) && wr != '&' && wr != '\\' && wr != '%') && (gr != '(' || wr != '[') {
 				return fmt.Sprintf("at byte %d got %q; want %q", j, gr, wr)
 			}
 		}

@@ -72,6 +72,17 @@ type Meta struct {
 	// approves it on its own, since it would carry planted text forward.
 	// Allow rules and session grants still can.
 	Persists bool
+	// Definition is a digest of what the tool declares (name, description,
+	// input schema), for tools whose declaration comes from elsewhere and
+	// can change while myclaw runs (MCP). Their calls' capabilities carry
+	// it, so a grant or a saved rule covers only the definition approved.
+	Definition string
+	// Changed says how the definition differs from the one listed before
+	// (a new description, new parameters), when it changed while running.
+	Changed string
+	// Claims is what the tool's provider says about it that myclaw does
+	// not rely on, e.g. an untrusted MCP server's read-only hint.
+	Claims string
 }
 
 // HasSideEffects reports whether calls of the tool change anything.

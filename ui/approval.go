@@ -457,6 +457,12 @@ func (a *approvalPane) drawHeader(w int) []string {
 		wrap(st.Warn.Render, "⚠ this call follows untrusted content from "+oneLine(req.Taint.Source)+
 			": it may be acting on instructions planted there")
 	}
+	if req.Meta.Changed != "" {
+		wrap(st.Warn.Render, "⚠ the server changed this tool since it was first listed: "+oneLine(req.Meta.Changed))
+	}
+	if req.Meta.Claims != "" {
+		wrap(st.Dim.Render, oneLine(req.Meta.Claims))
+	}
 	if req.Why != "" {
 		wrap(st.Dim.Render, "asks because "+oneLine(req.Why))
 	}

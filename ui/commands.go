@@ -53,6 +53,7 @@ var commands = []command{
 	{"trust", "", "trust this folder: .myclaw.toml, AGENTS.md, commands", false},
 	{"sandbox", "", "what the shell sandbox enforces here", true},
 	{"quit", "", "leave myclaw", true},
+	{"exit", "", "leave myclaw (as /quit)", true},
 }
 
 // levelHelp says what each autonomy level lets through.
@@ -140,7 +141,7 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 		}
 		m.addBlock(newFuncBlock(drawHelp))
 		return m, nil
-	case "quit":
+	case "quit", "exit":
 		if len(args) > 0 {
 			return usage()
 		}

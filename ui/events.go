@@ -365,6 +365,10 @@ func (m Model) endTurn(err error) (Model, tea.Cmd) {
 	t.cancel()
 	m.turn = nil
 	m.closePane()
+	if next, ok := m.nextQueued(cancelled); ok {
+		m, cmd := m.startTurn(next)
+		return m, tea.Batch(refreshStatus(m.backend), cmd)
+	}
 	return m, refreshStatus(m.backend)
 }
 

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"context"
+	tea "github.com/charmbracelet/bubbletea"
 	"strconv"
 	"strings"
 	"testing"
@@ -169,5 +171,59 @@ func TestRunningCommandStreamsIntoItsCard(t *testing.T) {
 	m = events(m, agent.ToolResultEvent{Call: run, Status: agent.StatusOK, Untrusted: true, Source: "shell:go test ./...", Body: "done\n"})
 	if got := m.tr.text(m.c); strings.Contains(got, "live output") {
 		t.Fatalf("finished card still shows the live output:\n%s", got)
+	}
+}
+
+func TestPromptSentDuringATurnIsQueued(t *testing.T) {
+	f := newFake()
+	m := startFakeTurn(t, newTestModel(t, f), "first")
+	m = update(typeText(m, "second"), keyMsg("enter"))
+	m = update(typeText(m, "third"), keyMsg("enter"))
+	s := screen(m)
+	if !strings.Contains(s, "⧗ queued: second") || !strings.Contains(s, "⧗ queued: third") || strings.Contains(s, "a turn is running") {
+		t.Fatalf("queued prompts not shown:\n%s", s)
+	}
+	// ↑ on an empty prompt takes the last one back.
+	m = update(m, keyMsg("up"))
+	if m.input.ta.value() != "third" || len(m.queued) != 1 {
+		t.Fatalf("input %q, queue %q; want third back in the input", m.input.ta.value(), m.queued)
+	}
+	for range len("third") {
+		m = update(m, keyMsg("backspace")) // dropped
+	}
+	// The turn ends: the queued prompt starts the next one.
+	m, cmd := updateCmd(m, eventsMsg{turn: m.turn.id, items: []turnItem{{end: true}}})
+	if m.turn == nil || len(m.queued) != 0 || cmd == nil {
+		t.Fatalf("after the turn: turn %v, queue %q; want the queued prompt running", m.turn != nil, m.queued)
+	}
+	if !strings.Contains(m.tr.text(m.c), "❯ second") {
+		t.Fatalf("the queued prompt is not in the transcript:\n%s", m.tr.text(m.c))
+	}
+	// A cancelled turn sends nothing: the queue goes back to the input.
+	m = update(typeText(m, "fourth"), keyMsg("enter"))
+	m = update(m, keyMsg("esc"))
+	m = update(m, eventsMsg{turn: m.turn.id, items: []turnItem{{end: true, err: context.Canceled}}})
+	if m.turn != nil || m.input.ta.value() != "fourth" {
+		t.Fatalf("after a cancel: turn %v, input %q; want fourth back in the input", m.turn != nil, m.input.ta.value())
+	}
+}
+
+func TestCtrlCClearsTheDraftBeforeQuitting(t *testing.T) {
+	m := typeText(newTestModel(t, newFake()), "half a thought")
+	m, cmd := updateCmd(m, keyMsg("ctrl+c"))
+	if m.input.ta.value() != "" || cmd != nil || m.quitArmed {
+		t.Fatalf("ctrl+c with a draft: input %q, armed %v", m.input.ta.value(), m.quitArmed)
+	}
+	m = update(m, keyMsg("ctrl+c"))
+	if !m.quitArmed {
+		t.Fatal("ctrl+c on an empty prompt does not arm quitting")
+	}
+}
+
+func TestExitIsQuit(t *testing.T) {
+	m := typeText(newTestModel(t, newFake()), "/exit")
+	_, cmd := updateCmd(m, keyMsg("enter"))
+	if cmd == nil || cmd() != tea.Quit() {
+		t.Fatal("/exit does not quit")
 	}
 }

@@ -48,6 +48,8 @@ type Model struct {
 	think       *reasoningBlock
 	tickPending bool
 	quitArmed   bool
+	// queued are prompts sent while a turn ran, sent in order after it.
+	queued []string
 	// notices carries lines from outside a turn.
 	notices <-chan string
 	// form is the MCP server form on screen; forms wait behind it.
@@ -226,7 +228,7 @@ func (m Model) bottomView() []string {
 	if m.form != nil {
 		return m.form.view()
 	}
-	return append(m.input.popupView(), m.input.view()...)
+	return append(append(m.input.popupView(), m.queuedView()...), m.input.view()...)
 }
 
 func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
@@ -236,6 +238,11 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		case m.turn != nil:
 			m.quitArmed = false
 			return m.cancelTurn()
+		case m.pane == nil && m.form == nil && m.input.ta.value() != "":
+			// A draft goes first: quitting needs an empty prompt.
+			m.input.setValue("")
+			m.quitArmed = false
+			return m, nil
 		case m.quitArmed:
 			return m.quit()
 		}
@@ -286,6 +293,10 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.c.gen++
 		return m, nil
 	}
+	if key.Matches(msg, k.HistoryPrev) && len(m.queued) > 0 && m.input.ta.value() == "" {
+		m.unqueue()
+		return m, nil
+	}
 	if text := m.input.update(msg); text != "" {
 		return m.submit(text)
 	}
@@ -319,9 +330,7 @@ func (m Model) submit(text string) (Model, tea.Cmd) {
 	}
 	text = strings.TrimPrefix(text, "/")
 	if m.turn != nil {
-		m.input.setValue(text)
-		m.addBlock(errorBlock("a turn is running: your prompt is kept in the input",
-			"press "+m.c.keys.Cancel.Help().Key+" to cancel the turn, or wait for it to end and press "+m.c.keys.Send.Help().Key))
+		m.queued = append(m.queued, text)
 		return m, nil
 	}
 	return m.startTurn(text)

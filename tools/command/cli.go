@@ -36,6 +36,12 @@ func CLIDict(m tools.Meta, s *Spec) [][2]string {
 		{"capability", m.Capability},
 		{"timeout", strconv.Itoa(int(m.EffectiveTimeout().Seconds())) + "s"},
 	}
+	if m.Claims != "" {
+		out = append(out, [2]string{"claims", m.Claims})
+	}
+	if m.Changed != "" {
+		out = append(out, [2]string{"changed", m.Changed})
+	}
 	if s == nil {
 		return out
 	}

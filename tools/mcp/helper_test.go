@@ -62,7 +62,25 @@ func TestHelperMCPServer(t *testing.T) {
 			time.Sleep(time.Hour)
 		}
 	}
+	if mode == "banner" {
+		// What real servers do: a banner and a log line on stdout.
+		fmt.Println("Starting helper MCP server v1 (stdio)...")
+		fmt.Println(`{"level":"info","msg":"listening on stdio"}`)
+	}
 	s := sdk.NewServer(&sdk.Implementation{Name: "helper", Version: "1"}, nil)
+	s.AddTool(&sdk.Tool{
+		Name: "huge", Description: "Return 50 MB of text.",
+		InputSchema: json.RawMessage(`{"type":"object"}`),
+	}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "BEGIN " + strings.Repeat("x", 50<<20)}}}, nil
+	})
+	s.AddTool(&sdk.Tool{
+		Name: "chatty", Description: "Print a log line on stdout, then answer.",
+		InputSchema: json.RawMessage(`{"type":"object"}`),
+	}, func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		fmt.Println("chatty: handling a call")
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "said it"}}}, nil
+	})
 	s.AddTool(&sdk.Tool{
 		Name: "echo", Description: "Echo the text back.",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),

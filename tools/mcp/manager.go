@@ -140,6 +140,9 @@ type server struct {
 	since   time.Time
 	skipped []string
 	cur     *run // its names are the server's tools in the catalog
+	// listed is the last definition seen of each tool, by display name,
+	// across runs: a definition that changes is noted on the tool.
+	listed map[string]tools.Meta
 	// auth is the OAuth handler of a URL server without an Authorization
 	// header; it outlives runs, so a restart keeps the login.
 	auth *authHandler
@@ -206,7 +209,7 @@ func (m *Manager) defaultDial(cfg ServerConfig) (sdk.Transport, error) {
 	if cfg.URL != "" {
 		return m.httpTransport(cfg), nil
 	}
-	return &stdioTransport{cfg: cfg, grace: m.grace}, nil
+	return &stdioTransport{cfg: cfg, grace: m.grace, logf: m.logf}, nil
 }
 
 // Start launches every enabled server concurrently and returns at once (the

@@ -113,13 +113,14 @@ func TestToolsMapped(t *testing.T) {
 		risk       tools.Risk
 		idempotent bool
 	}{
-		{"read-only", "srv/echo", true, tools.RiskLow, true},
-		{"dots and spaces", "srv/write.file_v2", false, tools.RiskMedium, true},
-		{"clean name keeps it despite a sanitised one", "srv/write_file", false, tools.RiskMedium, true},
+		// The server is not trusted: its hints are claims, not facts.
+		{"read-only", "srv/echo", false, tools.RiskMedium, false},
+		{"dots and spaces", "srv/write.file_v2", false, tools.RiskMedium, false},
+		{"clean name keeps it despite a sanitised one", "srv/write_file", false, tools.RiskMedium, false},
 		{"sanitised name colliding", "srv/write_file_" + hashTag("write file"), false, tools.RiskMedium, false},
 		{"destructive", "srv/delete", false, tools.RiskHigh, false},
 		{"no annotations", "srv/plain", false, tools.RiskHigh, false},
-		{"unicode", "srv/tool_" + hashTag("日本語ツール"), true, tools.RiskLow, true},
+		{"unicode", "srv/tool_" + hashTag("日本語ツール"), false, tools.RiskMedium, false},
 		{"punctuation only", "srv/tool_" + hashTag("-._"), false, tools.RiskHigh, false},
 		{"very long", longDisplay, false, tools.RiskHigh, false},
 	}

@@ -126,8 +126,8 @@ func TestNPMEverythingServer(t *testing.T) {
 	if !ok {
 		t.Fatalf("got no everything/echo; tools: %v", st.Tools)
 	}
-	if meta := echo.Meta(); !meta.ReadOnly || meta.Risk != tools.RiskLow || !meta.Idempotent || !meta.ReturnsUntrusted {
-		t.Errorf("got echo meta %+v; want read-only, low risk, idempotent, untrusted (from its annotations)", meta)
+	if meta := echo.Meta(); meta.ReadOnly || meta.Risk != tools.RiskMedium || !meta.ReturnsUntrusted || !strings.Contains(meta.Claims, "read-only") {
+		t.Errorf("got echo meta %+v; want its read-only annotation shown as an unverified claim, medium risk, untrusted", meta)
 	}
 	res, err := call(t, reg, "everything/echo", `{"message":"hello from myclaw"}`)
 	if err != nil || res.Body != "Echo: hello from myclaw" {
@@ -187,8 +187,8 @@ func TestNPMFilesystemServer(t *testing.T) {
 		readOnly bool
 		risk     tools.Risk
 	}{
-		{"fs/read_file", true, tools.RiskLow},
-		{"fs/list_directory", true, tools.RiskLow},
+		{"fs/read_file", false, tools.RiskMedium}, // claims read-only; not trusted
+		{"fs/list_directory", false, tools.RiskMedium},
 		{"fs/write_file", false, tools.RiskHigh},
 		{"fs/create_directory", false, tools.RiskMedium},
 	} {

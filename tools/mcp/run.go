@@ -236,9 +236,19 @@ func (r *run) registerLocked(listed []*sdk.Tool) []string {
 	var skipped []string
 	cfg := r.s.cfg
 	displays := displayNames(cfg.Name, listed)
+	if r.s.listed == nil {
+		r.s.listed = map[string]tools.Meta{}
+	}
 	for i, lt := range listed {
 		t, err := newRemoteTool(r, lt, displays[i])
 		if err == nil {
+			if old, ok := r.s.listed[displays[i]]; ok && old.Definition != t.meta.Definition {
+				t.meta.Changed = describeChange(old, t.meta)
+				r.m.logf("mcp: server %s changed tool %s: %s", cfg.Name, displays[i], t.meta.Changed)
+			} else if ok {
+				t.meta.Changed = old.Changed
+			}
+			r.s.listed[displays[i]] = t.meta
 			err = r.m.reg.Register(t)
 		}
 		if err != nil {

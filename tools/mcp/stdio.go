@@ -27,6 +27,7 @@ const stderrTailBytes = 4096
 type stdioTransport struct {
 	cfg   ServerConfig
 	grace time.Duration
+	logf  func(format string, args ...any)
 	// proc is set by Connect, which the SDK calls once, on the goroutine that
 	// called Client.Connect.
 	proc *process
@@ -39,7 +40,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 		return nil, err
 	}
 	t.proc = p
-	return (&sdk.IOTransport{Reader: stdoutReader{p}, Writer: p}).Connect(ctx)
+	return (&sdk.IOTransport{Reader: stdoutReader{newFrameFilter(p.stdout, t.cfg.Name, t.logf)}, Writer: p}).Connect(ctx)
 }
 
 // process is a running server and the pipes to it.
@@ -204,11 +205,12 @@ func (p *process) exitStatus() string {
 	return ""
 }
 
-// stdoutReader reads the server's stdout. Its Close does nothing: the pipe is
-// closed by the process shutdown, after the server had the chance to finish.
-type stdoutReader struct{ p *process }
+// stdoutReader reads the server's stdout, through a frameFilter. Its Close
+// does nothing: the pipe is closed by the process shutdown, after the
+// server had the chance to finish.
+type stdoutReader struct{ f *frameFilter }
 
-func (r stdoutReader) Read(b []byte) (int, error) { return r.p.stdout.Read(b) }
+func (r stdoutReader) Read(b []byte) (int, error) { return r.f.Read(b) }
 func (r stdoutReader) Close() error               { return nil }
 
 // lastStderrLines returns up to n of the last non-empty lines of the

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -51,7 +52,12 @@ func newRemoteTool(r *run, lt *sdk.Tool, display string) (*remoteTool, error) {
 	}
 	cfg := r.s.cfg
 	ann := lt.Annotations
-	readOnly := ann != nil && ann.ReadOnlyHint
+	// The specification has clients treat annotations as untrusted unless
+	// the server is: a hint from a server without trust = true is shown,
+	// never acted on, so a destructive tool that claims to be read-only
+	// still asks.
+	claimsReadOnly := ann != nil && ann.ReadOnlyHint
+	readOnly := claimsReadOnly && cfg.Trust
 	// The MCP default of destructiveHint is true: only an explicit false
 	// lowers the risk of a side-effecting tool.
 	destructive := ann == nil || ann.DestructiveHint == nil || *ann.DestructiveHint
@@ -59,9 +65,28 @@ func newRemoteTool(r *run, lt *sdk.Tool, display string) (*remoteTool, error) {
 	switch {
 	case readOnly:
 		risk = tools.RiskLow
+	case claimsReadOnly:
+		// Unverified: neither low nor trusted to be harmless.
 	case destructive:
 		risk = tools.RiskHigh
 	}
+	var claims []string
+	if !cfg.Trust && ann != nil {
+		if ann.ReadOnlyHint {
+			claims = append(claims, "read-only")
+		}
+		if ann.DestructiveHint != nil && !*ann.DestructiveHint {
+			claims = append(claims, "not destructive")
+		}
+		if ann.IdempotentHint {
+			claims = append(claims, "idempotent")
+		}
+	}
+	claim := ""
+	if len(claims) > 0 {
+		claim = "the server says: " + strings.Join(claims, ", ") + " (unverified: the server is not trusted)"
+	}
+	def := definition(lt, schema)
 	desc := strings.TrimSpace(lt.Description)
 	const maxDescription = 1024
 	if desc == "" {
@@ -95,14 +120,78 @@ func newRemoteTool(r *run, lt *sdk.Tool, display string) (*remoteTool, error) {
 			ReadOnly:         readOnly,
 			Risk:             risk,
 			ReturnsUntrusted: !cfg.Trust,
-			Idempotent:       readOnly || (ann != nil && ann.IdempotentHint),
+			Idempotent:       readOnly || (cfg.Trust && ann != nil && ann.IdempotentHint),
 			SupportsDryRun:   false,
 			Capability:       "mcp:" + display,
 			Timeout:          cfg.Timeout,
 			Source:           tools.SourceMCP,
+			Definition:       def,
+			Claims:           claim,
 		},
 	}, nil
 }
+
+// definition is the digest of a tool's name, description and input
+// schema: what a person approved when they granted the tool.
+func definition(lt *sdk.Tool, schema json.RawMessage) string {
+	h := sha256.New()
+	for _, part := range [][]byte{[]byte(lt.Name), []byte(lt.Description), schema} {
+		fmt.Fprintf(h, "%d:", len(part))
+		h.Write(part)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// describeChange says how a tool's definition changed: its description
+// before and after, and the parameters added or removed.
+func describeChange(old, cur tools.Meta) string {
+	var parts []string
+	if old.Description != cur.Description {
+		parts = append(parts, fmt.Sprintf("description was %q, now %q",
+			tools.ClipOneLine(old.Description, 300), tools.ClipOneLine(cur.Description, 300)))
+	}
+	before, after := schemaParams(old.Schema), schemaParams(cur.Schema)
+	var added, removed []string
+	for p := range after {
+		if !before[p] {
+			added = append(added, p)
+		}
+	}
+	for p := range before {
+		if !after[p] {
+			removed = append(removed, p)
+		}
+	}
+	slices.Sort(added)
+	slices.Sort(removed)
+	if len(added) > 0 {
+		parts = append(parts, "new parameters: "+tools.ClipOneLine(strings.Join(added, ", "), 300))
+	}
+	if len(removed) > 0 {
+		parts = append(parts, "removed parameters: "+tools.ClipOneLine(strings.Join(removed, ", "), 300))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "its input schema changed")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// schemaParams returns the names of a schema's top-level properties.
+func schemaParams(schema json.RawMessage) map[string]bool {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	_ = json.Unmarshal(schema, &s)
+	out := map[string]bool{}
+	for p := range s.Properties {
+		out[p] = true
+	}
+	return out
+}
+
+// capability is the concrete capability of a call: the tool and the
+// definition it had when called.
+func (t *remoteTool) capability() string { return t.meta.Capability + "@" + t.meta.Definition }
 
 // Meta implements tools.Tool.
 func (t *remoteTool) Meta() tools.Meta { return t.meta }
@@ -121,7 +210,7 @@ func (t *remoteTool) DryRun(ctx context.Context, args json.RawMessage) (tools.Re
 		}
 		return res, err
 	}
-	return tools.Result{Summary: summary, Preview: tools.PrettyJSON(args), Capability: t.meta.Capability}, nil
+	return tools.Result{Summary: summary, Preview: tools.PrettyJSON(args), Capability: t.capability()}, nil
 }
 
 // Execute implements tools.Tool: it calls the tool on the server until ctx
@@ -228,7 +317,7 @@ func (t *remoteTool) result(res *sdk.CallToolResult) (tools.Result, error) {
 	}
 	out := tools.Result{
 		Source:     "mcp:" + t.meta.Name,
-		Capability: t.meta.Capability,
+		Capability: t.capability(),
 	}
 	if res.StructuredContent != nil {
 		if t.meta.ReturnsUntrusted {

@@ -255,6 +255,37 @@ func IsTag(r rune) bool { return r >= 0xe0000 && r <= 0xe007f }
 // untrusted text for the prompt.
 const TagNote = "⟨hidden tag characters removed⟩"
 
+// StripTags replaces every run of tag characters in s by TagNote: they
+// hide whole ASCII instructions from a reader while a model reads them.
+func StripTags(s string) string {
+	i := firstAt(s, tagAt)
+	if i == len(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for {
+		b = append(b, s[:i]...)
+		for i < len(s) {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if !IsTag(r) {
+				break
+			}
+			i += n
+		}
+		b = append(b, TagNote...)
+		s = s[i:]
+		i = firstAt(s, tagAt)
+		if i == len(s) {
+			return string(append(b, s...))
+		}
+	}
+}
+
+func tagAt(s string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return IsTag(r)
+}
+
 // Screen is Strip, then: every run of tag characters replaced by TagNote,
 // U+2028 and U+2029 made '\n', and every other invisible character (see
 // Invisible) shown as ⟨U+XXXX⟩, except a zero-width joiner between two

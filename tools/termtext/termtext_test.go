@@ -279,3 +279,13 @@ func TestWriter(t *testing.T) {
 		t.Errorf("got %q; want %q", b.String(), want)
 	}
 }
+
+func TestStripTags(t *testing.T) {
+	hidden := "\U000E0069\U000E0067\U000E006E\U000E006F\U000E0072\U000E0065" // "ignore"
+	if got := StripTags("a" + hidden + " b" + hidden); got != "a"+TagNote+" b"+TagNote {
+		t.Errorf("StripTags = %q", got)
+	}
+	if got := StripTags("plain"); got != "plain" {
+		t.Errorf("StripTags(plain) = %q", got)
+	}
+}

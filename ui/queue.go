@@ -1,0 +1,45 @@
+package ui
+
+import "strings"
+
+// queuedView shows the prompts waiting for the running turn, above the
+// input.
+func (m Model) queuedView() []string {
+	if len(m.queued) == 0 {
+		return nil
+	}
+	st := &m.c.styles
+	w := m.c.contentWidth()
+	var out []string
+	for _, q := range m.queued {
+		out = append(out, truncate(st.Dim.Render("  ⧗ queued: ")+oneLine(q), w))
+	}
+	hint := "  sent when the turn ends · " + m.c.keys.HistoryPrev.Help().Key + " on an empty prompt takes the last one back"
+	return append(out, truncate(st.Dim.Render(hint), w))
+}
+
+// unqueue takes the newest queued prompt back into the input, to edit or
+// drop it.
+func (m *Model) unqueue() {
+	n := len(m.queued)
+	m.input.setValue(m.queued[n-1])
+	m.queued = m.queued[:n-1]
+}
+
+// nextQueued returns the prompt to send now that a turn ended. After a
+// cancel nothing is sent unasked: the queued prompts go back to the input.
+func (m *Model) nextQueued(cancelled bool) (string, bool) {
+	if len(m.queued) == 0 {
+		return "", false
+	}
+	if cancelled {
+		if m.input.ta.value() == "" {
+			m.input.setValue(strings.Join(m.queued, "\n\n"))
+			m.queued = nil
+		}
+		return "", false
+	}
+	next := m.queued[0]
+	m.queued = m.queued[1:]
+	return next, true
+}
