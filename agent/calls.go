@@ -179,7 +179,7 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 		if verdict.Outcome == approval.OutcomeDeny {
 			d = approval.Decision{Choice: approval.Deny, By: verdict.By, Reason: verdict.Why}
 		}
-		t.emit(ApprovalEvent{Request: req, CallID: call.ID, Tool: meta.Name, Summary: req.Summary, Phase: "decided", Decision: &d})
+		t.emit(ApprovalEvent{Request: req, CallID: call.ID, Tool: meta.Name, Summary: req.Summary, Phase: "decided", Decision: &d, Sandbox: confinementLine(req, d)})
 		t.audit(approval.VerdictEntry(req, verdict))
 		if verdict.Outcome == approval.OutcomeDeny {
 			return nil, dry, nil, ruleDenial(meta.Name, verdict), StatusDenied
@@ -248,7 +248,7 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 // ask puts req to the person and reports the decision; a denial (or no
 // decision at all) comes back as the error the model reads, audited.
 func (t *turn) ask(req approval.Request) (approval.Decision, *tools.Error, string) {
-	t.emit(ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Summary: req.Summary, Phase: "asked"})
+	t.emit(ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Summary: req.Summary, Phase: "asked", Sandbox: confinementLine(req, approval.Decision{})})
 	dec, err := t.approver.Approve(t.ctx, req)
 	if err != nil {
 		if t.ctx.Err() != nil {
@@ -261,7 +261,7 @@ func (t *turn) ask(req approval.Request) (approval.Decision, *tools.Error, strin
 	if dec.By == "" {
 		dec.By = "user"
 	}
-	t.emit(ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Summary: req.Summary, Phase: "decided", Decision: &dec})
+	t.emit(ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Summary: req.Summary, Phase: "decided", Decision: &dec, Sandbox: confinementLine(req, dec)})
 	if !dec.Approved() {
 		t.audit(approval.DecisionEntry(req, dec))
 		return dec, denialError(req.Tool, dec), StatusDenied
@@ -273,6 +273,15 @@ func (t *turn) ask(req approval.Request) (approval.Decision, *tools.Error, strin
 func sameJSON(a, b json.RawMessage) bool {
 	var x, y bytes.Buffer
 	return json.Compact(&x, a) == nil && json.Compact(&y, b) == nil && bytes.Equal(x.Bytes(), y.Bytes())
+}
+
+// confinementLine is how a shell call runs (or would, if approved as
+// asked), for the approval event; "" for other calls.
+func confinementLine(req approval.Request, d approval.Decision) string {
+	if c := withNetwork(req.Confinement, d.Network); c != nil {
+		return c.String()
+	}
+	return ""
 }
 
 // withNetwork is conf with network when the person approved it so.

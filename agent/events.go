@@ -111,6 +111,9 @@ type ApprovalEvent struct {
 	// Phase is "asked" or "decided".
 	Phase    string             `json:"phase"`
 	Decision *approval.Decision `json:"decision,omitempty"`
+	// Sandbox says how a shell command runs: "sandbox: writes in
+	// workspace + temp, no network" or "not sandboxed: <why>".
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // UsageEvent reports token use after a model response.

@@ -99,3 +99,40 @@ func TestFailedSandboxCheckFallsBackToAsking(t *testing.T) {
 		t.Errorf("go test ran without asking: %+v", res[2])
 	}
 }
+
+func TestSandboxViolationReachesTheModelAndTheCard(t *testing.T) {
+	outside := t.TempDir()
+	target := filepath.Join(outside, "escape.txt")
+	srv := newFakeServer(t,
+		openAIStyle("", call{"t1", "shell_run", `{"command":"echo x > ` + target + `"}`}),
+		openAIStyle("done"),
+	)
+	var sb *sandbox.Sandbox
+	h := newHarness(t, approval.Ask, srv, withSandbox(&sb, ""))
+	if st := sb.Check(context.Background()); !st.Active {
+		t.Skip("no sandbox here: " + st.Why)
+	}
+	h.policy.SetSandbox(approval.Sandbox{Active: true})
+	if err := h.run(context.Background(), "write it", approveAll()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("the approved command wrote outside the workspace")
+	}
+	res := h.results()
+	if len(res) != 1 || !strings.Contains(res[0].Content, "permission_denied: the sandbox blocked a write to "+target) {
+		t.Fatalf("the model's result lacks the denial: %+v", res)
+	}
+	if !strings.Contains(res[0].Summary, "the sandbox blocked a write to "+target) {
+		t.Errorf("the card's summary lacks the denial: %q", res[0].Summary)
+	}
+	var asked ApprovalEvent
+	for _, e := range h.eventsOf("approval") {
+		if a := e.(ApprovalEvent); a.Phase == "asked" {
+			asked = a
+		}
+	}
+	if asked.Sandbox != "sandbox: writes in workspace + temp, no network" {
+		t.Errorf("the approval event says %q", asked.Sandbox)
+	}
+}
