@@ -39,7 +39,11 @@ type app struct {
 	// sandbox confines shell commands (nil when off in the config);
 	// sandboxState is what its check found.
 	sandbox      *sandbox.Sandbox
+	sandboxMu    sync.Mutex
 	sandboxState approval.Sandbox
+	// checkInBackground runs the sandbox's self-test behind the first
+	// frame (the TUI); otherwise buildAgent waits for it (headless).
+	checkInBackground bool
 	// mcps run the MCP servers: those known at start, then those of a
 	// project config trusted during the session.
 	mcps  []*mcp.Manager
@@ -50,6 +54,8 @@ type app struct {
 	hooks   []agent.Hook
 	logger  *log.Logger
 	logFile *os.File
+	// jobs are the background shell jobs of the session.
+	jobs *tools.ShellJobs
 	// notices are shown to the user at start (ignored project config,
 	// recovered undo, ...).
 	notices []string
@@ -202,6 +208,7 @@ func (a *app) buildTools() error {
 			return fmt.Errorf("prepare undo of shell commands: %w", err)
 		}
 	}
+	a.jobs = tools.NewShellJobs()
 	a.userTools = agent.UserTools{
 		Root:   ws.Root(),
 		Vision: a.settings.Vision,
@@ -220,6 +227,7 @@ func (a *app) buildTools() error {
 			},
 			Sandbox: confiner,
 			Undo:    a.shellUndo,
+			Jobs:    a.jobs,
 		}),
 	}
 	for _, t := range []tools.Tool{
@@ -229,6 +237,7 @@ func (a *app) buildTools() error {
 		a.userTools.Lister,
 		tools.NewGrepSearch(ws),
 		a.userTools.Shell,
+		tools.NewShellJobsTool(a.jobs),
 		tools.NewWebFetch(web),
 		tools.NewTimeNow(time.Now),
 		tools.NewMemoryStore(memory),
@@ -367,7 +376,9 @@ func (a *app) buildPolicy() error {
 	if err != nil {
 		return &agent.UserError{Msg: "The approval rules are not valid: " + err.Error(), Hint: "Fix [[approval.rules]] in " + a.cfg.Path + "."}
 	}
+	a.sandboxMu.Lock()
 	a.policy.SetSandbox(a.sandboxState)
+	a.sandboxMu.Unlock()
 	a.audit, err = approval.OpenAudit(filepath.Join(a.stateDir, approval.AuditFile))
 	if err != nil {
 		return fmt.Errorf("open the audit log: %w", err)
@@ -381,7 +392,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 	if err := a.loadProjectConfig(); err != nil {
 		return nil, err
 	}
-	a.buildSandbox(context.Background())
+	a.buildSandbox()
 	if err := a.buildTools(); err != nil {
 		return nil, err
 	}
@@ -397,6 +408,12 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 	}
 	if err := a.buildPolicy(); err != nil {
 		return nil, err
+	}
+	if a.checkInBackground {
+		// Ends with the check (its child is bounded by a timeout).
+		go a.checkSandbox(context.Background())
+	} else {
+		a.checkSandbox(context.Background())
 	}
 	a.loadInstructions()
 	if err := a.openSession(allowNewSession); err != nil {
@@ -567,6 +584,8 @@ func (a *app) mcpOwner(name string) (*mcp.Manager, error) {
 }
 
 func (a *app) close() {
+	// The session ends: so do its background jobs.
+	a.jobs.StopAll()
 	a.mcpMu.Lock()
 	for _, m := range a.mcps {
 		_ = m.Close()

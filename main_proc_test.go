@@ -101,3 +101,37 @@ func TestNothingOutlivesMyclaw(t *testing.T) {
 		})
 	}
 }
+
+// TestBackgroundJobThroughHeadless: the model starts a job, reads it, and
+// the job is gone once myclaw exits.
+func TestBackgroundJobThroughHeadless(t *testing.T) {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	tag := "MYCLAW_TEST_TAG_" + hex.EncodeToString(b) + "=1"
+	e := newEnv(t, func(first string, round int) (string, []scriptCall) {
+		switch round {
+		case 0:
+			return "", []scriptCall{{"shell_run", `{"command":"echo serving; sleep 600","background":true}`}}
+		case 1:
+			return "", []scriptCall{{"shell_jobs", `{"action":"list"}`}}
+		}
+		return "done", nil
+	})
+	stdout, stderr, code := e.myclaw([]string{tag}, "-p", "serve", "--model", "test-model", "--autonomy", "full")
+	if code != 0 {
+		t.Fatalf("code %d, stdout %s, stderr %s", code, stdout, stderr)
+	}
+	results := e.srv.toolResults()
+	if len(results) != 2 || !strings.Contains(results[0], `"id":"job1"`) || !strings.Contains(results[0], "serving") || !strings.Contains(results[0], "<untrusted") {
+		t.Fatalf("tool results %q; want job1 started with its first output, fenced", results)
+	}
+	if !strings.Contains(results[1], "job1  running") {
+		t.Errorf("list result %q; want job1 running", results[1])
+	}
+	if left := taggedProcs(tag, 0); len(left) > 0 {
+		t.Errorf("after myclaw exited %d processes of the job run (pids %v); want none", len(left), left)
+		for _, pid := range left {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}

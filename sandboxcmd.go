@@ -12,12 +12,13 @@ import (
 	"myclaw/sandbox"
 )
 
-// buildSandbox makes the shell sandbox from [shell.sandbox] and runs its
-// self-test once; a.sandbox stays nil when it is off in the config.
-func (a *app) buildSandbox(ctx context.Context) {
+// buildSandbox makes the shell sandbox from [shell.sandbox]; a.sandbox
+// stays nil when it is off in the config. It is not active until
+// checkSandbox's self-test passed.
+func (a *app) buildSandbox() {
 	sc := a.cfg.Shell.Sandbox
 	if !sc.On() {
-		a.sandboxState = approval.Sandbox{Why: "it is off in the config ([shell.sandbox] enabled = false)"}
+		a.setSandboxState(approval.Sandbox{Why: "it is off in the config ([shell.sandbox] enabled = false)"})
 		return
 	}
 	writable, create := sc.Writable, []string(nil)
@@ -30,17 +31,42 @@ func (a *app) buildSandbox(ctx context.Context) {
 		protected = append(protected, a.cfg.Path)
 	}
 	a.sandbox = sandbox.New(sandbox.Options{Workspace: a.workspace.Dir(), Writable: writable, Create: create, Protected: protected})
+	a.setSandboxState(approval.Sandbox{Why: "its self-test is still running"})
+}
+
+// checkSandbox runs the self-test once and tells the policy (when built)
+// the outcome. Until then shell commands ask.
+func (a *app) checkSandbox(ctx context.Context) {
+	if a.sandbox == nil {
+		return
+	}
+	sc := a.cfg.Shell.Sandbox
 	st := a.sandbox.Check(ctx)
-	a.sandboxState = approval.Sandbox{Active: st.Active, Why: st.Why, Always: sc.Always, Network: sc.Network}
 	if !st.Active {
 		a.logf("sandbox: not active: %s", st.Why)
 	}
+	a.setSandboxState(approval.Sandbox{Active: st.Active, Why: st.Why, Always: sc.Always, Network: sc.Network})
+}
+
+func (a *app) setSandboxState(s approval.Sandbox) {
+	a.sandboxMu.Lock()
+	defer a.sandboxMu.Unlock()
+	a.sandboxState = s
+	if a.policy != nil {
+		a.policy.SetSandbox(s)
+	}
+}
+
+func (a *app) sandboxStatus() approval.Sandbox {
+	a.sandboxMu.Lock()
+	defer a.sandboxMu.Unlock()
+	return a.sandboxState
 }
 
 // sandboxReport is what /sandbox and `myclaw sandbox-check` print.
 func (a *app) sandboxReport() string {
 	var b strings.Builder
-	st := a.sandboxState
+	st := a.sandboxStatus()
 	if !st.Active {
 		fmt.Fprintf(&b, "Sandbox: not active: %s.\nShell commands run with your full rights and ask before they run, as without a sandbox.\n", strings.TrimSuffix(st.Why, "."))
 		return b.String()
@@ -84,9 +110,10 @@ func runSandboxCheck(ctx context.Context, o options, secrets map[string]string, 
 	if err != nil {
 		return err
 	}
-	a.buildSandbox(ctx)
+	a.buildSandbox()
+	a.checkSandbox(ctx)
 	fmt.Fprint(stdout, a.sandboxReport())
-	if !a.sandboxState.Active {
+	if !a.sandboxStatus().Active {
 		return errReported
 	}
 	return nil

@@ -23,6 +23,7 @@ func runTUI(ctx context.Context, o options, secrets map[string]string) error {
 		return err
 	}
 	defer a.close()
+	a.checkInBackground = true // shell commands ask until it passes
 	ag, err := a.buildAgent(true)
 	if err != nil {
 		return err
@@ -232,6 +233,12 @@ func (b *tuiBackend) MCPServers() []mcp.ServerStatus { return b.app.mcpStatus() 
 func (b *tuiBackend) SandboxReport() string { return b.app.sandboxReport() }
 
 // RestartMCP implements ui.Extensions.
+// Jobs implements ui.Jobs.
+func (b *tuiBackend) Jobs() []tools.JobInfo { return b.app.jobs.List() }
+
+// StopJob implements ui.Jobs.
+func (b *tuiBackend) StopJob(id string) (tools.JobInfo, error) { return b.app.jobs.Stop(id) }
+
 func (b *tuiBackend) RestartMCP(ctx context.Context, name string) error {
 	return b.app.restartMCP(ctx, name)
 }

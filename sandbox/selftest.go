@@ -35,7 +35,7 @@ func (s *Sandbox) selfTest(ctx context.Context) error {
 	}
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
-	script := fmt.Sprintf(`echo ok > inside; echo x > "$TMPDIR/t" && echo ok > tmp-ok; echo x > %s/escape; echo x > .git/hooks/x; echo x > /dev/tcp/127.0.0.1/%d; exit 0`, shellQuote(outside), port)
+	script := fmt.Sprintf(`echo ok > inside; echo x > "$TMPDIR/t" && echo ok > tmp-ok; echo x > %s/escape; echo x > .git/hooks/x; (echo x > /dev/tcp/127.0.0.1/%d) && echo x > connected; exit 0`, shellQuote(outside), port)
 	probe := New(Options{Workspace: ws, Executable: s.opts.Executable})
 	cmd := exec.CommandContext(ctx, "bash", "-c", script)
 	cmd.Dir = ws
@@ -63,11 +63,14 @@ func (s *Sandbox) selfTest(ctx context.Context) error {
 	if exists(filepath.Join(ws, ".git", "hooks", "x")) {
 		bad = append(bad, "it wrote in .git/hooks")
 	}
-	// A connect that succeeded has finished its handshake before the
-	// command exited, so it is already queued.
-	_ = ln.(*net.TCPListener).SetDeadline(time.Now().Add(200 * time.Millisecond))
-	if conn, err := ln.Accept(); err == nil {
+	// A connect that succeeded finished its handshake before the command
+	// exited, so it is queued already: a short wait is enough.
+	_ = ln.(*net.TCPListener).SetDeadline(time.Now().Add(5 * time.Millisecond))
+	conn, aerr := ln.Accept()
+	if aerr == nil {
 		conn.Close()
+	}
+	if aerr == nil || exists(filepath.Join(ws, "connected")) {
 		bad = append(bad, "it connected to a loopback listener")
 	}
 	if len(bad) > 0 {

@@ -58,6 +58,9 @@ type ShellOptions struct {
 	// that /undo can restore them.
 	Undo    *ShellUndo
 	Sandbox Sandbox // confines calls whose context asks for it (nil: none)
+	// Jobs, when set, lets a call run in the background ("background":
+	// true); shell_jobs reads and stops those jobs.
+	Jobs *ShellJobs
 }
 
 type shellRun struct {
@@ -66,8 +69,9 @@ type shellRun struct {
 }
 
 type shellArgs struct {
-	Command  string `json:"command"`
-	TimeoutS *int   `json:"timeout_s"`
+	Command    string `json:"command"`
+	TimeoutS   *int   `json:"timeout_s"`
+	Background bool   `json:"background"`
 }
 
 // NewShellRun returns the shell_run tool: bash -c in opts.Dir with a
@@ -87,15 +91,20 @@ func NewShellRun(opts ShellOptions) Tool {
 		opts.Dir = abs
 	}
 	maxS := int(opts.MaxTimeout / time.Second)
+	background := ""
+	if opts.Jobs != nil {
+		background = `,
+    "background": {"type": "boolean", "description": "Run as a background job (a dev server, a watcher): the call returns at once with a job id and the first output; read and stop it with shell_jobs. It is stopped when the session ends."}`
+	}
 	schema := fmt.Sprintf(`{
   "type": "object",
   "properties": {
     "command": {"type": "string", "minLength": 1, "maxLength": 100000, "description": "A bash command line, run with bash -c in the workspace directory."},
-    "timeout_s": {"type": "integer", "minimum": 1, "maximum": %d, "description": "Seconds before the command and all its processes are killed (default %d, max %d)."}
+    "timeout_s": {"type": "integer", "minimum": 1, "maximum": %d, "description": "Seconds before the command and all its processes are killed (default %d, max %d)."}%s
   },
   "required": ["command"],
   "additionalProperties": false
-}`, maxS, int(opts.DefaultTimeout/time.Second), maxS)
+}`, maxS, int(opts.DefaultTimeout/time.Second), maxS, background)
 	return &shellRun{opts: opts, meta: Meta{
 		Name:             "shell_run",
 		Description:      strings.TrimSpace(shellRunDescription),
@@ -122,12 +131,15 @@ func (s *shellRun) parse(raw json.RawMessage) (shellArgs, time.Duration, error) 
 	if strings.ContainsRune(a.Command, 0) {
 		return a, 0, Errorf(KindInvalidArgs, "Remove the NUL byte from the command.", "command contains a NUL byte")
 	}
+	if a.Background && s.opts.Jobs == nil {
+		return a, 0, Errorf(KindUnsupported, "Run the command in the foreground, without \"background\".", "background jobs are not available here")
+	}
 	timeout := s.opts.DefaultTimeout
 	if a.TimeoutS != nil {
 		maxS := int(s.opts.MaxTimeout / time.Second)
 		if *a.TimeoutS < 1 || *a.TimeoutS > maxS {
 			return a, 0, Errorf(KindInvalidArgs,
-				fmt.Sprintf("Use a timeout_s between 1 and %d, or split the work into shorter commands (long jobs can run in the background with output redirected to a file).", maxS),
+				fmt.Sprintf("Use a timeout_s between 1 and %d, split the work into shorter commands, or run a long job with \"background\": true.", maxS),
 				"timeout_s %d is out of range 1..%d", *a.TimeoutS, maxS).With("timeout_s", *a.TimeoutS)
 		}
 		timeout = time.Duration(*a.TimeoutS) * time.Second
@@ -155,7 +167,11 @@ func (s *shellRun) DryRun(ctx context.Context, raw json.RawMessage) (Result, err
 	}
 	var p strings.Builder
 	fmt.Fprintf(&p, "$ %s\n", ClipOneLine(a.Command, 2000))
-	fmt.Fprintf(&p, "in %s, timeout %d s\n", s.opts.Dir, int(timeout/time.Second))
+	if a.Background {
+		fmt.Fprintf(&p, "in %s, as a background job: it runs until stopped, until it ends, or until the session ends\n", s.opts.Dir)
+	} else {
+		fmt.Fprintf(&p, "in %s, timeout %d s\n", s.opts.Dir, int(timeout/time.Second))
+	}
 	section := func(title string, items []string, bullet string) {
 		if len(items) == 0 {
 			return
@@ -208,6 +224,9 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
+	}
+	if a.Background {
+		return s.startJob(ctx, a.Command)
 	}
 	var notes []string
 	fullLog, err := openShellLog(s.opts.OutputDir)
@@ -343,6 +362,41 @@ func (s *shellRun) startError(err error) error {
 		return Errorf(KindNotFound, "The workspace directory is missing; tell the user.", "the working directory %s is not accessible: %v", s.opts.Dir, serr)
 	}
 	return Errorf(KindUnknown, "Tell the user the command could not be started; do not retry blindly.", "the command could not start: %v", err)
+}
+
+// startJob starts a background job and answers with its id and what it
+// printed in its first moments (or all of it, if it ended at once).
+func (s *shellRun) startJob(ctx context.Context, line string) (Result, error) {
+	cmd := s.command(line)
+	// A job is confined like any command the policy sandboxes.
+	sandbox, err := s.confine(ctx, cmd)
+	if err != nil {
+		return Result{}, err
+	}
+	job, err := s.opts.Jobs.start(cmd, line)
+	if err != nil {
+		sandbox.close()
+		if _, ok := err.(*Error); ok {
+			return Result{}, err
+		}
+		return Result{}, s.startError(err)
+	}
+	go func() {
+		<-job.ended
+		sandbox.close()
+	}()
+	t := time.NewTimer(jobFirstWait)
+	defer t.Stop()
+	select {
+	case <-job.ended:
+	case <-t.C:
+	case <-ctx.Done():
+		job.stop()
+		return Result{}, ctx.Err()
+	}
+	res := jobResult(job, "Started `"+ClipOneLine(line, 60)+"` as "+job.id)
+	res.Capability = "shell:exec"
+	return res, nil
 }
 
 // command builds the process that runs one command line. It is the one

@@ -47,6 +47,7 @@ var commands = []command{
 	{"clear", "", "start a new conversation", false},
 	{"sessions", "", "list the sessions of this workspace", true},
 	{"mcp", "[CMD] [NAME]", "MCP servers; NAME: one, with its log; CMD: restart, resources, login, logout", true},
+	{"jobs", "[stop ID]", "background shell jobs: state and output; stop one", true},
 	{"init", "", "draft AGENTS.md: the model explores the repository", false},
 	{"cost", "", "tokens and cost of this session so far", true},
 	{"context", "", "what the prompt holds: instructions, tools, free room", true},
@@ -243,6 +244,8 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 		return m.diffCommand(args, usage)
 	case "mcp":
 		return m.mcpCommand(args)
+	case "jobs":
+		return m.jobsCommand(args)
 	case "trust":
 		if len(args) > 0 {
 			return usage()

@@ -42,16 +42,20 @@ type statusInfo struct {
 	windowGuess bool
 	undo        int
 	cost        string // the session's cost so far, "" when unknown
+	jobs        int    // background jobs running
 }
 
 // statusRefreshMsg brings fresh figures from the backend.
 type statusRefreshMsg struct {
 	status agent.Status
 	level  approval.Level
+	jobs   int
 }
 
 func refreshStatus(b Backend) tea.Cmd {
-	return func() tea.Msg { return statusRefreshMsg{status: b.Status(), level: b.Autonomy()} }
+	return func() tea.Msg {
+		return statusRefreshMsg{status: b.Status(), level: b.Autonomy(), jobs: runningJobs(b)}
+	}
 }
 
 func (s *statusInfo) apply(st agent.Status, level approval.Level) {
@@ -174,7 +178,7 @@ func (m Model) statusView() string {
 func (m Model) staticStatus() string {
 	st := &m.c.styles
 	s := m.status
-	key := statusInfo{tokens: s.tokens, window: s.window, estimated: s.estimated, windowGuess: s.windowGuess, undo: s.undo, cost: s.cost}
+	key := statusInfo{tokens: s.tokens, window: s.window, estimated: s.estimated, windowGuess: s.windowGuess, undo: s.undo, cost: s.cost, jobs: s.jobs}
 	if key == m.sc.rightKey {
 		return m.sc.right
 	}
@@ -198,6 +202,9 @@ func (m Model) staticStatus() string {
 	}
 	if s.undo > 0 {
 		parts = append(parts, st.Status.Render("undo "+strconv.Itoa(s.undo)))
+	}
+	if s.jobs > 0 {
+		parts = append(parts, st.Status.Render(strconv.Itoa(s.jobs)+" jobs"))
 	}
 	m.sc.right, m.sc.rightKey = strings.Join(parts, st.Status.Render(" · ")), key
 	return m.sc.right

@@ -200,6 +200,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case statusRefreshMsg:
 		m.status.apply(msg.status, msg.level)
+		m.status.jobs = msg.jobs
 		return m, nil
 	case serverCheckedMsg:
 		if msg.err != nil {

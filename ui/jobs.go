@@ -1,0 +1,84 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"myclaw/tools"
+)
+
+// Jobs is implemented by a Backend whose shell runs background jobs; /jobs
+// and the status line's job count use it.
+type Jobs interface {
+	// Jobs describes the session's background jobs, oldest first.
+	Jobs() []tools.JobInfo
+	// StopJob stops one job (its whole process tree) and describes it.
+	StopJob(id string) (tools.JobInfo, error)
+}
+
+// runningJobs counts the backend's running jobs (0 without Jobs).
+func runningJobs(b Backend) int {
+	j, ok := b.(Jobs)
+	if !ok {
+		return 0
+	}
+	n := 0
+	for _, in := range j.Jobs() {
+		if in.Running {
+			n++
+		}
+	}
+	return n
+}
+
+// jobsCommand runs /jobs and /jobs stop ID.
+func (m Model) jobsCommand(args []string) (Model, tea.Cmd) {
+	j, ok := m.backend.(Jobs)
+	if !ok {
+		m.addBlock(errorBlock("background jobs are not available here", ""))
+		return m, nil
+	}
+	switch {
+	case len(args) == 0:
+		return m, func() tea.Msg {
+			return commandResultMsg{draw: textDraw(describeJobs(j.Jobs(), time.Now())), refresh: true}
+		}
+	case len(args) == 2 && args[0] == "stop":
+		id := args[1]
+		return m, func() tea.Msg {
+			in, err := j.StopJob(id)
+			if err != nil {
+				return commandResultMsg{err: err, refresh: true}
+			}
+			return commandResultMsg{draw: textDraw("stopped " + in.ID + ": " + in.Command), refresh: true}
+		}
+	}
+	m.addBlock(errorBlock("usage: /jobs [stop ID]", "lists the background jobs, or stops one"))
+	return m, nil
+}
+
+// describeJobs lists jobs one per line: id, state, age, output, command.
+func describeJobs(list []tools.JobInfo, now time.Time) string {
+	if len(list) == 0 {
+		return "no background jobs (the model starts one with shell_run and background: true)"
+	}
+	var b strings.Builder
+	for _, in := range list {
+		state := "running"
+		switch {
+		case in.Running:
+		case in.Stopped:
+			state = "stopped"
+		case in.ExitCode != nil:
+			state = "exited " + strconv.Itoa(*in.ExitCode)
+		}
+		fmt.Fprintf(&b, "%-6s %-10s %8s  %8s  %s\n", in.ID, state, formatElapsed(now.Sub(in.Started)),
+			tools.HumanSize(in.OutputBytes), tools.ClipOneLine(in.Command, 80))
+	}
+	b.WriteString("/jobs stop ID stops one; all stop when myclaw exits")
+	return b.String()
+}

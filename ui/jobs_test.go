@@ -1,0 +1,66 @@
+package ui
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"myclaw/tools"
+)
+
+// jobsFake is a backend with background jobs.
+type jobsFake struct {
+	*fakeBackend
+	jobs    []tools.JobInfo
+	stopped []string
+}
+
+func (f *jobsFake) Jobs() []tools.JobInfo { return f.jobs }
+
+func (f *jobsFake) StopJob(id string) (tools.JobInfo, error) {
+	for i, in := range f.jobs {
+		if in.ID == id {
+			f.jobs[i].Running, f.jobs[i].Stopped = false, true
+			f.stopped = append(f.stopped, id)
+			return f.jobs[i], nil
+		}
+	}
+	return tools.JobInfo{}, errors.New(`no job "` + id + `"`)
+}
+
+func TestJobsCommandAndStatusCount(t *testing.T) {
+	code := 0
+	f := &jobsFake{fakeBackend: newFake(), jobs: []tools.JobInfo{
+		{ID: "job1", Command: "npm run dev", Running: true, Started: time.Now().Add(-90 * time.Second), OutputBytes: 2048},
+		{ID: "job2", Command: "go build", ExitCode: &code, Started: time.Now()},
+	}}
+	m := newTestModel(t, f)
+	m = runCmd(t, m, refreshStatus(f))
+	if got := m.statusView(); !strings.Contains(got, "1 jobs") {
+		t.Errorf("status line %q; want the running job counted", got)
+	}
+	m = runLine(t, m, "/jobs")
+	got := lastBlock(m)
+	for _, want := range []string{"job1", "running", "npm run dev", "job2", "exited 0", "/jobs stop ID"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("/jobs output %q lacks %q", got, want)
+		}
+	}
+	m = runLine(t, m, "/jobs stop job1")
+	if len(f.stopped) != 1 || !strings.Contains(lastBlock(m), "stopped job1") {
+		t.Fatalf("stop: %v, %q", f.stopped, lastBlock(m))
+	}
+	m = runCmd(t, m, refreshStatus(f))
+	if got := m.statusView(); strings.Contains(got, "jobs") {
+		t.Errorf("status line %q after the stop; want no job count", got)
+	}
+	m = runLine(t, m, "/jobs stop nope")
+	if !strings.Contains(lastBlock(m), `no job "nope"`) {
+		t.Errorf("bad stop: %q", lastBlock(m))
+	}
+	m = runLine(t, newTestModel(t, newFake()), "/jobs")
+	if !strings.Contains(lastBlock(m), "not available") {
+		t.Errorf("plain backend: %q", lastBlock(m))
+	}
+}
