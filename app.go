@@ -107,7 +107,12 @@ func newApp(o options, secrets map[string]string) (*app, error) {
 		path = config.DefaultPath()
 	}
 	cfg, err := config.Load(path, explicit)
-	if err != nil {
+	switch {
+	case err != nil && explicit && errors.Is(err, os.ErrNotExist):
+		return nil, &agent.UserError{Msg: "There is no config file " + path + ".", Hint: "Check the path given to --config, or leave --config out to use " + config.DefaultPath() + "."}
+	case err != nil && explicit:
+		return nil, &agent.UserError{Msg: "The config is not valid: " + err.Error(), Hint: "Fix it; config.example.toml documents every option."}
+	case err != nil:
 		return nil, &agent.UserError{Msg: "The config is not valid: " + err.Error(), Hint: "Fix it (config.example.toml documents every option), or pass --config FILE."}
 	}
 	if cfg.Path == "" {

@@ -256,3 +256,11 @@ func TestSessionsCommand(t *testing.T) {
 		t.Fatalf("sessions: code %d, %q", code, out)
 	}
 }
+
+func TestMissingExplicitConfig(t *testing.T) {
+	e := newEnv(t, writeNote)
+	_, errOut, code := e.myclaw(nil, "-p", "x", "--config", filepath.Join(e.config, "nope.toml"))
+	if code != 1 || !strings.Contains(errOut, "There is no config file") || strings.Contains(errOut, "pass --config FILE") {
+		t.Fatalf("code %d, stderr %q; want the missing file named, without suggesting --config", code, errOut)
+	}
+}

@@ -344,6 +344,13 @@ func (a *Agent) NewConversation() error {
 	return nil
 }
 
+// Models lists the models the server offers.
+func (a *Agent) Models(ctx context.Context) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return a.opts.Client.Models(ctx)
+}
+
 // CheckServer checks that the model server answers and knows the model.
 // A server that cannot list models is given the benefit of the doubt.
 func (a *Agent) CheckServer(ctx context.Context) error {

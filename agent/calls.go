@@ -59,7 +59,9 @@ func (t *turn) runCalls(calls []openai.ToolCall, fromText bool) error {
 			if j == i {
 				j = i + 1
 			}
+			t.position, t.count = i+1, len(calls)
 			results[i], fatal = t.handle(calls[i], fromText)
+			t.position, t.count = 0, 0
 		}
 		for k := i; k < j; k++ {
 			if results[k].untrusted == "" {
@@ -350,6 +352,8 @@ func (t *turn) request(tool tools.Tool, call Call, args json.RawMessage, dry too
 		UndoPlan:   dry.UndoPlan,
 		Command:    dry.Command,
 		Taint:      t.taint,
+		Position:   t.position,
+		Count:      t.count,
 	}
 	if t.taint != nil {
 		taint := *t.taint

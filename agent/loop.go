@@ -32,6 +32,8 @@ type turn struct {
 	lastCall string
 	repeats  int
 	rounds   int
+	// position and count place the call being decided in its answer.
+	position, count int
 	// hooks are the pre-tool hooks as the turn started.
 	hooks []Hook
 }

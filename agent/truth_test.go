@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -303,5 +304,25 @@ func TestCommandOutputStreamsBeforeTheResult(t *testing.T) {
 	h.mu.Unlock()
 	if !strings.HasPrefix(live.String(), "first\n") {
 		t.Fatalf("live output %q; want the first line while it ran", live.String())
+	}
+}
+
+func TestRequestsSayWhichCallOfTheAnswer(t *testing.T) {
+	srv := newFakeServer(t,
+		openAIStyle("", call{"a", "fs_write", `{"path":"a.txt","content":"a"}`}, call{"b", "fs_write", `{"path":"b.txt","content":"b"}`}),
+		openAIStyle("", call{"c", "fs_write", `{"path":"c.txt","content":"c"}`}),
+		openAIStyle("ok"),
+	)
+	h := newHarness(t, approval.Ask, srv)
+	ap := approveAll()
+	if err := h.run(context.Background(), "go", ap); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range ap.requests {
+		got = append(got, fmt.Sprintf("%s:%d/%d", r.CallID, r.Position, r.Count))
+	}
+	if strings.Join(got, " ") != "a:1/2 b:2/2 c:1/1" {
+		t.Fatalf("requests %v; want a:1/2 b:2/2 c:1/1", got)
 	}
 }

@@ -117,6 +117,9 @@ type Request struct {
 	// Why says why the policy asks rather than allows, e.g. "auto-edit asks
 	// for shell commands after untrusted content (web:example.com)".
 	Why string
+	// Position and Count place the call among the calls of the model's
+	// answer ("call 1 of 2"); Count is 0 or 1 for a call on its own.
+	Position, Count int
 }
 
 // Choice is what a person (or a rule) decided.

@@ -324,18 +324,25 @@ func Parse(path string, src []byte) (*Config, error) {
 func decodeError(path string, err error) error {
 	var sm *toml.StrictMissingError
 	if errors.As(err, &sm) && len(sm.Errors) > 0 {
+		// The first key is the error's own (its line is in the location);
+		// any others follow with their lines.
 		var msgs []string
 		first := &Error{Path: path}
 		for i, de := range sm.Errors {
 			row, _ := de.Position()
-			key := strings.Join(de.Key(), ".")
-			if i == 0 {
-				first.Line, first.Key = row, key
+			keys := de.Key()
+			msg := fmt.Sprintf("unknown key %q", strings.Join(keys, "."))
+			if near := nearestKey(keys); near != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", near)
 			}
-			msgs = append(msgs, fmt.Sprintf("line %d: unknown key %q", row, key))
+			if i == 0 {
+				first.Line = row
+			} else {
+				msg = fmt.Sprintf("line %d: %s", row, msg)
+			}
+			msgs = append(msgs, msg)
 		}
-		first.Msg = strings.Join(msgs, "; ") + " (see config.example.toml for every option)"
-		first.Key = ""
+		first.Msg = strings.Join(msgs, "; ") + "; see config.example.toml for every option"
 		return first
 	}
 	var de *toml.DecodeError
@@ -373,7 +380,8 @@ func (c *Config) check(src []byte) error {
 	if c.ContextWindow < 0 {
 		return bad("", "context_window", "must be positive")
 	}
-	if c.Provider != "" {
+	// "ollama" alone is the built-in default: a local Ollama.
+	if c.Provider != "" && (c.Provider != BuiltinProvider || len(c.Providers) > 0) {
 		if _, ok := c.Providers[c.Provider]; !ok {
 			return bad("", "provider", fmt.Sprintf("no [providers.%s] table: define it or pick one of %s", c.Provider, strings.Join(sortedKeys(c.Providers), ", ")))
 		}
@@ -415,7 +423,7 @@ func (c *Config) check(src []byte) error {
 			return &Error{Path: c.Path, Line: nthTableLine(src, "[[approval.rules]]", i), Key: table + ".tool", Msg: "is required (a glob on the tool name, e.g. \"shell_run\" or \"fs_*\")"}
 		}
 		if !slices.Contains(decisions, r.Decision) {
-			return &Error{Path: c.Path, Line: nthTableLine(src, "[[approval.rules]]", i), Key: table + ".decision", Msg: fmt.Sprintf("%q: want allow, ask or deny", r.Decision)}
+			return &Error{Path: c.Path, Line: nthTableKeyLine(src, "[[approval.rules]]", i, "decision"), Key: table + ".decision", Msg: fmt.Sprintf("%q: want allow, ask or deny", r.Decision)}
 		}
 	}
 	for name, s := range c.MCP.Servers {
@@ -535,6 +543,26 @@ func lineOf(src []byte, table, key string) int {
 
 // nthTableLine finds the line of the n-th occurrence of an array-of-tables
 // header.
+// nthTableKeyLine finds the line of key inside the n-th [[header]] entry,
+// or the entry's header line when the key is not written there.
+func nthTableKeyLine(src []byte, header string, n int, key string) int {
+	start := nthTableLine(src, header, n)
+	if start == 0 {
+		return 0
+	}
+	keyRE := regexp.MustCompile(`^\s*"?` + regexp.QuoteMeta(key) + `"?\s*=`)
+	lines := strings.Split(string(src), "\n")
+	for i := start; i < len(lines); i++ {
+		if strings.HasPrefix(strings.TrimSpace(lines[i]), "[") {
+			break
+		}
+		if keyRE.MatchString(lines[i]) {
+			return i + 1
+		}
+	}
+	return start
+}
+
 func nthTableLine(src []byte, header string, n int) int {
 	seen := 0
 	for i, line := range strings.Split(string(src), "\n") {

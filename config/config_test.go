@@ -34,7 +34,7 @@ func TestParseErrors(t *testing.T) {
 		{"missing provider", "provider = \"x\"\n", []string{"provider", "no [providers.x]"}},
 		{"provider without url", "[providers.a]\nmodel = \"m\"\n", []string{"f.toml:1", "providers.a.base_url", "required"}},
 		{"bad url", "[providers.a]\nbase_url = \"localhost:1\"\n", []string{"f.toml:2", "http://"}},
-		{"bad rule decision", "[[approval.rules]]\ntool = \"x\"\ndecision = \"maybe\"\n", []string{"f.toml:1", "approval.rules[0].decision", "allow, ask or deny"}},
+		{"bad rule decision", "[[approval.rules]]\ntool = \"x\"\ndecision = \"maybe\"\n", []string{"f.toml:3", "approval.rules[0].decision", "allow, ask or deny"}},
 		{"rule without tool", "[[approval.rules]]\ndecision = \"allow\"\n", []string{"approval.rules[0].tool"}},
 		{"mcp both", "[mcp.servers.s]\ncommand = \"x\"\nurl = \"http://h\"\n", []string{"mcp.servers.s", "either command"}},
 		{"mcp headers on stdio", "[mcp.servers.s]\ncommand = \"x\"\nheaders = { A = \"b\" }\n", []string{"mcp.servers.s.headers", "url servers only"}},

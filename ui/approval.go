@@ -407,6 +407,10 @@ func (a *approvalPane) drawHeader(w int) []string {
 	st := &a.c.styles
 	req := a.p.req
 	title := " approve " + oneLine(req.Tool) + "? "
+	if req.Count > 1 && req.Position > 0 {
+		// More calls of the same answer wait behind this one.
+		title += fmt.Sprintf("· call %d of %d ", req.Position, req.Count)
+	}
 	rule := st.PaneRule.Render("──") + st.PaneTitle.Render(title) +
 		st.PaneRule.Render(strings.Repeat("─", max(w-2-ansi.StringWidth(title), 0)))
 	out := []string{rule}

@@ -32,6 +32,8 @@ type Backend interface {
 	SetAutonomy(level approval.Level)
 	Model() string
 	SetModel(name string)
+	// Models lists the models the server offers (for /model).
+	Models(ctx context.Context) ([]string, error)
 	// NewConversation starts a new session (/clear).
 	NewConversation() error
 	// Sessions lists the sessions of the workspace, newest first.

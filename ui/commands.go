@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -224,22 +223,7 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 		}
 		return usage()
 	case "model":
-		switch len(args) {
-		case 0:
-			return m, func() tea.Msg {
-				return commandResultMsg{draw: textDraw("model: " + b.Model())}
-			}
-		case 1:
-			name := args[0]
-			return m, func() tea.Msg {
-				b.SetModel(name)
-				// Say at once if the server does not know it, not at the next prompt.
-				cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-				defer cancel()
-				return commandResultMsg{draw: textDraw("model set to " + b.Model()), err: b.CheckServer(cctx), refresh: true}
-			}
-		}
-		return usage()
+		return m.modelCommand(args, usage)
 	case "diff":
 		return m.diffCommand(args, usage)
 	case "mcp":

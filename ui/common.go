@@ -47,6 +47,9 @@ type common struct {
 	files fileIndex
 	// workspace is the workspace's path, for pasted image paths.
 	workspace string
+
+	// models are the server's models, for /model and its completion.
+	models []string
 }
 
 // contentWidth is the width transcript blocks render at.

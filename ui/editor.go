@@ -207,9 +207,9 @@ func (e *editor) update(msg tea.KeyMsg) bool {
 			e.row++
 			e.col = min(e.col, len(e.lines[e.row]))
 		}
-	case "ctrl+a":
+	case "ctrl+a", "home":
 		e.col = 0
-	case "ctrl+e":
+	case "ctrl+e", "end":
 		e.col = len(l)
 	case "alt+left", "alt+b", "ctrl+left":
 		e.col = wordLeft(l, e.col)

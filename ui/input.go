@@ -83,8 +83,16 @@ func (in *inputModel) refresh() {
 	in.wantsFiles = in.refreshMentions()
 }
 
-// complete replaces the typed command name with the selected match.
+// complete replaces the typed command name with the selected match, or
+// the model name after /model with the server's model it starts.
 func (in *inputModel) complete() {
+	if v := in.ta.value(); strings.HasPrefix(v, "/model ") {
+		if name, ok := completeModel(in.c.models, strings.TrimSpace(strings.TrimPrefix(v, "/model "))); ok {
+			in.ta.setValue("/model " + name)
+			in.refresh()
+		}
+		return
+	}
 	if !in.popupVisible() {
 		return
 	}

@@ -49,14 +49,15 @@ func DefaultKeyMap() KeyMap {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(keys[0], help))
 	}
 	return KeyMap{
-		Send:        b("send the prompt or command", "enter"),
-		Newline:     b("insert a newline", "alt+enter", "ctrl+j"),
-		Cancel:      b("cancel the running turn; close the popup", "esc"),
-		Interrupt:   b("cancel the running turn; twice when idle to quit", "ctrl+c"),
-		PageUp:      b("scroll the transcript up", "pgup"),
-		PageDown:    b("scroll the transcript down", "pgdown"),
-		Top:         b("go to the top of the transcript", "home"),
-		Bottom:      b("go to the bottom and follow new output", "end"),
+		Send:      b("send the prompt or command", "enter"),
+		Newline:   b("insert a newline", "alt+enter", "ctrl+j"),
+		Cancel:    b("cancel the running turn; close the popup", "esc"),
+		Interrupt: b("cancel the running turn; twice when idle to quit", "ctrl+c"),
+		PageUp:    b("scroll the transcript up", "pgup"),
+		PageDown:  b("scroll the transcript down", "pgdown"),
+		// Home and End belong to the editors; the transcript's ends take Ctrl.
+		Top:         b("go to the top of the transcript", "ctrl+home"),
+		Bottom:      b("go to the bottom and follow new output", "ctrl+end"),
 		HistoryPrev: b("earlier prompt (cursor on the first line)", "up"),
 		HistoryNext: b("later prompt (cursor on the last line)", "down"),
 		Complete:    b("complete a slash command", "tab"),

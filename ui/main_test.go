@@ -45,6 +45,8 @@ type fakeBackend struct {
 	redoOut   string
 
 	entries   []history.Entry
+	models    []string
+	modelsErr error
 	diffOut   string
 	diffErr   error
 	diffCalls []int
@@ -133,6 +135,12 @@ func (f *fakeBackend) SetModel(name string) {
 	f.status.Model = name
 }
 
+func (f *fakeBackend) Models(ctx context.Context) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.models, f.modelsErr
+}
+
 func (f *fakeBackend) NewConversation() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -185,6 +193,7 @@ func keyMsg(k string) tea.KeyMsg {
 		"pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "home": tea.KeyHome, "end": tea.KeyEnd,
 		"backspace": tea.KeyBackspace, "ctrl+j": tea.KeyCtrlJ, "ctrl+o": tea.KeyCtrlO,
 		"ctrl+r": tea.KeyCtrlR, "shift+tab": tea.KeyShiftTab, "ctrl+w": tea.KeyCtrlW,
+		"ctrl+home": tea.KeyCtrlHome, "ctrl+end": tea.KeyCtrlEnd, "ctrl+left": tea.KeyCtrlLeft, "ctrl+right": tea.KeyCtrlRight,
 	}
 	if k == "alt+enter" {
 		return tea.KeyMsg{Type: tea.KeyEnter, Alt: true}

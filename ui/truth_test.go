@@ -227,3 +227,68 @@ func TestExitIsQuit(t *testing.T) {
 		t.Fatal("/exit does not quit")
 	}
 }
+
+func TestPaneSaysWhichCallOfTheAnswer(t *testing.T) {
+	req := writeRequest()
+	req.Position, req.Count = 1, 2
+	m, _ := withPane(t, req)
+	if s := screen(m); !strings.Contains(s, "approve fs_write? · call 1 of 2") {
+		t.Fatalf("pane lacks the count:\n%s", s)
+	}
+	req.Position, req.Count = 1, 1
+	m, _ = withPane(t, req)
+	if s := screen(m); strings.Contains(s, "call 1 of") {
+		t.Fatalf("a lone call shows a count:\n%s", s)
+	}
+}
+
+func TestHomeEndMoveInTheEditors(t *testing.T) {
+	m := typeText(newTestModel(t, newFake()), "hello world")
+	m = update(m, keyMsg("home"))
+	m = typeText(m, ">")
+	m = update(m, keyMsg("end"))
+	m = typeText(m, "<")
+	m = update(m, keyMsg("ctrl+left"))
+	m = typeText(m, "|")
+	if got := m.input.ta.value(); got != ">hello |world<" {
+		t.Fatalf("prompt %q; want home, end and ctrl+left to move the cursor", got)
+	}
+	// The pane's argument editor too.
+	pm, _ := withPane(t, shellRequest())
+	pm = press(t, pm, "e", "home")
+	pm = typeText(pm, "X")
+	pm = update(pm, keyMsg("end"))
+	pm = typeText(pm, "Y")
+	if v := pm.pane.editor.value(); !strings.HasPrefix(v, "X") || !strings.HasSuffix(v, "Y") {
+		t.Fatalf("pane editor %q; want home and end to work", v)
+	}
+}
+
+func TestModelCommand(t *testing.T) {
+	f := newFake()
+	f.models = []string{"qwen2.5-coder:7b", "qwen2.5-coder:14b", "llama3.1:latest"}
+	m := runLine(t, newTestModel(t, f), "/model")
+	if got := lastBlock(m); !strings.Contains(got, "qwen2.5-coder:14b") || !strings.Contains(got, "llama3.1:latest") {
+		t.Fatalf("/model lists %q", got)
+	}
+	m = runLine(t, m, "/model gpt-9")
+	if got := lastBlock(m); !strings.Contains(got, `no model "gpt-9"`) || f.Model() != "test-model" {
+		t.Fatalf("/model gpt-9: %q, model %s; want it refused and the old one kept", got, f.Model())
+	}
+	m = runLine(t, m, "/model llama3.1")
+	if f.Model() != "llama3.1" {
+		t.Fatalf("model %s after /model llama3.1; want it set (:latest may be left out)", f.Model())
+	}
+	// Tab completes a name from the server's list.
+	m = update(m, modelsMsg{list: f.models})
+	m = typeText(m, "/model ll")
+	m = update(m, keyMsg("tab"))
+	if got := m.input.ta.value(); got != "/model llama3.1:latest" {
+		t.Fatalf("completed to %q", got)
+	}
+	m.input.setValue("/model qw")
+	m = update(m, keyMsg("tab"))
+	if got := m.input.ta.value(); got != "/model qwen2.5-coder:" {
+		t.Fatalf("completed to %q; want the shared prefix", got)
+	}
+}

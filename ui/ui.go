@@ -178,6 +178,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleDecision(msg)
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
+	case modelsMsg:
+		m.c.models = msg.list
+		return m, nil
 	case formRequestMsg:
 		return m.handleFormRequest(msg)
 	case formAnsweredMsg:

@@ -284,8 +284,9 @@ func TestScrollKeys(t *testing.T) {
 	}{
 		{"pgup leaves the bottom", []tea.Msg{keyMsg("pgup")}, false, "line 29"},
 		{"pgup then pgdown returns", []tea.Msg{keyMsg("pgup"), keyMsg("pgdown")}, true, "line 39"},
-		{"home shows the start", []tea.Msg{keyMsg("home")}, false, "myclaw ·"},
-		{"end follows", []tea.Msg{keyMsg("home"), keyMsg("end")}, true, "line 39"},
+		{"ctrl+home shows the start", []tea.Msg{keyMsg("ctrl+home")}, false, "myclaw ·"},
+		{"ctrl+end follows", []tea.Msg{keyMsg("ctrl+home"), keyMsg("ctrl+end")}, true, "line 39"},
+		{"home stays in the prompt", []tea.Msg{keyMsg("home")}, true, "line 39"},
 		{"wheel up", []tea.Msg{tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonWheelUp}}, false, "line 36"},
 		{"wheel down back", []tea.Msg{
 			tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonWheelUp},

@@ -1,0 +1,102 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// modelsMsg brings the server's models, for /model and its completion.
+type modelsMsg struct{ list []string }
+
+// fetchModels asks the server for its models behind the first frame; a
+// server that cannot list them leaves the list empty.
+func fetchModels(b Backend, base context.Context) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(base, 15*time.Second)
+		defer cancel()
+		list, err := b.Models(ctx)
+		if err != nil {
+			return nil
+		}
+		return modelsMsg{list: list}
+	}
+}
+
+// hasModel reports whether the server offers name (Ollama's ":latest" may
+// be left out).
+func hasModel(list []string, name string) bool {
+	return slices.ContainsFunc(list, func(m string) bool { return m == name || strings.TrimSuffix(m, ":latest") == name })
+}
+
+// completeModel completes prefix to the one model it starts, or to the
+// longest prefix its models share.
+func completeModel(list []string, prefix string) (string, bool) {
+	var hits []string
+	for _, m := range list {
+		if strings.HasPrefix(m, prefix) {
+			hits = append(hits, m)
+		}
+	}
+	if len(hits) == 0 {
+		return "", false
+	}
+	common := hits[0]
+	for _, h := range hits[1:] {
+		for !strings.HasPrefix(h, common) {
+			common = common[:len(common)-1]
+		}
+	}
+	return common, len(common) > len(prefix) || len(hits) == 1
+}
+
+// modelCommand runs /model: with no argument the model in use and the
+// server's models; with a name, a switch to it, refused (keeping the
+// old one) when the server does not offer it.
+func (m Model) modelCommand(args []string, usage func() (Model, tea.Cmd)) (Model, tea.Cmd) {
+	b, base := m.backend, m.shared.base
+	switch len(args) {
+	case 0:
+		return m, func() tea.Msg {
+			cur := b.Model()
+			ctx, cancel := context.WithTimeout(base, 15*time.Second)
+			defer cancel()
+			list, err := b.Models(ctx)
+			text := "model: " + cur
+			switch {
+			case err != nil:
+				text += "\n(the server's models could not be listed: " + err.Error() + ")"
+			case len(list) == 0:
+				text += "\n(the server lists no models)"
+			default:
+				var lines []string
+				for _, l := range list {
+					mark := "  "
+					if l == cur || strings.TrimSuffix(l, ":latest") == cur {
+						mark = "› "
+					}
+					lines = append(lines, mark+l)
+				}
+				text += "\nthe server offers:\n" + strings.Join(lines, "\n") + "\n/model NAME switches (tab completes the name)"
+			}
+			return commandResultMsg{draw: textDraw(text)}
+		}
+	case 1:
+		name := args[0]
+		return m, func() tea.Msg {
+			ctx, cancel := context.WithTimeout(base, 15*time.Second)
+			defer cancel()
+			list, err := b.Models(ctx)
+			if err == nil && len(list) > 0 && !hasModel(list, name) {
+				return commandResultMsg{err: fmt.Errorf("the server has no model %q, so the model stays %s; it offers: %s", name, b.Model(), strings.Join(list, ", "))}
+			}
+			b.SetModel(name)
+			return commandResultMsg{draw: textDraw("model set to " + b.Model() + " for this session (set model in the config to keep it)"), err: b.CheckServer(ctx), refresh: true}
+		}
+	}
+	return usage()
+}
