@@ -206,6 +206,8 @@ func (a *app) buildTools() error {
 	}
 	a.jobs = tools.NewShellJobs()
 	a.userTools = agent.UserTools{
+		Root:   ws.Root(),
+		Vision: a.settings.Vision,
 		Reader: tools.NewFsRead(ws),
 		Lister: tools.NewGlobList(ws),
 		Shell: tools.NewShellRun(tools.ShellOptions{
@@ -443,6 +445,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 		Hooks:         a.hooks,
 		Instructions:  a.instructions,
 		UserTools:     a.userTools,
+		Prices:        agent.Prices{Input: a.settings.PriceInput, Output: a.settings.PriceOutput},
 		Logf:          a.logf,
 	})
 	if err == nil {

@@ -46,6 +46,8 @@ func runTUI(ctx context.Context, o options, secrets map[string]string) error {
 		Forms:     b.forms,
 		Earlier:   earlier(ag.Messages(), ag.PastCalls(), 60),
 		Commands:  b.commands,
+		EditorKey: a.cfg.UI.EditorKey,
+		Notify:    a.cfg.UI.Notify,
 	})
 }
 

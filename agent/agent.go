@@ -62,6 +62,8 @@ type Options struct {
 	Instructions *Instructions
 	// UserTools run what the user asks for directly (!command, @file).
 	UserTools UserTools
+	// Prices price the tokens for /cost when the server does not.
+	Prices Prices
 	// Now is the clock (tests pin it).
 	Now func() time.Time
 	// Logf logs to the log file; nil discards.
@@ -83,7 +85,9 @@ type Agent struct {
 	// attachments go with the next user message (see attach.go).
 	attachments []attachment
 	tokensUsed  int
-	running     bool
+	// totals are the session's usage since start (see cost.go).
+	totals  CostReport
+	running bool
 	// window is the model's context window; probed says the server was
 	// asked for the current model (configWindow: the config set it, so
 	// nobody is asked). textTools is set once the server refused the tool
@@ -284,6 +288,8 @@ func (a *Agent) Status() Status {
 		ContextWindow: a.window.Tokens,
 		WindowSource:  a.window.Source,
 		UndoDepth:     a.journal.Depth(),
+		Cost:          a.totals.Cost,
+		CostKnown:     a.totals.CostKnown,
 	}
 }
 

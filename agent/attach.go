@@ -2,9 +2,15 @@ package agent
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 
@@ -32,6 +38,10 @@ const AttachmentMark = "[myclaw attachment]"
 // scrubbing as when the model calls it.
 type UserTools struct {
 	Shell, Reader, Lister tools.Tool
+	// Root is the workspace, for images (@shot.png); nil: no images.
+	Root *os.Root
+	// Vision says the model takes images.
+	Vision bool
 }
 
 var userCallSeq atomic.Int64
@@ -111,6 +121,9 @@ func (a *Agent) RunShell(ctx context.Context, command string, emit func(Event)) 
 // like a call (so it shows as a chip), and attaches it to the next
 // message. A failure is reported and returned, and nothing is attached.
 func (a *Agent) Mention(ctx context.Context, path string, emit func(Event)) error {
+	if IsImagePath(path) {
+		return a.mentionImage(path, emit)
+	}
 	dir := strings.HasSuffix(path, "/")
 	tool, args := a.opts.UserTools.Reader, argsJSON(map[string]string{"path": path})
 	what := "file"
@@ -122,11 +135,11 @@ func (a *Agent) Mention(ctx context.Context, path string, emit func(Event)) erro
 		return &UserError{Msg: "Mentions are not available here."}
 	}
 	ev, content := a.runUserTool(ctx, tool, "user_mention", args, emit)
+	a.workedInPath(path)
 	if ev.Status != StatusOK {
 		return &UserError{Msg: fmt.Sprintf("@%s was not attached: %s", path, ev.Message), Hint: ev.Hint}
 	}
 	a.addAttachment(attachment{Text: fmt.Sprintf("%s The user attached the %s @%s; this is what %s returns for it:\n%s", AttachmentMark, what, path, tool.Meta().Name, content)})
-	a.workedInPath(path)
 	return nil
 }
 
@@ -135,6 +148,7 @@ func (a *Agent) Mention(ctx context.Context, path string, emit func(Event)) erro
 func (a *Agent) runUserTool(ctx context.Context, tool tools.Tool, prefix string, args json.RawMessage, emit func(Event)) (ToolResultEvent, string) {
 	meta := tool.Meta()
 	call := userCall(meta, prefix, args)
+	call.Attached = prefix == "user_mention"
 	start := a.opts.Now()
 	emit(ToolCallEvent{Call: call, Phase: "started"})
 	res, err := tools.Call(ctx, tool, args, false)
@@ -190,4 +204,71 @@ func argsJSON(v any) json.RawMessage {
 		panic(err)
 	}
 	return b
+}
+
+// MaxImageBytes bounds an attached image: servers refuse large ones, and
+// each request carries it again.
+const MaxImageBytes = 5 << 20
+
+var imageExts = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true}
+
+// IsImagePath reports whether p names an image myclaw can attach.
+func IsImagePath(p string) bool { return imageExts[strings.ToLower(filepath.Ext(p))] }
+
+// mentionImage attaches an image of the workspace as an image_url content
+// part (a base64 data: URL), when the model takes images.
+func (a *Agent) mentionImage(p string, emit func(Event)) error {
+	ut := a.opts.UserTools
+	args := argsJSON(map[string]string{"path": p})
+	call := Call{ID: fmt.Sprintf("user_mention_%d", userCallSeq.Add(1)), Tool: "image", Wire: "image", Args: args, Attached: true}
+	fail := func(msg, hint string) error {
+		emit(ToolCallEvent{Call: call, Phase: "started"})
+		emit(ToolResultEvent{Call: call, Status: StatusError, Kind: string(tools.KindUnsupported), Message: msg, Hint: hint})
+		return &UserError{Msg: fmt.Sprintf("@%s was not attached: %s", p, msg), Hint: hint}
+	}
+	if !ut.Vision || ut.Root == nil {
+		return fail("the model is not set up to take images", "Set vision = true for it in the config (top level, or in its [providers.NAME]) if it is a vision model.")
+	}
+	rel := filepath.Clean(p)
+	if filepath.IsAbs(rel) {
+		r, err := filepath.Rel(a.opts.Workspace, rel)
+		if err != nil || strings.HasPrefix(r, "..") {
+			return fail("it is outside the workspace", "Copy it into the workspace first.")
+		}
+		rel = r
+	}
+	if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fail("it is outside the workspace", "Copy it into the workspace first.")
+	}
+	f, err := ut.Root.Open(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fail("it does not exist", "Check the path; it is relative to the workspace.")
+	case err != nil:
+		return fail(strings.TrimPrefix(err.Error(), "openat "), "Check the path; it is relative to the workspace (links out of it are refused).")
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return fail("it is not a regular file", "")
+	}
+	if fi.Size() > MaxImageBytes {
+		return fail(fmt.Sprintf("it is %s; images up to %s are attached", tools.HumanSize(fi.Size()), tools.HumanSize(MaxImageBytes)), "Scale it down or crop it first.")
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxImageBytes+1))
+	if err != nil {
+		return fail(err.Error(), "")
+	}
+	mime := http.DetectContentType(b)
+	if !strings.HasPrefix(mime, "image/") || mime == "image/svg+xml" {
+		return fail(fmt.Sprintf("its content is %s, not an image", mime), "")
+	}
+	emit(ToolCallEvent{Call: call, Phase: "started"})
+	summary := fmt.Sprintf("%s, %s", mime, tools.HumanSize(int64(len(b))))
+	emit(ToolResultEvent{Call: call, Status: StatusOK, Summary: summary})
+	a.addAttachment(attachment{
+		Text:     fmt.Sprintf("%s The user attached the image @%s (%s); it follows as an image part.", AttachmentMark, rel, summary),
+		ImageURL: "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(b),
+	})
+	return nil
 }

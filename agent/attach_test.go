@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -166,5 +167,68 @@ func TestAttachmentSurvivesRestart(t *testing.T) {
 	}
 	if a2.Pending() != 1 {
 		t.Fatalf("%d attachments after reopening; want 1", a2.Pending())
+	}
+}
+
+// pngBytes is a 1x1 PNG.
+var pngBytes = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
+
+func TestMentionImageAsContentPart(t *testing.T) {
+	t.Parallel()
+	srv := newFakeServer(t, openAIStyle("a red dot"))
+	h := newHarness(t, approval.Ask, srv)
+	userToolsOf(h)
+	root := openRoot(t, h.ws)
+	h.agent.opts.UserTools.Root, h.agent.opts.UserTools.Vision = root, true
+	writeFile(t, filepath.Join(h.ws, "shots", "dot.png"), string(pngBytes))
+	writeFile(t, filepath.Join(h.ws, "fake.png"), "not an image at all")
+	writeFile(t, filepath.Join(h.ws, "big.png"), string(pngBytes)+strings.Repeat("x", MaxImageBytes))
+	var evs []Event
+	if err := h.agent.Mention(context.Background(), "shots/dot.png", func(e Event) { evs = append(evs, e) }); err != nil {
+		t.Fatal(err)
+	}
+	if r := evs[len(evs)-1].(ToolResultEvent); r.Status != StatusOK || !r.Call.Attached || r.Summary != "image/png, 67 B" {
+		t.Fatalf("chip event %+v", r)
+	}
+	for p, want := range map[string]string{"fake.png": "not an image", "big.png": "images up to 5.0 MB", "../out.png": "outside the workspace"} {
+		if err := h.agent.Mention(context.Background(), p, func(Event) {}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("@%s: %v; want %q", p, err, want)
+		}
+	}
+	if err := h.run(context.Background(), "what is in @shots/dot.png?", approveAll()); err != nil {
+		t.Fatal(err)
+	}
+	msgs := srv.messages(0)
+	parts, ok := msgs[len(msgs)-1]["content"].([]any)
+	if !ok || len(parts) != 2 {
+		t.Fatalf("content %#v; want a text part and an image part", msgs[len(msgs)-1]["content"])
+	}
+	text := parts[0].(map[string]any)
+	img := parts[1].(map[string]any)
+	if text["type"] != "text" || !strings.HasPrefix(text["text"].(string), "what is in @shots/dot.png?\n\n[myclaw attachment] The user attached the image @shots/dot.png") {
+		t.Errorf("text part %v", text)
+	}
+	url := img["image_url"].(map[string]any)["url"].(string)
+	if img["type"] != "image_url" || url != "data:image/png;base64,"+base64.StdEncoding.EncodeToString(pngBytes) {
+		t.Errorf("image part %v", img)
+	}
+}
+
+func TestMentionImageWithoutVision(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, approval.Ask, newFakeServer(t))
+	userToolsOf(h)
+	h.agent.opts.UserTools.Root = openRoot(t, h.ws)
+	writeFile(t, filepath.Join(h.ws, "dot.png"), string(pngBytes))
+	var evs []Event
+	err := h.agent.Mention(context.Background(), "dot.png", func(e Event) { evs = append(evs, e) })
+	if err == nil || !strings.Contains(err.Error(), "not set up to take images") {
+		t.Fatalf("got %v", err)
+	}
+	if r := evs[len(evs)-1].(ToolResultEvent); r.Status != StatusError || !strings.Contains(r.Hint, "vision = true") {
+		t.Fatalf("chip %+v", r)
+	}
+	if h.agent.Pending() != 0 {
+		t.Fatal("an image was attached for a model without vision")
 	}
 }

@@ -69,8 +69,10 @@ type Completion struct {
 	ToolCalls []openai.ToolCall
 	// FinishReason is as sent, and may be "" or wrong.
 	FinishReason string
-	// Usage is set when the server sent it.
+	// Usage is set when the server sent it; Cost (USD) when the server
+	// priced the request itself.
 	Usage *openai.Usage
+	Cost  *float64
 	// TruncatedCall is set when the stream ended with finish_reason "length"
 	// while a tool call was being written, or a call's arguments are not
 	// complete JSON at the end: that call is dropped from ToolCalls and must

@@ -33,6 +33,9 @@ type Call struct {
 	// Edited is set when the person edited the arguments before approving:
 	// Args are then the edited ones.
 	Edited bool `json:"edited,omitempty"`
+	// Attached is set on a read the user asked for with an @mention: its
+	// result goes with their next message, not to a call of the model.
+	Attached bool `json:"attached,omitempty"`
 }
 
 // TextDelta is a piece of the assistant's answer.
@@ -128,6 +131,8 @@ type UsageEvent struct {
 	TotalTokens      int  `json:"total_tokens"`
 	ContextWindow    int  `json:"context_window"`
 	Estimated        bool `json:"estimated,omitempty"`
+	// Cost is what the server said the request cost, in USD (OpenRouter).
+	Cost *float64 `json:"cost,omitempty"`
 	// WindowSource says where ContextWindow came from: the server's own
 	// figure ("Ollama /api/ps (loaded)", "llama.cpp /props n_ctx" …),
 	// "config", or "estimated".

@@ -29,4 +29,7 @@ type Status struct {
 	WindowSource string
 	// UndoDepth counts the calls /undo can revert.
 	UndoDepth int
+	// Cost is the session's cost in USD so far, when CostKnown.
+	Cost      float64
+	CostKnown bool
 }

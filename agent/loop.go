@@ -283,8 +283,10 @@ func (t *turn) reportUsage(comp Completion, req openai.ChatCompletionRequest) {
 		ev.TotalTokens = ev.PromptTokens + ev.CompletionTokens
 		ev.Estimated = true
 	}
+	ev.Cost = comp.Cost
 	a.mu.Lock()
 	a.tokensUsed = ev.TotalTokens
+	a.addUsage(ev)
 	a.mu.Unlock()
 	t.emit(ev)
 }

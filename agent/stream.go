@@ -31,8 +31,15 @@ const maxStreamLine = 64 << 20
 type wireChunk struct {
 	Object  string          `json:"object"`
 	Choices []wireChoice    `json:"choices"`
-	Usage   *openai.Usage   `json:"usage"`
+	Usage   *wireUsage      `json:"usage"`
 	Error   json.RawMessage `json:"error"`
+}
+
+// wireUsage is the usage object, with the cost in USD that some servers
+// (OpenRouter) add to it.
+type wireUsage struct {
+	openai.Usage
+	Cost *float64 `json:"cost"`
 }
 
 type wireChoice struct {
@@ -94,7 +101,7 @@ func (a *wireArgs) UnmarshalJSON(b []byte) error {
 type lenientChunk struct {
 	Object  string          `json:"object"`
 	Choices []lenientChoice `json:"choices"`
-	Usage   *openai.Usage   `json:"usage"`
+	Usage   *wireUsage      `json:"usage"`
 	Error   json.RawMessage `json:"error"`
 }
 
@@ -198,6 +205,7 @@ type streamState struct {
 	calls     callAccumulator
 	finish    string
 	usage     *openai.Usage
+	cost      *float64
 	// chunks counts the chunks that carried choices or usage; done is set
 	// by [DONE]; whole by a non-streamed completion, which is complete by
 	// construction.
@@ -214,7 +222,10 @@ func (s *streamState) addChunk(ch *wireChunk) {
 		s.chunks++
 	}
 	if ch.Usage != nil {
-		s.usage = ch.Usage
+		s.usage = &ch.Usage.Usage
+		if ch.Usage.Cost != nil {
+			s.cost = ch.Usage.Cost
+		}
 	}
 	for i := range ch.Choices {
 		c := &ch.Choices[i]
@@ -269,6 +280,7 @@ func (s *streamState) completion() Completion {
 		ToolCalls:     calls,
 		FinishReason:  s.finish,
 		Usage:         s.usage,
+		Cost:          s.cost,
 		TruncatedCall: truncated,
 	}
 }

@@ -474,6 +474,9 @@ func (c *Config) check(src []byte) error {
 			return bad("instructions", "files", fmt.Sprintf("%q: want a file name relative to the workspace, such as \"AGENTS.md\"", f))
 		}
 	}
+	if strings.ContainsAny(c.UI.EditorKey, " \t") {
+		return bad("ui", "editor_key", fmt.Sprintf("%q: want one key such as \"ctrl+g\"", c.UI.EditorKey))
+	}
 	if c.UI.Notify != "" && !slices.Contains(notifyModes, c.UI.Notify) {
 		return bad("ui", "notify", fmt.Sprintf("%q: want off, bell or osc", c.UI.Notify))
 	}

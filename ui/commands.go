@@ -48,6 +48,7 @@ var commands = []command{
 	{"mcp", "[CMD] [NAME]", "MCP servers; NAME: one, with its log; CMD: restart, resources, login, logout", true},
 	{"jobs", "[stop ID]", "background shell jobs: state and output; stop one", true},
 	{"init", "", "draft AGENTS.md: the model explores the repository", false},
+	{"cost", "", "tokens and cost of this session so far", true},
 	{"context", "", "what the prompt holds: instructions, tools, free room", true},
 	{"compact", "[focus]", "summarise the older conversation to free room", false},
 	{"uncompact", "", "put back what the last compaction replaced", false},
@@ -259,6 +260,11 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			return usage()
 		}
 		return m.compactCommand(name, "")
+	case "cost":
+		if len(args) > 0 {
+			return usage()
+		}
+		return m.costCommand()
 	case "clear":
 		if len(args) > 0 {
 			return usage()
@@ -329,6 +335,8 @@ func drawHelp(c *common) []string {
 		{allKeys(k.Interrupt), k.Interrupt.Help().Desc},
 		{allKeys(k.ToggleTools), k.ToggleTools.Help().Desc},
 		{allKeys(k.ToggleThink), k.ToggleThink.Help().Desc},
+		{allKeys(k.ExternalEditor), k.ExternalEditor.Help().Desc},
+		{allKeys(k.ExpandPaste), k.ExpandPaste.Help().Desc},
 	}
 	for _, b := range bind {
 		out = append(out, "  "+st.Key.Render(pad(b.keys, 22))+b.help)

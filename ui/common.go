@@ -43,6 +43,10 @@ type common struct {
 	// entries for completion and /help.
 	custom     map[string]CustomCommand
 	customList []command
+	// files is the workspace's file index for @ completion.
+	files fileIndex
+	// workspace is the workspace's path, for pasted image paths.
+	workspace string
 
 	// models are the server's models, for /model and its completion.
 	models []string

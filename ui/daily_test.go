@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
@@ -233,5 +234,84 @@ func TestInitAsksForAgentsMD(t *testing.T) {
 	drainTurn(t, m, cmd)
 	if len(f.prompts) != 1 || !strings.Contains(f.prompts[0], "write an AGENTS.md at the workspace root with fs_write") {
 		t.Fatalf("prompts %q", f.prompts)
+	}
+}
+
+func TestMentionCompletion(t *testing.T) {
+	d := &directFake{fakeBackend: newFake()}
+	fsys := fstest.MapFS{
+		"ui/markdown.go": {Data: []byte("x")}, "ui/mentions.go": {Data: []byte("x")},
+		"docs/guide.md": {Data: []byte("x")}, ".gitignore": {Data: []byte("secret/\n")},
+		"secret/keys.txt": {Data: []byte("x")},
+	}
+	m := New(d, Options{Workspace: "/work/project", Files: fsys})
+	m = update(m, sizeMsg(testWidth, testHeight))
+	m = runCmd(t, m, buildIndex(context.Background(), fsys))
+	m = typeText(m, "explain @mdn")
+	if !strings.Contains(screen(m), "› @ui/markdown.go") {
+		t.Fatalf("popup:\n%s", screen(m))
+	}
+	m = update(m, keyMsg("enter")) // takes the match, does not send
+	if got := m.input.ta.value(); got != "explain @ui/markdown.go " {
+		t.Fatalf("input %q", got)
+	}
+	m = typeText(m, "and @do")
+	m = update(m, keyMsg("tab"))
+	if got := m.input.ta.value(); got != "explain @ui/markdown.go and @docs/" {
+		t.Fatalf("a folder stays open: input %q", got)
+	}
+	m = typeText(m, "g")
+	if !strings.Contains(screen(m), "@docs/guide.md") {
+		t.Fatalf("popup inside the folder:\n%s", screen(m))
+	}
+	m = typeText(m, " @sec")
+	if strings.Contains(screen(m), "@secret") {
+		t.Fatalf("an ignored folder is offered:\n%s", screen(m))
+	}
+}
+
+func TestMentionChipGolden(t *testing.T) {
+	m := newTestModel(t, newFake())
+	m = startFakeTurn(t, m, "explain @main.go")
+	read := agent.Call{ID: "user_mention_1", Tool: "fs_read", Wire: "fs_read", Args: []byte(`{"path":"main.go"}`), Attached: true}
+	missing := agent.Call{ID: "user_mention_2", Tool: "fs_read", Wire: "fs_read", Args: []byte(`{"path":"nope.go"}`), Attached: true}
+	m = events(m,
+		agent.ToolCallEvent{Call: read, Phase: "started"},
+		agent.ToolResultEvent{Call: read, Status: agent.StatusOK, Summary: "Read main.go (lines 1-3 of 3)", Untrusted: true,
+			Source: "file:main.go", RetrievedAt: testTime, Body: "package main\n\nfunc main() {}\n"},
+		agent.ToolCallEvent{Call: missing, Phase: "started"},
+		agent.ToolResultEvent{Call: missing, Status: agent.StatusError, Kind: "not_found", Message: "nope.go does not exist"},
+		agent.TextDelta{Text: "It is an empty program."},
+		agent.DoneEvent{Reason: agent.DoneStop},
+	)
+	m = update(m, eventsMsg{turn: m.turn.id, items: []turnItem{{end: true}}})
+	t.Run("collapsed", func(t *testing.T) { golden.RequireEqual(t, []byte(screen(m))) })
+	t.Run("expanded", func(t *testing.T) { golden.RequireEqual(t, []byte(screen(update(m, keyMsg("ctrl+o"))))) })
+}
+
+type costFake struct {
+	*fakeBackend
+	rep agent.CostReport
+}
+
+func (c *costFake) Cost() agent.CostReport { return c.rep }
+
+func TestCostGolden(t *testing.T) {
+	for name, rep := range map[string]agent.CostReport{
+		"server":  {Requests: 7, PromptTokens: 48200, CompletionTokens: 3100, Cost: 0.0421, CostKnown: true, ServerCost: true},
+		"prices":  {Requests: 3, PromptTokens: 12000, CompletionTokens: 900, Estimated: true, Cost: 0.0495, CostKnown: true, Prices: agent.Prices{Input: 3, Output: 15}},
+		"unknown": {Requests: 1, PromptTokens: 900, CompletionTokens: 40},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFake()
+			if rep.CostKnown {
+				f.status.Cost, f.status.CostKnown = rep.Cost, true
+			}
+			m := newTestModel(t, &costFake{fakeBackend: f, rep: rep})
+			m = typeText(m, "/cost")
+			m, cmd := updateCmd(m, keyMsg("enter"))
+			m = runCmd(t, m, cmd)
+			golden.RequireEqual(t, []byte(screen(m)))
+		})
 	}
 }

@@ -237,7 +237,8 @@ func (m Model) handleEvents(msg eventsMsg) (Model, tea.Cmd) {
 	}
 	for _, it := range msg.items {
 		if it.end {
-			return m.endTurn(it.err)
+			m, cmd := m.endTurn(it.err)
+			return m, tea.Batch(cmd, m.notify.notify("the turn finished"))
 		}
 		m.handleEvent(it.ev)
 	}
@@ -249,6 +250,9 @@ func (m Model) handleEvents(msg eventsMsg) (Model, tea.Cmd) {
 }
 
 func (m *Model) handleEvent(ev agent.Event) {
+	if m.attachEvent(ev) {
+		return
+	}
 	switch ev := ev.(type) {
 	case agent.TextDelta:
 		if m.think != nil {

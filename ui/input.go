@@ -24,8 +24,14 @@ type inputModel struct {
 	histIdx int // len(history) when not recalling
 	draft   string
 	matches []command
-	sel     int
-	closed  bool // the popup was dismissed for the current text
+	// files are the @ completion's paths; wantsFiles is set while the
+	// word at the cursor is an @mention.
+	files      []string
+	wantsFiles bool
+	sel        int
+	closed     bool // the popup was dismissed for the current text
+	// pastes are the large pastes shown as chips in the text.
+	pastes []pasteChip
 }
 
 func newInput(c *common) inputModel {
@@ -55,7 +61,12 @@ func (in *inputModel) setValue(s string) {
 }
 
 // popupVisible reports whether the completion popup shows.
-func (in *inputModel) popupVisible() bool { return len(in.matches) > 0 && !in.closed }
+func (in *inputModel) popupVisible() bool {
+	return (len(in.matches) > 0 || len(in.files) > 0) && !in.closed
+}
+
+// popupLen is how many entries the popup has.
+func (in *inputModel) popupLen() int { return len(in.matches) + len(in.files) }
 
 // refresh recomputes the popup after the text changed.
 func (in *inputModel) refresh() {
@@ -69,6 +80,7 @@ func (in *inputModel) refresh() {
 		in.sel = 0
 	}
 	in.sel = min(in.sel, max(len(in.matches)-1, 0))
+	in.wantsFiles = in.refreshMentions()
 }
 
 // complete replaces the typed command name with the selected match, or
@@ -84,6 +96,10 @@ func (in *inputModel) complete() {
 	if !in.popupVisible() {
 		return
 	}
+	if len(in.files) > 0 {
+		in.completeMention()
+		return
+	}
 	cmd := in.matches[in.sel]
 	v := "/" + cmd.name
 	if cmd.args != "" {
@@ -96,10 +112,11 @@ func (in *inputModel) complete() {
 
 // submit takes the text, remembers it for recall and clears the input.
 func (in *inputModel) submit() string {
-	v := in.ta.value()
+	v := in.expandPastes(in.ta.value())
 	if strings.TrimSpace(v) == "" {
 		return ""
 	}
+	in.pastes = nil
 	if n := len(in.history); n == 0 || in.history[n-1] != v {
 		in.history = append(in.history, v)
 	}
@@ -139,7 +156,20 @@ func (in *inputModel) recall(dir int) {
 func (in *inputModel) update(km tea.KeyMsg) string {
 	k := &in.c.keys
 	switch {
+	case km.Paste && in.pasteAsChip(string(km.Runes)),
+		km.Type == tea.KeyBackspace && in.deleteChipBefore():
+		in.closed = false
+		in.histIdx = len(in.history)
+		in.refresh()
+		return ""
+	case key.Matches(km, k.ExpandPaste):
+		in.expandPastesInPlace()
+		return ""
 	case key.Matches(km, k.Send) && !km.Paste:
+		if in.popupVisible() && len(in.files) > 0 {
+			in.completeMention()
+			return ""
+		}
 		if in.popupVisible() {
 			cmd := in.matches[in.sel]
 			if strings.TrimPrefix(in.ta.value(), "/") != cmd.name {
@@ -153,7 +183,7 @@ func (in *inputModel) update(km tea.KeyMsg) string {
 		return ""
 	case key.Matches(km, k.HistoryPrev):
 		if in.popupVisible() {
-			in.sel = (in.sel + len(in.matches) - 1) % len(in.matches)
+			in.sel = (in.sel + in.popupLen() - 1) % in.popupLen()
 			return ""
 		}
 		if in.ta.line() == 0 {
@@ -162,7 +192,7 @@ func (in *inputModel) update(km tea.KeyMsg) string {
 		}
 	case key.Matches(km, k.HistoryNext):
 		if in.popupVisible() {
-			in.sel = (in.sel + 1) % len(in.matches)
+			in.sel = (in.sel + 1) % in.popupLen()
 			return ""
 		}
 		if in.ta.line() == in.ta.lineCount()-1 {
@@ -187,6 +217,9 @@ func (in *inputModel) view() []string {
 func (in *inputModel) popupView() []string {
 	if !in.popupVisible() {
 		return nil
+	}
+	if len(in.files) > 0 {
+		return in.mentionPopupView()
 	}
 	st := &in.c.styles
 	w := max(in.c.width, minWidth)

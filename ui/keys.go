@@ -17,6 +17,10 @@ type KeyMap struct {
 	Complete    key.Binding
 	ToggleTools key.Binding
 	ToggleThink key.Binding
+	// ExternalEditor opens $VISUAL/$EDITOR on the prompt.
+	ExternalEditor key.Binding
+	// ExpandPaste puts the text of collapsed pastes in the input.
+	ExpandPaste key.Binding
 
 	// Approval pane.
 	ApproveOnce    key.Binding
@@ -59,6 +63,9 @@ func DefaultKeyMap() KeyMap {
 		Complete:    b("complete a slash command", "tab"),
 		ToggleTools: b("expand or collapse tool results", "ctrl+o"),
 		ToggleThink: b("show or hide the model's reasoning", "ctrl+r"),
+
+		ExternalEditor: b("edit the prompt in $VISUAL / $EDITOR", "ctrl+g"),
+		ExpandPaste:    b("expand a collapsed paste in the prompt", "ctrl+x"),
 
 		ApproveOnce:           b("approve this call once", "y"),
 		ApproveSession:        b("approve for the rest of the session", "a"),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	stdlog "log"
 	"log/slog"
 	"os"
@@ -35,6 +36,13 @@ type Options struct {
 	// Commands loads the custom slash commands (nil: none), at start and
 	// after /trust.
 	Commands CommandLoader
+	// Files is the tree @ completion lists (nil: the Workspace folder).
+	Files fs.FS
+	// EditorKey replaces Ctrl+G, which opens the external editor.
+	EditorKey string
+	// Notify is how to call for attention while the terminal is not
+	// focused: NotifyOff (or ""), NotifyBell, NotifyOSC.
+	Notify string
 }
 
 // Earlier is one message of a resumed conversation.
@@ -67,6 +75,9 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 		tea.WithAltScreen(),
 		tea.WithMouseCellMotion(),
 		tea.WithContext(ctx),
+	}
+	if opts.Notify != "" && opts.Notify != NotifyOff {
+		popts = append(popts, tea.WithReportFocus())
 	}
 	if opts.Input != nil {
 		popts = append(popts, tea.WithInput(opts.Input))

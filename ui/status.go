@@ -41,7 +41,8 @@ type statusInfo struct {
 	// server's or the config's figure.
 	windowGuess bool
 	undo        int
-	jobs        int // background jobs running
+	cost        string // the session's cost so far, "" when unknown
+	jobs        int    // background jobs running
 }
 
 // statusRefreshMsg brings fresh figures from the backend.
@@ -69,6 +70,10 @@ func (s *statusInfo) apply(st agent.Status, level approval.Level) {
 		s.windowGuess = st.WindowSource == "estimated"
 	}
 	s.undo = st.UndoDepth
+	s.cost = ""
+	if st.CostKnown {
+		s.cost = formatUSD(st.Cost)
+	}
 }
 
 // shortCount writes a token count the short way: 950, 12.3k, 1.2M.
@@ -173,7 +178,7 @@ func (m Model) statusView() string {
 func (m Model) staticStatus() string {
 	st := &m.c.styles
 	s := m.status
-	key := statusInfo{tokens: s.tokens, window: s.window, estimated: s.estimated, windowGuess: s.windowGuess, undo: s.undo, jobs: s.jobs}
+	key := statusInfo{tokens: s.tokens, window: s.window, estimated: s.estimated, windowGuess: s.windowGuess, undo: s.undo, cost: s.cost, jobs: s.jobs}
 	if key == m.sc.rightKey {
 		return m.sc.right
 	}
@@ -191,6 +196,9 @@ func (m Model) staticStatus() string {
 			t += shortCount(s.window)
 		}
 		parts = append(parts, st.Status.Render(t+" tokens"))
+	}
+	if s.cost != "" {
+		parts = append(parts, st.Status.Render(s.cost))
 	}
 	if s.undo > 0 {
 		parts = append(parts, st.Status.Render("undo "+strconv.Itoa(s.undo)))

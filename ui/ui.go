@@ -17,6 +17,7 @@ package ui
 import (
 	"context"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"strings"
@@ -59,6 +60,10 @@ type Model struct {
 	loadCommands CommandLoader
 	// plan is the model's checklist (todo_write), shown above the input.
 	plan []tools.PlanItem
+	// fsys is the workspace, for the @ completion's index.
+	fsys fs.FS
+	// notify calls for attention while the terminal is not focused.
+	notify *notifier
 }
 
 // New returns the root model for b. It reads the backend's status (no
@@ -116,13 +121,23 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 	m.notices = opts.Notices
 	m.formCh = opts.Forms
 	m.loadCommands = opts.Commands
+	c.workspace = opts.Workspace
+	if opts.EditorKey != "" {
+		c.keys.ExternalEditor = key.NewBinding(key.WithKeys(opts.EditorKey), key.WithHelp(opts.EditorKey, c.keys.ExternalEditor.Help().Desc))
+	}
+	m.notify = newNotifier(opts.Notify, opts.Output)
+	m.fsys = opts.Files
+	if m.fsys == nil && opts.Workspace != "" {
+		m.fsys = os.DirFS(opts.Workspace)
+	}
+	m.c.files.pending = m.fsys != nil // Init builds it
 	return m
 }
 
 // Init implements tea.Model: it starts waiting for approval requests and
 // checks the model server behind the first frame.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), waitForNotice(m.notices), loadCustomCommands(m.loadCommands), waitForForm(m.formCh))
+	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), waitForNotice(m.notices), loadCustomCommands(m.loadCommands), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys))
 }
 
 // Update implements tea.Model.
@@ -153,7 +168,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.turn.elapsed = msg.now.Sub(m.turn.start)
 		return m, spinnerTick(m.turn.id)
 	case approvalRequestMsg:
-		return m.handleApprovalRequest(msg)
+		m, cmd := m.handleApprovalRequest(msg)
+		return m, tea.Batch(cmd, m.notify.notify("approval needed: "+msg.p.req.Tool+" "+msg.p.req.Summary))
+	case tea.FocusMsg:
+		m.notify.focused = true
+		return m, nil
+	case tea.BlurMsg:
+		m.notify.focused = false
+		return m, nil
 	case approvalDecidedMsg:
 		return m.handleDecision(msg)
 	case commandResultMsg:
@@ -168,6 +190,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case noticeMsg:
 		m.addBlock(warnBlock(msg.text))
 		return m, tea.Batch(waitForNotice(m.notices), refreshStatus(m.backend))
+	case editorDoneMsg:
+		return m.handleEditorDone(msg)
+	case indexBuiltMsg:
+		m.c.files.set(msg)
+		m.input.refresh()
+		return m, nil
 	case customCommandsMsg:
 		m.c.setCustom(msg.cmds)
 		for _, n := range msg.notices {
@@ -264,6 +292,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.c.expandTools = !m.c.expandTools
 		m.c.gen++
 		return m, nil
+	case key.Matches(msg, k.ExternalEditor):
+		// The editor gets the pasted text itself, not the chips.
+		return m, openEditor(m.input.expandPastes(m.input.ta.value()))
 	case key.Matches(msg, k.ToggleThink):
 		m.c.showThink = !m.c.showThink
 		m.c.gen++
@@ -276,7 +307,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	if text := m.input.update(msg); text != "" {
 		return m.submit(text)
 	}
-	return m, nil
+	return m, m.maybeIndex()
 }
 
 // wheelLines is how far one notch of the mouse wheel scrolls.

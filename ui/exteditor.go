@@ -1,0 +1,94 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// editorDoneMsg brings the prompt back from the external editor.
+type editorDoneMsg struct {
+	text string
+	err  error
+}
+
+// errNoEditor says that neither $VISUAL nor $EDITOR names an editor.
+var errNoEditor = errors.New("no editor: set $VISUAL or $EDITOR (for example EDITOR=vim, or VISUAL=\"code --wait\")")
+
+// editorArgv is the editor command from $VISUAL, else $EDITOR, split at
+// spaces ("code --wait"), with the file to edit last.
+func editorArgv(getenv func(string) string, file string) ([]string, error) {
+	ed := strings.TrimSpace(getenv("VISUAL"))
+	if ed == "" {
+		ed = strings.TrimSpace(getenv("EDITOR"))
+	}
+	if ed == "" {
+		return nil, errNoEditor
+	}
+	return append(strings.Fields(ed), file), nil
+}
+
+// prepareEditor writes text to a temporary file and returns the editor
+// command for it; finish reads the file back and removes it.
+func prepareEditor(text string, getenv func(string) string) (cmd *exec.Cmd, finish func(error) tea.Msg, err error) {
+	f, err := os.CreateTemp("", "myclaw-prompt-*.md")
+	if err != nil {
+		return nil, nil, fmt.Errorf("create the file to edit: %w", err)
+	}
+	path := f.Name()
+	_, werr := f.WriteString(text)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(path)
+		return nil, nil, fmt.Errorf("write the file to edit: %w", werr)
+	}
+	argv, err := editorArgv(getenv, path)
+	if err != nil {
+		os.Remove(path)
+		return nil, nil, err
+	}
+	cmd = exec.Command(argv[0], argv[1:]...)
+	finish = func(runErr error) tea.Msg {
+		defer os.Remove(path)
+		if runErr != nil {
+			return editorDoneMsg{err: fmt.Errorf("the editor %s failed: %w; the prompt is unchanged", argv[0], runErr)}
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return editorDoneMsg{err: fmt.Errorf("read the edited prompt: %w", err)}
+		}
+		// Editors add a final newline; the prompt does not need it.
+		return editorDoneMsg{text: strings.TrimRight(string(b), "\n")}
+	}
+	return cmd, finish, nil
+}
+
+// openEditor suspends the TUI and runs the editor on text, through
+// tea.ExecProcess; the result comes back as editorDoneMsg.
+func openEditor(text string) tea.Cmd {
+	return func() tea.Msg {
+		cmd, finish, err := prepareEditor(text, os.Getenv)
+		if err != nil {
+			return editorDoneMsg{err: err}
+		}
+		return tea.ExecProcess(cmd, finish)()
+	}
+}
+
+// handleEditorDone puts the edited prompt in the input.
+func (m Model) handleEditorDone(msg editorDoneMsg) (Model, tea.Cmd) {
+	if msg.err != nil {
+		text, hint := errorParts(msg.err)
+		m.addBlock(errorBlock(text, hint))
+		return m, nil
+	}
+	m.input.setValue(msg.text)
+	m.input.pastes = nil // the text holds them now
+	return m, nil
+}

@@ -1,0 +1,112 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+)
+
+func TestWalkWorkspaceRespectsGitignore(t *testing.T) {
+	fsys := fstest.MapFS{
+		".gitignore":            {Data: []byte("# build output\n/bin/\n*.log\nnode_modules/\n!keep.log\ndocs/**\n")},
+		".git/HEAD":             {Data: []byte("ref")},
+		"bin/tool":              {Data: []byte("x")},
+		"cmd/bin/main.go":       {Data: []byte("x")}, // /bin/ is anchored: this one stays
+		"a.log":                 {Data: []byte("x")},
+		"keep.log":              {Data: []byte("x")},
+		"web/node_modules/x.js": {Data: []byte("x")},
+		"web/app.js":            {Data: []byte("x")},
+		"web/.gitignore":        {Data: []byte("dist\n")},
+		"web/dist/app.min.js":   {Data: []byte("x")},
+		"dist/keep.txt":         {Data: []byte("x")}, // web's rule does not reach here
+		"docs/guide/intro.md":   {Data: []byte("x")},
+		"README.md":             {Data: []byte("x")},
+	}
+	paths, partial := walkWorkspace(context.Background(), fsys, 1000)
+	got := strings.Join(paths, " ")
+	want := ".gitignore README.md cmd/ cmd/bin/ cmd/bin/main.go dist/ dist/keep.txt docs/ keep.log web/ web/.gitignore web/app.js"
+	if got != want || partial {
+		t.Fatalf("got  %s\nwant %s (partial %v)", got, want, partial)
+	}
+	paths, partial = walkWorkspace(context.Background(), fsys, 3)
+	if len(paths) != 3 || !partial {
+		t.Fatalf("bounded walk: %d paths, partial %v", len(paths), partial)
+	}
+}
+
+func testIndex(paths ...string) *fileIndex {
+	ix := &fileIndex{}
+	ix.set(indexBuiltMsg{paths: paths, at: time.Now()})
+	return ix
+}
+
+func TestFuzzyRanking(t *testing.T) {
+	ix := testIndex(
+		"domain/xman_index.go", "cmd/main.go", "main.go", "internal/maintenance/plan.go",
+		"ui/markdown.go", "ui/mentions.go", "docs/MAIN_NOTES.md", "agent/", "agent/agent.go",
+	)
+	for _, tc := range []struct {
+		q    string
+		want []string // the first results, in order
+	}{
+		{"main", []string{"main.go", "cmd/main.go", "docs/MAIN_NOTES.md"}},
+		{"mdn", []string{"ui/markdown.go"}},
+		{"uimen", []string{"ui/mentions.go"}},
+		{"agent", []string{"agent/", "agent/agent.go"}},
+		{"MAIN_N", []string{"docs/MAIN_NOTES.md"}},
+		{"zzz", nil},
+	} {
+		got := ix.match(tc.q, 8)
+		if len(got) < len(tc.want) || (len(tc.want) == 0 && len(got) != 0) {
+			t.Errorf("match(%q) = %q; want first %q", tc.q, got, tc.want)
+			continue
+		}
+		for i, w := range tc.want {
+			if got[i] != w {
+				t.Errorf("match(%q) = %q; want first %q", tc.q, got, tc.want)
+				break
+			}
+		}
+	}
+}
+
+// benchIndex is a tree of 100,000 paths shaped like a large repository.
+func benchIndex() *fileIndex {
+	var paths []string
+	words := []string{"src", "internal", "pkg", "api", "server", "client", "model", "view", "util", "config", "test", "vendor"}
+	exts := []string{".go", ".ts", ".md", "_test.go", ".json"}
+	for i := 0; len(paths) < 100_000; i++ {
+		p := fmt.Sprintf("%s/%s/%s_%d/%s%d%s", words[i%12], words[(i/12)%12], words[(i/144)%12], i/1728, words[(i/7)%12], i, exts[i%5])
+		paths = append(paths, p)
+	}
+	return testIndex(paths...)
+}
+
+func BenchmarkFuzzyMatch100k(b *testing.B) {
+	ix := benchIndex()
+	for _, q := range []string{"srvmodel", "config.json", "x"} {
+		b.Run(q, func(b *testing.B) {
+			for b.Loop() {
+				ix.match(q, maxPopupRows)
+			}
+		})
+	}
+}
+
+func TestIndexKeptFresh(t *testing.T) {
+	ix := testIndex("a.go")
+	now := ix.built
+	if ix.stale(now.Add(indexMaxAge / 2)) {
+		t.Error("a fresh index is stale")
+	}
+	if !ix.stale(now.Add(indexMaxAge + time.Second)) {
+		t.Error("an old index is not built again")
+	}
+	ix.pending = true
+	if ix.stale(now.Add(time.Hour)) {
+		t.Error("a second walk starts while one runs")
+	}
+}

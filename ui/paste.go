@@ -1,0 +1,109 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"myclaw/agent"
+	"myclaw/tools"
+)
+
+// A paste longer than this many lines (or characters) shows in the input
+// as a chip, "[pasted 240 lines]", and is sent in full.
+const (
+	pasteChipLines = 10
+	pasteChipChars = 2000
+)
+
+// pasteChip is one collapsed paste: the label in the input and the text
+// it stands for.
+type pasteChip struct {
+	label string
+	text  string
+}
+
+// pasteAsChip inserts a large paste as a chip; it reports whether it did.
+func (in *inputModel) pasteAsChip(s string) bool {
+	if m, ok := imageMention(s, in.c.workspace); ok {
+		in.ta.insert(m)
+		in.ta.scrollToCursor()
+		return true
+	}
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+	n := strings.Count(strings.TrimRight(s, "\n"), "\n") + 1
+	if n <= pasteChipLines && len(s) <= pasteChipChars {
+		return false
+	}
+	label := fmt.Sprintf("[pasted %d lines]", n)
+	if n == 1 {
+		label = fmt.Sprintf("[pasted %d characters]", len([]rune(s)))
+	}
+	if k := len(in.pastes); k > 0 {
+		label = strings.TrimSuffix(label, "]") + fmt.Sprintf(" #%d]", k+1)
+	}
+	// The text is cleaned as the editor would clean it when typed.
+	in.pastes = append(in.pastes, pasteChip{label: label, text: tools.SanitizeForScreen(s)})
+	in.ta.insert(label)
+	in.ta.scrollToCursor()
+	return true
+}
+
+// expandPastes gives text with every chip replaced by what it stands for.
+func (in *inputModel) expandPastes(text string) string {
+	for _, p := range in.pastes {
+		text = strings.Replace(text, p.label, p.text, 1)
+	}
+	return text
+}
+
+// expandPastesInPlace puts the pasted text itself in the input.
+func (in *inputModel) expandPastesInPlace() bool {
+	if len(in.pastes) == 0 {
+		return false
+	}
+	in.ta.setValue(in.expandPastes(in.ta.value()))
+	in.pastes = nil
+	in.refresh()
+	return true
+}
+
+// deleteChipBefore removes a whole chip when backspace reaches its end,
+// so a chip is never half deleted into text that stands for nothing.
+func (in *inputModel) deleteChipBefore() bool {
+	l := in.ta.lines[in.ta.row]
+	before := string(l[:in.ta.col])
+	for i, p := range in.pastes {
+		if strings.HasSuffix(before, p.label) {
+			n := len([]rune(p.label))
+			e := &in.ta
+			e.lines[e.row] = append(l[:e.col-n:e.col-n], l[e.col:]...)
+			e.col -= n
+			e.rev++
+			e.scrollToCursor()
+			in.pastes = append(in.pastes[:i], in.pastes[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// imageMention turns a pasted path to an image (what a terminal pastes
+// for a file dropped on it) into an @mention, relative to the workspace
+// when it is inside. Paths with spaces are left as they are.
+func imageMention(s, workspace string) (string, bool) {
+	p := strings.TrimSpace(s)
+	p = strings.Trim(p, `'"`)
+	if p == "" || strings.ContainsAny(p, " \n\t") || !agent.IsImagePath(p) {
+		return "", false
+	}
+	if strings.HasPrefix(p, "file://") {
+		p = strings.TrimPrefix(p, "file://")
+	}
+	if workspace != "" && filepath.IsAbs(p) {
+		if rel, err := filepath.Rel(workspace, p); err == nil && !strings.HasPrefix(rel, "..") {
+			p = filepath.ToSlash(rel)
+		}
+	}
+	return "@" + p + " ", true
+}

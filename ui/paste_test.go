@@ -1,0 +1,76 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+func pasteMsg(s string) tea.KeyMsg {
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s), Paste: true}
+}
+
+func bigPaste(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "log line %d\r\n", i)
+	}
+	return b.String()
+}
+
+func TestPasteChip(t *testing.T) {
+	f := newFake()
+	m := newTestModel(t, f)
+	m = typeText(m, "why does this fail? ")
+	m = update(m, pasteMsg(bigPaste(240)))
+	if got := m.input.ta.value(); got != "why does this fail? [pasted 240 lines]" {
+		t.Fatalf("input %q", got)
+	}
+	golden.RequireEqual(t, []byte(screen(m)))
+	// A short paste goes in as it is.
+	m = update(m, pasteMsg(" see above"))
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	drainTurn(t, m, cmd)
+	want := "why does this fail? " + strings.ReplaceAll(bigPaste(240), "\r\n", "\n") + " see above"
+	if len(f.prompts) != 1 || f.prompts[0] != want {
+		t.Fatalf("sent %d prompts; the first %q…; want the pasted text in full", len(f.prompts), f.prompts[0][:min(60, len(f.prompts[0]))])
+	}
+}
+
+func TestPasteChipExpandAndDelete(t *testing.T) {
+	m := newTestModel(t, newFake())
+	m = update(m, pasteMsg(bigPaste(12)))
+	m = update(m, pasteMsg(strings.Repeat("x", 2500)))
+	if got := m.input.ta.value(); got != "[pasted 12 lines][pasted 2500 characters #2]" {
+		t.Fatalf("input %q", got)
+	}
+	m = update(m, keyMsg("backspace"))
+	if got := m.input.ta.value(); got != "[pasted 12 lines]" {
+		t.Fatalf("backspace leaves %q; want the whole chip gone", got)
+	}
+	m = update(m, tea.KeyMsg{Type: tea.KeyCtrlX})
+	if got := m.input.ta.value(); !strings.HasPrefix(got, "log line 1\nlog line 2\n") || strings.Contains(got, "[pasted") {
+		t.Fatalf("expanded input %q", got[:min(40, len(got))])
+	}
+}
+
+func TestPastedImagePathBecomesMention(t *testing.T) {
+	m := New(newFake(), Options{Workspace: "/work/project"})
+	m = update(m, sizeMsg(testWidth, testHeight))
+	m = typeText(m, "what is wrong here? ")
+	m = update(m, pasteMsg("'/work/project/shots/bug.png' "))
+	if got := m.input.ta.value(); got != "what is wrong here? @shots/bug.png " {
+		t.Fatalf("input %q", got)
+	}
+	m = update(m, pasteMsg("/tmp/elsewhere.PNG"))
+	if got := m.input.ta.value(); !strings.HasSuffix(got, "@/tmp/elsewhere.PNG ") {
+		t.Fatalf("input %q", got)
+	}
+	m = update(m, pasteMsg("notes.txt"))
+	if got := m.input.ta.value(); !strings.HasSuffix(got, " notes.txt") {
+		t.Fatalf("a non-image paste changed: %q", got)
+	}
+}
