@@ -227,10 +227,10 @@ func replayCompaction(kind string, data json.RawMessage, msgs []openai.ChatCompl
 }
 
 // checkRoom warns when the conversation nears the window and compacts it
-// past compactAutoShare, before the request that would not fit.
-func (t *turn) checkRoom() {
+// past compactAutoShare, before req (the round's request) is sent. It
+// reports whether it compacted, so that the request must be built again.
+func (t *turn) checkRoom(req openai.ChatCompletionRequest) bool {
 	a := t.a
-	req, _ := a.buildRequest()
 	win := a.currentWindow()
 	a.mu.Lock()
 	// The conversation as it is, before old tool output is elided to fit.
@@ -246,12 +246,14 @@ func (t *turn) checkRoom() {
 		ev, err := a.compact(t.ctx, "", true)
 		if err != nil {
 			t.emit(NoticeEvent{Text: "Could not compact: " + err.Error()})
-			return
+			return false
 		}
 		t.emit(ev)
+		return true
 	case used >= compactWarnShare && !warned:
 		t.emit(NoticeEvent{Text: fmt.Sprintf("The conversation fills %.0f%% of the %s-token window; at %.0f%% its older part is compacted into a summary (/compact now, /keep to pin your last prompt).", used*100, shortTokens(win.Tokens), compactAutoShare*100)})
 	}
+	return false
 }
 
 func shortTokens(n int) string {

@@ -164,8 +164,10 @@ func (a *Agent) appendMessage(m openai.ChatCompletionMessage) error {
 // whether another round is needed.
 func (t *turn) round() (bool, error) {
 	a := t.a
-	t.checkRoom()
 	req, elided := a.buildRequest()
+	if t.checkRoom(req) {
+		req, elided = a.buildRequest()
+	}
 	if elided > 0 {
 		t.emit(NoticeEvent{Text: fmt.Sprintf("Elided the output of %d older tool calls to fit the context window (%d tokens).", elided, a.currentWindow().Tokens)})
 	}

@@ -519,11 +519,6 @@ func sortParentsFirst(ps []string) {
 	})
 }
 
-// IsInside reports whether the slash path rel names dir or lies below it.
-func IsInside(rel, dir string) bool {
-	return rel == dir || strings.HasPrefix(rel, dir+"/") || dir == "."
-}
-
 func humanSize(n int64) string {
 	switch {
 	case n >= 1<<30:
