@@ -124,12 +124,12 @@ func (b *tuiBackend) Fork(before int) (ui.SessionView, error) {
 	if err != nil {
 		return ui.SessionView{}, err
 	}
-	where := "with the whole conversation"
+	notice := fmt.Sprintf("Forked session %s into %s with the whole conversation. The fork has its own undo history; the original stays as it was.", f.Parent, f.ID)
 	if before > 0 {
-		where = fmt.Sprintf("from before prompt %d (it is back in the input to edit; files are as they are now: /resume %s and /undo there to walk its changes back)", before, f.Parent)
+		notice = fmt.Sprintf("Forked session %s into %s from before prompt %d, which is back in the input to edit. Files stay as they are: to walk back the original's changes, /resume %s, then /undo.", f.Parent, f.ID, before, f.Parent)
 	}
 	return ui.SessionView{
-		Notice:  fmt.Sprintf("Forked session %s into %s, %s. This one has its own undo history; %s stays as it was.", f.Parent, f.ID, where, f.Parent),
+		Notice:  notice,
 		Earlier: earlier(b.Messages(), b.PastCalls(), 60),
 		Draft:   f.Draft,
 	}, nil
