@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 )
@@ -37,4 +38,8 @@ func mechanism() string { return "Seatbelt (sandbox-exec with a generated profil
 
 func gaps() []string {
 	return []string{"reads are not restricted: commands can read every file you can", "sandbox-exec is deprecated by Apple, though still shipped"}
+}
+
+func (s *Sandbox) confineOverlay(*exec.Cmd, string, string) (*call, error) {
+	return nil, errors.New("a preview needs an overlay mount, which only Linux has here")
 }

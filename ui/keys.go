@@ -33,14 +33,16 @@ type KeyMap struct {
 	// command with network, once or for the session.
 	ApproveNetwork        key.Binding
 	ApproveNetworkSession key.Binding
-	ChoiceLeft            key.Binding
-	ChoiceRight           key.Binding
-	Choose                key.Binding
-	DenyEsc               key.Binding
-	PreviewUp             key.Binding
-	PreviewDown           key.Binding
-	PreviewPgUp           key.Binding
-	PreviewPgDown         key.Binding
+	// PreviewRun runs a shell command first in a scratch layer.
+	PreviewRun    key.Binding
+	ChoiceLeft    key.Binding
+	ChoiceRight   key.Binding
+	Choose        key.Binding
+	DenyEsc       key.Binding
+	PreviewUp     key.Binding
+	PreviewDown   key.Binding
+	PreviewPgUp   key.Binding
+	PreviewPgDown key.Binding
 }
 
 // DefaultKeyMap returns the standard bindings.
@@ -75,6 +77,7 @@ func DefaultKeyMap() KeyMap {
 		Edit:                  b("edit the arguments, then approve", "e"),
 		ApproveNetwork:        b("approve a sandboxed command with network, once", "w"),
 		ApproveNetworkSession: b("approve a sandboxed command with network for the session", "W"),
+		PreviewRun:            b("run the command first in a preview, then decide on what it changed", "p"),
 		ChoiceLeft:            b("previous choice", "left", "shift+tab"),
 		ChoiceRight:           b("next choice", "right", "tab"),
 		Choose:                b("take the highlighted choice", "enter"),
