@@ -455,6 +455,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 		Instructions:  a.instructions,
 		UserTools:     a.userTools,
 		Prices:        agent.Prices{Input: a.settings.PriceInput, Output: a.settings.PriceOutput},
+		PreviewShell:  a.cfg.Shell.Preview,
 		Logf:          a.logf,
 	})
 	if err == nil {

@@ -63,6 +63,9 @@ type Options struct {
 	Instructions *Instructions
 	// UserTools run what the user asks for directly (!command, @file).
 	UserTools UserTools
+	// PreviewShell previews a shell command that asks, where it can be
+	// previewed, before the pane asks about it ([shell] preview).
+	PreviewShell bool
 	// Prices price the tokens for /cost when the server does not.
 	Prices Prices
 	// Now is the clock (tests pin it).

@@ -193,8 +193,16 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 	if pv, ok := tool.(tools.Previewer); ok && req.Confinement != nil && req.Confinement.Sandboxed {
 		req.Previewable = pv.CanPreview(args) == ""
 	}
-	dec, denial, status := t.ask(req)
-	if denial != nil {
+	var dec approval.Decision
+	var denial *tools.Error
+	var status string
+	// Nobody would look at a preview headless: it is not run there.
+	if _, headless := t.approver.(approval.Headless); headless {
+		req.Previewable = false
+	}
+	if req.Previewable && a.opts.PreviewShell {
+		dec.Choice = approval.Preview
+	} else if dec, denial, status = t.ask(req); denial != nil {
 		return nil, dry, nil, denial, status
 	}
 	if dec.Choice == approval.Preview {

@@ -207,3 +207,44 @@ func TestPreviewRefusesToApplyOverAnEditMadeMeanwhile(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 }
+
+func TestPreviewByDefaultAsksOnlyAboutTheResult(t *testing.T) {
+	srv := newFakeServer(t,
+		openAIStyle("", call{"s1", "shell_run", `{"command":"echo x > c.txt"}`}),
+		openAIStyle("done"),
+		openAIStyle("", call{"s2", "shell_run", `{"command":"echo x > d.txt"}`}),
+		openAIStyle("done"),
+	)
+	var sbox tools.Sandbox
+	state := t.TempDir()
+	var real *sandbox.Sandbox
+	h := newHarness(t, approval.Ask, srv, func(o *Options) {
+		real = sandbox.New(sandbox.Options{Workspace: o.Workspace})
+		sbox = real
+		o.PreviewShell = true
+		withPreviewShell(&sbox, state)(o)
+	})
+	if st := real.Check(context.Background()); !st.Active {
+		t.Skip("no sandbox here: " + st.Why)
+	}
+	h.policy.SetSandbox(approval.Sandbox{Active: true})
+	ap := &previewApprover{final: approval.ApproveOnce}
+	if err := h.run(context.Background(), "make c", ap); err != nil {
+		t.Fatal(err)
+	}
+	if len(ap.requests) != 1 || !ap.requests[0].Previewed || h.file("c.txt") != "x\n" {
+		t.Fatalf("requests %d (previewed %v), c=%q; want one question, about the preview's result", len(ap.requests), len(ap.requests) > 0 && ap.requests[0].Previewed, h.file("c.txt"))
+	}
+	// Headless, nothing is previewed: the call is denied without running.
+	if err := h.run(context.Background(), "make d", approval.Headless{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range h.eventsOf("notice") {
+		if strings.Contains(e.(NoticeEvent).Text, "Previewing") && strings.Contains(e.(NoticeEvent).Text, "d.txt") {
+			t.Fatal("a headless run previewed a command")
+		}
+	}
+	if res := h.results(); res[len(res)-1].Status != StatusDenied {
+		t.Fatalf("headless: %+v", res[len(res)-1])
+	}
+}
