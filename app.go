@@ -425,6 +425,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 	if err := a.openSession(allowNewSession); err != nil {
 		return nil, err
 	}
+	a.noteOtherSessions()
 	if err := a.recover(); err != nil {
 		return nil, err
 	}
@@ -487,6 +488,25 @@ func (a *app) loadInstructions() {
 		how = "--trust"
 	}
 	a.notices = append(a.notices, fmt.Sprintf("%s found (%s%s) — loaded as untrusted notes; %s to follow it", f.Path, tools.HumanSize(f.Size), cut, how))
+}
+
+// noteOtherSessions marks this session as running and tells the user about
+// any other that is running on the workspace: both change the same files,
+// and each one's /undo reverts only its own calls.
+func (a *app) noteOtherSessions() {
+	id := a.session.Info().ID
+	if err := a.session.Hold(); err != nil {
+		a.logf("%v", err)
+		a.notices = append(a.notices, fmt.Sprintf("Session %s is open in another myclaw process too; both write its transcript and journal: quit one of them.", id))
+	}
+	others, err := a.store.Active(a.workspace.Dir(), id)
+	if err != nil {
+		a.logf("check for other sessions: %v", err)
+	}
+	for _, o := range others {
+		a.notices = append(a.notices, fmt.Sprintf("Another myclaw session (%s, started %s) is active in this workspace: you both change the same files. /undo here reverts only this session's calls; `myclaw history` and `myclaw undo` from a shell see both.",
+			o.ID, o.Created.Local().Format("15:04")))
+	}
 }
 
 // recover finishes an undo or redo a crash interrupted.

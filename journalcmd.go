@@ -13,8 +13,9 @@ import (
 	"myclaw/history"
 )
 
-// runJournalCommand runs `myclaw undo|redo|history` on the newest session of
-// the workspace (or --session), from a new process.
+// runJournalCommand runs `myclaw undo|redo|history` on every session of the
+// workspace (or only --session), from a new process: whichever session made
+// a change, undo from a shell can revert it, newest first.
 func runJournalCommand(ctx context.Context, mode string, o options, secrets map[string]string, stdout, stderr io.Writer) error {
 	a, err := newApp(o, secrets)
 	if err != nil {
@@ -46,21 +47,26 @@ func runJournalCommand(ctx context.Context, mode string, o options, secrets map[
 	for _, n := range a.notices {
 		fmt.Fprintln(stderr, "note:", n)
 	}
-	j, err := a.session.Journal()
+	journals, closeAll, err := a.workspaceJournals()
 	if err != nil {
 		return err
 	}
+	defer closeAll()
 	resolve := history.RegistryResolver(a.registry)
 	var outcomes []history.Outcome
 	switch mode {
 	case "history":
-		fmt.Fprintf(stdout, "Session %s (%s)\n", a.session.Info().ID, a.session.Info().Workspace)
-		fmt.Fprint(stdout, formatHistory(j.Entries()))
+		if o.session != "" {
+			fmt.Fprintf(stdout, "Session %s (%s)\n", a.session.Info().ID, a.session.Info().Workspace)
+		} else {
+			fmt.Fprintf(stdout, "%s: %d sessions\n", a.workspace.Dir(), len(journals))
+		}
+		fmt.Fprint(stdout, formatHistory(history.Merged(journals)))
 		return nil
 	case "undo":
-		outcomes, err = j.Undo(ctx, o.count, o.force, resolve)
+		outcomes, err = history.UndoNewest(ctx, journals, o.count, o.force, resolve)
 	case "redo":
-		outcomes, err = j.Redo(ctx, o.count, resolve)
+		outcomes, err = history.RedoNewest(ctx, journals, o.count, resolve)
 	}
 	lines, note, err := agent.DescribeWalk(mode, outcomes, err)
 	fmt.Fprintln(stdout, strings.Join(lines, "\n"))
@@ -134,21 +140,64 @@ func formatApprovals(entries []approval.AuditEntry, workspace string, all bool) 
 	return b.String()
 }
 
-// formatHistory prints the journal as an aligned table, oldest first.
-func formatHistory(entries []history.Entry) string {
+// formatHistory prints the journaled calls as an aligned table, oldest
+// first, each with its session.
+func formatHistory(entries []history.Labelled) string {
 	if len(entries) == 0 {
 		return "No calls yet.\n"
 	}
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "#\tTIME\tSTATE\tTOOL\tSUMMARY")
+	fmt.Fprintln(w, "SESSION\t#\tTIME\tSTATE\tTOOL\tSUMMARY")
 	for _, e := range entries {
 		state := string(e.State)
 		if e.State == history.StatePending {
 			state = "interrupted"
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", e.Seq, e.Time.Local().Format("2006-01-02 15:04:05"), state, oneLine(e.Tool, 0), oneLine(e.Summary, 100))
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\n", oneLine(e.Session, 0), e.Seq, e.Time.Local().Format("2006-01-02 15:04:05"), state, oneLine(e.Tool, 0), oneLine(e.Summary, 100))
 	}
 	w.Flush()
 	return b.String()
+}
+
+// workspaceJournals opens the journal of every session of the workspace,
+// or only that of the session opened when --session names one. The
+// returned func closes the sessions it opened.
+func (a *app) workspaceJournals() ([]history.SessionJournal, func(), error) {
+	own, err := a.session.Journal()
+	if err != nil {
+		return nil, func() {}, err
+	}
+	journals := []history.SessionJournal{{Session: a.session.Info().ID, Journal: own}}
+	var opened []*history.Session
+	closeAll := func() {
+		for _, s := range opened {
+			_ = s.Close()
+		}
+	}
+	if a.opts.session != "" {
+		return journals, closeAll, nil
+	}
+	list, err := a.store.Sessions(a.workspace.Dir())
+	if err != nil {
+		return nil, closeAll, err
+	}
+	for _, info := range list {
+		if info.ID == a.session.Info().ID {
+			continue
+		}
+		s, err := a.store.OpenSession(info.ID)
+		if err != nil {
+			closeAll()
+			return nil, func() {}, err
+		}
+		opened = append(opened, s)
+		j, err := s.Journal()
+		if err != nil {
+			closeAll()
+			return nil, func() {}, fmt.Errorf("session %s: %w", info.ID, err)
+		}
+		journals = append(journals, history.SessionJournal{Session: info.ID, Journal: j})
+	}
+	return journals, closeAll, nil
 }
