@@ -382,6 +382,13 @@ func (a *app) buildPolicy() error {
 	if err != nil {
 		return &agent.UserError{Msg: "The approval rules are not valid: " + err.Error(), Hint: "Fix [[approval.rules]] in " + a.cfg.Path + "."}
 	}
+	grants, err := approval.LoadHintGrants(a.hintGrantsPath(), a.workspace.Dir())
+	if err != nil {
+		a.notices = append(a.notices, "MCP read-only hint grants not loaded: "+err.Error())
+	}
+	for _, g := range grants {
+		a.policy.TrustHints(g)
+	}
 	a.sandboxMu.Lock()
 	a.policy.SetSandbox(a.sandboxState)
 	a.sandboxMu.Unlock()
@@ -391,6 +398,11 @@ func (a *app) buildPolicy() error {
 	}
 	return nil
 }
+
+// hintGrantsPath is where the projects' grants that trust an MCP server's
+// read-only hints are kept: in the state directory, which no project
+// config can write or point elsewhere.
+func (a *app) hintGrantsPath() string { return filepath.Join(a.stateDir, approval.HintGrantsFile) }
 
 // buildAgent assembles the whole session: project config (if trusted),
 // tools, policy, session, journal recovery, agent.
@@ -442,6 +454,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 		MaxRounds:     a.settings.MaxToolRounds,
 		ContextWindow: a.settings.ContextWindow,
 		ConfigPath:    a.cfg.Path,
+		HintGrants:    a.hintGrantsPath(),
 		BaseURLOrigin: a.settings.Origin,
 		Hooks:         a.hooks,
 		Instructions:  a.instructions,

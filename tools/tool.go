@@ -83,6 +83,10 @@ type Meta struct {
 	// Claims is what the tool's provider says about it that myclaw does
 	// not rely on, e.g. an untrusted MCP server's read-only hint.
 	Claims string
+	// HintServer names the MCP server, not trusted, that claims the tool
+	// is read-only (readOnlyHint). Such a tool asks like any other unless
+	// the user trusts that server's read-only hints in the project.
+	HintServer string
 }
 
 // HasSideEffects reports whether calls of the tool change anything.

@@ -118,17 +118,18 @@ const (
 	choiceEdit
 	choiceNetwork
 	choiceNetworkSession
+	choiceTrustHints
 	numChoices
 )
 
 // label is the choice's name on the choices line, next to its key.
 func (ch paneChoice) label() string {
-	return [...]string{"approve", "session", "save rule", "deny", "deny + reason", "edit", "with network", "with network for the session"}[ch]
+	return [...]string{"approve", "session", "save rule", "deny", "deny + reason", "edit", "with network", "with network for the session", "trust read-only hints"}[ch]
 }
 
 // binding is the key that takes the choice.
 func (ch paneChoice) binding(k *KeyMap) key.Binding {
-	return [...]key.Binding{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.Deny, k.DenyReason, k.Edit, k.ApproveNetwork, k.ApproveNetworkSession}[ch]
+	return [...]key.Binding{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.Deny, k.DenyReason, k.Edit, k.ApproveNetwork, k.ApproveNetworkSession, k.TrustHints}[ch]
 }
 
 // offers reports whether the pane offers a choice: approving with network
@@ -138,11 +139,14 @@ func (a *approvalPane) offers(ch paneChoice) bool {
 		c := a.p.req.Confinement
 		return c != nil && c.Sandboxed && !c.Network
 	}
+	if ch == choiceTrustHints {
+		return a.p.req.Meta.HintServer != ""
+	}
 	return true
 }
 
 // onChoicesLine reports whether a choice is on the choices line (and in
-// the arrow keys' cycle); the network ones have a line of their own.
+// the arrow keys' cycle); the network and hint ones have lines of their own.
 func onChoicesLine(ch paneChoice) bool { return ch < choiceNetwork }
 
 // step moves the highlight by d over the choices line.
@@ -247,6 +251,8 @@ func (a *approvalPane) take(ch paneChoice) (*approvalPane, tea.Cmd) {
 		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce, Network: true})
 	case choiceNetworkSession:
 		return a, a.decide(approval.Decision{Choice: approval.ApproveSession, Network: true})
+	case choiceTrustHints:
+		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce, TrustHints: true})
 	case choiceReason:
 		a.startReason()
 	case choiceEdit:
@@ -517,6 +523,15 @@ func (a *approvalPane) footer() []string {
 	if a.offers(choiceNetwork) {
 		out = append(out, truncate(" "+st.Key.Render(k.ApproveNetwork.Help().Key)+st.Choice.Render(" approve with network once")+
 			"  "+st.Key.Render(k.ApproveNetworkSession.Help().Key)+st.Choice.Render(" with network for the session"), w))
+	}
+	if a.offers(choiceTrustHints) {
+		for i, l := range wrapPlain(" "+k.TrustHints.Help().Key+" approve, and trust the read-only hints of "+oneLine(a.p.req.Meta.HintServer)+
+			" in this project: its tools that claim to be read-only run without asking until their definitions change", w) {
+			if i > 0 {
+				l = "   " + l
+			}
+			out = append(out, st.Choice.Render(l))
+		}
 	}
 	grant := oneLine(a.rule.Tool)
 	if a.rule.Match != "" {
