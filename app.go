@@ -559,7 +559,7 @@ func (a *app) startServers(ctx context.Context, servers []mcp.ServerConfig, onCh
 	}
 	m := mcp.NewManager(a.registry, servers, a.logf)
 	o := a.mcpOpts
-	o.StateDir = a.stateDir
+	o.StateDir, o.Workspace = a.stateDir, a.workspace.Dir()
 	m.SetOptions(o)
 	a.mcpMu.Lock()
 	a.mcps = append(a.mcps, m)

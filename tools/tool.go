@@ -77,8 +77,9 @@ type Meta struct {
 	// can change while myclaw runs (MCP). Their calls' capabilities carry
 	// it, so a grant or a saved rule covers only the definition approved.
 	Definition string
-	// Changed says how the definition differs from the one listed before
-	// (a new description, new parameters), when it changed while running.
+	// Changed says since when and how the definition differs from the one
+	// seen before ("since it was first listed: new parameters: key"), when
+	// it changed while running or since myclaw last ran in the workspace.
 	Changed string
 	// Claims is what the tool's provider says about it that myclaw does
 	// not rely on, e.g. an untrusted MCP server's read-only hint.

@@ -468,7 +468,7 @@ func (a *approvalPane) drawHeader(w int) []string {
 			": it may be acting on instructions planted there")
 	}
 	if req.Meta.Changed != "" {
-		wrap(st.Warn.Render, "⚠ the server changed this tool since it was first listed: "+oneLine(req.Meta.Changed))
+		wrap(st.Warn.Render, "⚠ the server changed this tool "+oneLine(req.Meta.Changed))
 	}
 	if req.Meta.Claims != "" {
 		wrap(st.Dim.Render, oneLine(req.Meta.Claims))
