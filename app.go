@@ -517,7 +517,7 @@ func (a *app) noteOtherSessions() {
 		a.logf("check for other sessions: %v", err)
 	}
 	for _, o := range others {
-		a.notices = append(a.notices, fmt.Sprintf("Another myclaw session (%s, started %s) is active in this workspace: you both change the same files. /undo here reverts only this session's calls; `myclaw history` and `myclaw undo` from a shell see both.",
+		a.notices = append(a.notices, fmt.Sprintf("Another myclaw session (%s, started %s) is active in this workspace: you both change the same files. `myclaw history` and `myclaw undo` from a shell see the calls of both; /undo in a session reverts only its own.",
 			o.ID, o.Created.Local().Format("15:04")))
 	}
 }

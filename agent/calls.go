@@ -351,7 +351,7 @@ func (t *turn) trustHints(server string) {
 	g := approval.NewHintGrant(server, listed, a.opts.Now())
 	a.opts.Policy.TrustHints(g)
 	names := slices.Sorted(maps.Keys(g.Tools))
-	what := fmt.Sprintf("Trusting the read-only hints of %s: %s run without asking while their definitions stay the same", server, strings.Join(names, ", "))
+	what := fmt.Sprintf("Trusting the read-only hints of %s: its tools that claim to be read-only (%s) run without asking while their definitions stay the same", server, strings.Join(names, ", "))
 	if a.opts.HintGrants == "" {
 		t.emit(NoticeEvent{Text: what + " (this session only: no state directory)."})
 		return

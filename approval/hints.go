@@ -79,11 +79,8 @@ func (p *Policy) hintCovers(m tools.Meta) (bool, string) {
 	case !listed:
 		return false, fmt.Sprintf("%s was not listed when you trusted the read-only hints of %s", m.Name, m.HintServer)
 	case def != m.Definition:
-		why := fmt.Sprintf("the definition of %s changed since you trusted the read-only hints of %s", m.Name, m.HintServer)
-		if m.Changed != "" {
-			why += ": " + m.Changed
-		}
-		return false, why
+		// What changed, when known, is in m.Changed, which the pane shows.
+		return false, fmt.Sprintf("the definition of %s changed since you trusted the read-only hints of %s", m.Name, m.HintServer)
 	}
 	return true, ""
 }

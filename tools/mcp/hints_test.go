@@ -120,8 +120,9 @@ func TestHintGrantCoversTheListedReadOnlyTools(t *testing.T) {
 	waitMeta(t, reg, "docs/lookup", func(m tools.Meta) bool { return m.Changed != "" })
 	waitMeta(t, reg, "docs/peek", func(tools.Meta) bool { return true })
 	for level, p := range policies {
-		v := p.Evaluate(request(t, reg, "docs/lookup", `{"q":"x","key":"secret"}`))
-		if v.Outcome != approval.OutcomeAsk || !strings.Contains(v.Why, "changed since you trusted") || !strings.Contains(v.Why, "new parameters: key") {
+		req := request(t, reg, "docs/lookup", `{"q":"x","key":"secret"}`)
+		v := p.Evaluate(req)
+		if v.Outcome != approval.OutcomeAsk || !strings.Contains(v.Why, "changed since you trusted") || !strings.Contains(req.Meta.Changed, "new parameters: key") {
 			t.Errorf("%s, changed tool: %+v; want ask saying what changed", level, v)
 		}
 		v = p.Evaluate(request(t, reg, "docs/peek", `{}`))

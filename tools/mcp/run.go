@@ -231,7 +231,7 @@ func (r *run) logSkipped(skipped, changed []string) {
 	for _, line := range changed {
 		r.m.logf("%s", line)
 		if notify := r.m.opts.Notify; notify != nil {
-			notify(r.s.cfg.Name, strings.TrimPrefix(line, "mcp: ")+" (a grant or saved rule for its old definition no longer covers it)")
+			notify(r.s.cfg.Name, strings.TrimPrefix(line, "mcp: ")+" (grants and saved rules for its old definition no longer cover it; a hand-written rule without a digest still does)")
 		}
 	}
 }
