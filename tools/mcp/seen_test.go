@@ -89,7 +89,7 @@ func TestSavedRuleAndDefinitionChangedBetweenRuns(t *testing.T) {
 	for len(got()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := got(); len(n) != 1 || !strings.Contains(n[0], "rug/add") || !strings.Contains(n[0], "no longer covers") {
+	if n := got(); len(n) != 1 || !strings.Contains(n[0], "rug/add") || !strings.Contains(n[0], "no longer cover it") {
 		t.Errorf("notices %q; want one about the changed tool", n)
 	}
 }
