@@ -174,6 +174,15 @@ func (a *app) openSession(allowNew bool) error {
 	if err != nil {
 		return fmt.Errorf("open the session: %w", err)
 	}
+	if a.opts.fork {
+		src := a.session
+		if a.session, err = a.store.Fork(src, -1); err != nil {
+			a.session = src
+			return fmt.Errorf("fork the session: %w", err)
+		}
+		src.Close()
+		a.notices = append(a.notices, fmt.Sprintf("Forked session %s into %s: this one has its own undo history; %s stays as it was.", src.Info().ID, a.session.Info().ID, src.Info().ID))
+	}
 	return nil
 }
 

@@ -105,10 +105,14 @@ func runSessionsCommand(o options, secrets map[string]string, stdout io.Writer) 
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tUPDATED\tMODEL\tTITLE")
 	for _, s := range list {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.ID, s.Updated.Local().Format("2006-01-02 15:04"), oneLine(s.Model, 30), oneLine(s.Title, 60))
+		title := oneLine(s.Title, 60)
+		if s.Parent != "" {
+			title = "(fork of " + oneLine(s.Parent, 30) + ") " + title
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.ID, s.Updated.Local().Format("2006-01-02 15:04"), oneLine(s.Model, 30), title)
 	}
 	w.Flush()
-	fmt.Fprintln(stdout, "Resume one with: myclaw --session ID (the newest: myclaw --continue)")
+	fmt.Fprintln(stdout, "Resume one with: myclaw --session ID (the newest: myclaw --continue); add --fork to go on in a copy")
 	return nil
 }
 

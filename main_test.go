@@ -258,6 +258,7 @@ func TestUsageErrors(t *testing.T) {
 		{"-p", "x", "extra"},
 		{"--autonomy", "yolo", "-p", "x"},
 		{"--continue", "--session", "s", "-p", "x"},
+		{"--fork", "-p", "x"},
 	} {
 		_, errOut, code := e.myclaw(nil, args...)
 		if code != 2 || !strings.Contains(errOut, "myclaw:") {
@@ -338,6 +339,26 @@ func TestContinueResumesTheSession(t *testing.T) {
 	msgs := last["messages"].([]any)
 	if len(msgs) != 4 {
 		t.Fatalf("resumed request has %d messages; want system, user, assistant, user", len(msgs))
+	}
+}
+
+func TestForkContinuesInACopy(t *testing.T) {
+	e := newEnv(t, writeNote)
+	e.myclaw(nil, "-p", "say hello", "--model", "test-model")
+	out, _, _ := e.myclaw(nil, "sessions")
+	_, errOut, code := e.myclaw(nil, "-p", "second question", "--model", "test-model", "--continue", "--fork")
+	if code != 0 || !strings.Contains(errOut, "Forked session") {
+		t.Fatalf("--fork: code %d, stderr %q", code, errOut)
+	}
+	e.srv.mu.Lock()
+	msgs := e.srv.bodies[len(e.srv.bodies)-1]["messages"].([]any)
+	e.srv.mu.Unlock()
+	if len(msgs) != 4 {
+		t.Fatalf("the fork's request has %d messages; want the earlier turn and the new prompt", len(msgs))
+	}
+	after, _, _ := e.myclaw(nil, "sessions")
+	if strings.Count(after, "\n") != strings.Count(out, "\n")+1 || !strings.Contains(after, "(fork of ") {
+		t.Fatalf("sessions before the fork:\n%s\nafter:\n%s\nwant one more", out, after)
 	}
 }
 

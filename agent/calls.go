@@ -192,9 +192,17 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 		return args, dry, verdict.Confinement, nil, ""
 	}
 	req.Why = verdict.Why
+	if pv, ok := tool.(tools.Previewer); ok && req.Confinement != nil && req.Confinement.Sandboxed {
+		req.Previewable = pv.CanPreview(args) == ""
+	}
 	dec, denial, status := t.ask(req)
 	if denial != nil {
 		return nil, dry, nil, denial, status
+	}
+	if dec.Choice == approval.Preview {
+		if dec, denial, status = t.preview(tool, call, args, req); denial != nil {
+			return nil, dry, nil, denial, status
+		}
 	}
 	edited := false
 	// An edited call is shown again, with its own preview, before it runs:
@@ -252,6 +260,47 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 	return args, dry, withNetwork(verdict.Confinement, dec.Network), nil, ""
 }
 
+// preview runs a call the person asked to preview and asks again, now
+// about what it printed and would change. Approved, the run is kept for
+// execute, which applies it; denied, it is discarded. Where no preview can
+// run, the person is told why and asked about the call as it is.
+func (t *turn) preview(tool tools.Tool, call Call, args json.RawMessage, req approval.Request) (approval.Decision, *tools.Error, string) {
+	pv, _ := tool.(tools.Previewer)
+	if pv == nil || !req.Previewable {
+		req.Previewable = false
+		req.Why = "this call cannot be previewed; approving runs it as shown"
+		return t.ask(req)
+	}
+	t.emit(NoticeEvent{Text: fmt.Sprintf("Previewing %s: it runs once, without network, its writes in a scratch layer.", req.Summary)})
+	live := newOutputStream(call.ID, t.emit)
+	run, err := pv.Preview(tools.WithProgress(t.ctx, live.write), args)
+	live.close()
+	if err != nil {
+		if t.ctx.Err() != nil {
+			return approval.Decision{}, cancelledError(), StatusCancelled
+		}
+		msg := tools.AsError(err).Message
+		t.emit(NoticeEvent{Text: "No preview: " + msg + ". Asking about the command as it is."})
+		req.Previewable = false
+		req.Why = "the preview could not run (" + msg + "); approving runs the command in the workspace, and /undo can restore what it changes there"
+		return t.ask(req)
+	}
+	preq := req
+	preq.Previewable, preq.Previewed = false, true
+	preq.Summary, preq.Preview = run.Summary, run.Report
+	preq.Why = "this is what the command did in the preview: approve applies exactly these changes, deny discards them"
+	dec, denial, status := t.ask(preq)
+	if denial != nil {
+		run.Discard()
+		denial.Message += " (after previewing it: nothing changed in the workspace)"
+		return dec, denial, status
+	}
+	// What is approved is this result, not a standing grant.
+	dec.Choice, dec.Network, dec.SaveRule = approval.ApproveOnce, false, false
+	t.previewed, t.previewedID = run, call.ID
+	return dec, nil, ""
+}
+
 // ask puts req to the person and reports the decision; a denial (or no
 // decision at all) comes back as the error the model reads, audited.
 func (t *turn) ask(req approval.Request) (approval.Decision, *tools.Error, string) {
@@ -269,6 +318,9 @@ func (t *turn) ask(req approval.Request) (approval.Decision, *tools.Error, strin
 		dec.By = "user"
 	}
 	t.emit(ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Summary: req.Summary, Phase: "decided", Decision: &dec, Sandbox: confinementLine(req, dec)})
+	if dec.Choice == approval.Preview && req.Previewable {
+		return dec, nil, "" // decided on the preview's result
+	}
 	if !dec.Approved() {
 		t.audit(approval.DecisionEntry(req, dec))
 		return dec, denialError(req.Tool, dec), StatusDenied
@@ -420,6 +472,10 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 	ctx := t.ctx
 	if conf != nil {
 		ctx = tools.WithConfinement(ctx, conf.Tool())
+	}
+	if run := t.previewed; run != nil && t.previewedID == call.ID {
+		t.previewed = nil
+		ctx = tools.WithPreviewed(ctx, run)
 	}
 	live := newOutputStream(call.ID, t.emit)
 	res, err := tools.Call(tools.WithProgress(ctx, live.write), tool, args, false)

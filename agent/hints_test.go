@@ -74,3 +74,27 @@ func TestTrustHintsDecisionGrantsAndSaves(t *testing.T) {
 		}
 	}
 }
+
+// A session switched to is marked as running; one another process runs is
+// not taken over.
+func TestSwitchingSessionsHoldsTheNewOne(t *testing.T) {
+	h := newHarness(t, approval.Ask, newFakeServer(t, openAIStyle("hi")))
+	busy, err := h.store.NewSession(h.ws, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := busy.Hold(); err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	if err := h.agent.OpenSession(busy.Info().ID); err == nil || !strings.Contains(err.Error(), "another myclaw process") {
+		t.Fatalf("resuming a running session: %v", err)
+	}
+	if err := h.agent.NewConversation(); err != nil {
+		t.Fatal(err)
+	}
+	active, err := h.store.Active(h.ws, busy.Info().ID)
+	if err != nil || len(active) != 1 || active[0].ID != h.agent.Session().Info().ID {
+		t.Fatalf("Active = %v, %v; want the new conversation's session", active, err)
+	}
+}

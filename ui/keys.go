@@ -36,14 +36,16 @@ type KeyMap struct {
 	ApproveNetwork        key.Binding
 	ApproveNetworkSession key.Binding
 	TrustHints            key.Binding
-	ChoiceLeft            key.Binding
-	ChoiceRight           key.Binding
-	Choose                key.Binding
-	DenyEsc               key.Binding
-	PreviewUp             key.Binding
-	PreviewDown           key.Binding
-	PreviewPgUp           key.Binding
-	PreviewPgDown         key.Binding
+	// PreviewRun runs a shell command first in a scratch layer.
+	PreviewRun    key.Binding
+	ChoiceLeft    key.Binding
+	ChoiceRight   key.Binding
+	Choose        key.Binding
+	DenyEsc       key.Binding
+	PreviewUp     key.Binding
+	PreviewDown   key.Binding
+	PreviewPgUp   key.Binding
+	PreviewPgDown key.Binding
 }
 
 // DefaultKeyMap returns the standard bindings.
@@ -78,6 +80,7 @@ func DefaultKeyMap() KeyMap {
 		Edit:                  b("edit the arguments, then approve", "e"),
 		ApproveNetwork:        b("approve a sandboxed command with network, once", "w"),
 		ApproveNetworkSession: b("approve a sandboxed command with network for the session", "W"),
+		PreviewRun:            b("run the command first in a preview, then decide on what it changed", "p"),
 		TrustHints:            b("approve, and trust this MCP server's read-only hints in this project", "t"),
 		ChoiceLeft:            b("previous choice", "left", "shift+tab"),
 		ChoiceRight:           b("next choice", "right", "tab"),
