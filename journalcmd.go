@@ -47,7 +47,7 @@ func runJournalCommand(ctx context.Context, mode string, o options, secrets map[
 	for _, n := range a.notices {
 		fmt.Fprintln(stderr, "note:", n)
 	}
-	journals, closeAll, err := a.workspaceJournals()
+	journals, sessions, closeAll, err := a.workspaceJournals()
 	if err != nil {
 		return err
 	}
@@ -68,11 +68,27 @@ func runJournalCommand(ctx context.Context, mode string, o options, secrets map[
 	case "redo":
 		outcomes, err = history.RedoNewest(ctx, journals, o.count, resolve)
 	}
-	lines, note, err := agent.DescribeWalk(mode, outcomes, err)
+	labelled := outcomes
+	if len(journals) > 1 {
+		labelled = make([]history.Outcome, len(outcomes))
+		for i, oc := range outcomes {
+			oc.Message += " (session " + oc.Session + ")"
+			labelled[i] = oc
+		}
+	}
+	lines, _, err := agent.DescribeWalk(mode, labelled, err)
 	fmt.Fprintln(stdout, strings.Join(lines, "\n"))
-	if note != "" {
-		if perr := a.session.Append("note", note); perr != nil {
-			fmt.Fprintln(stderr, "note: could not tell the session:", perr)
+	// Each session's model is told what became of its own calls.
+	bySession := map[string][]history.Outcome{}
+	for _, oc := range outcomes {
+		bySession[oc.Session] = append(bySession[oc.Session], oc)
+	}
+	for id, ocs := range bySession {
+		_, note, _ := agent.DescribeWalk(mode, ocs, nil)
+		if s := sessions[id]; s != nil && note != "" {
+			if perr := s.Append("note", note); perr != nil {
+				fmt.Fprintln(stderr, "note: could not tell session "+id+":", perr)
+			}
 		}
 	}
 	if err != nil {
@@ -165,14 +181,15 @@ func formatHistory(entries []history.Labelled) string {
 }
 
 // workspaceJournals opens the journal of every session of the workspace,
-// or only that of the session opened when --session names one. The
-// returned func closes the sessions it opened.
-func (a *app) workspaceJournals() ([]history.SessionJournal, func(), error) {
+// or only that of the session opened when --session names one, with the
+// sessions by id. The returned func closes the sessions it opened.
+func (a *app) workspaceJournals() ([]history.SessionJournal, map[string]*history.Session, func(), error) {
 	own, err := a.session.Journal()
 	if err != nil {
-		return nil, func() {}, err
+		return nil, nil, func() {}, err
 	}
 	journals := []history.SessionJournal{{Session: a.session.Info().ID, Journal: own}}
+	sessions := map[string]*history.Session{a.session.Info().ID: a.session}
 	var opened []*history.Session
 	closeAll := func() {
 		for _, s := range opened {
@@ -180,11 +197,11 @@ func (a *app) workspaceJournals() ([]history.SessionJournal, func(), error) {
 		}
 	}
 	if a.opts.session != "" {
-		return journals, closeAll, nil
+		return journals, sessions, closeAll, nil
 	}
 	list, err := a.store.Sessions(a.workspace.Dir())
 	if err != nil {
-		return nil, closeAll, err
+		return nil, nil, closeAll, err
 	}
 	for _, info := range list {
 		if info.ID == a.session.Info().ID {
@@ -193,15 +210,16 @@ func (a *app) workspaceJournals() ([]history.SessionJournal, func(), error) {
 		s, err := a.store.OpenSession(info.ID)
 		if err != nil {
 			closeAll()
-			return nil, func() {}, err
+			return nil, nil, func() {}, err
 		}
 		opened = append(opened, s)
 		j, err := s.Journal()
 		if err != nil {
 			closeAll()
-			return nil, func() {}, fmt.Errorf("session %s: %w", info.ID, err)
+			return nil, nil, func() {}, fmt.Errorf("session %s: %w", info.ID, err)
 		}
 		journals = append(journals, history.SessionJournal{Session: info.ID, Journal: j})
+		sessions[info.ID] = s
 	}
-	return journals, closeAll, nil
+	return journals, sessions, closeAll, nil
 }

@@ -525,8 +525,25 @@ func TestShellUndoSeesEverySessionOfTheWorkspace(t *testing.T) {
 	if out, _, code := e.myclaw(nil, "undo"); code != 0 || !strings.Contains(out, "two.txt") {
 		t.Fatalf("undo: code %d, %q", code, out)
 	}
-	if out, _, code := e.myclaw(nil, "undo"); code != 0 || !strings.Contains(out, "one.txt") {
+	if out, _, code := e.myclaw(nil, "undo"); code != 0 || !strings.Contains(out, "one.txt") || !strings.Contains(out, "(session ") {
 		t.Fatalf("undo of the older session's call: code %d, %q", code, out)
+	}
+	// The session that made the call is the one told of the undo.
+	for _, info := range sessions {
+		s, err := store.OpenSession(info.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		records, _, _ := s.Records()
+		s.Close()
+		var all string
+		for _, r := range records {
+			all += r.Kind + ":" + string(r.Data) + "\n"
+		}
+		told := strings.Contains(all, "note:") && strings.Contains(all, "undid") && strings.Contains(all, "one.txt") && strings.Count(all, "note:") == 1
+		if made := strings.Contains(all, "write one.txt"); made != told {
+			t.Errorf("session %s (made the call: %v) was told: %v\n%s", info.ID, made, told, all)
+		}
 	}
 	for _, name := range []string{"one.txt", "two.txt"} {
 		if _, err := os.Stat(filepath.Join(e.ws, name)); err == nil {

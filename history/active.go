@@ -133,15 +133,15 @@ func walkNewest(js []SessionJournal, n int, when func(*Journal) (time.Time, bool
 	}
 	var outs []Outcome
 	for done := 0; done < n; done++ {
-		var pick *Journal
+		var pick *SessionJournal
 		var at time.Time
-		for _, sj := range js {
+		for i, sj := range js {
 			// Another process may have written since: read its state first.
 			if err := sj.Journal.refresh(); err != nil {
 				return outs, err
 			}
 			if t, ok := when(sj.Journal); ok && (pick == nil || t.After(at)) {
-				pick, at = sj.Journal, t
+				pick, at = &js[i], t
 			}
 		}
 		if pick == nil {
@@ -150,7 +150,10 @@ func walkNewest(js []SessionJournal, n int, when func(*Journal) (time.Time, bool
 			}
 			return outs, nil
 		}
-		o, err := step(pick)
+		o, err := step(pick.Journal)
+		for i := range o {
+			o[i].Session = pick.Session
+		}
 		outs = append(outs, o...)
 		if err != nil || len(o) == 0 || !o[len(o)-1].Done {
 			return outs, err

@@ -658,6 +658,9 @@ type Outcome struct {
 	Err error
 	// Message is one line for people.
 	Message string
+	// Session is, from UndoNewest and RedoNewest, the session whose
+	// journal holds the call.
+	Session string
 }
 
 // Undo reverts the newest n undoable calls, newest first, and stops at the
