@@ -56,6 +56,9 @@ type Options struct {
 	BaseURLOrigin string
 	// ConfigPath is where "approve and save as rule" writes.
 	ConfigPath string
+	// HintGrants is where a grant that trusts an MCP server's read-only
+	// hints is saved, for Workspace; "" keeps it for the session only.
+	HintGrants string
 	// Hooks run before matching tool calls.
 	Hooks []Hook
 	// Instructions are the instruction files the system prompt carries;
@@ -315,7 +318,11 @@ func (a *Agent) Tools() []ToolInfo {
 		wire, _ := a.opts.Registry.WireName(m.Name)
 		visible, why := a.opts.Policy.Visible(m)
 		spec, _ := command.SpecOf(t)
-		out = append(out, ToolInfo{Meta: m, Wire: wire, Visible: visible, Hidden: why, Details: command.CLIDict(m, spec)})
+		details := command.CLIDict(m, spec)
+		if st := a.opts.Policy.HintStatus(m); st != "" {
+			details = append(details, [2]string{"read_only_hint", st})
+		}
+		out = append(out, ToolInfo{Meta: m, Wire: wire, Visible: visible, Hidden: why, Details: details})
 	}
 	return out
 }

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -260,6 +262,9 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 	if dec.SaveRule && dec.Choice == approval.ApproveSession {
 		t.saveRule(req, dec)
 	}
+	if dec.TrustHints && req.Meta.HintServer != "" {
+		t.trustHints(req.Meta.HintServer)
+	}
 	return args, dry, withNetwork(verdict.Confinement, dec.Network), nil, ""
 }
 
@@ -393,6 +398,29 @@ func (t *turn) saveRule(req approval.Request, dec approval.Decision) {
 		return
 	}
 	t.emit(NoticeEvent{Text: fmt.Sprintf("Saved to %s:\n%s", t.a.opts.ConfigPath, strings.TrimSpace(text))})
+}
+
+// trustHints trusts the read-only hints of server's tools as listed now,
+// for the rest of the session and, when a path is known, in the project.
+func (t *turn) trustHints(server string) {
+	a := t.a
+	var listed []tools.Meta
+	for _, tool := range a.opts.Registry.List() {
+		listed = append(listed, tool.Meta())
+	}
+	g := approval.NewHintGrant(server, listed, a.opts.Now())
+	a.opts.Policy.TrustHints(g)
+	names := slices.Sorted(maps.Keys(g.Tools))
+	what := fmt.Sprintf("Trusting the read-only hints of %s: its tools that claim to be read-only (%s) run without asking while their definitions stay the same", server, strings.Join(names, ", "))
+	if a.opts.HintGrants == "" {
+		t.emit(NoticeEvent{Text: what + " (this session only: no state directory)."})
+		return
+	}
+	if err := approval.SaveHintGrant(a.opts.HintGrants, a.opts.Workspace, g); err != nil {
+		t.emit(NoticeEvent{Text: what + " (this session only: " + err.Error() + ")."})
+		return
+	}
+	t.emit(NoticeEvent{Text: what + "; saved for this project in " + a.opts.HintGrants + "."})
 }
 
 // request builds the approval request of a call.

@@ -134,6 +134,12 @@ func (a *Agent) idle() error {
 // switchTo makes s the session the conversation continues in, and closes
 // the one it replaces.
 func (a *Agent) switchTo(s *history.Session) error {
+	// The session is marked as running here, so that another myclaw on
+	// the workspace is told; one running elsewhere is not taken over.
+	if err := s.Hold(); err != nil {
+		s.Close()
+		return &UserError{Msg: fmt.Sprintf("Session %s is open in another myclaw process.", s.Info().ID), Hint: "Quit that one first, or continue there.", Err: err}
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	old := a.session

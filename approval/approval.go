@@ -159,6 +159,10 @@ type Decision struct {
 	// Network approves a sandboxed shell command with network access
 	// (with ApproveSession, for the granted commands from now on).
 	Network bool `json:"network,omitempty"`
+	// TrustHints, on an approval of a tool that claims to be read-only
+	// (Meta.HintServer), also trusts the read-only hints of that server's
+	// tools in this project from now on (see HintGrant).
+	TrustHints bool `json:"trust_hints,omitempty"`
 	// By names who decided: "user", "rule: <rule>", "level: full",
 	// "headless", "hook: <command>".
 	By string `json:"by"`

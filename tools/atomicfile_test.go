@@ -87,3 +87,28 @@ func TestLockFile(t *testing.T) {
 		t.Errorf("LockFile on a closed file = %v; want an error naming %s", err, path)
 	}
 }
+
+func TestTryLockFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	a, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := TryLockFile(a); !ok || err != nil {
+		t.Fatalf("free lock: %v, %v", ok, err)
+	}
+	if ok, err := TryLockFile(b); ok || err != nil {
+		t.Fatalf("held lock: got %v, %v; want false without waiting", ok, err)
+	}
+	// Closing the holder (as a process's death does) frees it.
+	a.Close()
+	if ok, err := TryLockFile(b); !ok || err != nil {
+		t.Fatalf("after the holder closed: %v, %v", ok, err)
+	}
+	b.Close()
+}

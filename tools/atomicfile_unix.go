@@ -51,3 +51,20 @@ func UnlockFile(f *os.File) error {
 	}
 	return nil
 }
+
+// TryLockFile takes an exclusive advisory lock on f without waiting: false
+// when another open file holds a lock on it.
+func TryLockFile(f *os.File) (bool, error) {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case errors.Is(err, syscall.EWOULDBLOCK):
+			return false, nil
+		case err != nil:
+			return false, fmt.Errorf("lock %s: %w", f.Name(), err)
+		}
+		return true, nil
+	}
+}

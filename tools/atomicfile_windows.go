@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -40,4 +41,18 @@ func UnlockFile(f *os.File) error {
 		return fmt.Errorf("unlock %s: %w", f.Name(), err)
 	}
 	return nil
+}
+
+// TryLockFile takes an exclusive lock on f without waiting: false when
+// another open file holds a lock on it.
+func TryLockFile(f *os.File) (bool, error) {
+	ol := windows.Overlapped{OffsetHigh: lockOffsetHigh}
+	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ol)
+	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("lock %s: %w", f.Name(), err)
+	}
+	return true, nil
 }
