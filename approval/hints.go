@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"myclaw/internal/durable"
 	"myclaw/tools"
 )
 
@@ -124,7 +125,7 @@ func SaveHintGrant(path, workspace string, g HintGrant) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("save the hint grant: %w", err)
 	}
-	if err := tools.WriteFileAtomic(path, append(data, '\n'), 0o600); err != nil {
+	if err := durable.WriteFile(path, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("save the hint grant: %w", err)
 	}
 	return nil

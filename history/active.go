@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"myclaw/internal/durable"
 	"os"
 	"path/filepath"
 	"sort"
 	"time"
-
-	"myclaw/tools"
 )
 
 // activeFile is the lock a running session holds in its directory. The
@@ -34,7 +33,7 @@ func (s *Session) Hold() error {
 	if err != nil {
 		return fmt.Errorf("hold session %s: %w", s.info.ID, err)
 	}
-	ok, err := tools.TryLockFile(f)
+	ok, err := durable.TryLock(f)
 	if err == nil && !ok {
 		err = errors.New("another myclaw process is running it")
 	}
@@ -80,7 +79,7 @@ func held(path string) (bool, error) {
 		return false, fmt.Errorf("check %s: %w", path, err)
 	}
 	defer f.Close()
-	ok, err := tools.TryLockFile(f)
+	ok, err := durable.TryLock(f)
 	if err != nil {
 		return false, err
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"myclaw/internal/durable"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -430,7 +431,7 @@ func (r *PreviewRun) write() error {
 		}
 		data, err := os.ReadFile(c.upper)
 		if err == nil {
-			err = WriteFileAtomic(dst, data, c.mode.Perm())
+			err = durable.WriteFile(dst, data, c.mode.Perm())
 		}
 		if err == nil {
 			err = os.Chmod(dst, c.mode.Perm())

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"myclaw/internal/durable"
 	"myclaw/tools"
 )
 
@@ -104,7 +105,7 @@ func (m *Manager) saveSeen(listed []tools.Meta) {
 		err = os.MkdirAll(filepath.Dir(path), 0o700)
 	}
 	if err == nil {
-		err = tools.WriteFileAtomic(path, append(data, '\n'), 0o600)
+		err = durable.WriteFile(path, append(data, '\n'), 0o600)
 	}
 	if err != nil {
 		m.logf("mcp: cannot record the tools' definitions in %s: %v", path, err)
