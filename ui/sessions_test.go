@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
 
 	"myclaw/agent"
 	"myclaw/history"
@@ -49,6 +50,7 @@ func TestSessionsPickerOpensTheChosenSession(t *testing.T) {
 	if m.picker == nil {
 		t.Fatal("/sessions shows no picker")
 	}
+	golden.RequireEqual(t, []byte(strings.Join(m.bottomView(), "\n")))
 	view := strings.Join(m.bottomView(), "\n")
 	if !strings.Contains(view, "(this one)") || !strings.Contains(view, "Add a note") || !strings.Contains(view, "fork of 20250312-0700-par2") {
 		t.Fatalf("picker view:\n%s", view)
@@ -87,6 +89,7 @@ func TestForkPickerAndDraft(t *testing.T) {
 	m := transcriptModel(t)
 	m.backend = f
 	m = runLine(t, m, "/fork")
+	golden.RequireEqual(t, []byte(strings.Join(m.bottomView(), "\n")))
 	view := strings.Join(m.bottomView(), "\n")
 	if !strings.Contains(view, "here: the whole conversation") || !strings.Contains(view, "before prompt 2: second prompt") {
 		t.Fatalf("fork picker:\n%s", view)
