@@ -310,10 +310,10 @@ func (a *Agent) buildRequest() (openai.ChatCompletionRequest, int) {
 	a.mu.Unlock()
 	compact := win.Tokens < compactWindow
 	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, a.opts.Policy.Level(), a.opts.Now(), compact) + a.opts.Instructions.section()}
-	catalog := a.opts.Registry.Catalog(func(m tools.Meta) bool {
+	catalog := wireCatalog(a.opts.Registry.Definitions(func(m tools.Meta) bool {
 		ok, _ := a.opts.Policy.Visible(m)
 		return ok
-	})
+	}))
 	if compact {
 		catalog = compactCatalog(catalog)
 	}
