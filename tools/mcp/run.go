@@ -30,6 +30,8 @@ type run struct {
 	over   bool   // the run has ended; later failures are ignored
 	reason string // why it ended, when it failed
 	names  []string
+	// prompts are the server's prompts, offered as /SERVER:NAME.
+	prompts []Prompt
 
 	syncMu sync.Mutex // serialises refreshes of the tool list
 }
@@ -86,7 +88,8 @@ func (r *run) main() {
 	if a := r.s.auth; a != nil {
 		a.endLogin()
 	}
-	if !r.install(listed) {
+	prompts := r.listPrompts(startCtx, sess)
+	if !r.install(listed, prompts) {
 		r.closeSession(sess, stdio)
 		return
 	}
@@ -189,6 +192,7 @@ func (r *run) endLocked(st State, reason string) bool {
 		r.m.reg.Unregister(n)
 	}
 	r.names = nil
+	r.prompts = nil
 	s := r.s
 	if s.cur == r {
 		lastErr := s.lastErr
@@ -203,12 +207,13 @@ func (r *run) endLocked(st State, reason string) bool {
 
 // install registers the listed tools and marks the server running; it
 // reports false if the run ended meanwhile.
-func (r *run) install(listed []*sdk.Tool) bool {
+func (r *run) install(listed []*sdk.Tool, prompts []Prompt) bool {
 	r.m.mu.Lock()
 	if r.over {
 		r.m.mu.Unlock()
 		return false
 	}
+	r.prompts = prompts
 	skipped, changed := r.registerLocked(listed)
 	r.s.setLocked(StateRunning, "")
 	r.m.events.push(r.s.statusLocked())
