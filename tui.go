@@ -147,6 +147,9 @@ func (b *tuiBackend) mcpChanged(s mcp.ServerStatus) {
 		b.lastTools[s.Name] = append([]string(nil), s.Tools...)
 		b.mu.Unlock()
 		text = fmt.Sprintf("MCP server %s is running with %d tools.", s.Name, len(s.Tools))
+		if n := len(s.Prompts); n > 0 {
+			text = fmt.Sprintf("MCP server %s is running with %d tools and %d prompts (/%s …; /help lists them).", s.Name, len(s.Tools), n, s.Prompts[0].Command())
+		}
 	case mcp.StateFailed:
 		text = fmt.Sprintf("MCP server %s failed: %s. Its tools are withdrawn; /mcp restart %s tries again.", s.Name, s.LastError, s.Name)
 		if s.Auth == mcp.AuthNeeded || s.Auth == mcp.AuthExpired {
@@ -214,6 +217,15 @@ func (b *tuiBackend) MCPResources(ctx context.Context, name string) ([]mcp.Resou
 		return nil, false, err
 	}
 	return m.Resources(ctx, name)
+}
+
+// MCPPrompt implements ui.MCPPrompter.
+func (b *tuiBackend) MCPPrompt(ctx context.Context, server, name string, words []string) (mcp.PromptText, error) {
+	m, err := b.app.mcpOwner(server)
+	if err != nil {
+		return mcp.PromptText{}, err
+	}
+	return m.Prompt(ctx, server, name, words)
 }
 
 // LoginMCP implements ui.Extensions.
@@ -313,4 +325,7 @@ func (a *app) trustedExtras() string {
 	return what
 }
 
-var _ ui.Extensions = (*tuiBackend)(nil)
+var (
+	_ ui.Extensions  = (*tuiBackend)(nil)
+	_ ui.MCPPrompter = (*tuiBackend)(nil)
+)

@@ -45,7 +45,7 @@ func (p Prompt) Usage() string {
 // PromptText is a fetched prompt, ready to go to the model as the user's
 // message.
 type PromptText struct {
-	// Text is the message: a note saying where it comes from and the
+	// Text is the message: a sentence saying where it comes from, then the
 	// prompt's messages, fenced unless the server is trusted.
 	Text string
 	// Messages counts the prompt's messages.
@@ -182,7 +182,7 @@ func (m *Manager) Prompt(ctx context.Context, server, name string, words []strin
 		return PromptText{}, fmt.Errorf("/%s: the server sent a prompt with no messages", p.Command())
 	}
 	body := capBody(strings.Join(parts, "\n\n"))
-	lead := fmt.Sprintf("%s The user ran /%s, the prompt %q of the MCP server %s, as their request for this turn: do what its messages ask.", "[myclaw prompt]", p.Command(), name, server)
+	lead := fmt.Sprintf("The user ran /%s, the prompt %q of the MCP server %s, as their request for this turn: do what its messages ask.", p.Command(), name, server)
 	if r.s.cfg.Trust {
 		return PromptText{Text: lead + "\n\n" + body, Messages: len(parts)}, nil
 	}

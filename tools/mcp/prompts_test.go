@@ -78,7 +78,7 @@ func TestPrompts(t *testing.T) {
 			if strings.Count(got.Text, "</untrusted>") != 1 || !strings.Contains(got.Text, `<untrusted source="mcp:docs:prompt/review"`) {
 				t.Errorf("got %q; want the messages in one unbroken fence", got.Text)
 			}
-			if !strings.HasPrefix(got.Text, "[myclaw prompt] The user ran /docs:review") {
+			if !strings.HasPrefix(got.Text, "The user ran /docs:review") {
 				t.Errorf("got %q; want it to say where it comes from", got.Text)
 			}
 		})

@@ -1,0 +1,77 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"myclaw/agent"
+	"myclaw/tools/mcp"
+)
+
+// promptFake has one running server with one prompt.
+type promptFake struct {
+	*extFake
+	asked [][]string
+}
+
+func (f *promptFake) MCPPrompt(ctx context.Context, server, name string, words []string) (mcp.PromptText, error) {
+	f.asked = append(f.asked, append([]string{server, name}, words...))
+	if len(words) == 0 {
+		return mcp.PromptText{}, errors.New(`/docs:review needs the argument "file" (usage: /docs:review <file>)`)
+	}
+	return mcp.PromptText{Text: "The user ran /docs:review. <untrusted>Review " + words[0] + "</untrusted>", Messages: 1}, nil
+}
+
+func newPromptFake() *promptFake {
+	return &promptFake{extFake: &extFake{fakeBackend: newFake(), servers: []mcp.ServerStatus{
+		{Name: "docs", State: mcp.StateRunning, Prompts: []mcp.Prompt{{Server: "docs", Name: "review", Description: "Review a file", Args: []mcp.PromptArg{{Name: "file", Required: true}}}}},
+		{Name: "down", State: mcp.StateFailed, Prompts: []mcp.Prompt{{Server: "down", Name: "gone"}}},
+	}}}
+}
+
+func TestMCPPromptCommand(t *testing.T) {
+	f := newPromptFake()
+	m := newTestModel(t, f)
+	m = runCmd(t, m, loadPrompts(f))
+
+	// Listed in /help and offered by completion; a failed server's are not.
+	m = runLine(t, m, "/help")
+	help := lastBlock(m)
+	if !strings.Contains(help, "MCP prompts") || !strings.Contains(help, "/docs:review <file>") || !strings.Contains(help, "Review a file (MCP docs)") || strings.Contains(help, "down:gone") {
+		t.Fatalf("help does not list the prompt as it should:\n%s", help)
+	}
+	m = typeText(m, "/docs:")
+	if len(m.input.matches) != 1 || m.input.matches[0].name != "docs:review" {
+		t.Fatalf("completion of /docs: offers %+v", m.input.matches)
+	}
+	m.input.setValue("")
+
+	// The prompt goes to the model after the typed line.
+	m = typeText(m, `/docs:review "a b.go"`)
+	m.input.closed = true
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	m = drainTurn(t, m, cmd)
+	if len(f.asked) != 1 || strings.Join(f.asked[0], "|") != "docs|review|a b.go" {
+		t.Fatalf("asked %q", f.asked)
+	}
+	if len(f.prompts) != 1 || !strings.HasPrefix(f.prompts[0], "/docs:review \"a b.go\"\n\n"+agent.AttachmentMark+" The user ran /docs:review.") {
+		t.Fatalf("sent %q", f.prompts)
+	}
+	if text := m.tr.text(m.c); !strings.Contains(text, "the prompt review of the MCP server docs (1 message) went to the model") {
+		t.Errorf("transcript:\n%s", text)
+	}
+
+	// A missing argument is an error and nothing is sent.
+	m = typeText(m, "/docs:review")
+	m.input.closed = true
+	m, cmd = updateCmd(m, keyMsg("enter"))
+	m = drainTurn(t, m, cmd)
+	if len(f.prompts) != 1 {
+		t.Fatalf("a failed prompt was sent: %q", f.prompts)
+	}
+	if text := m.tr.text(m.c); !strings.Contains(text, `needs the argument "file"`) || !strings.Contains(text, "nothing was sent to the model") {
+		t.Errorf("transcript:\n%s", text)
+	}
+}
