@@ -206,10 +206,11 @@ func (a *app) buildTools() error {
 	}
 	a.jobs = tools.NewShellJobs()
 	a.userTools = agent.UserTools{
-		Root:   ws.Root(),
-		Vision: a.settings.Vision,
-		Reader: tools.NewFsRead(ws),
-		Lister: tools.NewGlobList(ws),
+		Root:     ws.Root(),
+		Vision:   a.settings.Vision,
+		Resource: a.resourceReader,
+		Reader:   tools.NewFsRead(ws),
+		Lister:   tools.NewGlobList(ws),
 		Shell: tools.NewShellRun(tools.ShellOptions{
 			Dir:            ws.Dir(),
 			OutputDir:      filepath.Join(a.stateDir, "shell-output"),
@@ -570,6 +571,16 @@ func (a *app) logoutMCP(ctx context.Context, name string) error {
 		return err
 	}
 	return m.Logout(ctx, name)
+}
+
+// resourceReader is the tool that reads the resources of the server
+// called name (@name:uri).
+func (a *app) resourceReader(name string) (tools.Tool, error) {
+	m, err := a.mcpOwner(name)
+	if err != nil {
+		return nil, err
+	}
+	return m.ResourceReader(name)
 }
 
 // mcpOwner finds the manager that runs the server called name.

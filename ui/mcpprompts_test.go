@@ -75,3 +75,59 @@ func TestMCPPromptCommand(t *testing.T) {
 		t.Errorf("transcript:\n%s", text)
 	}
 }
+
+// resourceFake is a backend with MCP servers, file mentions and resource
+// mentions; a resource of "docs" other than docs://guide fails.
+type resourceFake struct {
+	*directFake
+	servers   []mcp.ServerStatus
+	resources []string
+}
+
+func (f *resourceFake) MCPServers() []mcp.ServerStatus               { return f.servers }
+func (f *resourceFake) RestartMCP(context.Context, string) error     { return nil }
+func (f *resourceFake) LoginMCP(context.Context, string) error       { return nil }
+func (f *resourceFake) LogoutMCP(context.Context, string) error      { return nil }
+func (f *resourceFake) TrustProject(context.Context) (string, error) { return "", nil }
+func (f *resourceFake) MCPResources(context.Context, string) ([]mcp.Resource, bool, error) {
+	return nil, false, nil
+}
+
+func (f *resourceFake) MentionResources(ctx context.Context, refs []string, emit func(agent.Event)) error {
+	for _, r := range refs {
+		if r != "docs:docs://guide" {
+			return &agent.UserError{Msg: "@" + r + " was not attached, and the prompt was not sent: not found"}
+		}
+	}
+	f.resources = append(f.resources, refs...)
+	return nil
+}
+
+func TestResourceMentions(t *testing.T) {
+	f := &resourceFake{directFake: &directFake{fakeBackend: newFake()}, servers: []mcp.ServerStatus{{Name: "docs", State: mcp.StateRunning}}}
+	send := func(m Model, line string) Model {
+		m = typeText(m, line)
+		m.input.closed = true
+		m, cmd := updateCmd(m, keyMsg("enter"))
+		return drainTurn(t, m, cmd)
+	}
+	m := send(newTestModel(t, f), "see @docs:docs://guide and @main.go")
+	if strings.Join(f.resources, " ") != "docs:docs://guide" || strings.Join(f.mentions, " ") != "main.go" || len(f.prompts) != 1 {
+		t.Fatalf("resources %q, files %q, prompts %q", f.resources, f.mentions, f.prompts)
+	}
+	// One that fails stops everything: no file attached, nothing sent.
+	m = send(m, "see @docs:docs://nope and @other.go")
+	if len(f.prompts) != 1 || len(f.mentions) != 1 {
+		t.Fatalf("a failed resource mention still sent: prompts %q, files %q", f.prompts, f.mentions)
+	}
+	if text := m.tr.text(m.c); !strings.Contains(text, "@docs:docs://nope was not attached, and the prompt was not sent") {
+		t.Errorf("transcript:\n%s", text)
+	}
+}
+
+func TestSplitResourceMentions(t *testing.T) {
+	files, res := splitResourceMentions([]string{"docs:notes/a.md", "wiki:page://x", "C:/x.go", "a.go", "https://h/x", "docs:"}, []string{"docs"})
+	if strings.Join(files, " ") != "C:/x.go a.go https://h/x docs:" || strings.Join(res, " ") != "docs:notes/a.md wiki:page://x" {
+		t.Errorf("files %q, resources %q", files, res)
+	}
+}

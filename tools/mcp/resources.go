@@ -197,3 +197,16 @@ func (r *run) registerResourceToolsLocked(old, skipped []string) []string {
 	}
 	return skipped
 }
+
+// ResourceReader returns the tool that reads the resources of the named
+// server, for an @server:uri mention; the error says why there is none.
+func (m *Manager) ResourceReader(name string) (tools.Tool, error) {
+	r, sess, err := m.liveRun(name)
+	if err != nil {
+		return nil, err
+	}
+	if !hasResources(sess) {
+		return nil, fmt.Errorf("MCP server %s offers no resources", name)
+	}
+	return r.resourceTools()[1], nil
+}
