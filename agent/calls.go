@@ -394,7 +394,7 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 		ctx = tools.WithConfinement(ctx, conf.Tool())
 	}
 	live := newOutputStream(call.ID, t.emit)
-	res, err := tools.Call(tools.WithProgress(ctx, live.write), tool, args, false)
+	res, err := tools.Call(tools.WithProgressNote(tools.WithProgress(ctx, live.write), live.progress), tool, args, false)
 	live.close()
 	now := a.opts.Now()
 	var fatal error

@@ -282,7 +282,12 @@ func (m *Model) handleEvent(ev agent.Event) {
 		m.card(ev.Call).finish(ev)
 	case agent.ToolOutputEvent:
 		if card, ok := m.cards[ev.CallID]; ok && card.status == "" {
-			card.update(func(t *toolCard) { t.addLive(ev.Text) })
+			card.update(func(t *toolCard) {
+				t.addLive(ev.Text)
+				if ev.Progress != "" {
+					t.progress = ev.Progress
+				}
+			})
 		}
 	case agent.ApprovalEvent:
 		card, ok := m.cards[ev.CallID]

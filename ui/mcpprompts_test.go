@@ -131,3 +131,21 @@ func TestSplitResourceMentions(t *testing.T) {
 		t.Errorf("files %q, resources %q", files, res)
 	}
 }
+
+func TestMCPProgressOnTheRunningCard(t *testing.T) {
+	m := startFakeTurn(t, newTestModel(t, newFake()), "index")
+	c := call("c1", "idx/index", `{}`)
+	m = events(m,
+		agent.ToolCallEvent{Call: c, Phase: "started"},
+		agent.ToolOutputEvent{CallID: "c1", Progress: "1/4 (25%) · reading"},
+		agent.ToolOutputEvent{CallID: "c1", Progress: "3/4 (75%) · \x1b[2Jwriting"},
+	)
+	got := m.tr.text(m.c)
+	if !strings.Contains(got, "progress 3/4 (75%) · ") || !strings.Contains(got, "writing") || strings.Contains(got, "1/4") || strings.Contains(got, "\x1b") || strings.Contains(got, "live output") {
+		t.Fatalf("running card should show only the latest progress, clean:\n%q", got)
+	}
+	m = events(m, agent.ToolResultEvent{Call: c, Status: agent.StatusOK, Content: `{"ok":true}`})
+	if got := m.tr.text(m.c); strings.Contains(got, "progress") {
+		t.Fatalf("finished card still shows progress:\n%s", got)
+	}
+}

@@ -29,11 +29,12 @@ const DefaultLogLevel = "info"
 func (r *run) newClient() *sdk.Client {
 	name := r.s.cfg.Name
 	c := sdk.NewClient(&sdk.Implementation{Name: "myclaw", Version: "1"}, &sdk.ClientOptions{
-		Capabilities:             &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{}},
-		ToolListChangedHandler:   r.toolsChanged,
-		PromptListChangedHandler: r.promptsChanged,
-		ElicitationHandler:       r.m.elicitHandler(name),
-		LoggingMessageHandler:    r.logMessage,
+		Capabilities:                &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{}},
+		ToolListChangedHandler:      r.toolsChanged,
+		PromptListChangedHandler:    r.promptsChanged,
+		ProgressNotificationHandler: r.progress.notify,
+		ElicitationHandler:          r.m.elicitHandler(name),
+		LoggingMessageHandler:       r.logMessage,
 	})
 	if dir := r.s.cfg.Dir; dir != "" {
 		if abs, err := filepath.Abs(dir); err == nil {

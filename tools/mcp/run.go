@@ -34,6 +34,8 @@ type run struct {
 	prompts []Prompt
 
 	syncMu sync.Mutex // serialises refreshes of the tool list
+
+	progress progressWatch
 }
 
 // main starts the server, registers its tools and watches the session until

@@ -230,7 +230,11 @@ func (t *remoteTool) Execute(ctx context.Context, args json.RawMessage) (tools.R
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := sess.CallTool(callCtx, &sdk.CallToolParams{Meta: t.r.callMeta(), Name: t.name, Arguments: args})
+	params := &sdk.CallToolParams{Meta: t.r.callMeta(), Name: t.name, Arguments: args}
+	token, stop := t.r.progress.watch(tools.ProgressNote(ctx))
+	defer stop()
+	params.SetProgressToken(token)
+	res, err := sess.CallTool(callCtx, params)
 	if err != nil {
 		return tools.Result{}, t.callError(ctx, err)
 	}
