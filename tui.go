@@ -98,6 +98,9 @@ func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord, max 
 			if content == "" && len(m.MultiContent) > 0 {
 				content = m.MultiContent[0].Text
 			}
+			if strings.HasPrefix(content, agent.AttachmentMark) {
+				continue // images a tool returned, not something the user typed
+			}
 			// What the user attached (command output, files) follows the prompt.
 			content, _, _ = strings.Cut(content, "\n\n"+agent.AttachmentMark)
 			var lines []string

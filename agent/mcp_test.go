@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -128,5 +130,56 @@ func TestMCPProgressReachesTheScreenBeforeTheResult(t *testing.T) {
 	}
 	if len(got) != 1 || got[0] != "2/8 (25%) · scanning" {
 		t.Fatalf("progress before the result: %q", got)
+	}
+}
+
+func TestMCPImagesGoToVisionModelsOnly(t *testing.T) {
+	png := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 100)...)
+	for _, vision := range []bool{true, false} {
+		t.Run(fmt.Sprintf("vision=%v", vision), func(t *testing.T) {
+			srv := sdk.NewServer(&sdk.Implementation{Name: "shot", Version: "1"}, nil)
+			srv.AddTool(&sdk.Tool{Name: "screenshot", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+					return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{MIMEType: "image/png", Data: png}}}, nil
+				})
+			model := newFakeServer(t, openAIStyle("", call{"c1", "shot__screenshot", `{}`}), openAIStyle("a black square"))
+			h := newHarness(t, approval.Full, model)
+			h.agent.opts.UserTools.Vision = vision
+			runMCP(t, srv, "shot", h.reg)
+			if err := h.run(context.Background(), "look", approveAll()); err != nil {
+				t.Fatal(err)
+			}
+			msgs := model.messages(1)
+			var toolText string
+			var images []string
+			for _, m := range msgs {
+				if m["role"] == "tool" {
+					toolText, _ = m["content"].(string)
+				}
+				parts, _ := m["content"].([]any)
+				for _, p := range parts {
+					if p, _ := p.(map[string]any); p["type"] == "image_url" {
+						u, _ := p["image_url"].(map[string]any)
+						images = append(images, fmt.Sprint(m["role"], " ", u["url"]))
+					}
+				}
+			}
+			if !strings.Contains(toolText, "[image image/png, 108 B]") {
+				t.Errorf("the tool result %q lacks the placeholder", toolText)
+			}
+			want := 0
+			if vision {
+				want = 1
+			}
+			if len(images) != want {
+				t.Fatalf("got image parts %q; want %d", images, want)
+			}
+			if vision && images[0] != "user data:image/png;base64,"+base64.StdEncoding.EncodeToString(png) {
+				t.Errorf("got %q; want the PNG in a user message after the result", images[0])
+			}
+			if last := msgs[len(msgs)-1]; vision && last["role"] != "user" {
+				t.Errorf("the images should follow the tool message, as a user message; last is %v", last["role"])
+			}
+		})
 	}
 }

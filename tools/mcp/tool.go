@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -302,7 +303,16 @@ func (t *remoteTool) callError(ctx context.Context, err error) error {
 // result turns a CallToolResult into a tools.Result, or a tool error.
 func (t *remoteTool) result(res *sdk.CallToolResult) (tools.Result, error) {
 	var parts []string
+	var images []tools.Image
 	for _, c := range res.Content {
+		if img, ok := c.(*sdk.ImageContent); ok && !res.IsError {
+			part, image := imagePart(img, len(images))
+			parts = append(parts, part)
+			if image != nil {
+				images = append(images, *image)
+			}
+			continue
+		}
 		parts = append(parts, describeContent(c))
 	}
 	if res.IsError {
@@ -322,6 +332,7 @@ func (t *remoteTool) result(res *sdk.CallToolResult) (tools.Result, error) {
 	out := tools.Result{
 		Source:     "mcp:" + t.meta.Name,
 		Capability: t.capability(),
+		Images:     images,
 	}
 	if res.StructuredContent != nil {
 		if t.meta.ReturnsUntrusted {
@@ -338,6 +349,33 @@ func (t *remoteTool) result(res *sdk.CallToolResult) (tools.Result, error) {
 	}
 	out.Body = capBody(strings.Join(parts, "\n"))
 	return out, nil
+}
+
+// Bounds of the images of one result that go to a vision model: each
+// request carries them again, and servers refuse large ones.
+const (
+	maxImageBytes = 5 << 20
+	maxImages     = 4
+)
+
+// imageKinds are the image types models take.
+var imageKinds = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
+
+// imagePart is the placeholder of an image in the result's text and, when
+// it can go to a vision model, the image. Its type is what its bytes say,
+// not what the server claims.
+func imagePart(c *sdk.ImageContent, have int) (string, *tools.Image) {
+	size := tools.HumanSize(int64(len(c.Data)))
+	kind := http.DetectContentType(c.Data)
+	switch {
+	case !imageKinds[kind]:
+		return fmt.Sprintf("[image %s, %s: its content is %s, not an image a model takes]", orUnknown(tools.ClipOneLine(c.MIMEType, 60)), size, kind), nil
+	case len(c.Data) > maxImageBytes:
+		return fmt.Sprintf("[image %s, %s: over %s, not shown to the model]", kind, size, tools.HumanSize(maxImageBytes)), nil
+	case have >= maxImages:
+		return fmt.Sprintf("[image %s, %s: not shown to the model, at most %d per result]", kind, size, maxImages), nil
+	}
+	return fmt.Sprintf("[image %s, %s]", kind, size), &tools.Image{MIME: kind, Data: c.Data}
 }
 
 // hasText reports whether any content block is non-empty text.
@@ -357,7 +395,7 @@ func describeContent(c sdk.Content) string {
 	case *sdk.TextContent:
 		return c.Text
 	case *sdk.ImageContent:
-		return fmt.Sprintf("[image %s %s]", tools.HumanSize(int64(len(c.Data))), orUnknown(c.MIMEType))
+		return fmt.Sprintf("[image %s, %s]", orUnknown(tools.ClipOneLine(c.MIMEType, 60)), tools.HumanSize(int64(len(c.Data))))
 	case *sdk.AudioContent:
 		return fmt.Sprintf("[audio %s %s]", tools.HumanSize(int64(len(c.Data))), orUnknown(c.MIMEType))
 	case *sdk.ResourceLink:
