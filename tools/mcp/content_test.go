@@ -48,3 +48,42 @@ func TestImagesInResults(t *testing.T) {
 		t.Errorf("got %d images; want the one real PNG", len(res.Images))
 	}
 }
+
+func TestResourceLinksSayHowToRead(t *testing.T) {
+	size := int64(2048)
+	srv := resourceServer()
+	srv.AddTool(&sdk.Tool{Name: "find", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ResourceLink{URI: "docs://guide", Name: "guide", MIMEType: "text/markdown", Size: &size}}}, nil
+		})
+	reg := tools.NewRegistry()
+	m := newTestManager(t, reg, ServerConfig{Name: "docs", Command: "unused", Enabled: true, Timeout: 30 * time.Second})
+	inMemory(t, m, srv)
+	m.Start(context.Background(), nil)
+	waitStatus(t, m, "docs", inState(StateRunning))
+	res, err := call(t, reg, "docs/find", `{}`)
+	want := `[resource link docs://guide "guide" (text/markdown, 2.0 KB): read it with docs/read_resource {"uri": "docs://guide"}]`
+	if err != nil || res.Body != want {
+		t.Fatalf("got %q, %v; want %q", res.Body, err, want)
+	}
+	// What it says works.
+	res, err = call(t, reg, "docs/read_resource", `{"uri": "docs://guide"}`)
+	if err != nil || !strings.Contains(res.Body, "Run make deploy.") {
+		t.Fatalf("reading the link: %q, %v", res.Body, err)
+	}
+
+	// A server without resources: the link is shown, not offered.
+	bare := sdk.NewServer(&sdk.Implementation{Name: "bare", Version: "1"}, nil)
+	bare.AddTool(&sdk.Tool{Name: "find", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ResourceLink{URI: "x://y"}}}, nil
+		})
+	reg2 := tools.NewRegistry()
+	m2 := newTestManager(t, reg2, ServerConfig{Name: "bare", Command: "unused", Enabled: true, Timeout: 30 * time.Second})
+	inMemory(t, m2, bare)
+	m2.Start(context.Background(), nil)
+	waitStatus(t, m2, "bare", inState(StateRunning))
+	if res, err := call(t, reg2, "bare/find", `{}`); err != nil || res.Body != "[resource link x://y: the server offers no way to read it]" {
+		t.Fatalf("got %q, %v", res.Body, err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -305,12 +306,19 @@ func (t *remoteTool) result(res *sdk.CallToolResult) (tools.Result, error) {
 	var parts []string
 	var images []tools.Image
 	for _, c := range res.Content {
-		if img, ok := c.(*sdk.ImageContent); ok && !res.IsError {
-			part, image := imagePart(img, len(images))
+		switch c := c.(type) {
+		case *sdk.ImageContent:
+			if res.IsError {
+				break
+			}
+			part, image := imagePart(c, len(images))
 			parts = append(parts, part)
 			if image != nil {
 				images = append(images, *image)
 			}
+			continue
+		case *sdk.ResourceLink:
+			parts = append(parts, t.linkPart(c))
 			continue
 		}
 		parts = append(parts, describeContent(c))
@@ -349,6 +357,18 @@ func (t *remoteTool) result(res *sdk.CallToolResult) (tools.Result, error) {
 	}
 	out.Body = capBody(strings.Join(parts, "\n"))
 	return out, nil
+}
+
+// linkPart shows a resource link and says how to read it: with the
+// server's read_resource tool, when it offers resources.
+func (t *remoteTool) linkPart(c *sdk.ResourceLink) string {
+	s := describeContent(c)
+	reader := t.r.s.cfg.Name + "/read_resource"
+	tl, _ := t.r.m.reg.Lookup(reader)
+	if rt, ok := tl.(*resourceTool); ok && rt.rt.r == t.r {
+		return s[:len(s)-1] + fmt.Sprintf(`: read it with %s {"uri": %q}]`, reader, c.URI)
+	}
+	return s[:len(s)-1] + ": the server offers no way to read it]"
 }
 
 // Bounds of the images of one result that go to a vision model: each
@@ -401,10 +421,14 @@ func describeContent(c sdk.Content) string {
 	case *sdk.ResourceLink:
 		s := "[resource link " + c.URI
 		if c.Name != "" {
-			s += " " + c.Name
+			s += " " + strconv.Quote(tools.ClipOneLine(c.Name, 120))
 		}
-		if c.MIMEType != "" {
-			s += " " + c.MIMEType
+		if c.MIMEType != "" || c.Size != nil {
+			s += " (" + orUnknown(tools.ClipOneLine(c.MIMEType, 60))
+			if c.Size != nil {
+				s += ", " + tools.HumanSize(*c.Size)
+			}
+			s += ")"
 		}
 		return s + "]"
 	case *sdk.EmbeddedResource:
