@@ -363,7 +363,7 @@ func (a *app) mcpServers(cfg *config.Config) []mcp.ServerConfig {
 		out = append(out, mcp.ServerConfig{
 			Name: name, Command: s.Command, Args: s.Args, Env: env, URL: s.URL,
 			Enabled: s.IsEnabled(), Timeout: timeout, Trust: s.Trust, Dir: a.workspace.Dir(),
-			Headers: headers, Unset: unset, OAuth: oauth, LogLevel: s.LogLevel,
+			Headers: headers, Unset: unset, OAuth: oauth, LogLevel: s.LogLevel, Sampling: s.Sampling,
 		})
 	}
 	return out

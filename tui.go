@@ -36,7 +36,7 @@ func runTUI(ctx context.Context, o options, secrets map[string]string) error {
 	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 64), forms: make(chan ui.FormRequest)}
 	// The servers start behind the first frame; their news reaches the
 	// transcript through Notices.
-	a.mcpOpts = mcp.Options{Interactive: true, Notify: b.mcpNotify, Elicit: b.elicit}
+	a.mcpOpts = mcp.Options{Interactive: true, Notify: b.mcpNotify, Elicit: b.elicit, Sample: b.sample}
 	a.startMCP(ctx, b.mcpChanged)
 	return ui.Run(ctx, b, ui.Options{
 		Workspace: a.workspace.Dir(),
@@ -211,6 +211,29 @@ func (b *tuiBackend) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitA
 	case <-ctx.Done():
 		return mcp.ElicitAnswer{}, ctx.Err()
 	}
+}
+
+// sample shows a server's request to use the model for approval, in the
+// form elicitation uses, and sends it only if the person approves.
+func (b *tuiBackend) sample(ctx context.Context, r mcp.SamplingRequest) (mcp.SamplingAnswer, error) {
+	model := b.Agent.Model()
+	ans, err := b.elicit(ctx, mcp.Elicitation{Server: r.Server, Message: r.Describe(),
+		Title: "asks to use your model", Note: "enter sends it to " + model + ", ctrl+d declines; the answer goes to " + r.Server + " only"})
+	if err != nil {
+		return mcp.SamplingAnswer{}, err
+	}
+	if ans.Action != mcp.ElicitAccept {
+		return mcp.SamplingAnswer{}, mcp.ErrSamplingDeclined
+	}
+	msgs := make([]agent.SampleMessage, len(r.Messages))
+	for i, m := range r.Messages {
+		msgs[i] = agent.SampleMessage{Role: m.Role, Text: m.Text}
+	}
+	text, used, err := b.Agent.Sample(ctx, r.System, msgs, r.MaxTokens)
+	if err != nil {
+		return mcp.SamplingAnswer{}, err
+	}
+	return mcp.SamplingAnswer{Text: text, Model: used}, nil
 }
 
 // MCPResources implements ui.Extensions.

@@ -183,3 +183,23 @@ func TestMCPImagesGoToVisionModelsOnly(t *testing.T) {
 		})
 	}
 }
+
+func TestSampleAsksTheModelOutsideTheConversation(t *testing.T) {
+	model := newFakeServer(t, openAIStyle("It renames a field."))
+	h := newHarness(t, approval.Ask, model)
+	text, used, err := h.agent.Sample(context.Background(), "Be brief.", []SampleMessage{{Role: "user", Text: "Summarise this diff."}}, 500)
+	if err != nil || text != "It renames a field." || used != h.agent.Model() {
+		t.Fatalf("got %q from %q, %v", text, used, err)
+	}
+	req := model.request(0)
+	msgs := model.messages(0)
+	if len(msgs) != 2 || msgs[0]["role"] != "system" || msgs[0]["content"] != "Be brief." || msgs[1]["content"] != "Summarise this diff." {
+		t.Errorf("got messages %v; want the server's, nothing of the session", msgs)
+	}
+	if req["max_tokens"] != float64(500) || req["tools"] != nil {
+		t.Errorf("got max_tokens %v, tools %v; want 500 and no tools", req["max_tokens"], req["tools"])
+	}
+	if n := len(h.agent.Messages()); n != 0 {
+		t.Errorf("the conversation has %d messages; want none", n)
+	}
+}

@@ -61,6 +61,10 @@ type ServerConfig struct {
 	// LogLevel is the level of log messages asked of the server
 	// (DefaultLogLevel when empty).
 	LogLevel string
+	// Sampling = true lets the server ask to use the model
+	// (sampling/createMessage), each request approved by the person; only
+	// then is the capability declared.
+	Sampling bool
 }
 
 // State is the life-cycle state of a server.
