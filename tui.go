@@ -151,7 +151,11 @@ func (b *tuiBackend) mcpChanged(s mcp.ServerStatus) {
 		b.mu.Unlock()
 		text = fmt.Sprintf("MCP server %s is running with %d tools.", s.Name, len(s.Tools))
 		if n := len(s.Prompts); n > 0 {
-			text = fmt.Sprintf("MCP server %s is running with %d tools and %d prompts (/%s …; /help lists them).", s.Name, len(s.Tools), n, s.Prompts[0].Command())
+			prompts := "1 prompt"
+			if n > 1 {
+				prompts = fmt.Sprintf("%d prompts", n)
+			}
+			text = fmt.Sprintf("MCP server %s is running with %d tools and %s (/%s …; /help lists them).", s.Name, len(s.Tools), prompts, s.Prompts[0].Command())
 		}
 	case mcp.StateFailed:
 		text = fmt.Sprintf("MCP server %s failed: %s. Its tools are withdrawn; /mcp restart %s tries again.", s.Name, s.LastError, s.Name)

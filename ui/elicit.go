@@ -253,7 +253,11 @@ func (f *elicitForm) view() []string {
 	}
 	k := &f.keys
 	var help []string
-	for _, b := range []key.Binding{k.Accept, k.Decline, k.Cancel, k.Next, k.Choose, k.Toggle} {
+	keys := []key.Binding{k.Accept, k.Decline, k.Cancel}
+	if len(f.r.Form.Fields) > 0 {
+		keys = append(keys, k.Next, k.Choose, k.Toggle)
+	}
+	for _, b := range keys {
 		help = append(help, b.Help().Key+" "+b.Help().Desc)
 	}
 	return append(out, truncate("  "+st.Dim.Render(strings.Join(help, " · ")), w))
