@@ -8,8 +8,6 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"myclaw/tools"
 )
 
 // pngBytes is the start of a PNG: enough for its type to be detected.
@@ -26,11 +24,7 @@ func TestImagesInResults(t *testing.T) {
 				&sdk.ImageContent{MIMEType: "image/png", Data: append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, maxImageBytes)...)},
 			}}, nil
 		})
-	reg := tools.NewRegistry()
-	m := newTestManager(t, reg, ServerConfig{Name: "shot", Command: "unused", Enabled: true, Timeout: 30 * time.Second})
-	inMemory(t, m, srv)
-	m.Start(context.Background(), nil)
-	waitStatus(t, m, "shot", inState(StateRunning))
+	reg := runServer(t, srv, ServerConfig{Name: "shot", Command: "unused", Enabled: true, Timeout: 30 * time.Second})
 	res, err := call(t, reg, "shot/screenshot", `{}`)
 	if err != nil {
 		t.Fatal(err)
@@ -56,11 +50,7 @@ func TestResourceLinksSayHowToRead(t *testing.T) {
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ResourceLink{URI: "docs://guide", Name: "guide", MIMEType: "text/markdown", Size: &size}}}, nil
 		})
-	reg := tools.NewRegistry()
-	m := newTestManager(t, reg, ServerConfig{Name: "docs", Command: "unused", Enabled: true, Timeout: 30 * time.Second})
-	inMemory(t, m, srv)
-	m.Start(context.Background(), nil)
-	waitStatus(t, m, "docs", inState(StateRunning))
+	reg := runServer(t, srv, ServerConfig{Name: "docs", Command: "unused", Enabled: true, Timeout: 30 * time.Second})
 	res, err := call(t, reg, "docs/find", `{}`)
 	want := `[resource link docs://guide "guide" (text/markdown, 2.0 KB): read it with docs/read_resource {"uri": "docs://guide"}]`
 	if err != nil || res.Body != want {
@@ -78,11 +68,7 @@ func TestResourceLinksSayHowToRead(t *testing.T) {
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ResourceLink{URI: "x://y"}}}, nil
 		})
-	reg2 := tools.NewRegistry()
-	m2 := newTestManager(t, reg2, ServerConfig{Name: "bare", Command: "unused", Enabled: true, Timeout: 30 * time.Second})
-	inMemory(t, m2, bare)
-	m2.Start(context.Background(), nil)
-	waitStatus(t, m2, "bare", inState(StateRunning))
+	reg2 := runServer(t, bare, ServerConfig{Name: "bare", Command: "unused", Enabled: true, Timeout: 30 * time.Second})
 	if res, err := call(t, reg2, "bare/find", `{}`); err != nil || res.Body != "[resource link x://y: the server offers no way to read it]" {
 		t.Fatalf("got %q, %v", res.Body, err)
 	}

@@ -33,11 +33,7 @@ func TestProgressReachesTheCall(t *testing.T) {
 			}
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "done"}}}, nil
 		})
-	reg := tools.NewRegistry()
-	m := newTestManager(t, reg, ServerConfig{Name: "slow", Command: "unused", Enabled: true, Timeout: 60 * time.Second})
-	inMemory(t, m, srv)
-	m.Start(context.Background(), nil)
-	waitStatus(t, m, "slow", inState(StateRunning))
+	reg := runServer(t, srv, ServerConfig{Name: "slow", Command: "unused", Enabled: true, Timeout: 60 * time.Second})
 
 	var mu sync.Mutex
 	var notes []string

@@ -114,15 +114,7 @@ func (r *run) listPrompts(ctx context.Context, sess *sdk.ClientSession) []Prompt
 
 // promptsChanged handles notifications/prompts/list_changed.
 func (r *run) promptsChanged(_ context.Context, req *sdk.PromptListChangedRequest) {
-	r.m.mu.Lock()
-	if r.over {
-		r.m.mu.Unlock()
-		return
-	}
-	r.m.wg.Add(1) // as in toolsChanged
-	r.m.mu.Unlock()
-	go func() {
-		defer r.m.wg.Done()
+	r.inBackground(func() {
 		ctx, cancel := context.WithTimeout(r.ctx, r.s.cfg.Timeout)
 		defer cancel()
 		list := r.listPrompts(ctx, req.Session)
@@ -133,7 +125,7 @@ func (r *run) promptsChanged(_ context.Context, req *sdk.PromptListChangedReques
 		}
 		r.prompts = list
 		r.m.events.push(r.s.statusLocked())
-	}()
+	})
 }
 
 // Prompt fetches the prompt name of server with the words the user typed

@@ -309,17 +309,7 @@ func displayNames(serverName string, listed []*sdk.Tool) []string {
 // toolsChanged handles notifications/tools/list_changed: the tool list is
 // fetched again and the catalog follows it.
 func (r *run) toolsChanged(_ context.Context, req *sdk.ToolListChangedRequest) {
-	r.m.mu.Lock()
-	if r.over {
-		r.m.mu.Unlock()
-		return
-	}
-	// main holds a WaitGroup count while the session lives, so this Add
-	// cannot race with Close's Wait reaching zero.
-	r.m.wg.Add(1)
-	r.m.mu.Unlock()
-	go func() {
-		defer r.m.wg.Done()
+	r.inBackground(func() {
 		r.syncMu.Lock()
 		defer r.syncMu.Unlock()
 		ctx, cancel := context.WithTimeout(r.ctx, r.s.cfg.Timeout)
@@ -340,6 +330,24 @@ func (r *run) toolsChanged(_ context.Context, req *sdk.ToolListChangedRequest) {
 		r.m.events.push(r.s.statusLocked())
 		r.m.mu.Unlock()
 		r.logSkipped(skipped, changed)
+	})
+}
+
+// inBackground runs fn in a goroutine of its own unless the run is over;
+// Close waits for it.
+func (r *run) inBackground(fn func()) {
+	r.m.mu.Lock()
+	if r.over {
+		r.m.mu.Unlock()
+		return
+	}
+	// main holds a WaitGroup count while the session lives, so this Add
+	// cannot race with Close's Wait reaching zero.
+	r.m.wg.Add(1)
+	r.m.mu.Unlock()
+	go func() {
+		defer r.m.wg.Done()
+		fn()
 	}()
 }
 
