@@ -11,7 +11,9 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/sashabaranov/go-openai"
 
+	"myclaw/agent"
 	"myclaw/tools"
 )
 
@@ -157,5 +159,19 @@ func drain(ch chan string) string {
 		default:
 			return strings.Join(out, "\n")
 		}
+	}
+}
+
+// TestEarlierSkipsToolImages: a resumed session does not show the message
+// that carried a tool's images as something the user typed, and shows an
+// MCP prompt's turn as the line the user typed.
+func TestEarlierSkipsToolImages(t *testing.T) {
+	msgs := []openai.ChatCompletionMessage{
+		{Role: "user", Content: "/docs:review a.go\n\n" + agent.AttachmentMark + " The user ran /docs:review ..."},
+		{Role: "user", MultiContent: []openai.ChatMessagePart{{Type: "text", Text: agent.AttachmentMark + " The images that shot/screenshot returned follow"}}},
+	}
+	out := earlier(msgs, nil, 60)
+	if len(out) != 1 || out[0].Text != "/docs:review a.go" {
+		t.Fatalf("got %+v; want only the typed line", out)
 	}
 }
