@@ -417,7 +417,7 @@ func describeContent(c sdk.Content) string {
 	case *sdk.ImageContent:
 		return fmt.Sprintf("[image %s, %s]", orUnknown(tools.ClipOneLine(c.MIMEType, 60)), tools.HumanSize(int64(len(c.Data))))
 	case *sdk.AudioContent:
-		return fmt.Sprintf("[audio %s %s]", tools.HumanSize(int64(len(c.Data))), orUnknown(c.MIMEType))
+		return fmt.Sprintf("[audio %s, %s: not given to the model]", orUnknown(tools.ClipOneLine(c.MIMEType, 60)), tools.HumanSize(int64(len(c.Data))))
 	case *sdk.ResourceLink:
 		s := "[resource link " + c.URI
 		if c.Name != "" {
