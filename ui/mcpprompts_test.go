@@ -42,6 +42,10 @@ func TestMCPPromptCommand(t *testing.T) {
 	if !strings.Contains(help, "MCP prompts") || !strings.Contains(help, "/docs:review <file>") || !strings.Contains(help, "Review a file (MCP docs)") || strings.Contains(help, "down:gone") {
 		t.Fatalf("help does not list the prompt as it should:\n%s", help)
 	}
+	m = runLine(t, m, "/mcp docs")
+	if got := lastBlock(m); !strings.Contains(got, "prompts: /docs:review") {
+		t.Errorf("/mcp docs does not list its prompts:\n%s", got)
+	}
 	m = typeText(m, "/docs:")
 	if len(m.input.matches) != 1 || m.input.matches[0].name != "docs:review" {
 		t.Fatalf("completion of /docs: offers %+v", m.input.matches)
