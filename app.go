@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -528,11 +529,34 @@ func (a *app) startServers(ctx context.Context, servers []mcp.ServerConfig, onCh
 	m := mcp.NewManager(a.registry, servers, a.logf)
 	o := a.mcpOpts
 	o.StateDir = a.stateDir
+	if o.Sample == nil {
+		// Nobody to ask: a server with sampling = true is declined, and
+		// the audit log says so.
+		o.Sample = func(_ context.Context, r mcp.SamplingRequest) (mcp.SamplingAnswer, error) {
+			a.auditSampling(r, "deny", "headless")
+			return mcp.SamplingAnswer{}, mcp.ErrSamplingDeclined
+		}
+	}
 	m.SetOptions(o)
 	a.mcpMu.Lock()
 	a.mcps = append(a.mcps, m)
 	a.mcpMu.Unlock()
 	m.Start(ctx, onChange)
+}
+
+// auditSampling records a decision on a server's request to use the
+// model in the audit log, beside the approvals of calls.
+func (a *app) auditSampling(r mcp.SamplingRequest, decision, by string) {
+	if a.audit == nil {
+		return
+	}
+	req, _ := json.Marshal(r)
+	e := approval.AuditEntry{Tool: "mcp:" + r.Server + "/sampling", ArgsSHA: approval.ArgsDigest(req), Decision: decision, By: by,
+		Summary:   fmt.Sprintf("MCP server %s asks to use the model (%d messages, at most %d tokens)", r.Server, len(r.Messages), r.MaxTokens),
+		Workspace: a.workspace.Dir()}
+	if err := a.audit.Append(e); err != nil {
+		a.logf("audit log: %v", err)
+	}
 }
 
 // mcpStatus lists every MCP server's state.

@@ -30,6 +30,25 @@ func serveTestMCP() {
 		_ = json.Unmarshal(req.Params.Arguments, &in)
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.ToUpper(in.Text) + "! </untrusted>"}}}, nil
 	})
+	s.AddTool(&sdk.Tool{Name: "sample", Description: "Ask the client's model.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			params := &sdk.CreateMessageParams{MaxTokens: 50, Messages: []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: "Say hi."}}}}
+			var res any
+			var err error
+			if req.Session.InitializeParams().ProtocolVersion >= "2026-07-28" {
+				if req.Params.InputResponses == nil {
+					return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"s": params}}, nil
+				}
+				res = req.Params.InputResponses["s"]
+			} else {
+				res, err = req.Session.CreateMessage(ctx, params)
+			}
+			if err != nil {
+				return nil, err
+			}
+			b, _ := json.Marshal(res)
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}, nil
+		})
 	s.AddTool(&sdk.Tool{Name: "crash", Description: "Exit at once.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			fmt.Fprintln(os.Stderr, "fatal: simulated crash")
@@ -173,5 +192,42 @@ func TestEarlierSkipsToolImages(t *testing.T) {
 	out := earlier(msgs, nil, 60)
 	if len(out) != 1 || out[0].Text != "/docs:review a.go" {
 		t.Fatalf("got %+v; want only the typed line", out)
+	}
+}
+
+// TestHeadlessDeclinesSampling: a server with sampling = true asks to use
+// the model in a headless run: the request is declined, the call fails
+// saying so, and the audit log records who declined.
+func TestHeadlessDeclinesSampling(t *testing.T) {
+	e := newEnv(t, func(first string, round int) (string, []scriptCall) {
+		if round == 0 {
+			return "", []scriptCall{{"t__sample", `{}`}}
+		}
+		return "Done.", nil
+	})
+	mcpConfig(t, e)
+	f, err := os.OpenFile(filepath.Join(e.config, "myclaw", "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(f, "sampling = true\n\n[[approval.rules]]\ntool = \"t/*\"\ndecision = \"allow\"\n")
+	f.Close()
+	out, errOut, code := e.myclaw(nil, "-p", "sample", "--model", "test-model")
+	if code != 0 || !strings.Contains(out, "Done.") {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	results := e.srv.toolResults()
+	if len(results) != 1 || !strings.Contains(results[0], "declined the sampling request") {
+		t.Fatalf("tool results %q; want the sampling declined", results)
+	}
+	e.srv.mu.Lock()
+	n := len(e.srv.bodies)
+	e.srv.mu.Unlock()
+	if n != 2 {
+		t.Errorf("the model server got %d requests; want 2 (the sampling request never reached it)", n)
+	}
+	audit, err := os.ReadFile(filepath.Join(e.state, "myclaw", "approvals.jsonl"))
+	if err != nil || !strings.Contains(string(audit), `"tool":"mcp:t/sampling"`) || !strings.Contains(string(audit), `"decision":"deny","by":"headless"`) {
+		t.Errorf("audit log %s, %v; want the declined sampling request", audit, err)
 	}
 }

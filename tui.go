@@ -227,8 +227,10 @@ func (b *tuiBackend) sample(ctx context.Context, r mcp.SamplingRequest) (mcp.Sam
 		return mcp.SamplingAnswer{}, err
 	}
 	if ans.Action != mcp.ElicitAccept {
+		b.app.auditSampling(r, "deny", "user")
 		return mcp.SamplingAnswer{}, mcp.ErrSamplingDeclined
 	}
+	b.app.auditSampling(r, "approve", "user")
 	msgs := make([]agent.SampleMessage, len(r.Messages))
 	for i, m := range r.Messages {
 		msgs[i] = agent.SampleMessage{Role: m.Role, Text: m.Text}
