@@ -552,7 +552,7 @@ func (a *app) auditSampling(r mcp.SamplingRequest, decision, by string) {
 	}
 	req, _ := json.Marshal(r)
 	e := approval.AuditEntry{Tool: "mcp:" + r.Server + "/sampling", ArgsSHA: approval.ArgsDigest(req), Decision: decision, By: by,
-		Summary:   fmt.Sprintf("MCP server %s asks to use the model (%d messages, at most %d tokens)", r.Server, len(r.Messages), r.MaxTokens),
+		Summary:   fmt.Sprintf("MCP server %s asks to use the model (messages: %d, at most %d tokens)", r.Server, len(r.Messages), r.MaxTokens),
 		Workspace: a.workspace.Dir()}
 	if err := a.audit.Append(e); err != nil {
 		a.logf("audit log: %v", err)

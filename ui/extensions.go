@@ -197,8 +197,8 @@ func drawMCPServer(c *common, s mcp.ServerStatus) []string {
 		for _, p := range s.Prompts {
 			names = append(names, "/"+oneLine(p.Command()))
 		}
-		for _, l := range wrapPlain("prompts: "+strings.Join(names, ", "), c.contentWidth()-2) {
-			out = append(out, "  "+l)
+		for _, l := range wrapPlain("prompts: "+strings.Join(names, ", "), c.contentWidth()-4) {
+			out = append(out, "    "+l)
 		}
 	}
 	if len(s.Log) == 0 {
