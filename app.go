@@ -175,6 +175,15 @@ func (a *app) openSession(allowNew bool) error {
 	if err != nil {
 		return fmt.Errorf("open the session: %w", err)
 	}
+	if a.opts.fork {
+		src := a.session
+		if a.session, err = a.store.Fork(src, -1); err != nil {
+			a.session = src
+			return fmt.Errorf("fork the session: %w", err)
+		}
+		src.Close()
+		a.notices = append(a.notices, fmt.Sprintf("Forked session %s into %s: this one has its own undo history; %s stays as it was.", src.Info().ID, a.session.Info().ID, src.Info().ID))
+	}
 	return nil
 }
 
@@ -384,6 +393,13 @@ func (a *app) buildPolicy() error {
 	if err != nil {
 		return &agent.UserError{Msg: "The approval rules are not valid: " + err.Error(), Hint: "Fix [[approval.rules]] in " + a.cfg.Path + "."}
 	}
+	grants, err := approval.LoadHintGrants(a.hintGrantsPath(), a.workspace.Dir())
+	if err != nil {
+		a.notices = append(a.notices, "MCP read-only hint grants not loaded: "+err.Error())
+	}
+	for _, g := range grants {
+		a.policy.TrustHints(g)
+	}
 	a.sandboxMu.Lock()
 	a.policy.SetSandbox(a.sandboxState)
 	a.sandboxMu.Unlock()
@@ -393,6 +409,11 @@ func (a *app) buildPolicy() error {
 	}
 	return nil
 }
+
+// hintGrantsPath is where the projects' grants that trust an MCP server's
+// read-only hints are kept: in the state directory, which no project
+// config can write or point elsewhere.
+func (a *app) hintGrantsPath() string { return filepath.Join(a.stateDir, approval.HintGrantsFile) }
 
 // buildAgent assembles the whole session: project config (if trusted),
 // tools, policy, session, journal recovery, agent.
@@ -427,6 +448,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 	if err := a.openSession(allowNewSession); err != nil {
 		return nil, err
 	}
+	a.noteOtherSessions()
 	if err := a.recover(); err != nil {
 		return nil, err
 	}
@@ -443,11 +465,13 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 		MaxRounds:     a.settings.MaxToolRounds,
 		ContextWindow: a.settings.ContextWindow,
 		ConfigPath:    a.cfg.Path,
+		HintGrants:    a.hintGrantsPath(),
 		BaseURLOrigin: a.settings.Origin,
 		Hooks:         a.hooks,
 		Instructions:  a.instructions,
 		UserTools:     a.userTools,
 		Prices:        agent.Prices{Input: a.settings.PriceInput, Output: a.settings.PriceOutput},
+		PreviewShell:  a.cfg.Shell.Preview,
 		Logf:          a.logf,
 	})
 	if err == nil {
@@ -491,6 +515,25 @@ func (a *app) loadInstructions() {
 	a.notices = append(a.notices, fmt.Sprintf("%s found (%s%s) — loaded as untrusted notes; %s to follow it", f.Path, tools.HumanSize(f.Size), cut, how))
 }
 
+// noteOtherSessions marks this session as running and tells the user about
+// any other that is running on the workspace: both change the same files,
+// and each one's /undo reverts only its own calls.
+func (a *app) noteOtherSessions() {
+	id := a.session.Info().ID
+	if err := a.session.Hold(); err != nil {
+		a.logf("%v", err)
+		a.notices = append(a.notices, fmt.Sprintf("Session %s is open in another myclaw process too; both write its transcript and journal: quit one of them.", id))
+	}
+	others, err := a.store.Active(a.workspace.Dir(), id)
+	if err != nil {
+		a.logf("check for other sessions: %v", err)
+	}
+	for _, o := range others {
+		a.notices = append(a.notices, fmt.Sprintf("Another myclaw session (%s, started %s) is active in this workspace: you both change the same files. `myclaw history` and `myclaw undo` from a shell see the calls of both; /undo in a session reverts only its own.",
+			o.ID, o.Created.Local().Format("15:04")))
+	}
+}
+
 // recover finishes an undo or redo a crash interrupted.
 func (a *app) recover() error {
 	// A write cut short by a crash leaves its temporary file next to the
@@ -528,7 +571,7 @@ func (a *app) startServers(ctx context.Context, servers []mcp.ServerConfig, onCh
 	}
 	m := mcp.NewManager(a.registry, servers, a.logf)
 	o := a.mcpOpts
-	o.StateDir = a.stateDir
+	o.StateDir, o.Workspace = a.stateDir, a.workspace.Dir()
 	if o.Sample == nil {
 		// Nobody to ask: a server with sampling = true is declined, and
 		// the audit log says so.

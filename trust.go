@@ -12,7 +12,7 @@ import (
 
 	"myclaw/agent"
 	"myclaw/config"
-	"myclaw/tools"
+	"myclaw/internal/durable"
 )
 
 // projectConfigName is the project-level config in the workspace. It can
@@ -57,7 +57,7 @@ func (s trustStore) trust(workspace, sum string) error {
 	}
 	m[workspace] = sum
 	b, _ := json.MarshalIndent(m, "", "  ")
-	return tools.WriteFileAtomic(s.path, b, 0o600)
+	return durable.WriteFile(s.path, b, 0o600)
 }
 
 // projectState says what became of the workspace's .myclaw.toml.

@@ -94,22 +94,10 @@ func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord, max 
 	for _, m := range msgs {
 		switch m.Role {
 		case openai.ChatMessageRoleUser:
-			content := m.Content
-			if content == "" && len(m.MultiContent) > 0 {
-				content = m.MultiContent[0].Text
-			}
-			if strings.HasPrefix(content, agent.AttachmentMark) {
+			if agent.ToolImages(m) {
 				continue // images a tool returned, not something the user typed
 			}
-			// What the user attached (command output, files) follows the prompt.
-			content, _, _ = strings.Cut(content, "\n\n"+agent.AttachmentMark)
-			var lines []string
-			for _, l := range strings.Split(content, "\n") {
-				if !strings.HasPrefix(l, "[myclaw note]") {
-					lines = append(lines, l)
-				}
-			}
-			out = append(out, ui.Earlier{Role: "user", Text: strings.TrimSpace(strings.Join(lines, "\n"))})
+			out = append(out, ui.Earlier{Role: "user", Text: agent.PromptText(m)})
 		case openai.ChatMessageRoleAssistant:
 			out = append(out, ui.Earlier{Role: "assistant", Text: m.Content})
 			for _, c := range m.ToolCalls {
@@ -118,6 +106,36 @@ func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord, max 
 		}
 	}
 	return out
+}
+
+// OpenSession continues another session of the workspace (/sessions,
+// /resume) and gives the TUI its conversation to show.
+func (b *tuiBackend) OpenSession(id string) (ui.SessionView, error) {
+	if err := b.Agent.OpenSession(id); err != nil {
+		return ui.SessionView{}, err
+	}
+	info := b.Session().Info()
+	return ui.SessionView{
+		Notice:  fmt.Sprintf("Resumed session %s (last used %s): the model remembers it; /undo walks back its calls.", info.ID, info.Updated.Local().Format("2006-01-02 15:04")),
+		Earlier: earlier(b.Messages(), b.PastCalls(), 60),
+	}, nil
+}
+
+// Fork continues in a copy of the session (/fork).
+func (b *tuiBackend) Fork(before int) (ui.SessionView, error) {
+	f, err := b.Agent.Fork(before)
+	if err != nil {
+		return ui.SessionView{}, err
+	}
+	notice := fmt.Sprintf("Forked session %s into %s with the whole conversation. The fork has its own undo history; the original stays as it was.", f.Parent, f.ID)
+	if before > 0 {
+		notice = fmt.Sprintf("Forked session %s into %s from before prompt %d, which is back in the input to edit. Files stay as they are: to walk back the original's changes, /resume %s, then /undo.", f.Parent, f.ID, before, f.Parent)
+	}
+	return ui.SessionView{
+		Notice:  notice,
+		Earlier: earlier(b.Messages(), b.PastCalls(), 60),
+		Draft:   f.Draft,
+	}, nil
 }
 
 // tuiBackend is the agent plus what only the app can do: MCP servers and

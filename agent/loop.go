@@ -36,6 +36,10 @@ type turn struct {
 	position, count int
 	// hooks are the pre-tool hooks as the turn started.
 	hooks []Hook
+	// previewed is the approved preview of call previewedID, which
+	// execute applies instead of running the call again.
+	previewed   *tools.PreviewRun
+	previewedID string
 }
 
 // Run runs one user turn: it sends the prompt, streams the answer, runs the

@@ -180,6 +180,10 @@ func TestMCPImagesGoToVisionModelsOnly(t *testing.T) {
 			if last := msgs[len(msgs)-1]; vision && last["role"] != "user" {
 				t.Errorf("the images should follow the tool message, as a user message; last is %v", last["role"])
 			}
+			// The message with the images is not a prompt (/fork N counts prompts).
+			if ps, err := h.agent.Prompts(); err != nil || len(ps) != 1 || ps[0].Text != "look" {
+				t.Errorf("prompts %+v, %v; want only the one typed", ps, err)
+			}
 		})
 	}
 }

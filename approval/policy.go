@@ -20,8 +20,10 @@ import (
 //  2. readonly denies every side-effecting call;
 //  3. read-only tools are allowed (ask rules do not apply to them);
 //  4. an ask rule that hits the call asks;
-//  5. allow rules and session grants allow (they are the user's explicit
-//     choice, so they hold after untrusted content too);
+//  5. allow rules, session grants and hint grants (for a tool whose
+//     read-only claim comes from a server the user trusts for such hints)
+//     allow (they are the user's explicit choice, so they hold after
+//     untrusted content too);
 //  6. the level decides: ask asks, auto-edit allows what it can vouch for,
 //     full allows.
 //
@@ -35,6 +37,7 @@ type Policy struct {
 	grants  []compiledRule
 	hosts   map[string]bool // hosts fetched this session, lower case
 	sandbox Sandbox
+	hints   map[string]HintGrant // by MCP server name
 }
 
 // Sandbox is what the policy knows of the shell sandbox.
@@ -183,6 +186,15 @@ func (p *Policy) evaluate(req Request, c call) Verdict {
 			conf.Network = true
 		}
 		return Verdict{Outcome: OutcomeAllow, By: by, Confinement: &conf}
+	}
+	if m := req.Meta; m.HintServer != "" {
+		ok, why := p.hintCovers(m)
+		if ok {
+			return Verdict{Outcome: OutcomeAllow, By: "hint grant: the read-only hints of " + m.HintServer}
+		}
+		if whyNot == "" {
+			whyNot = m.Name + " claims to be read-only, but " + why
+		}
 	}
 	switch p.level {
 	case Full:

@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"myclaw/internal/durable"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/pelletier/go-toml/v2"
-
-	"myclaw/tools"
 )
 
 // saveMu serialises SaveRule within the process, so two grants saved at
@@ -81,7 +80,7 @@ func SaveRule(path string, r Rule) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 		return "", fmt.Errorf("save rule to %s: %w", target, err)
 	}
-	if err := tools.WriteFileAtomic(target, updated, mode); err != nil {
+	if err := durable.WriteFile(target, updated, mode); err != nil {
 		return "", fmt.Errorf("save rule to %s: %w", target, err)
 	}
 	return text.String(), nil

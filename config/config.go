@@ -91,7 +91,10 @@ type Shell struct {
 	MaxTimeoutS int `toml:"max_timeout_s"`
 	// Undo records each command's changes to the workspace for /undo
 	// (default on).
-	Undo    *bool   `toml:"undo"`
+	Undo *bool `toml:"undo"`
+	// Preview runs a command that asks first in a preview, where the
+	// sandbox allows one, so the pane shows what it changed.
+	Preview bool    `toml:"preview"`
 	Sandbox Sandbox `toml:"sandbox"`
 }
 

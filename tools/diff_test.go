@@ -263,3 +263,34 @@ func fsTestNormHeader(h string) string {
 	}
 	return strings.Join(f, " ")
 }
+
+// TestDiffTrimKeepsLineNumbersAndContext changes the middle of texts that
+// share long starts and ends (which the diff skips), with and without a
+// final newline: the hunks must still apply and number lines as in the file.
+func TestDiffTrimKeepsLineNumbersAndContext(t *testing.T) {
+	var head, tail strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&head, "head %d\n", i)
+		fmt.Fprintf(&tail, "tail %d\n", i)
+	}
+	for _, end := range []string{"", "last"} {
+		old := head.String() + "middle\n" + tail.String() + end
+		for _, new := range []string{
+			head.String() + "MIDDLE\n" + tail.String() + end,
+			head.String() + tail.String() + end,
+			head.String() + "middle\nmore\n" + tail.String() + end,
+			strings.Replace(old, "tail 39\n", "TAIL\n", 1),
+			strings.Replace(old, "head 0\n", "", 1),
+		} {
+			d := diffUnified("a/x", "b/x", []byte(old), []byte(new))
+			got, err := fsTestApplyDiff(old, d.Text())
+			if err != nil || got != new {
+				t.Fatalf("apply: %v\ndiff\n%s", err, d.Text())
+			}
+		}
+	}
+	d := diffUnified("a/x", "b/x", []byte(head.String()+"middle\n"+tail.String()), []byte(head.String()+"MIDDLE\n"+tail.String()))
+	if !strings.Contains(d.Text(), "@@ -38,7 +38,7 @@\n head 37\n head 38\n head 39\n-middle\n+MIDDLE\n tail 0\n") {
+		t.Errorf("diff\n%s", d.Text())
+	}
+}

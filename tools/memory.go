@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"myclaw/internal/durable"
 	"os"
 	"path/filepath"
 	"sort"
@@ -124,7 +125,7 @@ func (m *Memory) save(f *memoryFile) error {
 	if err != nil {
 		return fmt.Errorf("encode memory: %w", err)
 	}
-	if err := WriteFileAtomic(m.path, append(b, '\n'), 0o600); err != nil {
+	if err := durable.WriteFile(m.path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("write memory %s: %w", m.path, err)
 	}
 	return nil
@@ -140,10 +141,10 @@ func (m *Memory) update(fn func(f *memoryFile) (changed bool, err error)) error 
 		return fmt.Errorf("lock memory %s: %w", m.path, err)
 	}
 	defer lock.Close()
-	if err := LockFile(lock, true); err != nil {
+	if err := durable.Lock(lock, true); err != nil {
 		return fmt.Errorf("memory: %w", err)
 	}
-	defer UnlockFile(lock)
+	defer durable.Unlock(lock)
 	f, err := m.load()
 	if err != nil {
 		return err

@@ -218,6 +218,28 @@ type shellOutput struct {
 // Execute implements Tool. A non-zero exit status is a result, not an error:
 // the model needs the output to act on it.
 func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, error) {
+	if run := previewedFrom(ctx, raw); run != nil {
+		return s.apply(ctx, run)
+	}
+	return s.execute(ctx, raw, nil)
+}
+
+// captureBefore takes the capture a command's changes are measured from;
+// nil (with the reason) when undo is off or the capture failed.
+func (s *shellRun) captureBefore(ctx context.Context) (*snapshot.Snapshot, error) {
+	if s.opts.Undo == nil {
+		return nil, nil
+	}
+	before, err := s.opts.Undo.Tracker.Capture(ctx)
+	if err != nil {
+		return nil, errors.New("its changes to the workspace are not recorded, so it cannot be undone: " + err.Error())
+	}
+	return before, nil
+}
+
+// execute runs the command: in the workspace, or over a preview layer
+// (then no capture is taken: nothing changes in the workspace).
+func (s *shellRun) execute(ctx context.Context, raw json.RawMessage, layer *previewLayer) (Result, error) {
 	a, timeout, err := s.parse(raw)
 	if err != nil {
 		return Result{}, err
@@ -238,17 +260,21 @@ func (s *shellRun) Execute(ctx context.Context, raw json.RawMessage) (Result, er
 	stdout.progress, stderr.progress = progressOf(ctx), progressOf(ctx)
 
 	cmd := s.command(a.Command)
-	sandbox, err := s.confine(ctx, cmd)
+	var sandbox *confinedRun
+	if layer != nil {
+		sandbox, err = layer.confine(cmd)
+	} else {
+		sandbox, err = s.confine(ctx, cmd)
+	}
 	if err != nil {
 		fullLog.discard()
 		return Result{}, err
 	}
 	defer sandbox.close()
 	var before *snapshot.Snapshot
-	if s.opts.Undo != nil {
-		if before, err = s.opts.Undo.Tracker.Capture(ctx); err != nil {
-			notes = append(notes, "its changes to the workspace are not recorded, so it cannot be undone: "+err.Error())
-			before = nil
+	if layer == nil {
+		if before, err = s.captureBefore(ctx); err != nil {
+			notes = append(notes, err.Error())
 		}
 	}
 	var rec shellRecorded

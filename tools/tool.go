@@ -77,12 +77,17 @@ type Meta struct {
 	// can change while myclaw runs (MCP). Their calls' capabilities carry
 	// it, so a grant or a saved rule covers only the definition approved.
 	Definition string
-	// Changed says how the definition differs from the one listed before
-	// (a new description, new parameters), when it changed while running.
+	// Changed says since when and how the definition differs from the one
+	// seen before ("since it was first listed: new parameters: key"), when
+	// it changed while running or since myclaw last ran in the workspace.
 	Changed string
 	// Claims is what the tool's provider says about it that myclaw does
 	// not rely on, e.g. an untrusted MCP server's read-only hint.
 	Claims string
+	// HintServer names the MCP server, not trusted, that claims the tool
+	// is read-only (readOnlyHint). Such a tool asks like any other unless
+	// the user trusts that server's read-only hints in the project.
+	HintServer string
 }
 
 // HasSideEffects reports whether calls of the tool change anything.

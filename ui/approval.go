@@ -118,37 +118,55 @@ const (
 	choiceEdit
 	choiceNetwork
 	choiceNetworkSession
+	choicePreview
+	choiceTrustHints
 	numChoices
 )
 
 // label is the choice's name on the choices line, next to its key.
 func (ch paneChoice) label() string {
-	return [...]string{"approve", "session", "save rule", "deny", "deny + reason", "edit", "with network", "with network for the session"}[ch]
+	return [...]string{"approve", "session", "save rule", "deny", "deny + reason", "edit", "with network", "with network for the session", "preview", "trust read-only hints"}[ch]
 }
 
 // binding is the key that takes the choice.
 func (ch paneChoice) binding(k *KeyMap) key.Binding {
-	return [...]key.Binding{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.Deny, k.DenyReason, k.Edit, k.ApproveNetwork, k.ApproveNetworkSession}[ch]
+	return [...]key.Binding{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.Deny, k.DenyReason, k.Edit, k.ApproveNetwork, k.ApproveNetworkSession, k.PreviewRun, k.TrustHints}[ch]
 }
 
 // offers reports whether the pane offers a choice: approving with network
 // only makes sense for a command the sandbox would run without.
+//
+// A previewed call's result is approved once or discarded: no grant, no
+// edit (the command already ran), no second preview.
 func (a *approvalPane) offers(ch paneChoice) bool {
-	if ch == choiceNetwork || ch == choiceNetworkSession {
-		c := a.p.req.Confinement
-		return c != nil && c.Sandboxed && !c.Network
+	req := a.p.req
+	switch ch {
+	case choicePreview:
+		return req.Previewable
+	case choiceSession, choiceSaveRule, choiceEdit:
+		return !req.Previewed
+	case choiceNetwork, choiceNetworkSession:
+		c := req.Confinement
+		return !req.Previewed && c != nil && c.Sandboxed && !c.Network
+	case choiceTrustHints:
+		return !req.Previewed && req.Meta.HintServer != ""
 	}
 	return true
 }
 
 // onChoicesLine reports whether a choice is on the choices line (and in
-// the arrow keys' cycle); the network ones have a line of their own.
+// the arrow keys' cycle); the network and hint ones have lines of their own.
 func onChoicesLine(ch paneChoice) bool { return ch < choiceNetwork }
 
 // step moves the highlight by d over the choices line.
 func (a *approvalPane) step(d int) {
 	n := int(choiceNetwork)
-	a.sel = (a.sel + n + d) % n
+	for range n {
+		a.sel = (a.sel + n + d) % n
+		if a.offers(paneChoice(a.sel)) {
+			return
+		}
+	}
 }
 
 // approvalPane shows one Request and collects the decision.
@@ -247,6 +265,10 @@ func (a *approvalPane) take(ch paneChoice) (*approvalPane, tea.Cmd) {
 		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce, Network: true})
 	case choiceNetworkSession:
 		return a, a.decide(approval.Decision{Choice: approval.ApproveSession, Network: true})
+	case choicePreview:
+		return a, a.decide(approval.Decision{Choice: approval.Preview})
+	case choiceTrustHints:
+		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce, TrustHints: true})
 	case choiceReason:
 		a.startReason()
 	case choiceEdit:
@@ -462,7 +484,7 @@ func (a *approvalPane) drawHeader(w int) []string {
 			": it may be acting on instructions planted there")
 	}
 	if req.Meta.Changed != "" {
-		wrap(st.Warn.Render, "⚠ the server changed this tool since it was first listed: "+oneLine(req.Meta.Changed))
+		wrap(st.Warn.Render, "⚠ the server changed this tool "+oneLine(req.Meta.Changed))
 	}
 	if req.Meta.Claims != "" {
 		wrap(st.Dim.Render, oneLine(req.Meta.Claims))
@@ -503,7 +525,7 @@ func (a *approvalPane) footer() []string {
 	var b strings.Builder
 	b.WriteString(" ")
 	for ch := range numChoices {
-		if !onChoicesLine(ch) {
+		if !onChoicesLine(ch) || !a.offers(ch) {
 			continue
 		}
 		name, label := ch.binding(k).Help().Key, ch.label()
@@ -517,6 +539,22 @@ func (a *approvalPane) footer() []string {
 	if a.offers(choiceNetwork) {
 		out = append(out, truncate(" "+st.Key.Render(k.ApproveNetwork.Help().Key)+st.Choice.Render(" approve with network once")+
 			"  "+st.Key.Render(k.ApproveNetworkSession.Help().Key)+st.Choice.Render(" with network for the session"), w))
+	}
+	if a.offers(choiceTrustHints) {
+		for i, l := range wrapPlain(" "+k.TrustHints.Help().Key+" approve, and trust the read-only hints of "+oneLine(a.p.req.Meta.HintServer)+
+			" in this project: its tools that claim to be read-only run without asking until their definitions change", w) {
+			if i > 0 {
+				l = "   " + l
+			}
+			out = append(out, st.Choice.Render(l))
+		}
+	}
+	if a.offers(choicePreview) {
+		out = append(out, truncate(" "+st.Key.Render(k.PreviewRun.Help().Key)+st.Choice.Render(" preview: run it once in a scratch layer (no network), then approve or discard what it changed"), w))
+	}
+	if a.p.req.Previewed {
+		out = append(out, truncate(st.Dim.Render(" "+k.ApproveOnce.Help().Key+" applies these changes (journaled: /undo reverts them) · "+k.Deny.Help().Key+" discards them"), w))
+		return out
 	}
 	grant := oneLine(a.rule.Tool)
 	if a.rule.Match != "" {
@@ -549,6 +587,14 @@ func (a *approvalPane) previewLines() []string {
 		for _, l := range wrapPlain(expandTabs(s), inner) {
 			out = append(out, "  "+style(l))
 		}
+	}
+	if req.Previewed {
+		// The preview's report: the command, its output, and the diff.
+		for l := range strings.SplitSeq(strings.TrimRight(termtext.Visible(req.Preview), "\n"), "\n") {
+			add(diffStyle(st, l), l)
+		}
+		a.preview, a.previewWidth = out, w
+		return out
 	}
 	if cmd, ok := shellCommand(req); ok {
 		for i, l := range strings.Split(termtext.Visible(cmd), "\n") {

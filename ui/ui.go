@@ -53,9 +53,13 @@ type Model struct {
 	// notices carries lines from outside a turn.
 	notices <-chan string
 	// form is the MCP server form on screen; forms wait behind it.
-	form   *elicitForm
-	forms  []FormRequest
-	formCh <-chan FormRequest
+	form  *elicitForm
+	forms []FormRequest
+	// picker is a list to choose from (/sessions, /fork) in place of the input.
+	picker *picker
+	// compactCancel cancels a running /compact.
+	compactCancel context.CancelFunc
+	formCh        <-chan FormRequest
 	// loadCommands loads the custom commands.
 	loadCommands CommandLoader
 	// plan is the model's checklist (todo_write), shown above the input.
@@ -97,22 +101,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 	m.status = statusInfo{workspace: oneLine(shortenHome(opts.Workspace, home)), model: b.Model()}
 	m.status.apply(b.Status(), b.Autonomy())
 	m.tr.add(noticeBlock("myclaw · " + c.keys.Send.Help().Key + " sends · /help lists keys and commands"))
-	for _, e := range opts.Earlier {
-		switch e.Role {
-		case "user":
-			m.tr.add(userBlock(e.Text))
-		case "assistant":
-			if strings.TrimSpace(e.Text) != "" {
-				m.tr.add(&mdBlock{src: tools.SanitizeForScreen(e.Text)})
-			}
-		default:
-			if e.Call != nil {
-				m.tr.add(pastCard(*e.Call))
-				continue
-			}
-			m.tr.add(noticeBlock(e.Text))
-		}
-	}
+	m.showEarlier(opts.Earlier)
 	for l := range strings.SplitSeq(opts.Banner, "\n") {
 		if strings.TrimSpace(l) != "" {
 			m.tr.add(warnBlock(l))
@@ -180,6 +169,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleDecision(msg)
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
+	case sessionSwitchedMsg:
+		return m.handleSessionSwitched(msg)
+	case compactDoneMsg:
+		m.compactCancel = nil
+		return m.handleCommandResult(msg.res)
 	case modelsMsg:
 		m.c.models = msg.list
 		return m, nil
@@ -238,6 +232,9 @@ func (m Model) bottomView() []string {
 	if m.form != nil {
 		return m.form.view()
 	}
+	if m.picker != nil {
+		return m.picker.view()
+	}
 	out := append(m.planView(), m.input.popupView()...)
 	return append(append(out, m.queuedView()...), m.input.view()...)
 }
@@ -249,6 +246,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		case m.turn != nil:
 			m.quitArmed = false
 			return m.cancelTurn()
+		case m.picker != nil:
+			m.picker = nil
+			return m, nil
 		case m.pane == nil && m.form == nil && m.input.ta.value() != "":
 			// A draft goes first: quitting needs an empty prompt.
 			m.input.setValue("")
@@ -271,10 +271,19 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.form, cmd = m.form.update(msg)
 		return m, cmd
 	}
+	if m.picker != nil {
+		var cmd tea.Cmd
+		m.picker, cmd = m.picker.update(msg)
+		return m, cmd
+	}
 	switch {
 	case key.Matches(msg, k.Cancel):
 		if m.input.popupVisible() {
 			m.input.closed = true
+			return m, nil
+		}
+		if m.compactCancel != nil {
+			m.compactCancel()
 			return m, nil
 		}
 		return m.cancelTurn()

@@ -16,6 +16,8 @@ type Options struct {
 	// it in AuthDirName, one 0600 file per server. Empty keeps them in
 	// memory.
 	StateDir string
+	// Workspace keys what is kept per project in StateDir (SeenFile).
+	Workspace string
 	// Interactive says a person is there to log in (the TUI). Without one,
 	// a server that needs a login fails, naming the command that logs in.
 	Interactive bool

@@ -134,6 +134,9 @@ type Manager struct {
 	base    context.Context
 	started bool
 	closed  bool
+	seen    map[string]seenDef // last seen definitions, loaded once
+
+	seenMu sync.Mutex // serialises writes of SeenFile
 }
 
 // server is one configured server and its current run.

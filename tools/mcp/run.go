@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -220,7 +221,9 @@ func (r *run) install(listed []*sdk.Tool, prompts []Prompt) bool {
 	r.s.setLocked(StateRunning, "")
 	r.m.events.push(r.s.statusLocked())
 	n := len(r.names)
+	metas := r.listedLocked()
 	r.m.mu.Unlock()
+	r.m.saveSeen(metas)
 	r.logSkipped(skipped, changed)
 	r.m.logf("mcp: server %s running with %d tools (%d skipped)", r.s.cfg.Name, n, len(skipped))
 	return true
@@ -234,7 +237,22 @@ func (r *run) logSkipped(skipped, changed []string) {
 	}
 	for _, line := range changed {
 		r.m.logf("%s", line)
+		if notify := r.m.opts.Notify; notify != nil {
+			notify(r.s.cfg.Name, strings.TrimPrefix(line, "mcp: ")+" (grants and saved rules for its old definition no longer cover it; a hand-written rule without a digest still does)")
+		}
 	}
+}
+
+// listedLocked returns the Meta of the run's server tools (not the
+// resource tools myclaw adds). Called with m.mu held.
+func (r *run) listedLocked() []tools.Meta {
+	var out []tools.Meta
+	for _, name := range r.names {
+		if m, ok := r.s.listed[name]; ok && m.Definition != "" {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // registerLocked replaces the run's tools in the registry with listed and
@@ -258,10 +276,13 @@ func (r *run) registerLocked(listed []*sdk.Tool) (skipped, changed []string) {
 		t, err := newRemoteTool(r, lt, displays[i])
 		if err == nil {
 			if old, ok := r.s.listed[displays[i]]; ok && old.Definition != t.meta.Definition {
-				t.meta.Changed = describeChange(old, t.meta)
-				changed = append(changed, fmt.Sprintf("mcp: server %s changed tool %s: %s", cfg.Name, displays[i], t.meta.Changed))
+				t.meta.Changed = "since it was first listed: " + describeChange(old, t.meta)
+				changed = append(changed, fmt.Sprintf("mcp: server %s changed tool %s %s", cfg.Name, displays[i], t.meta.Changed))
 			} else if ok {
 				t.meta.Changed = old.Changed
+			} else if prev, seen := r.m.lastSeenLocked()[displays[i]]; seen && prev.Definition != t.meta.Definition {
+				t.meta.Changed = "since myclaw last ran in this workspace: " + describeChange(prev.meta(), t.meta)
+				changed = append(changed, fmt.Sprintf("mcp: server %s changed tool %s %s", cfg.Name, displays[i], t.meta.Changed))
 			}
 			r.s.listed[displays[i]] = t.meta
 			if stale[displays[i]] {
@@ -328,7 +349,9 @@ func (r *run) toolsChanged(_ context.Context, req *sdk.ToolListChangedRequest) {
 		}
 		skipped, changed := r.registerLocked(listed)
 		r.m.events.push(r.s.statusLocked())
+		metas := r.listedLocked()
 		r.m.mu.Unlock()
+		r.m.saveSeen(metas)
 		r.logSkipped(skipped, changed)
 	})
 }

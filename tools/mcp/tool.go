@@ -129,8 +129,18 @@ func newRemoteTool(r *run, lt *sdk.Tool, display string) (*remoteTool, error) {
 			Source:           tools.SourceMCP,
 			Definition:       def,
 			Claims:           claim,
+			HintServer:       hintServer(claimsReadOnly && !cfg.Trust, cfg.Name),
 		},
 	}, nil
+}
+
+// hintServer is the server whose read-only hint a user may choose to
+// trust, or "" when the tool does not depend on it.
+func hintServer(untrustedClaim bool, server string) string {
+	if !untrustedClaim {
+		return ""
+	}
+	return server
 }
 
 // definition is the digest of a tool's name, description and input

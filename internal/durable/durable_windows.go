@@ -1,6 +1,7 @@
-package tools
+package durable
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -17,11 +18,11 @@ func SyncDir(dir string) error { return nil }
 // on the data itself would make reads through other handles fail.
 const lockOffsetHigh = 0x7fffffff
 
-// LockFile takes a lock on f, exclusive or shared, waiting for other
+// Lock takes a lock on f, exclusive or shared, waiting for other
 // processes to release theirs (LockFileEx, used as an advisory lock on one
 // byte beyond the data). Locks belong to the open file, so two opens of one
 // path in the same process exclude each other too.
-func LockFile(f *os.File, exclusive bool) error {
+func Lock(f *os.File, exclusive bool) error {
 	var flags uint32
 	if exclusive {
 		flags = windows.LOCKFILE_EXCLUSIVE_LOCK
@@ -33,11 +34,25 @@ func LockFile(f *os.File, exclusive bool) error {
 	return nil
 }
 
-// UnlockFile releases the lock LockFile took.
-func UnlockFile(f *os.File) error {
+// Unlock releases the lock Lock took.
+func Unlock(f *os.File) error {
 	ol := windows.Overlapped{OffsetHigh: lockOffsetHigh}
 	if err := windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &ol); err != nil {
 		return fmt.Errorf("unlock %s: %w", f.Name(), err)
 	}
 	return nil
+}
+
+// TryLock takes an exclusive lock on f without waiting: false when
+// another open file holds a lock on it.
+func TryLock(f *os.File) (bool, error) {
+	ol := windows.Overlapped{OffsetHigh: lockOffsetHigh}
+	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &ol)
+	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("lock %s: %w", f.Name(), err)
+	}
+	return true, nil
 }

@@ -1,4 +1,4 @@
-package tools
+package durable
 
 import (
 	"io/fs"
@@ -6,14 +6,14 @@ import (
 	"path/filepath"
 )
 
-// WriteFileAtomic replaces path with data so that a crash leaves either the
+// WriteFile replaces path with data so that a crash leaves either the
 // old file or the new one, never a mix: a temp file in the same directory,
 // written, given perm and fsynced, renamed over path, then the directory
 // fsynced so the rename itself is durable. On macOS (*os.File).Sync is
 // F_FULLFSYNC, which also flushes the drive's cache; plain fsync does not. On failure path is untouched.
 // It is for myclaw's own files (state, config); workspace files go through
 // the Workspace root instead.
-func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
+func WriteFile(path string, data []byte, perm fs.FileMode) (err error) {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {

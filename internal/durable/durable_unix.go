@@ -1,6 +1,6 @@
 //go:build unix
 
-package tools
+package durable
 
 import (
 	"errors"
@@ -23,11 +23,11 @@ func SyncDir(dir string) error {
 	return err
 }
 
-// LockFile takes an advisory lock (flock) on f, exclusive or shared,
+// Lock takes an advisory lock (flock) on f, exclusive or shared,
 // waiting for other processes to release theirs; a wait interrupted by a
 // signal is resumed. Locks belong to the open file, so two opens of one
 // path in the same process exclude each other too.
-func LockFile(f *os.File, exclusive bool) error {
+func Lock(f *os.File, exclusive bool) error {
 	how := syscall.LOCK_SH
 	if exclusive {
 		how = syscall.LOCK_EX
@@ -44,10 +44,27 @@ func LockFile(f *os.File, exclusive bool) error {
 	}
 }
 
-// UnlockFile releases the lock LockFile took.
-func UnlockFile(f *os.File) error {
+// Unlock releases the lock Lock took.
+func Unlock(f *os.File) error {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN); err != nil {
 		return fmt.Errorf("unlock %s: %w", f.Name(), err)
 	}
 	return nil
+}
+
+// TryLock takes an exclusive advisory lock on f without waiting: false
+// when another open file holds a lock on it.
+func TryLock(f *os.File) (bool, error) {
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case errors.Is(err, syscall.EWOULDBLOCK):
+			return false, nil
+		case err != nil:
+			return false, fmt.Errorf("lock %s: %w", f.Name(), err)
+		}
+		return true, nil
+	}
 }
