@@ -61,11 +61,16 @@ func serveTestMCP() {
 	os.Exit(0)
 }
 
-func mcpConfig(t *testing.T, e *env) {
+// mcpConfig configures the test server as "t", with extra lines in its
+// table; allow adds a rule that lets its tools run without asking.
+func mcpConfig(t *testing.T, e *env, extra string, allow bool) {
 	t.Helper()
 	dir := filepath.Join(e.config, "myclaw")
 	os.MkdirAll(dir, 0o700)
-	cfg := fmt.Sprintf("[mcp.servers.t]\ncommand = %q\nenv = { MYCLAW_TEST_MCP_SERVER = \"1\" }\ntimeout_s = 20\n", os.Args[0])
+	cfg := fmt.Sprintf("[mcp.servers.t]\ncommand = %q\nenv = { MYCLAW_TEST_MCP_SERVER = \"1\" }\ntimeout_s = 20\n", os.Args[0]) + extra
+	if allow {
+		cfg += "\n[[approval.rules]]\ntool = \"t/*\"\ndecision = \"allow\"\n"
+	}
 	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -82,13 +87,7 @@ func TestMCPToolThroughHeadless(t *testing.T) {
 		}
 		return "Shouted.", nil
 	})
-	mcpConfig(t, e)
-	f, err := os.OpenFile(filepath.Join(e.config, "myclaw", "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprint(f, "\n[[approval.rules]]\ntool = \"t/*\"\ndecision = \"allow\"\n")
-	f.Close()
+	mcpConfig(t, e, "", true)
 	out, errOut, code := e.myclaw(nil, "-p", "shout", "--model", "test-model")
 	if code != 0 || !strings.Contains(out, "Shouted.") {
 		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
@@ -109,7 +108,7 @@ func TestMCPToolThroughHeadless(t *testing.T) {
 // withdrawn, /tools says why, and a restart brings them back.
 func TestCrashedMCPServerShowsInTools(t *testing.T) {
 	e := newEnv(t, writeNote)
-	mcpConfig(t, e)
+	mcpConfig(t, e, "", false)
 	for _, kv := range e.vars() {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
@@ -205,13 +204,7 @@ func TestHeadlessDeclinesSampling(t *testing.T) {
 		}
 		return "Done.", nil
 	})
-	mcpConfig(t, e)
-	f, err := os.OpenFile(filepath.Join(e.config, "myclaw", "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprint(f, "sampling = true\n\n[[approval.rules]]\ntool = \"t/*\"\ndecision = \"allow\"\n")
-	f.Close()
+	mcpConfig(t, e, "sampling = true\n", true)
 	out, errOut, code := e.myclaw(nil, "-p", "sample", "--model", "test-model")
 	if code != 0 || !strings.Contains(out, "Done.") {
 		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
