@@ -417,7 +417,7 @@ func newCall(req Request) call {
 	if c.tool == "" {
 		c.tool = req.Meta.Name
 	}
-	c.shell = c.tool == "shell_run" || req.Command != nil
+	c.shell = req.Meta.Shell || req.Command != nil
 	if !c.shell {
 		return c
 	}

@@ -8,7 +8,7 @@ import (
 	"myclaw/tools"
 )
 
-var shellMeta = tools.Meta{Name: "shell_run", Risk: tools.RiskHigh, ReturnsUntrusted: true, Capability: "shell:exec", Source: tools.SourceBuiltin}
+var shellMeta = tools.Meta{Name: "shell_run", Shell: true, Risk: tools.RiskHigh, ReturnsUntrusted: true, Capability: "shell:exec", Source: tools.SourceBuiltin}
 
 // shellReq builds the request the agent would make for a shell_run call:
 // the parsed line (nil when it does not parse) and the args holding it.

@@ -74,6 +74,7 @@ func TestDiffUnified(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got := diffUnified(tt.oldName, "b/x", []byte(tt.old), []byte(tt.new))
 			if got.Text() != tt.want {
 				t.Errorf("got diff\n%s\nwant\n%s", got.Text(), tt.want)
@@ -103,6 +104,7 @@ func TestDiffRoundTrip(t *testing.T) {
 	for i := range 300 {
 		old, new := gen(rng.IntN(30)), gen(rng.IntN(30))
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			t.Parallel()
 			d := diffUnified("a/x", "b/x", []byte(old), []byte(new))
 			got, err := fsTestApplyDiff(old, d.Text())
 			if err != nil {

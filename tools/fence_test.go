@@ -92,6 +92,7 @@ func TestNeutralizeDefuses(t *testing.T) {
 	markers := func(s string) string { return defuseMarkers(StripControls(s)) }
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got := markers(tt.in)
 			if got != tt.want {
 				t.Errorf("the marker rule on %q gives %q; want %q", tt.in, got, tt.want)
@@ -146,6 +147,7 @@ func TestNeutralizeHiddenText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got := Neutralize(tt.in)
 			if got != tt.want {
 				t.Errorf("Neutralize(%q) = %q; want %q", tt.in, got, tt.want)
@@ -178,6 +180,7 @@ func TestNeutralizeLeavesOrdinaryText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if got := Neutralize(tt.in); got != tt.in {
 				t.Errorf("Neutralize(%q) = %q; want it unchanged", tt.in, got)
 			}
@@ -281,6 +284,7 @@ func TestFence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got := Fence(tt.source, at, tt.content)
 			if got != tt.want {
 				t.Errorf("Fence(%q, %q) =\n%s\nwant\n%s", tt.source, tt.content, got, tt.want)

@@ -84,7 +84,7 @@ func BenchmarkFsWriteDryRun(b *testing.B) {
 	tool := NewFsWrite(ws, &fsTestBlobs{})
 	args := fsTestArgs(b, map[string]any{"path": "f.txt", "content": content})
 	for b.Loop() {
-		if _, err := tool.DryRun(context.Background(), args); err != nil {
+		if _, err := Call(context.Background(), tool, args, true); err != nil {
 			b.Fatal(err)
 		}
 	}

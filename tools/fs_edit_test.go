@@ -67,7 +67,7 @@ func TestFsEdit(t *testing.T) {
 			tool := NewFsEdit(ws, &fsTestBlobs{})
 			tt.args["path"] = "f.txt"
 			args := fsTestArgs(t, tt.args)
-			dry, err := tool.DryRun(ctx, args)
+			dry, err := Call(ctx, tool, args, true)
 			if err != nil {
 				t.Fatalf("dry run: %v", err)
 			}

@@ -73,11 +73,6 @@ func (t *fsReadTool) Meta() Meta {
 	}
 }
 
-// DryRun implements Tool; reading has no effect, so it reads.
-func (t *fsReadTool) DryRun(ctx context.Context, args json.RawMessage) (Result, error) {
-	return t.Execute(ctx, args)
-}
-
 // Execute implements Tool.
 func (t *fsReadTool) Execute(ctx context.Context, args json.RawMessage) (Result, error) {
 	res, err := t.read(ctx, args)

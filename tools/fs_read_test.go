@@ -189,7 +189,7 @@ func TestFsRead(t *testing.T) {
 	})
 
 	t.Run("dry run reads", func(t *testing.T) {
-		res, err := tool.DryRun(context.Background(), fsTestArgs(t, map[string]any{"path": "five.txt", "limit": 1}))
+		res, err := Call(context.Background(), tool, fsTestArgs(t, map[string]any{"path": "five.txt", "limit": 1}), true)
 		if err != nil || res.Body != "one\n" {
 			t.Errorf("got %q, %v; want the first line", res.Body, err)
 		}

@@ -88,7 +88,7 @@ func TestFsWrite(t *testing.T) {
 				before = string(b)
 			}
 
-			dry, err := tool.DryRun(ctx, args)
+			dry, err := Call(ctx, tool, args, true)
 			if err != nil {
 				t.Fatalf("dry run: %v", err)
 			}
@@ -200,7 +200,7 @@ func TestFsWriteRefuses(t *testing.T) {
 			for _, dry := range []bool{true, false} {
 				var err error
 				if dry {
-					_, err = tool.DryRun(ctx, fsTestArgs(t, args))
+					_, err = Call(ctx, tool, fsTestArgs(t, args), true)
 				} else {
 					_, err = tool.Execute(ctx, fsTestArgs(t, args))
 				}

@@ -83,11 +83,6 @@ func (t *globListTool) Meta() Meta {
 	}
 }
 
-// DryRun implements Tool; listing has no effect, so it lists.
-func (t *globListTool) DryRun(ctx context.Context, args json.RawMessage) (Result, error) {
-	return t.Execute(ctx, args)
-}
-
 // Execute implements Tool.
 func (t *globListTool) Execute(ctx context.Context, args json.RawMessage) (Result, error) {
 	res, err := t.list(ctx, args)

@@ -150,7 +150,7 @@ func TestGlobListDryRunLists(t *testing.T) {
 	fsTestFile(t, dir, "a.go", "", 0o644)
 	args := fsTestArgs(t, map[string]any{"pattern": "*.go"})
 	tool := NewGlobList(ws)
-	dry, err1 := tool.DryRun(context.Background(), args)
+	dry, err1 := Call(context.Background(), tool, args, true)
 	res, err2 := tool.Execute(context.Background(), args)
 	if err1 != nil || err2 != nil || !reflect.DeepEqual(dry, res) {
 		t.Errorf("got dry run %+v, %v; want the same as execute %+v, %v", dry, err1, res, err2)

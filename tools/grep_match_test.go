@@ -52,6 +52,7 @@ func TestGrepMatcherFastPaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.expr, func(t *testing.T) {
+			t.Parallel()
 			m := newGrepMatcher(regexp.MustCompile(tt.expr))
 			if string(m.lit) != tt.lit || m.fold != tt.fold || m.exact != tt.exact {
 				t.Errorf("got literal %q fold %v exact %v; want %q %v %v", m.lit, m.fold, m.exact, tt.lit, tt.fold, tt.exact)

@@ -106,11 +106,6 @@ func (t *grepSearchTool) Meta() Meta {
 	}
 }
 
-// DryRun implements Tool; searching has no effect, so it searches.
-func (t *grepSearchTool) DryRun(ctx context.Context, args json.RawMessage) (Result, error) {
-	return t.Execute(ctx, args)
-}
-
 // grepFile is what searching one file found.
 type grepFile struct {
 	lines   []grepLine // the first matching lines, up to the page's end

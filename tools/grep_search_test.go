@@ -156,7 +156,7 @@ func TestGrepSearch(t *testing.T) {
 
 	t.Run("dry run searches", func(t *testing.T) {
 		args := fsTestArgs(t, map[string]any{"pattern": "Run", "path": "main.go"})
-		dry, err := tool.DryRun(context.Background(), args)
+		dry, err := Call(context.Background(), tool, args, true)
 		if err != nil || dry.Body != "main.go:4: \tRun()\n" {
 			t.Errorf("got %q, %v; want the search result", dry.Body, err)
 		}

@@ -415,11 +415,6 @@ func NewMemoryFetch(m *Memory) Tool {
 // Meta implements Tool.
 func (s *memoryFetchTool) Meta() Meta { return s.meta }
 
-// DryRun implements Tool; reading has no side effect.
-func (s *memoryFetchTool) DryRun(ctx context.Context, raw json.RawMessage) (Result, error) {
-	return s.Execute(ctx, raw)
-}
-
 type memoryFetchNote struct {
 	Key       string `json:"key"`
 	Text      string `json:"text"`

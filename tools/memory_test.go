@@ -156,7 +156,7 @@ func TestMemoryStoreLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, run := range []func(context.Context, json.RawMessage) (Result, error){store.Execute, store.DryRun} {
+			for _, run := range []func(context.Context, json.RawMessage) (Result, error){store.Execute, store.(DryRunner).DryRun} {
 				_, err := run(context.Background(), json.RawMessage(tt.args))
 				var te *Error
 				if !errors.As(err, &te) || te.Kind != tt.kind || !strings.Contains(te.Message, tt.want) {
@@ -182,7 +182,7 @@ func TestMemoryStoreLimits(t *testing.T) {
 		if !errors.As(err, &te) || te.Kind != KindQuotaExceeded {
 			t.Errorf("501st note: error = %v; want quota_exceeded", err)
 		}
-		if _, err := store.DryRun(context.Background(), json.RawMessage(`{"key":"one-more","text":"t"}`)); !errors.As(err, &te) || te.Kind != KindQuotaExceeded {
+		if _, err := Call(context.Background(), store, json.RawMessage(`{"key":"one-more","text":"t"}`), true); !errors.As(err, &te) || te.Kind != KindQuotaExceeded {
 			t.Errorf("501st note dry run: error = %v; want quota_exceeded", err)
 		}
 		if _, err := store.Execute(context.Background(), json.RawMessage(`{"key":"n007","text":"replaced"}`)); err != nil {
@@ -194,7 +194,7 @@ func TestMemoryStoreLimits(t *testing.T) {
 func TestMemoryStoreDryRun(t *testing.T) {
 	m, path := memoryTestOpen(t)
 	store := NewMemoryStore(m)
-	res, err := store.DryRun(context.Background(), json.RawMessage(`{"key":"style","text":"`+strings.Repeat("a", 120)+`"}`))
+	res, err := Call(context.Background(), store, json.RawMessage(`{"key":"style","text":"`+strings.Repeat("a", 120)+`"}`), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestMemoryStoreDryRun(t *testing.T) {
 		t.Errorf("dry run wrote the memory file (stat err %v)", err)
 	}
 	memoryStoreCall(t, store, "style", "tabs")
-	res, err = store.DryRun(context.Background(), json.RawMessage(`{"key":"style","text":"spaces"}`))
+	res, err = Call(context.Background(), store, json.RawMessage(`{"key":"style","text":"spaces"}`), true)
 	if err != nil {
 		t.Fatal(err)
 	}

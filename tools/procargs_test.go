@@ -30,6 +30,7 @@ func TestProcArgsEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, ok := procArgsEnv(tt.buf)
 			if ok != tt.ok || !slices.Equal(got, tt.want) {
 				t.Errorf("procArgsEnv = %q, %v; want %q, %v", got, ok, tt.want, tt.ok)

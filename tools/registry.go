@@ -352,9 +352,14 @@ func Call(ctx context.Context, t Tool, args json.RawMessage, dry bool) (res Resu
 			err = &Error{Kind: KindUnknown, Message: fmt.Sprintf("%s failed unexpectedly: %v", m.Name, p), Hint: "This is a bug in the tool, not in your call. Tell the user; do not retry the same call."}
 		}
 	}()
-	if dry {
-		res, err = t.DryRun(ctx, args)
-	} else {
+	dr, canDry := t.(DryRunner)
+	switch {
+	case dry && canDry:
+		res, err = dr.DryRun(ctx, args)
+	case dry && !m.ReadOnly:
+		// No preview: the call is described by its arguments.
+		res = Result{Summary: "Run " + m.Name + " (no preview available for this tool)", Preview: string(args)}
+	default:
 		res, err = t.Execute(ctx, args)
 	}
 	var te *Error

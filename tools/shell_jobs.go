@@ -322,11 +322,6 @@ func NewShellJobsTool(jobs *ShellJobs) Tool {
 // Meta implements Tool.
 func (t *shellJobsTool) Meta() Meta { return t.meta }
 
-// DryRun implements Tool: the tool is read-only.
-func (t *shellJobsTool) DryRun(ctx context.Context, raw json.RawMessage) (Result, error) {
-	return t.Execute(ctx, raw)
-}
-
 // Execute implements Tool.
 func (t *shellJobsTool) Execute(ctx context.Context, raw json.RawMessage) (Result, error) {
 	var a struct {

@@ -107,6 +107,7 @@ func NewShellRun(opts ShellOptions) Tool {
 }`, maxS, int(opts.DefaultTimeout/time.Second), maxS, background)
 	return &shellRun{opts: opts, meta: Meta{
 		Name:             "shell_run",
+		Shell:            true,
 		Description:      strings.TrimSpace(shellRunDescription),
 		Schema:           json.RawMessage(schema),
 		Risk:             RiskHigh,

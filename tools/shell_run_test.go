@@ -306,7 +306,7 @@ func TestShellRunArgErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, run := range []func(context.Context, json.RawMessage) (Result, error){tool.Execute, tool.DryRun} {
+			for _, run := range []func(context.Context, json.RawMessage) (Result, error){tool.Execute, tool.(DryRunner).DryRun} {
 				_, err := run(context.Background(), json.RawMessage(tt.args))
 				var te *Error
 				if !errors.As(err, &te) || te.Kind != KindInvalidArgs {
@@ -355,7 +355,7 @@ func TestShellRunDryRun(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := tool.DryRun(context.Background(), shellArgsJSON(t, tt.command, 0))
+			res, err := Call(context.Background(), tool, shellArgsJSON(t, tt.command, 0), true)
 			if err != nil {
 				t.Fatalf("DryRun error: %v", err)
 			}
@@ -389,14 +389,14 @@ func TestShellRunDryRun(t *testing.T) {
 		t.Errorf("DryRun ran the command: notes.txt exists (err %v)", err)
 	}
 	long := "echo " + strings.Repeat("x", 200)
-	res, err := tool.DryRun(context.Background(), shellArgsJSON(t, long, 0))
+	res, err := Call(context.Background(), tool, shellArgsJSON(t, long, 0), true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := len([]rune(res.Summary)); n > 90 || !strings.HasSuffix(res.Summary, "…`") {
 		t.Errorf("Summary %q (%d runes) is not shortened", res.Summary, n)
 	}
-	_, err = tool.DryRun(context.Background(), shellArgsJSON(t, "echo 'unterminated", 0))
+	_, err = Call(context.Background(), tool, shellArgsJSON(t, "echo 'unterminated", 0), true)
 	var te *Error
 	if !errors.As(err, &te) || te.Kind != KindInvalidArgs {
 		t.Errorf("DryRun of a parse error = %v; want invalid_args", err)
@@ -414,7 +414,7 @@ func TestShellRunMeta(t *testing.T) {
 	// Without undo tracking a command is irreversible: no plan, and a
 	// revert refuses.
 	plain := NewShellRun(ShellOptions{Dir: t.TempDir()})
-	if res, err := plain.DryRun(context.Background(), shellArgsJSON(t, "ls", 0)); err != nil || res.UndoPlan != "" {
+	if res, err := Call(context.Background(), plain, shellArgsJSON(t, "ls", 0), true); err != nil || res.UndoPlan != "" {
 		t.Errorf("DryRun without undo = plan %q, %v; want no undo plan", res.UndoPlan, err)
 	}
 	if _, err := plain.(Reverter).Revert(context.Background(), json.RawMessage(`{"changes":[]}`), false); err == nil {
@@ -438,7 +438,7 @@ func TestShellRunDryRunShowsHiddenCharacters(t *testing.T) {
 		{"rm -rf ./bu\u200bild", "rm -rf ./bu⟨U+200B⟩ild"},
 	}
 	for _, tt := range tests {
-		res, err := tool.DryRun(context.Background(), shellArgsJSON(t, tt.command, 0))
+		res, err := Call(context.Background(), tool, shellArgsJSON(t, tt.command, 0), true)
 		if err != nil {
 			t.Fatalf("DryRun(%q): %v", tt.command, err)
 		}

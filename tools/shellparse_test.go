@@ -140,6 +140,7 @@ func TestParseCommandLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			cl, err := ParseCommandLine(tt.src, ws)
 			if err != nil {
 				t.Fatalf("ParseCommandLine(%q): %v", tt.src, err)
@@ -180,6 +181,7 @@ func TestParseCommandLineErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			cl, err := ParseCommandLine(tt.src, "/ws")
 			if err == nil {
 				t.Fatalf("ParseCommandLine(%q) = %+v; want an error", tt.src, cl)

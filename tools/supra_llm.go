@@ -72,11 +72,6 @@ func NewSupraLLM(opts SupraOptions) Tool {
 // Meta implements Tool.
 func (s *supraLLM) Meta() Meta { return s.meta }
 
-// DryRun implements Tool; asking has no side effect, so it runs.
-func (s *supraLLM) DryRun(ctx context.Context, raw json.RawMessage) (Result, error) {
-	return s.Execute(ctx, raw)
-}
-
 // supraOutput is the answer and what it cost.
 type supraOutput struct {
 	Model            string `json:"model"`

@@ -63,11 +63,6 @@ func (t *timeNow) Execute(ctx context.Context, raw json.RawMessage) (Result, err
 	return Result{Output: out, Summary: "Read the clock: " + out.Now}, nil
 }
 
-// DryRun implements Tool; reading the clock has no side effect.
-func (t *timeNow) DryRun(ctx context.Context, raw json.RawMessage) (Result, error) {
-	return t.Execute(ctx, raw)
-}
-
 // timeZoneName names the zone of t: its IANA name when known (the location's
 // name, or for the local zone $TZ or the /etc/localtime link), else the
 // abbreviation.

@@ -64,12 +64,6 @@ func NewTodoWrite() Tool {
 // Meta implements Tool.
 func (t *todoWrite) Meta() Meta { return t.meta }
 
-// DryRun implements Tool: the plan is the model's own note, so the dry run
-// is the call.
-func (t *todoWrite) DryRun(ctx context.Context, raw json.RawMessage) (Result, error) {
-	return t.Execute(ctx, raw)
-}
-
 // Execute implements Tool.
 func (t *todoWrite) Execute(_ context.Context, raw json.RawMessage) (Result, error) {
 	var a struct {

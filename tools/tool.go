@@ -67,6 +67,9 @@ type Meta struct {
 	// autonomy level, allow rules or session grants say (the tool domain
 	// model's human_approval_required).
 	AlwaysAsk bool
+	// Shell means the call's "command" argument is a bash command line: the
+	// policy judges it command by command, and the pane edits it as text.
+	Shell bool
 	// Persists means a call's effect is read back into later sessions (a
 	// long-term note replayed into every prompt): auto-edit never
 	// approves it on its own, since it would carry planted text forward.
@@ -170,10 +173,14 @@ type Tool interface {
 	Meta() Meta
 	// Execute does the work.
 	Execute(ctx context.Context, args json.RawMessage) (Result, error)
-	// DryRun says what Execute would do without doing it: a Summary, a
-	// Preview where it fits, the call's Capability, and for reversible tools
-	// the Undo data Execute would produce. A read-only tool's DryRun is its
-	// Execute.
+}
+
+// DryRunner is implemented by side-effecting tools that can say what
+// Execute would do without doing it: a Summary, a Preview where it fits, the
+// call's Capability, and for reversible tools the Undo data Execute would
+// produce. Call asks a read-only tool's Execute instead, and describes a
+// call of any other tool by its arguments alone.
+type DryRunner interface {
 	DryRun(ctx context.Context, args json.RawMessage) (Result, error)
 }
 
@@ -212,13 +219,4 @@ func (f Func) Meta() Meta { return f.M }
 // Execute implements Tool.
 func (f Func) Execute(ctx context.Context, args json.RawMessage) (Result, error) {
 	return f.F(ctx, args)
-}
-
-// DryRun implements Tool. A Func has no separate preview: read-only Funcs
-// run, and side-effecting ones only describe the call.
-func (f Func) DryRun(ctx context.Context, args json.RawMessage) (Result, error) {
-	if f.M.ReadOnly {
-		return f.F(ctx, args)
-	}
-	return Result{Summary: "Run " + f.M.Name + " (no preview available for this tool)", Preview: string(args)}, nil
 }

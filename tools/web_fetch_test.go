@@ -144,7 +144,7 @@ func TestWebFetchRefusedByDefault(t *testing.T) {
 	for _, host := range []string{"127.0.0.1", "localhost"} {
 		t.Run(host, func(t *testing.T) {
 			u := "http://" + host + ":" + port + "/article"
-			for name, run := range map[string]func(context.Context, json.RawMessage) (Result, error){"DryRun": tool.DryRun, "Execute": tool.Execute} {
+			for name, run := range map[string]func(context.Context, json.RawMessage) (Result, error){"DryRun": tool.(DryRunner).DryRun, "Execute": tool.Execute} {
 				_, err := run(context.Background(), webFetchArgsJSON(t, u, 0))
 				te := webWantKind(t, err, KindPermissionDenied, "127.0.0.1", "blocked", "allow_private_hosts", "[web]")
 				if te.Details["address"] != "127.0.0.1" {
@@ -265,7 +265,7 @@ func TestWebFetchBadURLs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
-			_, err := tool.DryRun(context.Background(), webFetchArgsJSON(t, tt.url, 0))
+			_, err := Call(context.Background(), tool, webFetchArgsJSON(t, tt.url, 0), true)
 			webWantKind(t, err, tt.kind)
 			_, err = tool.Execute(context.Background(), webFetchArgsJSON(t, tt.url, 0))
 			webWantKind(t, err, tt.kind)
@@ -377,7 +377,7 @@ func TestWebFetchErrors(t *testing.T) {
 
 func TestWebFetchDryRun(t *testing.T) {
 	tool := NewWebFetch(WebOptions{})
-	res, err := tool.DryRun(context.Background(), webFetchArgsJSON(t, "https://Example.com/docs/page?q=1#frag", 0))
+	res, err := Call(context.Background(), tool, webFetchArgsJSON(t, "https://Example.com/docs/page?q=1#frag", 0), true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -356,7 +356,7 @@ func jsonEscapeInvisible(s string) string {
 
 // shellCommand returns the command line of a shell_run request, if it has one.
 func shellCommand(req approval.Request) (string, bool) {
-	if req.Tool != "shell_run" && req.Command == nil {
+	if !req.Meta.Shell && req.Command == nil {
 		return "", false
 	}
 	var m map[string]json.RawMessage
