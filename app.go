@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -215,10 +216,11 @@ func (a *app) buildTools() error {
 	}
 	a.jobs = tools.NewShellJobs()
 	a.userTools = agent.UserTools{
-		Root:   ws.Root(),
-		Vision: a.settings.Vision,
-		Reader: tools.NewFsRead(ws),
-		Lister: tools.NewGlobList(ws),
+		Root:     ws.Root(),
+		Vision:   a.settings.Vision,
+		Resource: a.resourceReader,
+		Reader:   tools.NewFsRead(ws),
+		Lister:   tools.NewGlobList(ws),
 		Shell: tools.NewShellRun(tools.ShellOptions{
 			Dir:            ws.Dir(),
 			OutputDir:      filepath.Join(a.stateDir, "shell-output"),
@@ -371,7 +373,7 @@ func (a *app) mcpServers(cfg *config.Config) []mcp.ServerConfig {
 		out = append(out, mcp.ServerConfig{
 			Name: name, Command: s.Command, Args: s.Args, Env: env, URL: s.URL,
 			Enabled: s.IsEnabled(), Timeout: timeout, Trust: s.Trust, Dir: a.workspace.Dir(),
-			Headers: headers, Unset: unset, OAuth: oauth, LogLevel: s.LogLevel,
+			Headers: headers, Unset: unset, OAuth: oauth, LogLevel: s.LogLevel, Sampling: s.Sampling,
 		})
 	}
 	return out
@@ -570,11 +572,34 @@ func (a *app) startServers(ctx context.Context, servers []mcp.ServerConfig, onCh
 	m := mcp.NewManager(a.registry, servers, a.logf)
 	o := a.mcpOpts
 	o.StateDir, o.Workspace = a.stateDir, a.workspace.Dir()
+	if o.Sample == nil {
+		// Nobody to ask: a server with sampling = true is declined, and
+		// the audit log says so.
+		o.Sample = func(_ context.Context, r mcp.SamplingRequest) (mcp.SamplingAnswer, error) {
+			a.auditSampling(r, "deny", "headless")
+			return mcp.SamplingAnswer{}, mcp.ErrSamplingDeclined
+		}
+	}
 	m.SetOptions(o)
 	a.mcpMu.Lock()
 	a.mcps = append(a.mcps, m)
 	a.mcpMu.Unlock()
 	m.Start(ctx, onChange)
+}
+
+// auditSampling records a decision on a server's request to use the
+// model in the audit log, beside the approvals of calls.
+func (a *app) auditSampling(r mcp.SamplingRequest, decision, by string) {
+	if a.audit == nil {
+		return
+	}
+	req, _ := json.Marshal(r)
+	e := approval.AuditEntry{Tool: "mcp:" + r.Server + "/sampling", ArgsSHA: approval.ArgsDigest(req), Decision: decision, By: by,
+		Summary:   fmt.Sprintf("MCP server %s asks to use the model (messages: %d, at most %d tokens)", r.Server, len(r.Messages), r.MaxTokens),
+		Workspace: a.workspace.Dir()}
+	if err := a.audit.Append(e); err != nil {
+		a.logf("audit log: %v", err)
+	}
 }
 
 // mcpStatus lists every MCP server's state.
@@ -613,6 +638,16 @@ func (a *app) logoutMCP(ctx context.Context, name string) error {
 		return err
 	}
 	return m.Logout(ctx, name)
+}
+
+// resourceReader is the tool that reads the resources of the server
+// called name (@name:uri).
+func (a *app) resourceReader(name string) (tools.Tool, error) {
+	m, err := a.mcpOwner(name)
+	if err != nil {
+		return nil, err
+	}
+	return m.ResourceReader(name)
 }
 
 // mcpOwner finds the manager that runs the server called name.

@@ -36,7 +36,7 @@ func runTUI(ctx context.Context, o options, secrets map[string]string) error {
 	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 64), forms: make(chan ui.FormRequest)}
 	// The servers start behind the first frame; their news reaches the
 	// transcript through Notices.
-	a.mcpOpts = mcp.Options{Interactive: true, Notify: b.mcpNotify, Elicit: b.elicit}
+	a.mcpOpts = mcp.Options{Interactive: true, Notify: b.mcpNotify, Elicit: b.elicit, Sample: b.sample}
 	a.startMCP(ctx, b.mcpChanged)
 	return ui.Run(ctx, b, ui.Options{
 		Workspace: a.workspace.Dir(),
@@ -94,6 +94,9 @@ func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord, max 
 	for _, m := range msgs {
 		switch m.Role {
 		case openai.ChatMessageRoleUser:
+			if agent.ToolImages(m) {
+				continue // images a tool returned, not something the user typed
+			}
 			out = append(out, ui.Earlier{Role: "user", Text: agent.PromptText(m)})
 		case openai.ChatMessageRoleAssistant:
 			out = append(out, ui.Earlier{Role: "assistant", Text: m.Content})
@@ -165,6 +168,13 @@ func (b *tuiBackend) mcpChanged(s mcp.ServerStatus) {
 		b.lastTools[s.Name] = append([]string(nil), s.Tools...)
 		b.mu.Unlock()
 		text = fmt.Sprintf("MCP server %s is running with %d tools.", s.Name, len(s.Tools))
+		if n := len(s.Prompts); n > 0 {
+			prompts := "1 prompt"
+			if n > 1 {
+				prompts = fmt.Sprintf("%d prompts", n)
+			}
+			text = fmt.Sprintf("MCP server %s is running with %d tools and %s (/%s …; /help lists them).", s.Name, len(s.Tools), prompts, s.Prompts[0].Command())
+		}
 	case mcp.StateFailed:
 		text = fmt.Sprintf("MCP server %s failed: %s. Its tools are withdrawn; /mcp restart %s tries again.", s.Name, s.LastError, s.Name)
 		if s.Auth == mcp.AuthNeeded || s.Auth == mcp.AuthExpired {
@@ -225,6 +235,31 @@ func (b *tuiBackend) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitA
 	}
 }
 
+// sample shows a server's request to use the model for approval, in the
+// form elicitation uses, and sends it only if the person approves.
+func (b *tuiBackend) sample(ctx context.Context, r mcp.SamplingRequest) (mcp.SamplingAnswer, error) {
+	model := b.Agent.Model()
+	ans, err := b.elicit(ctx, mcp.Elicitation{Server: r.Server, Message: r.Describe(),
+		Title: "asks to use your model", Note: "enter sends it to " + model + ", ctrl+d declines; the answer goes to " + r.Server + " only"})
+	if err != nil {
+		return mcp.SamplingAnswer{}, err
+	}
+	if ans.Action != mcp.ElicitAccept {
+		b.app.auditSampling(r, "deny", "user")
+		return mcp.SamplingAnswer{}, mcp.ErrSamplingDeclined
+	}
+	b.app.auditSampling(r, "approve", "user")
+	msgs := make([]agent.SampleMessage, len(r.Messages))
+	for i, m := range r.Messages {
+		msgs[i] = agent.SampleMessage{Role: m.Role, Text: m.Text}
+	}
+	text, used, err := b.Agent.Sample(ctx, r.System, msgs, r.MaxTokens)
+	if err != nil {
+		return mcp.SamplingAnswer{}, err
+	}
+	return mcp.SamplingAnswer{Text: text, Model: used}, nil
+}
+
 // MCPResources implements ui.Extensions.
 func (b *tuiBackend) MCPResources(ctx context.Context, name string) ([]mcp.Resource, bool, error) {
 	m, err := b.app.mcpOwner(name)
@@ -232,6 +267,15 @@ func (b *tuiBackend) MCPResources(ctx context.Context, name string) ([]mcp.Resou
 		return nil, false, err
 	}
 	return m.Resources(ctx, name)
+}
+
+// MCPPrompt implements ui.MCPPrompter.
+func (b *tuiBackend) MCPPrompt(ctx context.Context, server, name string, words []string) (mcp.PromptText, error) {
+	m, err := b.app.mcpOwner(server)
+	if err != nil {
+		return mcp.PromptText{}, err
+	}
+	return m.Prompt(ctx, server, name, words)
 }
 
 // LoginMCP implements ui.Extensions.
@@ -331,4 +375,7 @@ func (a *app) trustedExtras() string {
 	return what
 }
 
-var _ ui.Extensions = (*tuiBackend)(nil)
+var (
+	_ ui.Extensions  = (*tuiBackend)(nil)
+	_ ui.MCPPrompter = (*tuiBackend)(nil)
+)

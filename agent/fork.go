@@ -53,7 +53,7 @@ func (a *Agent) Prompts() ([]Prompt, error) {
 			continue
 		}
 		var m openai.ChatCompletionMessage
-		if json.Unmarshal(r.Data, &m) != nil || m.Role != openai.ChatMessageRoleUser {
+		if json.Unmarshal(r.Data, &m) != nil || m.Role != openai.ChatMessageRoleUser || ToolImages(m) {
 			continue
 		}
 		out = append(out, Prompt{N: len(out) + 1, Text: PromptText(m), record: i})

@@ -178,6 +178,9 @@ type MCPServer struct {
 	// LogLevel is the level of the log messages asked of the server
 	// (debug ... emergency; default info).
 	LogLevel string `toml:"log_level"`
+	// Sampling lets the server ask to use the model, each request
+	// approved in the TUI (declined headless). Off by default.
+	Sampling bool `toml:"sampling"`
 }
 
 // MCPOAuth is the oauth table of an [mcp.servers.NAME] entry.

@@ -151,6 +151,16 @@ type Result struct {
 	// Unchanged is set when the call changes nothing (a write of the
 	// content already there): it is not journaled and takes no undo step.
 	Unchanged bool
+	// Images are pictures the call returned (an MCP tool's screenshot),
+	// for a model that takes images; Body carries a placeholder for each,
+	// which is all other models read.
+	Images []Image
+}
+
+// Image is one picture of a result: its detected type and bytes.
+type Image struct {
+	MIME string
+	Data []byte
 }
 
 // Tool is one capability the reasoning loop can invoke.

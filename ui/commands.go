@@ -123,6 +123,11 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 	if cc, custom := m.c.custom[name]; !ok && custom {
 		return m.runCustom(cc, line)
 	}
+	if !ok {
+		if m2, cmd, prompt := m.runPrompt(name, line); prompt {
+			return m2, cmd
+		}
+	}
 	m.addBlock(userBlock(line))
 	if !ok {
 		m.addBlock(errorBlock("unknown command /"+oneLine(name),
@@ -363,6 +368,12 @@ func drawHelp(c *common) []string {
 	if len(c.customList) > 0 {
 		out = append(out, "", st.Bold.Render("your commands")+st.Dim.Render("  (commands/NAME.md: $ARGUMENTS, $1…)"))
 		for _, cmd := range c.customList {
+			out = append(out, "  "+st.Key.Render(pad(cmd.usage(), 22))+cmd.desc)
+		}
+	}
+	if len(c.prompts) > 0 {
+		out = append(out, "", st.Bold.Render("MCP prompts")+st.Dim.Render("  (arguments in order, or NAME=value)"))
+		for _, cmd := range c.prompts {
 			out = append(out, "  "+st.Key.Render(pad(cmd.usage(), 22))+cmd.desc)
 		}
 	}

@@ -126,7 +126,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 // Init implements tea.Model: it starts waiting for approval requests and
 // checks the model server behind the first frame.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), waitForNotice(m.notices), loadCustomCommands(m.loadCommands), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys))
+	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), waitForNotice(m.notices), loadCustomCommands(m.loadCommands), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys))
 }
 
 // Update implements tea.Model.
@@ -183,11 +183,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleFormAnswer(msg)
 	case noticeMsg:
 		m.addBlock(warnBlock(msg.text))
-		return m, tea.Batch(waitForNotice(m.notices), refreshStatus(m.backend))
+		return m, tea.Batch(waitForNotice(m.notices), refreshStatus(m.backend), loadPrompts(m.backend))
 	case editorDoneMsg:
 		return m.handleEditorDone(msg)
 	case indexBuiltMsg:
 		m.c.files.set(msg)
+		m.input.refresh()
+		return m, nil
+	case promptsMsg:
+		m.c.prompts = msg.list
 		m.input.refresh()
 		return m, nil
 	case customCommandsMsg:

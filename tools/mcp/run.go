@@ -31,8 +31,12 @@ type run struct {
 	over   bool   // the run has ended; later failures are ignored
 	reason string // why it ended, when it failed
 	names  []string
+	// prompts are the server's prompts, offered as /SERVER:NAME.
+	prompts []Prompt
 
 	syncMu sync.Mutex // serialises refreshes of the tool list
+
+	progress progressWatch
 }
 
 // main starts the server, registers its tools and watches the session until
@@ -87,7 +91,8 @@ func (r *run) main() {
 	if a := r.s.auth; a != nil {
 		a.endLogin()
 	}
-	if !r.install(listed) {
+	prompts := r.listPrompts(startCtx, sess)
+	if !r.install(listed, prompts) {
 		r.closeSession(sess, stdio)
 		return
 	}
@@ -190,6 +195,7 @@ func (r *run) endLocked(st State, reason string) bool {
 		r.m.reg.Unregister(n)
 	}
 	r.names = nil
+	r.prompts = nil
 	s := r.s
 	if s.cur == r {
 		lastErr := s.lastErr
@@ -204,12 +210,13 @@ func (r *run) endLocked(st State, reason string) bool {
 
 // install registers the listed tools and marks the server running; it
 // reports false if the run ended meanwhile.
-func (r *run) install(listed []*sdk.Tool) bool {
+func (r *run) install(listed []*sdk.Tool, prompts []Prompt) bool {
 	r.m.mu.Lock()
 	if r.over {
 		r.m.mu.Unlock()
 		return false
 	}
+	r.prompts = prompts
 	skipped, changed := r.registerLocked(listed)
 	r.s.setLocked(StateRunning, "")
 	r.m.events.push(r.s.statusLocked())
@@ -323,17 +330,7 @@ func displayNames(serverName string, listed []*sdk.Tool) []string {
 // toolsChanged handles notifications/tools/list_changed: the tool list is
 // fetched again and the catalog follows it.
 func (r *run) toolsChanged(_ context.Context, req *sdk.ToolListChangedRequest) {
-	r.m.mu.Lock()
-	if r.over {
-		r.m.mu.Unlock()
-		return
-	}
-	// main holds a WaitGroup count while the session lives, so this Add
-	// cannot race with Close's Wait reaching zero.
-	r.m.wg.Add(1)
-	r.m.mu.Unlock()
-	go func() {
-		defer r.m.wg.Done()
+	r.inBackground(func() {
 		r.syncMu.Lock()
 		defer r.syncMu.Unlock()
 		ctx, cancel := context.WithTimeout(r.ctx, r.s.cfg.Timeout)
@@ -356,6 +353,24 @@ func (r *run) toolsChanged(_ context.Context, req *sdk.ToolListChangedRequest) {
 		r.m.mu.Unlock()
 		r.m.saveSeen(metas)
 		r.logSkipped(skipped, changed)
+	})
+}
+
+// inBackground runs fn in a goroutine of its own unless the run is over;
+// Close waits for it.
+func (r *run) inBackground(fn func()) {
+	r.m.mu.Lock()
+	if r.over {
+		r.m.mu.Unlock()
+		return
+	}
+	// main holds a WaitGroup count while the session lives, so this Add
+	// cannot race with Close's Wait reaching zero.
+	r.m.wg.Add(1)
+	r.m.mu.Unlock()
+	go func() {
+		defer r.m.wg.Done()
+		fn()
 	}()
 }
 
