@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // regWriteSchema is fs_write's schema: strict, two required strings.
