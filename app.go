@@ -19,8 +19,10 @@ import (
 	"myclaw/history"
 	"myclaw/sandbox"
 	"myclaw/tools"
+	"myclaw/tools/builtin"
 	"myclaw/tools/command"
 	"myclaw/tools/mcp"
+	"myclaw/tools/proc"
 )
 
 // app is everything a session needs, built from the options and config.
@@ -30,8 +32,8 @@ type app struct {
 	settings  config.Settings
 	secrets   map[string]string
 	stateDir  string
-	shellUndo *tools.ShellUndo
-	workspace *tools.Workspace
+	shellUndo *builtin.ShellUndo
+	workspace *builtin.Workspace
 	store     *history.Store
 	session   *history.Session
 	registry  *tools.Registry
@@ -56,7 +58,7 @@ type app struct {
 	logger  *log.Logger
 	logFile *os.File
 	// jobs are the background shell jobs of the session.
-	jobs *tools.ShellJobs
+	jobs *builtin.ShellJobs
 	// notices are shown to the user at start (ignored project config,
 	// recovered undo, ...).
 	notices []string
@@ -135,7 +137,7 @@ func newApp(o options, secrets map[string]string) (*app, error) {
 			return nil, err
 		}
 	}
-	if a.workspace, err = tools.OpenWorkspace(wsDir); err != nil {
+	if a.workspace, err = builtin.OpenWorkspace(wsDir); err != nil {
 		return nil, &agent.UserError{Msg: fmt.Sprintf("Cannot open the workspace %s: %v", wsDir, err), Hint: "Pass --workspace DIR with a directory that exists."}
 	}
 	// myclaw's own files are never the file tools' business, even when
@@ -198,30 +200,30 @@ func (a *app) buildTools() error {
 	if a.sandbox != nil {
 		confiner = a.sandbox
 	}
-	web := tools.WebOptions{
+	web := builtin.WebOptions{
 		AllowPrivateHosts: a.cfg.Web.AllowPrivateHosts,
 		Timeout:           time.Duration(a.cfg.Web.TimeoutS) * time.Second,
 		MaxBytes:          a.cfg.Web.MaxBytes,
 		UserAgent:         "myclaw",
 	}
-	memory, err := tools.OpenMemory(filepath.Join(a.stateDir, "memory.json"))
+	memory, err := builtin.OpenMemory(filepath.Join(a.stateDir, "memory.json"))
 	if err != nil {
 		return fmt.Errorf("open the memory notes: %w", err)
 	}
 	if shell.Undo == nil || *shell.Undo {
-		a.shellUndo, err = tools.NewShellUndo(ws, blobs, filepath.Join(a.stateDir, "shell-cache"), a.stateDir, filepath.Dir(config.DefaultPath()))
+		a.shellUndo, err = builtin.NewShellUndo(ws, blobs, filepath.Join(a.stateDir, "shell-cache"), a.stateDir, filepath.Dir(config.DefaultPath()))
 		if err != nil {
 			return fmt.Errorf("prepare undo of shell commands: %w", err)
 		}
 	}
-	a.jobs = tools.NewShellJobs()
+	a.jobs = builtin.NewShellJobs()
 	a.userTools = agent.UserTools{
 		Root:     ws.Root(),
 		Vision:   a.settings.Vision,
 		Resource: a.resourceReader,
-		Reader:   tools.NewFsRead(ws),
-		Lister:   tools.NewGlobList(ws),
-		Shell: tools.NewShellRun(tools.ShellOptions{
+		Reader:   builtin.NewFsRead(ws),
+		Lister:   builtin.NewGlobList(ws),
+		Shell: builtin.NewShellRun(builtin.ShellOptions{
 			Dir:            ws.Dir(),
 			OutputDir:      filepath.Join(a.stateDir, "shell-output"),
 			DefaultTimeout: time.Duration(shell.TimeoutS) * time.Second,
@@ -239,25 +241,25 @@ func (a *app) buildTools() error {
 	}
 	for _, t := range []tools.Tool{
 		a.userTools.Reader,
-		tools.NewFsWrite(ws, blobs),
-		tools.NewFsEdit(ws, blobs),
+		builtin.NewFsWrite(ws, blobs),
+		builtin.NewFsEdit(ws, blobs),
 		a.userTools.Lister,
-		tools.NewGrepSearch(ws),
+		builtin.NewGrepSearch(ws),
 		a.userTools.Shell,
-		tools.NewShellJobsTool(a.jobs),
-		tools.NewWebFetch(web),
-		tools.NewTimeNow(time.Now),
-		tools.NewTodoWrite(),
-		tools.NewMemoryStore(memory),
-		tools.NewMemoryFetch(memory),
+		builtin.NewShellJobsTool(a.jobs),
+		builtin.NewWebFetch(web),
+		builtin.NewTimeNow(time.Now),
+		builtin.NewTodoWrite(),
+		builtin.NewMemoryStore(memory),
+		builtin.NewMemoryFetch(memory),
 	} {
 		reg.MustRegister(t)
 	}
 	if a.cfg.Web.SearchURL != "" {
-		reg.MustRegister(tools.NewWebSearch(a.cfg.Web.SearchURL, web))
+		reg.MustRegister(builtin.NewWebSearch(a.cfg.Web.SearchURL, web))
 	}
 	if s := a.cfg.SupraLLM; s.Provider != "" || s.BaseURL != "" {
-		opts := tools.SupraOptions{BaseURL: s.BaseURL, Model: s.Model}
+		opts := builtin.SupraOptions{BaseURL: s.BaseURL, Model: s.Model}
 		keyEnv := s.APIKeyEnv
 		if p, ok := a.cfg.Providers[s.Provider]; ok {
 			if opts.BaseURL == "" {
@@ -273,7 +275,7 @@ func (a *app) buildTools() error {
 		if keyEnv != "" {
 			opts.APIKey = a.lookup(keyEnv)
 		}
-		reg.MustRegister(tools.NewSupraLLM(opts))
+		reg.MustRegister(builtin.NewSupraLLM(opts))
 	}
 	return a.addConfigTools(a.cfg, reg)
 }
@@ -355,7 +357,7 @@ func (a *app) mcpServers(cfg *config.Config) []mcp.ServerConfig {
 				return a.lookup(name)
 			})
 			// A server's env holds its tokens: redacted wherever they show.
-			if fromSecret || tools.IsSecretName(k) {
+			if fromSecret || proc.IsSecretName(k) {
 				tools.AddSecrets(env[k])
 			}
 		}

@@ -335,7 +335,7 @@ func (t *turn) preview(tool tools.Tool, call Call, args json.RawMessage, req app
 	}
 	preq := req
 	preq.Previewable, preq.Previewed = false, true
-	preq.Summary, preq.Preview = run.Summary, run.Report
+	preq.Summary, preq.Preview = run.Summary(), run.Report()
 	preq.Why = "this is what the command did in the preview: approve applies exactly these changes, deny discards them"
 	dec, denial, status := t.ask(preq)
 	if denial != nil {

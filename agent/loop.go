@@ -38,7 +38,7 @@ type turn struct {
 	hooks []Hook
 	// previewed is the approved preview of call previewedID, which
 	// execute applies instead of running the call again.
-	previewed   *tools.PreviewRun
+	previewed   tools.Preview
 	previewedID string
 }
 

@@ -12,23 +12,24 @@ import (
 	"myclaw/approval"
 	"myclaw/sandbox"
 	"myclaw/tools"
+	"myclaw/tools/builtin"
 )
 
 // withPreviewShell swaps in fs_read and a shell_run confined by sb, with
 // shell undo, for the harness's workspace.
 func withPreviewShell(sb *tools.Sandbox, state string) harnessOpt {
 	return func(o *Options) {
-		ws, err := tools.OpenWorkspace(o.Workspace)
+		ws, err := builtin.OpenWorkspace(o.Workspace)
 		if err != nil {
 			panic(err)
 		}
-		undo, err := tools.NewShellUndo(ws, o.Store.Blobs(), filepath.Join(state, "shell-cache"), state)
+		undo, err := builtin.NewShellUndo(ws, o.Store.Blobs(), filepath.Join(state, "shell-cache"), state)
 		if err != nil {
 			panic(err)
 		}
 		reg := tools.NewRegistry()
-		reg.MustRegister(tools.NewFsRead(ws))
-		reg.MustRegister(tools.NewShellRun(tools.ShellOptions{Dir: o.Workspace, Sandbox: *sb, Undo: undo}))
+		reg.MustRegister(builtin.NewFsRead(ws))
+		reg.MustRegister(builtin.NewShellRun(builtin.ShellOptions{Dir: o.Workspace, Sandbox: *sb, Undo: undo}))
 		o.Registry = reg
 	}
 }

@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/aymanbagabas/go-udiff"
 )
+
+// SniffBytes is how much of a file decides whether it is text.
+const SniffBytes = 8 << 10
 
 // Limits of the unified diff used in write previews.
 const (
@@ -15,10 +19,10 @@ const (
 	diffMaxBytes = 256 << 10
 )
 
-// diffResult is the line diff of two texts (by go-udiff): its counts, and
+// DiffResult is the line diff of two texts (by go-udiff): its counts, and
 // the hunks that Text renders as a unified diff. Rendering is left to Text
 // because a preview needs it and an execution only needs the counts.
-type diffResult struct {
+type DiffResult struct {
 	Added   int  // lines only in the new text
 	Removed int  // lines only in the old text
 	Binary  bool // one side is not text; Text only says they differ
@@ -29,7 +33,7 @@ type diffResult struct {
 
 // Text returns the unified diff with three lines of context, cut past
 // diffMaxBytes with a note; "" when the texts are equal.
-func (d diffResult) Text() string {
+func (d DiffResult) Text() string {
 	switch {
 	case d.Binary:
 		return fmt.Sprintf("Binary files %s and %s differ\n", d.oldName, d.newName)
@@ -79,14 +83,14 @@ func diffPrefix(k udiff.OpKind) int {
 }
 
 // diffUnified diffs old against new, line by line, for a git-style unified
-// diff (see diffResult.Text). oldName and newName are the header labels
+// diff (see DiffResult.Text). oldName and newName are the header labels
 // ("a/x", "b/x", or "/dev/null").
-func diffUnified(oldName, newName string, old, new []byte) diffResult {
+func Diff(oldName, newName string, old, new []byte) DiffResult {
 	if bytes.Equal(old, new) {
-		return diffResult{}
+		return DiffResult{}
 	}
-	res := diffResult{oldName: oldName, newName: newName}
-	if fsLooksBinary(old) || fsLooksBinary(new) {
+	res := DiffResult{oldName: oldName, newName: newName}
+	if LooksBinary(old) || LooksBinary(new) {
 		res.Binary = true
 		return res
 	}
@@ -187,4 +191,12 @@ func diffTrim(a, b string) (skip int, ta, tb string) {
 	}
 	cut := len(a) - sa
 	return skip, a[:sa], b[:len(b)-cut]
+}
+
+// LooksBinary reports whether data is not text: a NUL byte or invalid
+// UTF-8 in its first SniffBytes.
+func LooksBinary(data []byte) bool {
+	// A character split by the cut is not an encoding error.
+	head := CutUTF8(data, SniffBytes)
+	return bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head)
 }

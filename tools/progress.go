@@ -11,8 +11,8 @@ func WithProgress(ctx context.Context, fn func(p []byte)) context.Context {
 	return context.WithValue(ctx, progressKey{}, fn)
 }
 
-// progressOf returns the progress function of ctx, or nil.
-func progressOf(ctx context.Context) func([]byte) {
+// ProgressOf returns the progress function of ctx, or nil.
+func ProgressOf(ctx context.Context) func([]byte) {
 	fn, _ := ctx.Value(progressKey{}).(func([]byte))
 	return fn
 }
