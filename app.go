@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"myclaw/agent"
+	"myclaw/agent/chat"
 	"myclaw/approval"
 	"myclaw/config"
 	"myclaw/history"
@@ -454,7 +455,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 	if err := a.recover(); err != nil {
 		return nil, err
 	}
-	client := agent.NewClient(agent.ClientConfig{BaseURL: a.settings.BaseURL, APIKey: a.settings.APIKey})
+	client := chat.NewClient(chat.ClientConfig{BaseURL: a.settings.BaseURL, APIKey: a.settings.APIKey})
 	ag, err := agent.New(agent.Options{
 		Client:        client,
 		Model:         a.settings.Model,

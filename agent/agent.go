@@ -22,10 +22,10 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"myclaw/agent/chat"
 	"myclaw/approval"
 	"myclaw/history"
 	"myclaw/tools"
-	"myclaw/tools/command"
 )
 
 // Defaults for Options fields left zero.
@@ -34,9 +34,23 @@ const (
 	DefaultContextWindow = 32768
 )
 
+// ModelServer is what the loop uses of the model server; *chat.Client is
+// the one for OpenAI-compatible servers.
+type ModelServer interface {
+	// Stream sends one request and streams the answer into onDelta.
+	Stream(ctx context.Context, req openai.ChatCompletionRequest, onDelta func(chat.StreamDelta)) (chat.Completion, error)
+	// Models lists the models the server offers.
+	Models(ctx context.Context) ([]string, error)
+	// ProbeWindow asks the server what context window it serves model with.
+	ProbeWindow(ctx context.Context, model string) chat.Window
+	// BaseURL is the server's address, for messages.
+	BaseURL() string
+}
+
 // Options configures an Agent.
 type Options struct {
-	Client   *Client
+	// Client is the model server: a *chat.Client, or a fake in tests.
+	Client   ModelServer
 	Model    string
 	Registry *tools.Registry
 	Policy   *approval.Policy
@@ -100,7 +114,7 @@ type Agent struct {
 	// nobody is asked). textTools is set once the server refused the tool
 	// catalog for the model: calls are then described in the prompt and
 	// written as text.
-	window       Window
+	window       chat.Window
 	probed       bool
 	configWindow bool
 	textTools    bool
@@ -126,9 +140,9 @@ func New(opts Options) (*Agent, error) {
 	if opts.MaxRounds <= 0 {
 		opts.MaxRounds = DefaultMaxRounds
 	}
-	win := Window{Tokens: opts.ContextWindow, Source: "config"}
+	win := chat.Window{Tokens: opts.ContextWindow, Source: "config"}
 	if opts.ContextWindow <= 0 {
-		win = Window{Tokens: DefaultContextWindow, Source: windowEstimated}
+		win = chat.Window{Tokens: DefaultContextWindow, Source: chat.SourceEstimated}
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -317,8 +331,7 @@ func (a *Agent) Tools() []ToolInfo {
 		m := t.Meta()
 		wire, _ := a.opts.Registry.WireName(m.Name)
 		visible, why := a.opts.Policy.Visible(m)
-		spec, _ := command.SpecOf(t)
-		details := command.CLIDict(m, spec)
+		details := tools.DetailsOf(t)
 		if st := a.opts.Policy.HintStatus(m); st != "" {
 			details = append(details, [2]string{"read_only_hint", st})
 		}
@@ -381,7 +394,7 @@ func (a *Agent) CheckServer(ctx context.Context) error {
 	models, err := a.opts.Client.Models(ctx)
 	model := a.Model()
 	if err != nil {
-		var apiErr *APIError
+		var apiErr *chat.APIError
 		if errors.As(err, &apiErr) && apiErr.Status != 0 && apiErr.Status != 401 && apiErr.Status != 403 {
 			return nil // answers, but has no usable /models
 		}
@@ -460,7 +473,7 @@ func (e *UserError) Unwrap() error { return e.Err }
 
 // hintOf returns the hint an error carries, or fallback.
 func hintOf(err error, fallback string) string {
-	var apiErr *APIError
+	var apiErr *chat.APIError
 	if errors.As(err, &apiErr) {
 		if h := apiErr.Hint(); h != "" {
 			return h

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"myclaw/agent/chat"
 	"myclaw/history"
 	"myclaw/tools"
 )
@@ -128,7 +129,7 @@ func (a *Agent) compact(ctx context.Context, focus string, auto bool) (Compactio
 		{Role: openai.ChatMessageRoleSystem, Content: compactInstructions},
 		{Role: openai.ChatMessageRoleUser, Content: ask},
 	}}
-	comp, err := a.opts.Client.Stream(ctx, req, func(StreamDelta) {})
+	comp, err := a.opts.Client.Stream(ctx, req, func(chat.StreamDelta) {})
 	if err != nil {
 		return CompactionEvent{}, fmt.Errorf("the summary request failed, nothing was compacted: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"myclaw/agent/chat"
 	"myclaw/approval"
 	"myclaw/history"
 	"myclaw/tools"
@@ -68,7 +69,7 @@ func newHarness(t testing.TB, level approval.Level, srv *fakeServer, opts ...har
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := NewClient(ClientConfig{
+	client := chat.NewClient(chat.ClientConfig{
 		BaseURL: srv.url(),
 		Sleep: func(ctx context.Context, d time.Duration) error {
 			h.mu.Lock()

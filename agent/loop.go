@@ -9,6 +9,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"myclaw/agent/chat"
 	"myclaw/approval"
 	"myclaw/tools"
 )
@@ -175,9 +176,9 @@ func (t *turn) round() (bool, error) {
 	if elided > 0 {
 		t.emit(NoticeEvent{Text: fmt.Sprintf("Elided the output of %d older tool calls to fit the context window (%d tokens).", elided, a.currentWindow().Tokens)})
 	}
-	ctx := withRetryHook(t.ctx, func(ev RetryEvent) { t.emit(ev) })
-	stream := func() (Completion, error) {
-		return a.opts.Client.Stream(ctx, req, func(d StreamDelta) {
+	ctx := chat.WithRetryHook(t.ctx, func(r chat.Retry) { t.emit(RetryEvent(r)) })
+	stream := func() (chat.Completion, error) {
+		return a.opts.Client.Stream(ctx, req, func(d chat.StreamDelta) {
 			if d.Reasoning != "" {
 				t.emit(ReasoningDelta{Text: d.Reasoning})
 			}
@@ -242,7 +243,7 @@ func (t *turn) round() (bool, error) {
 
 // keepPartial records what was streamed before a failure, marked as cut,
 // so the transcript shows it and stays valid.
-func (t *turn) keepPartial(comp Completion, err error) error {
+func (t *turn) keepPartial(comp chat.Completion, err error) error {
 	if comp.Content == "" {
 		if errors.Is(err, context.Canceled) {
 			return err
@@ -264,17 +265,17 @@ func (t *turn) keepPartial(comp Completion, err error) error {
 }
 
 func (t *turn) wrapStreamErr(err error) error {
-	if errors.Is(err, ErrStreamCut) {
+	if errors.Is(err, chat.ErrStreamCut) {
 		return &UserError{Msg: "The model's answer was cut off before it finished; the partial text is kept.", Hint: "Send a message to let it go on, or check the server's log.", Err: err}
 	}
-	var apiErr *APIError
+	var apiErr *chat.APIError
 	if errors.As(err, &apiErr) {
 		return &UserError{Msg: "The model server failed: " + apiErr.Error(), Hint: apiErr.Hint()}
 	}
 	return err
 }
 
-func (t *turn) reportUsage(comp Completion, req openai.ChatCompletionRequest) {
+func (t *turn) reportUsage(comp chat.Completion, req openai.ChatCompletionRequest) {
 	a := t.a
 	win := a.currentWindow()
 	ev := UsageEvent{ContextWindow: win.Tokens, WindowSource: win.Source}
@@ -354,7 +355,7 @@ func (a *Agent) useTextTools() bool {
 // refusesTools recognises a server's refusal of the tool catalog for the
 // model (Ollama: 400 "… does not support tools").
 func refusesTools(err error) bool {
-	var apiErr *APIError
+	var apiErr *chat.APIError
 	if !errors.As(err, &apiErr) || apiErr.Status != 400 {
 		return false
 	}
@@ -367,7 +368,7 @@ func refusesTools(err error) bool {
 // system prompt and the tool catalog first), so the answer would rest on a
 // conversation the model never saw whole. The answer is kept, its calls are
 // not run, and the window shrinks to what the server showed it serves.
-func (t *turn) promptWasCut(comp Completion, sent int) error {
+func (t *turn) promptWasCut(comp chat.Completion, sent int) error {
 	a := t.a
 	got := comp.Usage.PromptTokens
 	win := a.currentWindow()

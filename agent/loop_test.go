@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"myclaw/agent/chat"
 	"myclaw/approval"
 )
 
@@ -402,7 +403,7 @@ func TestResumeSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := NewClient(ClientConfig{BaseURL: srv.url()})
+	client := chat.NewClient(chat.ClientConfig{BaseURL: srv.url()})
 	a2, err := New(Options{Client: client, Model: "test-model", Registry: h.reg, Policy: h.policy, Store: h.store, Session: s, Workspace: h.ws})
 	if err != nil {
 		t.Fatal(err)

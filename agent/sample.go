@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"myclaw/agent/chat"
 
 	"github.com/sashabaranov/go-openai"
 )
@@ -29,7 +30,7 @@ func (a *Agent) Sample(ctx context.Context, system string, msgs []SampleMessage,
 		}
 		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: role, Content: m.Text})
 	}
-	comp, err := a.opts.Client.Stream(ctx, req, func(StreamDelta) {})
+	comp, err := a.opts.Client.Stream(ctx, req, func(chat.StreamDelta) {})
 	if err != nil {
 		return "", model, err
 	}

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"myclaw/agent/chat"
 	"strconv"
 	"strings"
 
@@ -212,7 +213,7 @@ func parseTextCall(raw json.RawMessage, known func(string) bool) (openai.ToolCal
 		return openai.ToolCall{}, false
 	}
 	args := fields["arguments"]
-	if !jsonPresent(args) {
+	if !chat.JSONPresent(args) {
 		args = fields["parameters"]
 	}
 	compact, ok := compactArgs(args)
@@ -229,7 +230,7 @@ func parseTextCall(raw json.RawMessage, known func(string) bool) (openai.ToolCal
 // is {}, a string must hold an object.
 func compactArgs(raw json.RawMessage) (string, bool) {
 	raw = bytes.TrimSpace(raw)
-	if !jsonPresent(raw) {
+	if !chat.JSONPresent(raw) {
 		return "{}", true
 	}
 	if raw[0] == '"' {

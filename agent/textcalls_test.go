@@ -5,6 +5,9 @@ import (
 	"testing"
 )
 
+// wantToolCall is a tool call a parse must find.
+type wantToolCall struct{ id, name, args string }
+
 func TestParseTextToolCalls(t *testing.T) {
 	known := func(name string) bool { return name == "read_file" || name == "list_dir" || name == "time_now" }
 	tests := []struct {

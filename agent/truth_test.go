@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"myclaw/agent/chat"
 	"myclaw/approval"
 )
 
@@ -211,7 +212,7 @@ func TestResumedSessionKeepsHowCallsEnded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a2, err := New(Options{Client: NewClient(ClientConfig{BaseURL: srv.url()}), Model: "test-model", Registry: h.reg, Policy: h.policy, Store: h.store, Session: s, Workspace: h.ws})
+	a2, err := New(Options{Client: chat.NewClient(chat.ClientConfig{BaseURL: srv.url()}), Model: "test-model", Registry: h.reg, Policy: h.policy, Store: h.store, Session: s, Workspace: h.ws})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +329,7 @@ func TestRequestsSayWhichCallOfTheAnswer(t *testing.T) {
 }
 
 func TestNoServerHintNamesTheLikelyFix(t *testing.T) {
-	a := &Agent{opts: Options{Client: NewClient(ClientConfig{BaseURL: "http://localhost:11434/v1"}), BaseURLOrigin: "the default (a local Ollama)"}}
+	a := &Agent{opts: Options{Client: chat.NewClient(chat.ClientConfig{BaseURL: "http://localhost:11434/v1"}), BaseURLOrigin: "the default (a local Ollama)"}}
 	if h := a.noServerHint(); !strings.Contains(h, "ollama serve") || strings.Contains(h, "OPENAI_BASE_URL") {
 		t.Errorf("default hint %q; want Ollama's steps without OPENAI_BASE_URL", h)
 	}
@@ -336,7 +337,7 @@ func TestNoServerHintNamesTheLikelyFix(t *testing.T) {
 	if h := a.noServerHint(); !strings.Contains(h, "OPENAI_BASE_URL") {
 		t.Errorf("hint %q; want OPENAI_BASE_URL named when it set the URL", h)
 	}
-	a.opts = Options{Client: NewClient(ClientConfig{BaseURL: "http://gpu:8000/v1"}), BaseURLOrigin: "base_url of [providers.vllm] in c.toml"}
+	a.opts = Options{Client: chat.NewClient(chat.ClientConfig{BaseURL: "http://gpu:8000/v1"}), BaseURLOrigin: "base_url of [providers.vllm] in c.toml"}
 	if h := a.noServerHint(); !strings.Contains(h, "[providers.vllm]") || strings.Contains(h, "OPENAI_BASE_URL") {
 		t.Errorf("hint %q; want the config setting named", h)
 	}

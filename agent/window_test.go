@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"myclaw/agent/chat"
 	"myclaw/approval"
 )
 
@@ -51,7 +52,7 @@ var windowShapes = []struct {
 	{"Ollama default", map[string]string{
 		"/api/show": `{"parameters":"","model_info":{"llama.context_length":131072}}`,
 		"/api/ps":   `{"models":[]}`,
-	}, ollamaDefaultWindow, "Ollama"},
+	}, chat.OllamaDefaultWindow, "Ollama"},
 	{"llama.cpp", map[string]string{"/props": `{"default_generation_settings":{"n_ctx":4096,"params":{"n_predict":-1}},"total_slots":1,"model_path":"m.gguf"}`}, 4096, "llama.cpp"},
 	{"LM Studio", map[string]string{"/api/v0/models": `{"object":"list","data":[{"id":"test-model","object":"model","type":"llm","state":"loaded","max_context_length":131072,"loaded_context_length":8192}]}`}, 8192, "LM Studio"},
 	{"plain OpenAI", map[string]string{"/v1/models": `{"object":"list","data":[{"id":"test-model","object":"model"}]}`}, 0, ""},
@@ -61,7 +62,7 @@ func TestProbeWindowOfEachServer(t *testing.T) {
 	for _, tc := range windowShapes {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := windowServer(t, tc.paths)
-			w := NewClient(ClientConfig{BaseURL: srv.url()}).ProbeWindow(context.Background(), "test-model")
+			w := chat.NewClient(chat.ClientConfig{BaseURL: srv.url()}).ProbeWindow(context.Background(), "test-model")
 			if w.Tokens != tc.tokens || w.Server != tc.server {
 				t.Fatalf("window %+v; want %d tokens from %q", w, tc.tokens, tc.server)
 			}

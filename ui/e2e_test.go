@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"myclaw/agent"
+	"myclaw/agent/chat"
 	"myclaw/approval"
 	"myclaw/history"
 	"myclaw/tools"
@@ -77,7 +78,7 @@ func realBackend(t *testing.T) (*agent.Agent, string) {
 		t.Fatal(err)
 	}
 	a, err := agent.New(agent.Options{
-		Client: agent.NewClient(agent.ClientConfig{BaseURL: srv.URL + "/v1"}), Model: "e2e-model",
+		Client: chat.NewClient(chat.ClientConfig{BaseURL: srv.URL + "/v1"}), Model: "e2e-model",
 		Registry: reg, Policy: policy, Store: store, Session: session, Workspace: ws.Dir(),
 	})
 	if err != nil {

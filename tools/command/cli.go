@@ -13,35 +13,7 @@ import (
 // its command, working directory and origin. Booleans are "true"/"false",
 // lists comma-separated ("" when empty), the timeout in seconds ("300s").
 func CLIDict(m tools.Meta, s *Spec) [][2]string {
-	namespace, short, ok := strings.Cut(m.Name, "/")
-	if !ok {
-		namespace, short = "", m.Name
-	}
-	source := string(m.Source)
-	if source == "" {
-		source = "unknown"
-	}
-	out := [][2]string{
-		{"name", m.Name},
-		{"namespace", namespace},
-		{"short_name", short},
-		{"source", source},
-		{"description", m.Description},
-		{"read_only", strconv.FormatBool(m.ReadOnly)},
-		{"has_side_effects", strconv.FormatBool(m.HasSideEffects())},
-		{"risk", string(m.EffectiveRisk())},
-		{"idempotent", strconv.FormatBool(m.Idempotent)},
-		{"returns_untrusted", strconv.FormatBool(m.ReturnsUntrusted)},
-		{"supports_dry_run", strconv.FormatBool(m.SupportsDryRun)},
-		{"capability", m.Capability},
-		{"timeout", strconv.Itoa(int(m.EffectiveTimeout().Seconds())) + "s"},
-	}
-	if m.Claims != "" {
-		out = append(out, [2]string{"claims", m.Claims})
-	}
-	if m.Changed != "" {
-		out = append(out, [2]string{"changed", m.Changed})
-	}
+	out := tools.MetaDetails(m)
 	if s == nil {
 		return out
 	}
@@ -57,4 +29,10 @@ func CLIDict(m tools.Meta, s *Spec) [][2]string {
 		[2]string{"dir", s.Dir},
 		[2]string{"origin", s.Origin},
 	)
+}
+
+// Details implements tools.Detailer: the capability fields of the entry,
+// its command, working directory and origin, after the Meta's keys.
+func (t *commandTool) Details() [][2]string {
+	return CLIDict(t.meta, &t.spec)[len(tools.MetaDetails(t.meta)):]
 }

@@ -1,4 +1,4 @@
-package agent
+package chat
 
 import (
 	"bytes"
@@ -177,8 +177,8 @@ func (c *Client) Stream(ctx context.Context, req openai.ChatCompletionRequest, o
 			return Completion{}, te.api
 		}
 		wait := c.retryWait(attempt, te)
-		ev := RetryEvent{Attempt: attempt + 1, Max: c.cfg.MaxTries, Wait: wait, Reason: te.reason}
-		if hook, ok := ctx.Value(retryHookKey{}).(func(RetryEvent)); ok {
+		ev := Retry{Attempt: attempt + 1, Max: c.cfg.MaxTries, Wait: wait, Reason: te.reason}
+		if hook, ok := ctx.Value(retryHookKey{}).(func(Retry)); ok {
 			hook(ev)
 		}
 		if err := c.cfg.Sleep(ctx, wait); err != nil {
@@ -193,7 +193,7 @@ func (c *Client) Stream(ctx context.Context, req openai.ChatCompletionRequest, o
 // transientError is a failed try that may be tried again.
 type transientError struct {
 	api    *APIError
-	reason string // for RetryEvent, e.g. "HTTP 503 from http://host/v1"
+	reason string // for Retry, e.g. "HTTP 503 from http://host/v1"
 	// retryAfter is the server's Retry-After, when hasRetryAfter.
 	retryAfter    time.Duration
 	hasRetryAfter bool
@@ -473,6 +473,15 @@ func (c *Client) modelsError(err error) *APIError {
 // to the turn that is waiting.
 type retryHookKey struct{}
 
-func withRetryHook(ctx context.Context, hook func(RetryEvent)) context.Context {
+// Retry is a wait before trying the server again.
+type Retry struct {
+	Attempt int
+	Max     int
+	Wait    time.Duration
+	Reason  string
+}
+
+// WithRetryHook returns ctx carrying hook, called before each wait.
+func WithRetryHook(ctx context.Context, hook func(Retry)) context.Context {
 	return context.WithValue(ctx, retryHookKey{}, hook)
 }

@@ -1,4 +1,4 @@
-package agent
+package chat
 
 import (
 	"context"
@@ -117,9 +117,9 @@ func TestStreamRetries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, reqs := scriptedServer(t, tt.steps...)
 			var waits recordedWaits
-			var events []RetryEvent
+			var events []Retry
 			c := NewClient(ClientConfig{BaseURL: srv.URL + "/v1", Sleep: waits.sleep, MaxDelay: tt.maxDelay})
-			ctx := withRetryHook(context.Background(), func(e RetryEvent) { events = append(events, e) })
+			ctx := WithRetryHook(context.Background(), func(e Retry) { events = append(events, e) })
 			comp, err := c.Stream(ctx, openai.ChatCompletionRequest{Model: "m"}, nil)
 			if got := int(reqs.Load()); got != tt.wantReqs {
 				t.Errorf("requests = %d; want %d", got, tt.wantReqs)
@@ -199,9 +199,9 @@ func TestStreamConnectionRefused(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	var waits recordedWaits
-	var events []RetryEvent
+	var events []Retry
 	c := NewClient(ClientConfig{BaseURL: "http://" + addr + "/v1", Sleep: waits.sleep})
-	ctx := withRetryHook(context.Background(), func(e RetryEvent) { events = append(events, e) })
+	ctx := WithRetryHook(context.Background(), func(e Retry) { events = append(events, e) })
 	_, err = c.Stream(ctx, openai.ChatCompletionRequest{Model: "m"}, nil)
 	var api *APIError
 	if !errors.As(err, &api) {

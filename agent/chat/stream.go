@@ -1,4 +1,4 @@
-package agent
+package chat
 
 import (
 	"bufio"
@@ -458,7 +458,7 @@ func (c *Client) dispatchEvent(event string, data []byte, st *streamState) error
 		}
 		return c.protocolError(fmt.Sprintf("a chunk of the stream is not valid JSON (%v): %s", err, clipText(string(data), 120)))
 	}
-	if jsonPresent(ch.Error) {
+	if JSONPresent(ch.Error) {
 		return c.midStreamError(ch.Error)
 	}
 	st.addChunk(&ch)
@@ -489,7 +489,7 @@ func (c *Client) readJSONAnswer(r io.Reader, st *streamState) error {
 		if err := decodeChunk(raw, &ch); err != nil {
 			return c.protocolError(fmt.Sprintf("the answer is not a chat completion (%v): %s", err, clipText(string(raw), 120)))
 		}
-		if jsonPresent(ch.Error) {
+		if JSONPresent(ch.Error) {
 			return c.midStreamError(ch.Error)
 		}
 		isChunk := ch.Object == "chat.completion.chunk"
@@ -533,8 +533,8 @@ func scanStreamLines(data []byte, atEOF bool) (advance int, token []byte, err er
 	return 0, nil, nil
 }
 
-// jsonPresent says whether an optional JSON field was present and not null.
-func jsonPresent(raw json.RawMessage) bool {
+// JSONPresent says whether an optional JSON field was present and not null.
+func JSONPresent(raw json.RawMessage) bool {
 	return len(raw) > 0 && !bytes.Equal(raw, []byte("null"))
 }
 
@@ -557,7 +557,7 @@ func serverErrorMessage(raw []byte) string {
 	}
 	if raw[0] == '{' && json.Unmarshal(raw, &obj) == nil {
 		for _, f := range []json.RawMessage{obj.Error, obj.Message, obj.Detail} {
-			if jsonPresent(f) {
+			if JSONPresent(f) {
 				if m := serverErrorMessage(f); m != "" {
 					return m
 				}
