@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"myclaw/app"
 	"os"
 	"strconv"
 	"strings"
@@ -34,41 +35,20 @@ Environment:
 Flags:
 `
 
-// options are the command-line settings shared by every mode.
-type options struct {
-	prompt     string
-	hasPrompt  bool
-	model      string
-	configPath string
-	workspace  string
-	autonomy   string
-	output     string
-	continueS  bool
-	fork       bool
-	session    string
-	trust      bool
-	force      bool
-	approvals  bool
-	all        bool
-	count      int
-	// sandboxCheck runs the sandbox self-test and exits.
-	sandboxCheck bool
-}
-
-func newFlagSet(name string, o *options, stderr io.Writer) *flag.FlagSet {
+func newFlagSet(name string, o *app.Options, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	// Errors are reported once, by run; the usage only on --help.
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&o.model, "model", "", "model `name` (overrides the config)")
-	fs.StringVar(&o.configPath, "config", "", "config `file` (default $XDG_CONFIG_HOME/myclaw/config.toml)")
-	fs.StringVar(&o.workspace, "workspace", "", "workspace `dir` the file tools are confined to (default: the current directory)")
-	fs.StringVar(&o.session, "session", "", "use the session with this `id`")
+	fs.StringVar(&o.Model, "model", "", "model `name` (overrides the config)")
+	fs.StringVar(&o.ConfigPath, "config", "", "config `file` (default $XDG_CONFIG_HOME/myclaw/config.toml)")
+	fs.StringVar(&o.Workspace, "workspace", "", "workspace `dir` the file tools are confined to (default: the current directory)")
+	fs.StringVar(&o.Session, "session", "", "use the session with this `id`")
 	return fs
 }
 
 // dispatch picks the mode from the arguments and runs it.
 func dispatch(ctx context.Context, args []string, secrets map[string]string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var o options
+	var o app.Options
 	mode := "main"
 	if len(args) > 0 {
 		switch args[0] {
@@ -83,18 +63,18 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 	fs := newFlagSet("myclaw", &o, stderr)
 	switch mode {
 	case "main":
-		fs.Func("p", "run one `prompt` headless and exit (- reads stdin)", func(s string) error { o.prompt, o.hasPrompt = s, true; return nil })
-		fs.StringVar(&o.autonomy, "autonomy", "", "autonomy `level`: readonly, ask, auto-edit or full")
-		fs.StringVar(&o.output, "output", "text", "headless output `format`: text or json")
-		fs.BoolVar(&o.continueS, "continue", false, "resume the newest session of the workspace")
-		fs.BoolVar(&o.fork, "fork", false, "with --continue or --session: go on in a new session copied from it (it stays as it was)")
-		fs.BoolVar(&o.trust, "trust", false, "trust the workspace's .myclaw.toml (it can run commands) and remember it")
-		fs.BoolVar(&o.sandboxCheck, "sandbox-check", false, "self-test the shell sandbox, say what it enforces here, and exit")
+		fs.Func("p", "run one `prompt` headless and exit (- reads stdin)", func(s string) error { o.Prompt, o.HasPrompt = s, true; return nil })
+		fs.StringVar(&o.Autonomy, "autonomy", "", "autonomy `level`: readonly, ask, auto-edit or full")
+		fs.StringVar(&o.Output, "output", "text", "headless output `format`: text or json")
+		fs.BoolVar(&o.Continue, "continue", false, "resume the newest session of the workspace")
+		fs.BoolVar(&o.Fork, "fork", false, "with --continue or --session: go on in a new session copied from it (it stays as it was)")
+		fs.BoolVar(&o.Trust, "trust", false, "trust the workspace's .myclaw.toml (it can run commands) and remember it")
+		fs.BoolVar(&o.SandboxCheck, "sandbox-check", false, "self-test the shell sandbox, say what it enforces here, and exit")
 	case "undo":
-		fs.BoolVar(&o.force, "force", false, "undo even if the files changed since (the current version is kept for redo)")
+		fs.BoolVar(&o.Force, "force", false, "undo even if the files changed since (the current version is kept for redo)")
 	case "history":
-		fs.BoolVar(&o.approvals, "approvals", false, "list the approval decisions made in this workspace instead of the calls")
-		fs.BoolVar(&o.all, "all", false, "with --approvals: the decisions of every workspace")
+		fs.BoolVar(&o.Approvals, "approvals", false, "list the approval decisions made in this workspace instead of the calls")
+		fs.BoolVar(&o.All, "all", false, "with --approvals: the decisions of every workspace")
 	}
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -102,65 +82,65 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 			printFlags(stderr, fs)
 			return errHelp
 		}
-		return &usageError{err.Error()}
+		return &app.UsageError{Msg: err.Error()}
 	}
 	rest := fs.Args()
 	switch mode {
 	case "undo", "redo":
-		o.count = 1
+		o.Count = 1
 		if len(rest) > 0 {
 			n, err := strconv.Atoi(rest[0])
 			if err != nil || n < 1 {
-				return &usageError{fmt.Sprintf("%s takes a positive count, not %q", mode, rest[0])}
+				return &app.UsageError{Msg: fmt.Sprintf("%s takes a positive count, not %q", mode, rest[0])}
 			}
-			o.count, rest = n, rest[1:]
+			o.Count, rest = n, rest[1:]
 			// Flags may follow the count.
 			if err := fs.Parse(rest); err != nil {
-				return &usageError{err.Error()}
+				return &app.UsageError{Msg: err.Error()}
 			}
 			rest = fs.Args()
 		}
 	}
 	if len(rest) > 0 {
-		return &usageError{fmt.Sprintf("unexpected argument %q", strings.Join(rest, " "))}
+		return &app.UsageError{Msg: fmt.Sprintf("unexpected argument %q", strings.Join(rest, " "))}
 	}
-	if mode == "main" && o.output != "text" && o.output != "json" {
-		return &usageError{fmt.Sprintf("--output %q: want text or json", o.output)}
+	if mode == "main" && o.Output != "text" && o.Output != "json" {
+		return &app.UsageError{Msg: fmt.Sprintf("--output %q: want text or json", o.Output)}
 	}
-	if o.continueS && o.session != "" {
-		return &usageError{"use --continue or --session, not both"}
+	if o.Continue && o.Session != "" {
+		return &app.UsageError{Msg: "use --continue or --session, not both"}
 	}
-	if o.fork && !o.continueS && o.session == "" {
-		return &usageError{"--fork needs --continue or --session ID: the session to fork"}
+	if o.Fork && !o.Continue && o.Session == "" {
+		return &app.UsageError{Msg: "--fork needs --continue or --session ID: the session to fork"}
 	}
 	switch mode {
 	case "undo", "redo", "history":
-		return runJournalCommand(ctx, mode, o, secrets, stdout, stderr)
+		return app.RunJournal(ctx, mode, o, secrets, stdout, stderr)
 	case "sessions":
-		return runSessionsCommand(o, secrets, stdout)
+		return app.RunSessions(o, secrets, stdout)
 	case "sandbox-check":
-		return runSandboxCheck(ctx, o, secrets, stdout)
+		return app.RunSandboxCheck(ctx, o, secrets, stdout)
 	}
-	if o.sandboxCheck {
-		return runSandboxCheck(ctx, o, secrets, stdout)
+	if o.SandboxCheck {
+		return app.RunSandboxCheck(ctx, o, secrets, stdout)
 	}
-	if o.hasPrompt {
-		if o.prompt == "-" {
+	if o.HasPrompt {
+		if o.Prompt == "-" {
 			b, err := io.ReadAll(stdin)
 			if err != nil {
 				return fmt.Errorf("read the prompt from stdin: %w", err)
 			}
-			o.prompt = string(b)
+			o.Prompt = string(b)
 		}
-		if strings.TrimSpace(o.prompt) == "" {
-			return &usageError{"-p needs a prompt"}
+		if strings.TrimSpace(o.Prompt) == "" {
+			return &app.UsageError{Msg: "-p needs a prompt"}
 		}
-		return runHeadless(ctx, o, secrets, stdout, stderr)
+		return app.RunHeadless(ctx, o, secrets, stdout, stderr)
 	}
 	if f, ok := stdin.(*os.File); ok && !isTerminal(f) {
-		return &usageError{"stdin is not a terminal, and myclaw without -p opens the terminal UI; to send a prompt from a pipe, use: myclaw -p -"}
+		return &app.UsageError{Msg: "stdin is not a terminal, and myclaw without -p opens the terminal UI; to send a prompt from a pipe, use: myclaw -p -"}
 	}
-	return runTUI(ctx, o, secrets)
+	return app.RunTUI(ctx, o, secrets)
 }
 
 // isTerminal reports whether f is a character device (a terminal; also

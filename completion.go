@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"myclaw/app"
 	"regexp"
 	"strings"
 )
@@ -81,7 +82,7 @@ func (f flagDoc) brief() string {
 
 func runCompletion(args []string, stdout io.Writer) error {
 	if len(args) != 1 {
-		return &usageError{"completion takes one shell: bash, zsh or fish"}
+		return &app.UsageError{Msg: "completion takes one shell: bash, zsh or fish"}
 	}
 	var script string
 	switch args[0] {
@@ -92,7 +93,7 @@ func runCompletion(args []string, stdout io.Writer) error {
 	case "fish":
 		script = fishCompletion()
 	default:
-		return &usageError{fmt.Sprintf("completion: unknown shell %q; want bash, zsh or fish", args[0])}
+		return &app.UsageError{Msg: fmt.Sprintf("completion: unknown shell %q; want bash, zsh or fish", args[0])}
 	}
 	_, err := io.WriteString(stdout, script)
 	return err

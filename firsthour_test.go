@@ -4,24 +4,21 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"myclaw/internal/apptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/sashabaranov/go-openai"
-
-	"myclaw/agent"
 )
 
 // writeThenTest writes a note, then runs a test command, as most turns end.
 func writeThenTest(first string, round int) (string, []scriptCall) {
 	switch round {
 	case 0:
-		return "", []scriptCall{{"fs_write", `{"path":"notes/todo.md","content":"one\n"}`}}
+		return "", []scriptCall{{Name: "fs_write", Args: `{"path":"notes/todo.md","content":"one\n"}`}}
 	case 1:
-		return "", []scriptCall{{"shell_run", `{"command":"exit 1"}`}}
+		return "", []scriptCall{{Name: "shell_run", Args: `{"command":"exit 1"}`}}
 	}
 	return "Done.", nil
 }
@@ -38,7 +35,7 @@ func TestUndoStepsOverShellCalls(t *testing.T) {
 	if !strings.Contains(out, "skipped shell_run `exit 1`: its effects stay") || !strings.Contains(out, "Undid fs_write") {
 		t.Fatalf("undo said %q; want the shell call skipped and the write undone", out)
 	}
-	if _, err := os.Stat(filepath.Join(e.ws, "notes", "todo.md")); err == nil {
+	if _, err := os.Stat(filepath.Join(e.WS, "notes", "todo.md")); err == nil {
 		t.Fatal("undo left the note")
 	}
 	out, _, code = e.myclaw(nil, "undo")
@@ -58,43 +55,11 @@ func TestHeadlessShowsAFailingCommandAsFailed(t *testing.T) {
 	}
 }
 
-func TestEarlierMatchesCallRecordsInOrder(t *testing.T) {
-	tc := func(id string) openai.ToolCall {
-		return openai.ToolCall{ID: id, Type: "function", Function: openai.FunctionCall{Name: "fs_write", Arguments: "{}"}}
-	}
-	msgs := []openai.ChatCompletionMessage{
-		{Role: "user", Content: "go"},
-		{Role: "assistant", ToolCalls: []openai.ToolCall{tc("c1")}},
-		{Role: "tool", ToolCallID: "c1"},
-		// The server reused the id in its next answer.
-		{Role: "assistant", ToolCalls: []openai.ToolCall{tc("c1"), tc("c2")}},
-	}
-	recs := []agent.CallRecord{
-		{Result: agent.ToolResultEvent{Call: agent.Call{ID: "c1"}, Status: agent.StatusDenied}},
-		{Result: agent.ToolResultEvent{Call: agent.Call{ID: "c1"}, Status: agent.StatusOK}},
-	}
-	out := earlier(msgs, recs, 60)
-	var got []string
-	for _, e := range out {
-		if e.Role != "tool" {
-			continue
-		}
-		if e.Call == nil {
-			got = append(got, "line")
-		} else {
-			got = append(got, e.Call.Result.Status)
-		}
-	}
-	if strings.Join(got, ",") != "denied,ok,line" {
-		t.Fatalf("cards %v; want denied,ok,line", got)
-	}
-}
-
 // roundsThenAnswer talks in two rounds, the first with a call written as text.
 func roundsThenAnswer(first string, round int) (string, []scriptCall) {
 	switch round {
 	case 0:
-		return "I'll create the file.", []scriptCall{{"time_now", `{}`}}
+		return "I'll create the file.", []scriptCall{{Name: "time_now", Args: `{}`}}
 	case 1:
 		return "Checking.\n<tool_call>{\"name\":\"time_now\",\"arguments\":{}}</tool_call>", nil
 	}
@@ -112,8 +77,8 @@ func TestHeadlessTextKeepsRoundsApart(t *testing.T) {
 	}
 	// Under 2>&1 the activity lines start lines of their own.
 	cmd := exec.Command(os.Args[0], "-p", "go", "--model", "test-model")
-	cmd.Env = append(e.vars(), "MYCLAW_TEST_AS_MAIN=1")
-	cmd.Dir = e.ws
+	cmd.Env = append(e.Vars(), "MYCLAW_TEST_AS_MAIN=1")
+	cmd.Dir = e.WS
 	both, _ := cmd.CombinedOutput()
 	for _, l := range strings.Split(string(both), "\n") {
 		if strings.Contains(l, "→") && !strings.HasPrefix(l, "→") {
@@ -173,7 +138,7 @@ func TestHeadlessJSONStartupFailure(t *testing.T) {
 		t.Fatalf("result %v", last)
 	}
 	// A bad config fails before any session: still JSON on stdout.
-	bad := filepath.Join(e.config, "bad.toml")
+	bad := filepath.Join(e.Config, "bad.toml")
 	os.WriteFile(bad, []byte("autonomy = \"sometimes\"\n"), 0o644)
 	out, errOut, code = e.myclaw(nil, "-p", "go", "--config", bad, "--output", "json")
 	evs = jsonEvents(t, out)
@@ -188,13 +153,13 @@ func TestApprovalsAreScopedToTheWorkspace(t *testing.T) {
 		t.Fatalf("run: %d %q", code, errOut)
 	}
 	// The same state, another workspace.
-	other := &env{t: t, ws: t.TempDir(), state: e.state, config: e.config, srv: e.srv}
+	other := &env{&apptest.Env{T: t, WS: t.TempDir(), State: e.State, Config: e.Config, Srv: e.Srv}}
 	out, _, _ := other.myclaw(nil, "history", "--approvals")
 	if !strings.HasPrefix(out, "No approval decisions in ") {
 		t.Fatalf("another workspace sees %q; want none of the first one's decisions", out)
 	}
 	out, _, _ = other.myclaw(nil, "history", "--approvals", "--all")
-	if !strings.Contains(out, "fs_write") || !strings.Contains(out, e.ws) {
+	if !strings.Contains(out, "fs_write") || !strings.Contains(out, e.WS) {
 		t.Fatalf("--all shows %q; want the decision with its workspace", out)
 	}
 	hist, _, _ := e.myclaw(nil, "history")
@@ -231,8 +196,8 @@ func TestCLIUsage(t *testing.T) {
 func TestPipedStdinSuggestsDashP(t *testing.T) {
 	e := newEnv(t, writeNote)
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(e.vars(), "MYCLAW_TEST_AS_MAIN=1")
-	cmd.Dir = e.ws
+	cmd.Env = append(e.Vars(), "MYCLAW_TEST_AS_MAIN=1")
+	cmd.Dir = e.WS
 	cmd.Stdin = strings.NewReader("hi\n")
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
@@ -259,7 +224,7 @@ func TestSessionsCommand(t *testing.T) {
 
 func TestMissingExplicitConfig(t *testing.T) {
 	e := newEnv(t, writeNote)
-	_, errOut, code := e.myclaw(nil, "-p", "x", "--config", filepath.Join(e.config, "nope.toml"))
+	_, errOut, code := e.myclaw(nil, "-p", "x", "--config", filepath.Join(e.Config, "nope.toml"))
 	if code != 1 || !strings.Contains(errOut, "There is no config file") || strings.Contains(errOut, "pass --config FILE") {
 		t.Fatalf("code %d, stderr %q; want the missing file named, without suggesting --config", code, errOut)
 	}

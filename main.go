@@ -13,17 +13,10 @@ import (
 	"time"
 
 	"myclaw/agent"
+	"myclaw/app"
 	"myclaw/sandbox"
 	"myclaw/tools/proc"
 	"myclaw/tools/termtext"
-)
-
-// Exit codes.
-const (
-	exitOK        = 0
-	exitFailed    = 1
-	exitUsage     = 2
-	exitCancelled = 130
 )
 
 func main() {
@@ -42,7 +35,7 @@ func main() {
 		<-ctx.Done()
 		time.Sleep(shutdownWait)
 		proc.KillProcesses()
-		os.Exit(exitCancelled)
+		os.Exit(app.ExitCancelled)
 	}()
 	code := run(ctx, os.Args[1:], secrets, os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -54,11 +47,6 @@ func main() {
 
 // shutdownWait bounds how long myclaw takes to wind down after a signal.
 const shutdownWait = 10 * time.Second
-
-// usageError is bad usage: exit status 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
 
 // run parses the command line, runs what it asks and maps the outcome to an
 // exit code. This is the one place that turns errors into exit codes.
@@ -72,35 +60,33 @@ func run(ctx context.Context, args []string, secrets map[string]string, stdin io
 	stdout, stderr = out, errOut
 	err := dispatch(ctx, args, secrets, stdin, stdout, stderr)
 	if err == nil {
-		return exitOK
+		return app.ExitOK
 	}
-	var ue *usageError
+	var ue *app.UsageError
 	var ae *agent.UserError
 	switch {
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "myclaw: %s\nRun 'myclaw --help' for usage.\n", ue.msg)
-		return exitUsage
+		fmt.Fprintf(stderr, "myclaw: %s\nRun 'myclaw --help' for usage.\n", ue.Msg)
+		return app.ExitUsage
 	case errors.Is(err, errHelp):
-		return exitOK
+		return app.ExitOK
 	case errors.Is(err, context.Canceled):
-		return exitCancelled
-	case errors.Is(err, errReported):
-		return exitFailed
+		return app.ExitCancelled
+	case errors.Is(err, app.ErrReported):
+		return app.ExitFailed
 	case errors.As(err, &ae):
 		fmt.Fprintf(stderr, "myclaw: %s\n", ae.Msg)
 		if ae.Hint != "" {
 			fmt.Fprintf(stderr, "hint: %s\n", ae.Hint)
 		}
-		return exitFailed
+		return app.ExitFailed
 	default:
 		fmt.Fprintf(stderr, "myclaw: %v\n", err)
-		return exitFailed
+		return app.ExitFailed
 	}
 }
 
 var (
 	// errHelp means usage was printed on request.
 	errHelp = errors.New("help shown")
-	// errReported means the failure was already reported to the user.
-	errReported = errors.New("failure reported")
 )

@@ -48,19 +48,19 @@ func TestNothingOutlivesMyclaw(t *testing.T) {
 			tag := "MYCLAW_TEST_TAG_" + hex.EncodeToString(b) + "=1"
 			e := newEnv(t, func(first string, round int) (string, []scriptCall) {
 				if round == 0 {
-					return "", []scriptCall{{"shell_run", `{"command":"setsid sleep 600 >/dev/null 2>&1 & echo $$ > started; sleep 600","timeout_s":600}`}}
+					return "", []scriptCall{{Name: "shell_run", Args: `{"command":"setsid sleep 600 >/dev/null 2>&1 & echo $$ > started; sleep 600","timeout_s":600}`}}
 				}
 				return "done", nil
 			})
-			dir := filepath.Join(e.config, "myclaw")
+			dir := filepath.Join(e.Config, "myclaw")
 			os.MkdirAll(dir, 0o700)
 			cfg := fmt.Sprintf("[mcp.servers.t]\ncommand = \"bash\"\nargs = [\"-c\", \"setsid sleep 600 >/dev/null 2>&1 & exec \\\"$0\\\"\", %q]\nenv = { MYCLAW_TEST_MCP_SERVER = \"1\" }\ntimeout_s = 20\n", os.Args[0])
 			if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(cfg), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			cmd := exec.Command(os.Args[0], "-p", "go", "--model", "test-model", "--autonomy", "full")
-			cmd.Env = append(append(e.vars(), "MYCLAW_TEST_AS_MAIN=1"), tag)
-			cmd.Dir = e.ws
+			cmd.Env = append(append(e.Vars(), "MYCLAW_TEST_AS_MAIN=1"), tag)
+			cmd.Dir = e.WS
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
@@ -74,7 +74,7 @@ func TestNothingOutlivesMyclaw(t *testing.T) {
 			for len(taggedProcs(tag, cmd.Process.Pid)) < 4 && time.Now().Before(deadline) {
 				time.Sleep(50 * time.Millisecond)
 			}
-			if _, err := os.Stat(filepath.Join(e.ws, "started")); err != nil {
+			if _, err := os.Stat(filepath.Join(e.WS, "started")); err != nil {
 				cmd.Process.Kill()
 				t.Fatalf("the command did not start: %v; stderr %s", err, stderr.String())
 			}
@@ -111,9 +111,9 @@ func TestBackgroundJobThroughHeadless(t *testing.T) {
 	e := newEnv(t, func(first string, round int) (string, []scriptCall) {
 		switch round {
 		case 0:
-			return "", []scriptCall{{"shell_run", `{"command":"echo serving; sleep 600","background":true}`}}
+			return "", []scriptCall{{Name: "shell_run", Args: `{"command":"echo serving; sleep 600","background":true}`}}
 		case 1:
-			return "", []scriptCall{{"shell_jobs", `{"action":"list"}`}}
+			return "", []scriptCall{{Name: "shell_jobs", Args: `{"action":"list"}`}}
 		}
 		return "done", nil
 	})
@@ -121,7 +121,7 @@ func TestBackgroundJobThroughHeadless(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d, stdout %s, stderr %s", code, stdout, stderr)
 	}
-	results := e.srv.toolResults()
+	results := e.Srv.ToolResults()
 	if len(results) != 2 || !strings.Contains(results[0], `"id":"job1"`) || !strings.Contains(results[0], "serving") || !strings.Contains(results[0], "<untrusted") {
 		t.Fatalf("tool results %q; want job1 started with its first output, fenced", results)
 	}
@@ -142,21 +142,21 @@ func TestSecretValuesRedacted(t *testing.T) {
 	const key = "sk-live-redaction-check-42"
 	e := newEnv(t, func(first string, round int) (string, []scriptCall) {
 		if round == 0 {
-			return "", []scriptCall{{"fs_read", `{"path":"leak.txt"}`}}
+			return "", []scriptCall{{Name: "fs_read", Args: `{"path":"leak.txt"}`}}
 		}
 		return "done", nil
 	})
-	if err := os.WriteFile(filepath.Join(e.ws, "leak.txt"), []byte("token="+key+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(e.WS, "leak.txt"), []byte("token="+key+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, stderr, code := e.myclaw([]string{"OPENAI_API_KEY=" + key}, "-p", "read", "--model", "test-model"); code != 0 {
 		t.Fatalf("code %d: %s", code, stderr)
 	}
-	results := e.srv.toolResults()
+	results := e.Srv.ToolResults()
 	if len(results) != 1 || strings.Contains(results[0], key) || !strings.Contains(results[0], "[redacted]") {
 		t.Errorf("tool results %q; want the key redacted", results)
 	}
-	filepath.Walk(e.state, func(p string, info os.FileInfo, err error) error {
+	filepath.Walk(e.State, func(p string, info os.FileInfo, err error) error {
 		if err == nil && !info.IsDir() {
 			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(key)) {
 				t.Errorf("%s holds the key: %s", p, b)

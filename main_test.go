@@ -5,17 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"myclaw/history"
+	"myclaw/internal/apptest"
 	"myclaw/sandbox"
 )
 
@@ -29,132 +26,29 @@ func TestMain(m *testing.M) {
 		return
 	}
 	if os.Getenv("MYCLAW_TEST_MCP_SERVER") == "1" {
-		serveTestMCP()
+		apptest.ServeMCP()
 		return
 	}
 	os.Exit(m.Run())
 }
 
-// scriptServer answers chat requests from a script keyed by the first user
-// message, and records every request body.
-type scriptServer struct {
-	mu       sync.Mutex
-	bodies   []map[string]any
-	script   func(first string, round int) (text string, calls []scriptCall)
-	srv      *httptest.Server
-	modelIDs []string
-}
+// The scripted server and the environment come from apptest; main's tests
+// add running myclaw itself.
+type scriptCall = apptest.Call
 
-type scriptCall struct{ name, args string }
+// env is a test environment that can run myclaw as a separate process.
+type env struct{ *apptest.Env }
 
-func newScriptServer(t *testing.T, script func(first string, round int) (string, []scriptCall)) *scriptServer {
-	s := &scriptServer{script: script, modelIDs: []string{"test-model"}}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.srv.Close)
-	return s
-}
+func newEnv(t *testing.T, script apptest.Script) *env { return &env{apptest.NewEnv(t, script)} }
 
-func (s *scriptServer) serve(w http.ResponseWriter, r *http.Request) {
-	if !strings.HasSuffix(r.URL.Path, "/models") && !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		// An OpenAI-style server: no endpoints that tell the context window.
-		http.NotFound(w, r)
-		return
-	}
-	if r.Method == http.MethodGet {
-		var data []map[string]string
-		for _, id := range s.modelIDs {
-			data = append(data, map[string]string{"id": id, "object": "model"})
-		}
-		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
-		return
-	}
-	var body map[string]any
-	json.NewDecoder(r.Body).Decode(&body)
-	s.mu.Lock()
-	s.bodies = append(s.bodies, body)
-	s.mu.Unlock()
-	msgs, _ := body["messages"].([]any)
-	first, rounds := "", 0
-	for _, m := range msgs {
-		mm := m.(map[string]any)
-		if mm["role"] == "user" && first == "" {
-			first, _ = mm["content"].(string)
-		}
-		if mm["role"] == "assistant" {
-			rounds++
-		}
-	}
-	text, calls := s.script(first, rounds)
-	w.Header().Set("Content-Type", "text/event-stream")
-	write := func(v any) {
-		b, _ := json.Marshal(v)
-		fmt.Fprintf(w, "data: %s\n\n", b)
-	}
-	delta := func(d map[string]any, finish any) map[string]any {
-		return map[string]any{"choices": []any{map[string]any{"index": 0, "delta": d, "finish_reason": finish}}}
-	}
-	if text != "" {
-		write(delta(map[string]any{"role": "assistant", "content": text}, nil))
-	}
-	for i, c := range calls {
-		write(delta(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": fmt.Sprintf("call_%d_%d", rounds, i), "type": "function", "function": map[string]any{"name": c.name, "arguments": c.args}}}}, nil))
-	}
-	finish := "stop"
-	if len(calls) > 0 {
-		finish = "tool_calls"
-	}
-	write(delta(map[string]any{}, finish))
-	io.WriteString(w, "data: [DONE]\n\n")
-}
-
-// toolResults returns the contents of all tool messages the server saw.
-func (s *scriptServer) toolResults() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
-	if len(s.bodies) == 0 {
-		return nil
-	}
-	msgs, _ := s.bodies[len(s.bodies)-1]["messages"].([]any)
-	for _, m := range msgs {
-		mm := m.(map[string]any)
-		if mm["role"] == "tool" {
-			out = append(out, mm["content"].(string))
-		}
-	}
-	return out
-}
-
-// env is a test environment: a workspace, state and config dirs, a server.
-type env struct {
-	t      *testing.T
-	ws     string
-	state  string
-	config string
-	srv    *scriptServer
-}
-
-func newEnv(t *testing.T, script func(string, int) (string, []scriptCall)) *env {
-	e := &env{t: t, ws: t.TempDir(), state: t.TempDir(), config: t.TempDir(), srv: newScriptServer(t, script)}
-	return e
-}
-
-func (e *env) vars() []string {
-	return []string{
-		"OPENAI_BASE_URL=" + e.srv.srv.URL + "/v1",
-		"XDG_STATE_HOME=" + e.state,
-		"XDG_CONFIG_HOME=" + e.config,
-		"HOME=" + e.t.TempDir(),
-		"PATH=" + os.Getenv("PATH"),
-	}
-}
+var writeNote = apptest.WriteNote
 
 // myclaw runs the test binary as myclaw in its own process.
 func (e *env) myclaw(extraEnv []string, args ...string) (stdout, stderr string, code int) {
-	e.t.Helper()
+	e.T.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(append(e.vars(), "MYCLAW_TEST_AS_MAIN=1"), extraEnv...)
-	cmd.Dir = e.ws
+	cmd.Env = append(append(e.Vars(), "MYCLAW_TEST_AS_MAIN=1"), extraEnv...)
+	cmd.Dir = e.WS
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -162,21 +56,9 @@ func (e *env) myclaw(extraEnv []string, args ...string) (stdout, stderr string, 
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
-		e.t.Fatalf("run myclaw: %v", err)
+		e.T.Fatalf("run myclaw: %v", err)
 	}
 	return out.String(), errb.String(), code
-}
-
-func writeNote(first string, round int) (string, []scriptCall) {
-	switch {
-	case strings.Contains(first, "write the note") && round == 0:
-		return "", []scriptCall{{"fs_write", `{"path":"notes/hello.txt","content":"hello\n"}`}}
-	case strings.Contains(first, "write the note"):
-		return "The note is written.", nil
-	case strings.Contains(first, "show env") && round == 0:
-		return "", []scriptCall{{"shell_run", `{"command":"env; tr '\\0' '\\n' < /proc/$PPID/environ"}`}}
-	}
-	return "Hello there.", nil
 }
 
 func TestHeadlessAndJournalCommands(t *testing.T) {
@@ -203,7 +85,7 @@ func TestHeadlessAndJournalCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "fs_write denied") {
 		t.Fatalf("headless ask: code %d, stderr %q", code, errOut)
 	}
-	if _, err := os.Stat(filepath.Join(e.ws, "notes")); err == nil {
+	if _, err := os.Stat(filepath.Join(e.WS, "notes")); err == nil {
 		t.Fatal("headless ask wrote the note")
 	}
 	_, errOut, code = e.myclaw(nil, "-p", "write the note", "--model", "test-model", "--autonomy", "full")
@@ -218,17 +100,17 @@ func TestHeadlessAndJournalCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Undid fs_write") {
 		t.Fatalf("undo: code %d, %q", code, out)
 	}
-	if _, err := os.Stat(filepath.Join(e.ws, "notes")); err == nil {
+	if _, err := os.Stat(filepath.Join(e.WS, "notes")); err == nil {
 		t.Fatal("undo left the note (or its folder)")
 	}
 	if out, _, code = e.myclaw(nil, "redo"); code != 0 {
 		t.Fatalf("redo: %d %q", code, out)
 	}
-	if b, _ := os.ReadFile(filepath.Join(e.ws, "notes/hello.txt")); string(b) != "hello\n" {
+	if b, _ := os.ReadFile(filepath.Join(e.WS, "notes/hello.txt")); string(b) != "hello\n" {
 		t.Fatalf("redo: note holds %q", b)
 	}
 	// The user edits the note; undo refuses, --force does it and redo brings the edit back.
-	os.WriteFile(filepath.Join(e.ws, "notes/hello.txt"), []byte("mine\n"), 0o644)
+	os.WriteFile(filepath.Join(e.WS, "notes/hello.txt"), []byte("mine\n"), 0o644)
 	out, _, code = e.myclaw(nil, "undo")
 	if code == 0 || !strings.Contains(out, "--force") {
 		t.Fatalf("undo after an edit: code %d, %q", code, out)
@@ -236,11 +118,11 @@ func TestHeadlessAndJournalCommands(t *testing.T) {
 	if _, _, code = e.myclaw(nil, "undo", "--force"); code != 0 {
 		t.Fatalf("undo --force: code %d", code)
 	}
-	if _, err := os.Stat(filepath.Join(e.ws, "notes/hello.txt")); err == nil {
+	if _, err := os.Stat(filepath.Join(e.WS, "notes/hello.txt")); err == nil {
 		t.Fatal("forced undo kept the note")
 	}
 	e.myclaw(nil, "redo")
-	if b, _ := os.ReadFile(filepath.Join(e.ws, "notes/hello.txt")); string(b) != "mine\n" {
+	if b, _ := os.ReadFile(filepath.Join(e.WS, "notes/hello.txt")); string(b) != "mine\n" {
 		t.Fatalf("redo after a forced undo: %q; want the user's version", b)
 	}
 	approvals, _, _ := e.myclaw(nil, "history", "--approvals")
@@ -287,7 +169,7 @@ func TestSecretsStayOutOfChildren(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
-	results := e.srv.toolResults()
+	results := e.Srv.ToolResults()
 	if len(results) != 1 || !strings.Contains(results[0], "PATH=") {
 		t.Fatalf("tool results %q", results)
 	}
@@ -301,11 +183,11 @@ func TestSecretsStayOutOfChildren(t *testing.T) {
 
 func TestProjectConfigNeedsTrust(t *testing.T) {
 	e := newEnv(t, writeNote)
-	os.WriteFile(filepath.Join(e.ws, ".myclaw.toml"), []byte("[[tools]]\nname = \"proj/hello\"\ndescription = \"Say hello.\"\ncommand = [\"echo\", \"hi\"]\ncapability = { read_only = true }\n"), 0o644)
+	os.WriteFile(filepath.Join(e.WS, ".myclaw.toml"), []byte("[[tools]]\nname = \"proj/hello\"\ndescription = \"Say hello.\"\ncommand = [\"echo\", \"hi\"]\ncapability = { read_only = true }\n"), 0o644)
 	toolNames := func() string {
-		e.srv.mu.Lock()
-		defer e.srv.mu.Unlock()
-		b, _ := json.Marshal(e.srv.bodies[len(e.srv.bodies)-1]["tools"])
+		e.Srv.Mu.Lock()
+		defer e.Srv.Mu.Unlock()
+		b, _ := json.Marshal(e.Srv.Bodies[len(e.Srv.Bodies)-1]["tools"])
 		return string(b)
 	}
 	_, errOut, _ := e.myclaw(nil, "-p", "say hello", "--model", "test-model")
@@ -322,7 +204,7 @@ func TestProjectConfigNeedsTrust(t *testing.T) {
 		t.Fatal("trust was not remembered")
 	}
 	// ...until the file changes.
-	os.WriteFile(filepath.Join(e.ws, ".myclaw.toml"), []byte("[[hooks.pre_tool]]\ncommand = [\"true\"]\n"), 0o644)
+	os.WriteFile(filepath.Join(e.WS, ".myclaw.toml"), []byte("[[hooks.pre_tool]]\ncommand = [\"true\"]\n"), 0o644)
 	_, errOut, _ = e.myclaw(nil, "-p", "say hello", "--model", "test-model")
 	if !strings.Contains(errOut, "changed since you trusted it") {
 		t.Fatalf("changed project config: %q", errOut)
@@ -333,9 +215,9 @@ func TestContinueResumesTheSession(t *testing.T) {
 	e := newEnv(t, writeNote)
 	e.myclaw(nil, "-p", "say hello", "--model", "test-model")
 	e.myclaw(nil, "-p", "second question", "--model", "test-model", "--continue")
-	e.srv.mu.Lock()
-	last := e.srv.bodies[len(e.srv.bodies)-1]
-	e.srv.mu.Unlock()
+	e.Srv.Mu.Lock()
+	last := e.Srv.Bodies[len(e.Srv.Bodies)-1]
+	e.Srv.Mu.Unlock()
 	msgs := last["messages"].([]any)
 	if len(msgs) != 4 {
 		t.Fatalf("resumed request has %d messages; want system, user, assistant, user", len(msgs))
@@ -350,9 +232,9 @@ func TestForkContinuesInACopy(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "Forked session") {
 		t.Fatalf("--fork: code %d, stderr %q", code, errOut)
 	}
-	e.srv.mu.Lock()
-	msgs := e.srv.bodies[len(e.srv.bodies)-1]["messages"].([]any)
-	e.srv.mu.Unlock()
+	e.Srv.Mu.Lock()
+	msgs := e.Srv.Bodies[len(e.Srv.Bodies)-1]["messages"].([]any)
+	e.Srv.Mu.Unlock()
 	if len(msgs) != 4 {
 		t.Fatalf("the fork's request has %d messages; want the earlier turn and the new prompt", len(msgs))
 	}
@@ -367,83 +249,6 @@ func TestDispatchInProcess(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run(context.Background(), []string{"--help"}, nil, strings.NewReader(""), &out, &errb); code != 0 || !strings.Contains(errb.String(), "myclaw undo") {
 		t.Fatalf("help: %d %q", code, errb.String())
-	}
-}
-
-func TestTrustProjectLoadsIntoTheRunningSession(t *testing.T) {
-	e := newEnv(t, writeNote)
-	for _, kv := range e.vars() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-	os.WriteFile(filepath.Join(e.ws, ".myclaw.toml"), []byte("[[tools]]\nname = \"proj/hello\"\ndescription = \"Say hello.\"\ncommand = [\"echo\", \"hi\"]\ncapability = { read_only = true }\n\n[[hooks.pre_tool]]\ntool = \"shell_run\"\ncommand = [\"true\"]\n"), 0o644)
-	a, err := newApp(options{workspace: e.ws, model: "test-model"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.close()
-	ag, err := a.buildAgent(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(a.notices) == 0 || !strings.Contains(a.notices[0], "Ignored .myclaw.toml") {
-		t.Fatalf("notices %q", a.notices)
-	}
-	if _, ok := a.registry.Lookup("proj/hello"); ok {
-		t.Fatal("an untrusted project tool was registered")
-	}
-	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 4)}
-	out, err := b.TrustProject(context.Background())
-	if err != nil || !strings.Contains(out, "1 tools") || !strings.Contains(out, "1 hooks") {
-		t.Fatalf("TrustProject: %q, %v", out, err)
-	}
-	if _, ok := a.registry.Lookup("proj/hello"); !ok {
-		t.Fatal("the trusted project tool is not registered")
-	}
-	if out, err := b.TrustProject(context.Background()); err != nil || !strings.Contains(out, "already trusted") {
-		t.Fatalf("second TrustProject: %q, %v", out, err)
-	}
-	// A new session in the same folder loads it without asking.
-	a2, err := newApp(options{workspace: e.ws, model: "test-model"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a2.close()
-	if _, err := a2.buildAgent(true); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := a2.registry.Lookup("proj/hello"); !ok {
-		t.Fatal("trust was not remembered")
-	}
-}
-
-// A project config with a broken entry loads nothing: no tool stays
-// registered from the entries before it, and the folder is not trusted.
-func TestTrustProjectIsAllOrNothing(t *testing.T) {
-	e := newEnv(t, writeNote)
-	for _, kv := range e.vars() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
-	os.WriteFile(filepath.Join(e.ws, ".myclaw.toml"), []byte("[[tools]]\nname = \"proj/one\"\ndescription = \"One.\"\ncommand = [\"true\"]\n\n[[tools]]\nname = \"proj/one\"\ndescription = \"The same name again.\"\ncommand = [\"true\"]\n"), 0o644)
-	a, err := newApp(options{workspace: e.ws, model: "test-model"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.close()
-	ag, err := a.buildAgent(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 4)}
-	if _, err := b.TrustProject(context.Background()); err == nil || !strings.Contains(err.Error(), "tools[1]") {
-		t.Fatalf("TrustProject: %v; want an error naming tools[1]", err)
-	}
-	if _, ok := a.registry.Lookup("proj/one"); ok {
-		t.Fatal("a tool of the refused project config stayed registered")
-	}
-	if st, _, _ := a.readProjectConfig(); st.trusted {
-		t.Fatal("the refused project config was trusted")
 	}
 }
 
@@ -463,15 +268,15 @@ func TestSmallWindowPromptFitsTheBudget(t *testing.T) {
 	sizes := map[int]int{}
 	for _, window := range []int{8192, 131072} {
 		e := newEnv(t, writeNote)
-		cfg := filepath.Join(e.config, "myclaw", "config.toml")
+		cfg := filepath.Join(e.Config, "myclaw", "config.toml")
 		os.MkdirAll(filepath.Dir(cfg), 0o700)
 		os.WriteFile(cfg, []byte(fmt.Sprintf("context_window = %d\n", window)), 0o600)
 		if _, errOut, code := e.myclaw(nil, "-p", "say hello", "--model", "test-model"); code != 0 {
 			t.Fatalf("window %d: code %d, %s", window, code, errOut)
 		}
-		e.srv.mu.Lock()
-		body := e.srv.bodies[0]
-		e.srv.mu.Unlock()
+		e.Srv.Mu.Lock()
+		body := e.Srv.Bodies[0]
+		e.Srv.Mu.Unlock()
 		tools, _ := json.Marshal(body["tools"])
 		sys := body["messages"].([]any)[0].(map[string]any)["content"].(string)
 		sizes[window] = (len(tools) + len(sys) + 3) / 4
@@ -488,13 +293,13 @@ func TestSmallWindowPromptFitsTheBudget(t *testing.T) {
 func TestShellUndoSeesEverySessionOfTheWorkspace(t *testing.T) {
 	e := newEnv(t, func(first string, round int) (string, []scriptCall) {
 		if name, ok := strings.CutPrefix(first, "write "); ok && round == 0 {
-			return "", []scriptCall{{"fs_write", `{"path":"` + name + `","content":"x\n"}`}}
+			return "", []scriptCall{{Name: "fs_write", Args: `{"path":"` + name + `","content":"x\n"}`}}
 		}
 		return "Done.", nil
 	})
 	// Another session is running on the workspace: the next one is told.
-	store := history.NewStore(filepath.Join(e.state, "myclaw"))
-	running, err := store.NewSession(e.ws, "test-model")
+	store := history.NewStore(filepath.Join(e.State, "myclaw"))
+	running, err := store.NewSession(e.WS, "test-model")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -516,7 +321,7 @@ func TestShellUndoSeesEverySessionOfTheWorkspace(t *testing.T) {
 	if i < 0 || j < i || strings.Count(hist, "fs_write") != 2 {
 		t.Fatalf("history should list both sessions' writes in time order:\n%s", hist)
 	}
-	sessions, _ := store.Sessions(e.ws)
+	sessions, _ := store.Sessions(e.WS)
 	for _, s := range sessions {
 		if s.ID != running.Info().ID && !strings.Contains(hist, s.ID) {
 			t.Errorf("history does not label a call with session %s:\n%s", s.ID, hist)
@@ -546,7 +351,7 @@ func TestShellUndoSeesEverySessionOfTheWorkspace(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"one.txt", "two.txt"} {
-		if _, err := os.Stat(filepath.Join(e.ws, name)); err == nil {
+		if _, err := os.Stat(filepath.Join(e.WS, name)); err == nil {
 			t.Errorf("%s is still there after undo from a shell", name)
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"myclaw/app"
 	"runtime"
 	"runtime/debug"
 )
@@ -54,7 +55,7 @@ func versionText() string {
 
 func runVersion(args []string, stdout io.Writer) error {
 	if len(args) > 0 {
-		return &usageError{fmt.Sprintf("version takes no arguments, not %q", args[0])}
+		return &app.UsageError{Msg: fmt.Sprintf("version takes no arguments, not %q", args[0])}
 	}
 	_, err := io.WriteString(stdout, versionText())
 	return err

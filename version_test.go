@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"myclaw/app"
 	"os"
 	"os/exec"
 	"runtime"
@@ -15,14 +16,14 @@ func TestVersion(t *testing.T) {
 		var out, errb bytes.Buffer
 		code := run(context.Background(), args, nil, strings.NewReader(""), &out, &errb)
 		got := out.String()
-		if code != exitOK || !strings.HasPrefix(got, "myclaw ") || !strings.Contains(got, "\ncommit ") ||
+		if code != app.ExitOK || !strings.HasPrefix(got, "myclaw ") || !strings.Contains(got, "\ncommit ") ||
 			!strings.Contains(got, runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH) {
 			t.Errorf("myclaw %s: code %d, stdout %q, stderr %q; want version, commit and Go version", args[0], code, got, errb.String())
 		}
 	}
 	var out, errb bytes.Buffer
-	if code := run(context.Background(), []string{"version", "extra"}, nil, strings.NewReader(""), &out, &errb); code != exitUsage {
-		t.Errorf("myclaw version extra: code %d; want %d", code, exitUsage)
+	if code := run(context.Background(), []string{"version", "extra"}, nil, strings.NewReader(""), &out, &errb); code != app.ExitUsage {
+		t.Errorf("myclaw version extra: code %d; want %d", code, app.ExitUsage)
 	}
 }
 
@@ -38,7 +39,7 @@ func TestVersionFromReleaseBuild(t *testing.T) {
 func TestCompletionUsage(t *testing.T) {
 	for _, args := range [][]string{{"completion"}, {"completion", "tcsh"}, {"completion", "bash", "zsh"}} {
 		var out, errb bytes.Buffer
-		if code := run(context.Background(), args, nil, strings.NewReader(""), &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "bash, zsh or fish") {
+		if code := run(context.Background(), args, nil, strings.NewReader(""), &out, &errb); code != app.ExitUsage || !strings.Contains(errb.String(), "bash, zsh or fish") {
 			t.Errorf("myclaw %q: code %d, stderr %q; want usage error naming the shells", args, code, errb.String())
 		}
 	}
@@ -79,7 +80,7 @@ func TestBashCompletion(t *testing.T) {
 		t.Skip("no bash")
 	}
 	var script bytes.Buffer
-	if code := run(context.Background(), []string{"completion", "bash"}, nil, strings.NewReader(""), &script, os.Stderr); code != exitOK {
+	if code := run(context.Background(), []string{"completion", "bash"}, nil, strings.NewReader(""), &script, os.Stderr); code != app.ExitOK {
 		t.Fatalf("completion bash: code %d", code)
 	}
 	tests := []struct{ words, want string }{
@@ -106,7 +107,7 @@ COMP_WORDS=(`+tt.words+`); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _myclaw; echo "$
 func TestZshAndFishCompletion(t *testing.T) {
 	for _, shell := range []string{"zsh", "fish"} {
 		var out bytes.Buffer
-		if code := run(context.Background(), []string{"completion", shell}, nil, strings.NewReader(""), &out, os.Stderr); code != exitOK {
+		if code := run(context.Background(), []string{"completion", shell}, nil, strings.NewReader(""), &out, os.Stderr); code != app.ExitOK {
 			t.Fatalf("completion %s: code %d", shell, code)
 		}
 		s := out.String()

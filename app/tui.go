@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 	"myclaw/ui"
 )
 
-// runTUI opens the interactive program.
-func runTUI(ctx context.Context, o options, secrets map[string]string) error {
+// RunTUI opens the interactive program.
+func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 	a, err := newApp(o, secrets)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -13,16 +13,16 @@ import (
 	"myclaw/history"
 )
 
-// runJournalCommand runs `myclaw undo|redo|history` on every session of the
+// RunJournal runs `myclaw undo|redo|history` on every session of the
 // workspace (or only --session), from a new process: whichever session made
 // a change, undo from a shell can revert it, newest first.
-func runJournalCommand(ctx context.Context, mode string, o options, secrets map[string]string, stdout, stderr io.Writer) error {
+func RunJournal(ctx context.Context, mode string, o Options, secrets map[string]string, stdout, stderr io.Writer) error {
 	a, err := newApp(o, secrets)
 	if err != nil {
 		return err
 	}
 	defer a.close()
-	if mode == "history" && o.approvals {
+	if mode == "history" && o.Approvals {
 		entries, warnings, err := approval.ReadAudit(filepath.Join(a.stateDir, approval.AuditFile))
 		if err != nil {
 			return err
@@ -30,7 +30,7 @@ func runJournalCommand(ctx context.Context, mode string, o options, secrets map[
 		for _, w := range warnings {
 			fmt.Fprintln(stderr, "note:", w)
 		}
-		fmt.Fprint(stdout, formatApprovals(entries, a.workspace.Dir(), o.all))
+		fmt.Fprint(stdout, formatApprovals(entries, a.workspace.Dir(), o.All))
 		return nil
 	}
 	// Reverting needs the tools; the MCP servers do not (their calls are
@@ -56,7 +56,7 @@ func runJournalCommand(ctx context.Context, mode string, o options, secrets map[
 	var outcomes []history.Outcome
 	switch mode {
 	case "history":
-		if o.session != "" {
+		if o.Session != "" {
 			fmt.Fprintf(stdout, "Session %s (%s)\n", a.session.Info().ID, a.session.Info().Workspace)
 		} else {
 			fmt.Fprintf(stdout, "%s: %d sessions\n", a.workspace.Dir(), len(journals))
@@ -64,9 +64,9 @@ func runJournalCommand(ctx context.Context, mode string, o options, secrets map[
 		fmt.Fprint(stdout, formatHistory(history.Merged(journals)))
 		return nil
 	case "undo":
-		outcomes, err = history.UndoNewest(ctx, journals, o.count, o.force, resolve)
+		outcomes, err = history.UndoNewest(ctx, journals, o.Count, o.Force, resolve)
 	case "redo":
-		outcomes, err = history.RedoNewest(ctx, journals, o.count, resolve)
+		outcomes, err = history.RedoNewest(ctx, journals, o.Count, resolve)
 	}
 	labelled := outcomes
 	if len(journals) > 1 {
@@ -96,15 +96,15 @@ func runJournalCommand(ctx context.Context, mode string, o options, secrets map[
 	}
 	for _, oc := range outcomes {
 		if oc.Err != nil {
-			return errReported
+			return ErrReported
 		}
 	}
 	return nil
 }
 
-// runSessionsCommand runs `myclaw sessions`: the stored sessions of the
+// RunSessions runs `myclaw sessions`: the stored sessions of the
 // workspace, newest first.
-func runSessionsCommand(o options, secrets map[string]string, stdout io.Writer) error {
+func RunSessions(o Options, secrets map[string]string, stdout io.Writer) error {
 	a, err := newApp(o, secrets)
 	if err != nil {
 		return err
@@ -196,7 +196,7 @@ func (a *app) workspaceJournals() ([]history.SessionJournal, map[string]*history
 			_ = s.Close()
 		}
 	}
-	if a.opts.session != "" {
+	if a.opts.Session != "" {
 		return journals, sessions, closeAll, nil
 	}
 	list, err := a.store.Sessions(a.workspace.Dir())

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -26,9 +26,9 @@ import (
 	"myclaw/tools/proc"
 )
 
-// app is everything a session needs, built from the options and config.
+// app is everything a session needs, built from the Options and config.
 type app struct {
-	opts      options
+	opts      Options
 	cfg       *config.Config
 	settings  config.Settings
 	secrets   map[string]string
@@ -95,9 +95,9 @@ func stateDir() (string, error) { return config.StateDir() }
 
 // newApp loads the config and opens the workspace and state. It does no
 // network I/O.
-func newApp(o options, secrets map[string]string) (*app, error) {
+func newApp(o Options, secrets map[string]string) (*app, error) {
 	a := &app{opts: o, secrets: secrets}
-	path, explicit := o.configPath, o.configPath != ""
+	path, explicit := o.ConfigPath, o.ConfigPath != ""
 	if !explicit {
 		path = config.DefaultPath()
 	}
@@ -114,12 +114,12 @@ func newApp(o options, secrets map[string]string) (*app, error) {
 		cfg.Path = path
 	}
 	a.cfg = cfg
-	if o.autonomy != "" {
-		if _, err := approval.ParseLevel(o.autonomy); err != nil {
-			return nil, &usageError{"--autonomy: " + err.Error()}
+	if o.Autonomy != "" {
+		if _, err := approval.ParseLevel(o.Autonomy); err != nil {
+			return nil, &UsageError{"--autonomy: " + err.Error()}
 		}
 	}
-	a.settings = cfg.Resolve(a.lookup, config.Overrides{Model: o.model, Autonomy: o.autonomy})
+	a.settings = cfg.Resolve(a.lookup, config.Overrides{Model: o.Model, Autonomy: o.Autonomy})
 
 	if a.stateDir, err = stateDir(); err != nil {
 		return nil, err
@@ -132,7 +132,7 @@ func newApp(o options, secrets map[string]string) (*app, error) {
 		a.logger = log.New(tools.RedactWriter(a.logFile), "", log.LstdFlags|log.Lmicroseconds)
 	}
 
-	wsDir := o.workspace
+	wsDir := o.Workspace
 	if wsDir == "" {
 		if wsDir, err = os.Getwd(); err != nil {
 			return nil, err
@@ -143,7 +143,7 @@ func newApp(o options, secrets map[string]string) (*app, error) {
 	}
 	// myclaw's own files are never the file tools' business, even when
 	// XDG_STATE_HOME or XDG_CONFIG_HOME lies inside the project.
-	own := []string{a.stateDir, o.configPath}
+	own := []string{a.stateDir, o.ConfigPath}
 	if def := config.DefaultPath(); filepath.IsAbs(def) {
 		own = append(own, filepath.Dir(def))
 	}
@@ -152,17 +152,17 @@ func newApp(o options, secrets map[string]string) (*app, error) {
 	return a, nil
 }
 
-// openSession opens the session the options ask for: --session ID,
+// openSession opens the session the Options ask for: --session ID,
 // --continue (the newest of the workspace), or a new one.
 func (a *app) openSession(allowNew bool) error {
 	var err error
 	switch {
-	case a.opts.session != "":
-		a.session, err = a.store.OpenSession(a.opts.session)
+	case a.opts.Session != "":
+		a.session, err = a.store.OpenSession(a.opts.Session)
 		if err != nil {
-			return &agent.UserError{Msg: fmt.Sprintf("No session %q.", a.opts.session), Hint: "List sessions with /sessions in the TUI.", Err: err}
+			return &agent.UserError{Msg: fmt.Sprintf("No session %q.", a.opts.Session), Hint: "List sessions with /sessions in the TUI.", Err: err}
 		}
-	case a.opts.continueS || !allowNew:
+	case a.opts.Continue || !allowNew:
 		info, lerr := a.store.Latest(a.workspace.Dir())
 		if lerr != nil {
 			if allowNew && errors.Is(lerr, history.ErrNoSession) {
@@ -178,7 +178,7 @@ func (a *app) openSession(allowNew bool) error {
 	if err != nil {
 		return fmt.Errorf("open the session: %w", err)
 	}
-	if a.opts.fork {
+	if a.opts.Fork {
 		src := a.session
 		if a.session, err = a.store.Fork(src, -1); err != nil {
 			a.session = src
@@ -512,7 +512,7 @@ func (a *app) loadInstructions() {
 		return
 	}
 	how := "/trust"
-	if a.opts.hasPrompt {
+	if a.opts.HasPrompt {
 		how = "--trust"
 	}
 	a.notices = append(a.notices, fmt.Sprintf("%s found (%s%s) — loaded as untrusted notes; %s to follow it", f.Path, tools.HumanSize(f.Size), cut, how))

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -103,9 +103,9 @@ func (a *app) sandboxReport() string {
 	return b.String()
 }
 
-// runSandboxCheck runs the self-test from a shell: exit 0 when the sandbox
+// RunSandboxCheck runs the self-test from a shell: exit 0 when the sandbox
 // is active here, 1 when it is not.
-func runSandboxCheck(ctx context.Context, o options, secrets map[string]string, stdout io.Writer) error {
+func RunSandboxCheck(ctx context.Context, o Options, secrets map[string]string, stdout io.Writer) error {
 	a, err := newApp(o, secrets)
 	if err != nil {
 		return err
@@ -114,7 +114,7 @@ func runSandboxCheck(ctx context.Context, o options, secrets map[string]string, 
 	a.checkSandbox(ctx)
 	fmt.Fprint(stdout, a.sandboxReport())
 	if !a.sandboxStatus().Active {
-		return errReported
+		return ErrReported
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"crypto/sha256"
@@ -101,7 +101,7 @@ func (a *app) loadProjectConfig() error {
 	if err != nil {
 		return err
 	}
-	if !st.trusted && a.opts.trust {
+	if !st.trusted && a.opts.Trust {
 		if err := a.trustStore().trust(a.workspace.Dir(), st.sum); err != nil {
 			return fmt.Errorf("remember the trusted folder: %w", err)
 		}

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -17,12 +17,12 @@ import (
 	"myclaw/tools/termtext"
 )
 
-// runHeadless runs one task without a person: assistant text on stdout,
+// RunHeadless runs one task without a person: assistant text on stdout,
 // activity on stderr (or one JSON event per line on stdout, start-up
 // failures included, ending with a result event). Calls that would ask are
 // denied.
-func runHeadless(ctx context.Context, o options, secrets map[string]string, stdout, stderr io.Writer) error {
-	p := newPrinter(o.output == "json", stdout, stderr)
+func RunHeadless(ctx context.Context, o Options, secrets map[string]string, stdout, stderr io.Writer) error {
+	p := newPrinter(o.Output == "json", stdout, stderr)
 	err := headlessTask(ctx, o, secrets, p)
 	p.finish()
 	if p.json {
@@ -31,7 +31,7 @@ func runHeadless(ctx context.Context, o options, secrets map[string]string, stdo
 	return err
 }
 
-func headlessTask(ctx context.Context, o options, secrets map[string]string, p *printer) error {
+func headlessTask(ctx context.Context, o Options, secrets map[string]string, p *printer) error {
 	a, err := newApp(o, secrets)
 	if err != nil {
 		return err
@@ -60,15 +60,15 @@ func headlessTask(ctx context.Context, o options, secrets map[string]string, p *
 	// A headless task cannot wait for tools that show up later: give the
 	// servers their start-up time first.
 	a.waitMCP(ctx)
-	err = ag.Run(ctx, o.prompt, p.print, approval.Headless{})
+	err = ag.Run(ctx, o.Prompt, p.print, approval.Headless{})
 	switch {
 	case err != nil && errors.Is(err, context.Canceled):
 		return err
 	case err != nil:
 		// The error event already said what happened.
-		return errReported
+		return ErrReported
 	case p.done.Reason == agent.DoneLimit:
-		return errReported
+		return ErrReported
 	}
 	return nil
 }
@@ -304,9 +304,9 @@ func (p *printer) result(err error) error {
 	switch {
 	case err == nil:
 	case errors.Is(err, context.Canceled):
-		r.Reason, r.ExitCode = agent.DoneCancelled, exitCancelled
-	case errors.Is(err, errReported):
-		r.ExitCode = exitFailed
+		r.Reason, r.ExitCode = agent.DoneCancelled, ExitCancelled
+	case errors.Is(err, ErrReported):
+		r.ExitCode = ExitFailed
 	default:
 		msg, hint := err.Error(), ""
 		var ue *agent.UserError
@@ -314,7 +314,7 @@ func (p *printer) result(err error) error {
 			msg, hint = ue.Msg, ue.Hint
 		}
 		p.encode(agent.ErrorEvent{Message: msg, Hint: hint})
-		r.ExitCode, r.Error, err = exitFailed, msg, errReported
+		r.ExitCode, r.Error, err = ExitFailed, msg, ErrReported
 	}
 	if r.Reason == "" {
 		r.Reason = agent.DoneError

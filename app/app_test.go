@@ -1,0 +1,217 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"myclaw/agent"
+	"myclaw/approval"
+	"myclaw/internal/apptest"
+	"myclaw/tools"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sashabaranov/go-openai"
+)
+
+func TestTrustProjectLoadsIntoTheRunningSession(t *testing.T) {
+	e := apptest.NewEnv(t, apptest.WriteNote)
+	e.Setenv(t)
+	os.WriteFile(filepath.Join(e.WS, ".myclaw.toml"), []byte("[[tools]]\nname = \"proj/hello\"\ndescription = \"Say hello.\"\ncommand = [\"echo\", \"hi\"]\ncapability = { read_only = true }\n\n[[hooks.pre_tool]]\ntool = \"shell_run\"\ncommand = [\"true\"]\n"), 0o644)
+	a, err := newApp(Options{Workspace: e.WS, Model: "test-model"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close()
+	ag, err := a.buildAgent(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.notices) == 0 || !strings.Contains(a.notices[0], "Ignored .myclaw.toml") {
+		t.Fatalf("notices %q", a.notices)
+	}
+	if _, ok := a.registry.Lookup("proj/hello"); ok {
+		t.Fatal("an untrusted project tool was registered")
+	}
+	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 4)}
+	out, err := b.TrustProject(context.Background())
+	if err != nil || !strings.Contains(out, "1 tools") || !strings.Contains(out, "1 hooks") {
+		t.Fatalf("TrustProject: %q, %v", out, err)
+	}
+	if _, ok := a.registry.Lookup("proj/hello"); !ok {
+		t.Fatal("the trusted project tool is not registered")
+	}
+	if out, err := b.TrustProject(context.Background()); err != nil || !strings.Contains(out, "already trusted") {
+		t.Fatalf("second TrustProject: %q, %v", out, err)
+	}
+	// A new session in the same folder loads it without asking.
+	a2, err := newApp(Options{Workspace: e.WS, Model: "test-model"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a2.close()
+	if _, err := a2.buildAgent(true); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := a2.registry.Lookup("proj/hello"); !ok {
+		t.Fatal("trust was not remembered")
+	}
+}
+
+// A project config with a broken entry loads nothing: no tool stays
+// registered from the entries before it, and the folder is not trusted.
+func TestTrustProjectIsAllOrNothing(t *testing.T) {
+	e := apptest.NewEnv(t, apptest.WriteNote)
+	e.Setenv(t)
+	os.WriteFile(filepath.Join(e.WS, ".myclaw.toml"), []byte("[[tools]]\nname = \"proj/one\"\ndescription = \"One.\"\ncommand = [\"true\"]\n\n[[tools]]\nname = \"proj/one\"\ndescription = \"The same name again.\"\ncommand = [\"true\"]\n"), 0o644)
+	a, err := newApp(Options{Workspace: e.WS, Model: "test-model"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close()
+	ag, err := a.buildAgent(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 4)}
+	if _, err := b.TrustProject(context.Background()); err == nil || !strings.Contains(err.Error(), "tools[1]") {
+		t.Fatalf("TrustProject: %v; want an error naming tools[1]", err)
+	}
+	if _, ok := a.registry.Lookup("proj/one"); ok {
+		t.Fatal("a tool of the refused project config stayed registered")
+	}
+	if st, _, _ := a.readProjectConfig(); st.trusted {
+		t.Fatal("the refused project config was trusted")
+	}
+}
+
+// /trust in a folder without .myclaw.toml trusts the folder: AGENTS.md is
+// followed from the next request.
+func TestTrustFolderWithoutProjectConfig(t *testing.T) {
+	e := apptest.NewEnv(t, apptest.WriteNote)
+	e.Setenv(t)
+	os.WriteFile(filepath.Join(e.WS, "AGENTS.md"), []byte("Run make check.\n"), 0o644)
+	a, err := newApp(Options{Workspace: e.WS, Model: "test-model"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close()
+	ag, err := a.buildAgent(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(a.notices, "\n"), "AGENTS.md found (16 B) — loaded as untrusted notes; /trust to follow it") {
+		t.Fatalf("notices %q", a.notices)
+	}
+	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 4)}
+	out, err := b.TrustProject(context.Background())
+	if err != nil || !strings.Contains(out, "AGENTS.md is followed as instructions") {
+		t.Fatalf("TrustProject: %q, %v", out, err)
+	}
+	if err := ag.Run(context.Background(), "say hello", func(agent.Event) {}, approval.Headless{}); err != nil {
+		t.Fatal(err)
+	}
+	if sys := e.Srv.LastSystem(t); !strings.Contains(sys, "## AGENTS.md\n\nRun make check.") {
+		t.Fatalf("after /trust the system prompt is:\n%s", sys)
+	}
+	if out, _ := b.TrustProject(context.Background()); !strings.Contains(out, "already trusted") {
+		t.Fatalf("second /trust: %q", out)
+	}
+}
+
+// TestCrashedMCPServerShowsInTools: a server that dies has its tools
+// withdrawn, /tools says why, and a restart brings them back.
+func TestCrashedMCPServerShowsInTools(t *testing.T) {
+	e := apptest.NewEnv(t, apptest.WriteNote)
+	apptest.MCPConfig(t, e.Config, "", false)
+	e.Setenv(t)
+	a, err := newApp(Options{Workspace: e.WS, Model: "test-model"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close()
+	ag, err := a.buildAgent(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 16)}
+	ctx := context.Background()
+	a.startMCP(ctx, b.mcpChanged)
+	apptest.WaitFor(t, func() bool { _, ok := a.registry.Lookup("t/shout"); return ok })
+	crash, _ := a.registry.Lookup("t/crash")
+	if _, err := tools.Call(ctx, crash, json.RawMessage(`{}`), false); err == nil {
+		t.Fatal("a call that kills the server returned no error")
+	}
+	apptest.WaitFor(t, func() bool { _, ok := a.registry.Lookup("t/shout"); return !ok })
+	apptest.WaitFor(t, func() bool {
+		for _, ti := range b.Tools() {
+			if ti.Meta.Name == "t/shout" && strings.Contains(ti.Hidden, "MCP server t is failed") {
+				return true
+			}
+		}
+		return false
+	})
+	// onChange runs on the manager's goroutine, after the withdrawal.
+	var notice string
+	apptest.WaitFor(t, func() bool {
+		notice += apptest.Drain(b.notices)
+		return strings.Contains(notice, "MCP server t failed")
+	})
+	if !strings.Contains(notice, "/mcp restart t") {
+		t.Fatalf("notices %q", notice)
+	}
+	if err := b.RestartMCP(ctx, "t"); err != nil {
+		t.Fatal(err)
+	}
+	apptest.WaitFor(t, func() bool { _, ok := a.registry.Lookup("t/shout"); return ok })
+	if err := b.RestartMCP(ctx, "nope"); err == nil || !strings.Contains(err.Error(), "configured: t") {
+		t.Fatalf("restart of an unknown server: %v", err)
+	}
+}
+
+// TestEarlierSkipsToolImages: a resumed session does not show the message
+// that carried a tool's images as something the user typed, and shows an
+// MCP prompt's turn as the line the user typed.
+func TestEarlierSkipsToolImages(t *testing.T) {
+	msgs := []openai.ChatCompletionMessage{
+		{Role: "user", Content: "/docs:review a.go\n\n" + agent.AttachmentMark + " The user ran /docs:review ..."},
+		{Role: "user", MultiContent: []openai.ChatMessagePart{{Type: "text", Text: agent.AttachmentMark + " The images that shot/screenshot returned follow"}}},
+	}
+	out := earlier(msgs, nil, 60)
+	if len(out) != 1 || out[0].Text != "/docs:review a.go" {
+		t.Fatalf("got %+v; want only the typed line", out)
+	}
+}
+
+func TestEarlierMatchesCallRecordsInOrder(t *testing.T) {
+	tc := func(id string) openai.ToolCall {
+		return openai.ToolCall{ID: id, Type: "function", Function: openai.FunctionCall{Name: "fs_write", Arguments: "{}"}}
+	}
+	msgs := []openai.ChatCompletionMessage{
+		{Role: "user", Content: "go"},
+		{Role: "assistant", ToolCalls: []openai.ToolCall{tc("c1")}},
+		{Role: "tool", ToolCallID: "c1"},
+		// The server reused the id in its next answer.
+		{Role: "assistant", ToolCalls: []openai.ToolCall{tc("c1"), tc("c2")}},
+	}
+	recs := []agent.CallRecord{
+		{Result: agent.ToolResultEvent{Call: agent.Call{ID: "c1"}, Status: agent.StatusDenied}},
+		{Result: agent.ToolResultEvent{Call: agent.Call{ID: "c1"}, Status: agent.StatusOK}},
+	}
+	out := earlier(msgs, recs, 60)
+	var got []string
+	for _, e := range out {
+		if e.Role != "tool" {
+			continue
+		}
+		if e.Call == nil {
+			got = append(got, "line")
+		} else {
+			got = append(got, e.Call.Result.Status)
+		}
+	}
+	if strings.Join(got, ",") != "denied,ok,line" {
+		t.Fatalf("cards %v; want denied,ok,line", got)
+	}
+}

@@ -1,0 +1,42 @@
+package app
+
+import "errors"
+
+// Exit statuses of myclaw.
+const (
+	ExitOK        = 0
+	ExitFailed    = 1
+	ExitUsage     = 2
+	ExitCancelled = 130
+)
+
+// ErrReported means the failure was already reported to the user: exit
+// with ExitFailed and say nothing more.
+var ErrReported = errors.New("failure reported")
+
+// Options are the command-line settings shared by every mode.
+type Options struct {
+	Prompt     string
+	HasPrompt  bool
+	Model      string
+	ConfigPath string
+	Workspace  string
+	Autonomy   string
+	Output     string
+	Continue   bool
+	Fork       bool
+	Session    string
+	Trust      bool
+	Force      bool
+	Approvals  bool
+	All        bool
+	Count      int
+	// SandboxCheck runs the sandbox self-test and exits.
+	SandboxCheck bool
+}
+
+// UsageError is bad usage: the command line asks for something that
+// cannot be (exit status 2).
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
