@@ -239,11 +239,18 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 			dec.Choice, dec.Args = approval.Edit, args
 		}
 	}
-	t.audit(approval.DecisionEntry(req, dec))
-	a.opts.Policy.Remember(req, dec)
-	if dec.SaveRule && dec.Choice == approval.ApproveSession {
-		t.saveRule(req, dec)
+	if ok, _ := approval.Grantable(req); dec.Choice == approval.ApproveSession && !ok {
+		// Only the pane offers grants, and not for such calls: whatever
+		// asked for one gets this call approved, nothing more.
+		dec.Choice, dec.SaveRule = approval.ApproveOnce, false
 	}
+	if dec.SaveRule && dec.Choice == approval.ApproveSession {
+		saved, err := t.saveRule(req, dec)
+		t.audit(approval.SavedEntry(req, dec, saved, err))
+	} else {
+		t.audit(approval.DecisionEntry(req, dec))
+	}
+	a.opts.Policy.Remember(req, dec)
 	return args, dry, withNetwork(verdict.Confinement, dec.Network), nil, ""
 }
 
@@ -317,22 +324,36 @@ func ruleDenial(tool string, v approval.Verdict) *tools.Error {
 	return &tools.Error{Kind: tools.KindPermissionDenied, Message: fmt.Sprintf("%s was denied (%s)", tool, v.By), Hint: hint}
 }
 
-func (t *turn) saveRule(req approval.Request, dec approval.Decision) {
+// saveRule writes the grant of dec as a rule to the user's config: for
+// this workspace only, unless dec asks for every project. It says what it
+// wrote where, for the audit log.
+func (t *turn) saveRule(req approval.Request, dec approval.Decision) (string, error) {
 	rule := approval.SessionRule(req)
 	if dec.Network && req.Confinement != nil {
 		yes := true
 		rule.Network = &yes
 	}
-	if t.a.opts.ConfigPath == "" {
-		t.emit(NoticeEvent{Text: "Could not save the rule: no config file path is known."})
-		return
+	scope := "every project"
+	if !dec.UserWide && t.a.opts.Workspace != "" {
+		rule.Workspace, scope = t.a.opts.Workspace, "this project"
 	}
-	text, err := approval.SaveRule(t.a.opts.ConfigPath, rule)
+	path := t.a.opts.ConfigPath
+	if path == "" {
+		err := errors.New("no config file path is known")
+		t.emit(NoticeEvent{Text: "Could not save the rule: " + err.Error() + "."})
+		return "", err
+	}
+	text, err := approval.SaveRule(path, rule)
 	if err != nil {
 		t.emit(NoticeEvent{Text: "Could not save the rule: " + err.Error()})
-		return
+		return "", err
 	}
-	t.emit(NoticeEvent{Text: fmt.Sprintf("Saved to %s:\n%s", t.a.opts.ConfigPath, strings.TrimSpace(text))})
+	if text == "" {
+		t.emit(NoticeEvent{Text: fmt.Sprintf("%s already holds this rule (for %s).", path, scope)})
+	} else {
+		t.emit(NoticeEvent{Text: fmt.Sprintf("Saved for %s to %s (/permissions lists and removes rules):\n%s", scope, path, strings.TrimSpace(text))})
+	}
+	return fmt.Sprintf("for %s to %s: %s", scope, path, strings.ReplaceAll(rule.String(), "\n", ", ")), nil
 }
 
 // request builds the approval request of a call.

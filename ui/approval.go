@@ -118,51 +118,64 @@ const (
 	choiceEdit
 	choiceNetwork
 	choiceNetworkSession
+	choiceSaveUserWide
 	numChoices
 )
 
 // label is the choice's name on the choices line, next to its key.
 func (ch paneChoice) label() string {
-	return [...]string{"approve", "session", "save rule", "deny", "deny + reason", "edit", "with network", "with network for the session"}[ch]
+	return [...]string{"approve", "session", "save rule", "deny", "deny + reason", "edit", "with network", "with network for the session", "save rule for every project"}[ch]
 }
 
 // binding is the key that takes the choice.
 func (ch paneChoice) binding(k *KeyMap) key.Binding {
-	return [...]key.Binding{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.Deny, k.DenyReason, k.Edit, k.ApproveNetwork, k.ApproveNetworkSession}[ch]
+	return [...]key.Binding{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.Deny, k.DenyReason, k.Edit, k.ApproveNetwork, k.ApproveNetworkSession, k.SaveRuleUserWide}[ch]
 }
 
 // offers reports whether the pane offers a choice: approving with network
-// only makes sense for a command the sandbox would run without.
+// only makes sense for a command the sandbox would run without, and a
+// risky call gets no grant beyond itself (approval.Grantable).
 func (a *approvalPane) offers(ch paneChoice) bool {
-	if ch == choiceNetwork || ch == choiceNetworkSession {
+	switch ch {
+	case choiceSession, choiceSaveRule, choiceSaveUserWide:
+		return a.grantable
+	case choiceNetwork, choiceNetworkSession:
 		c := a.p.req.Confinement
-		return c != nil && c.Sandboxed && !c.Network
+		return c != nil && c.Sandboxed && !c.Network && (ch == choiceNetwork || a.grantable)
 	}
 	return true
 }
 
 // onChoicesLine reports whether a choice is on the choices line (and in
-// the arrow keys' cycle); the network ones have a line of their own.
+// the arrow keys' cycle); the others have lines of their own.
 func onChoicesLine(ch paneChoice) bool { return ch < choiceNetwork }
 
-// step moves the highlight by d over the choices line.
+// step moves the highlight by d over the choices the line offers.
 func (a *approvalPane) step(d int) {
 	n := int(choiceNetwork)
-	a.sel = (a.sel + n + d) % n
+	for range n {
+		a.sel = (a.sel + n + d) % n
+		if a.offers(paneChoice(a.sel)) {
+			return
+		}
+	}
 }
 
 // approvalPane shows one Request and collects the decision.
 type approvalPane struct {
-	c      *common
-	p      *pendingApproval
-	rule   approval.Rule
-	sel    int
-	mode   paneMode
-	scroll int
-	editor editor
-	shell  bool   // editing the command line rather than the JSON
-	shown  string // the text the editor started with
-	errMsg string
+	c    *common
+	p    *pendingApproval
+	rule approval.Rule
+	// grantable is approval.Grantable of the request; noGrant says why not.
+	grantable bool
+	noGrant   string
+	sel       int
+	mode      paneMode
+	scroll    int
+	editor    editor
+	shell     bool   // editing the command line rather than the JSON
+	shown     string // the text the editor started with
+	errMsg    string
 	// decided is set once a decision is on its way: keys pressed before
 	// the pane closes must not answer twice.
 	decided bool
@@ -175,6 +188,7 @@ type approvalPane struct {
 
 func newApprovalPane(c *common, p *pendingApproval) *approvalPane {
 	a := &approvalPane{c: c, p: p, rule: approval.SessionRule(p.req)}
+	a.grantable, a.noGrant = approval.Grantable(p.req)
 	// A reflexive Enter must not run a high-risk call, or one that may be
 	// following planted instructions: there the highlighted choice is deny.
 	if p.req.Meta.EffectiveRisk() == tools.RiskHigh || p.req.Taint != nil {
@@ -243,6 +257,8 @@ func (a *approvalPane) take(ch paneChoice) (*approvalPane, tea.Cmd) {
 		return a, a.decide(approval.Decision{Choice: approval.ApproveSession})
 	case choiceSaveRule:
 		return a, a.decide(approval.Decision{Choice: approval.ApproveSession, SaveRule: true})
+	case choiceSaveUserWide:
+		return a, a.decide(approval.Decision{Choice: approval.ApproveSession, SaveRule: true, UserWide: true})
 	case choiceNetwork:
 		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce, Network: true})
 	case choiceNetworkSession:
@@ -503,7 +519,7 @@ func (a *approvalPane) footer() []string {
 	var b strings.Builder
 	b.WriteString(" ")
 	for ch := range numChoices {
-		if !onChoicesLine(ch) {
+		if !onChoicesLine(ch) || !a.offers(ch) {
 			continue
 		}
 		name, label := ch.binding(k).Help().Key, ch.label()
@@ -515,16 +531,26 @@ func (a *approvalPane) footer() []string {
 	}
 	out := []string{truncate(b.String(), w)}
 	if a.offers(choiceNetwork) {
-		out = append(out, truncate(" "+st.Key.Render(k.ApproveNetwork.Help().Key)+st.Choice.Render(" approve with network once")+
-			"  "+st.Key.Render(k.ApproveNetworkSession.Help().Key)+st.Choice.Render(" with network for the session"), w))
+		line := " " + st.Key.Render(k.ApproveNetwork.Help().Key) + st.Choice.Render(" approve with network once")
+		if a.offers(choiceNetworkSession) {
+			line += "  " + st.Key.Render(k.ApproveNetworkSession.Help().Key) + st.Choice.Render(" with network for the session")
+		}
+		out = append(out, truncate(line, w))
+	}
+	if !a.grantable {
+		for _, l := range wrapPlain("once only, no session grant or saved rule: "+oneLine(a.noGrant), w-1) {
+			out = append(out, " "+st.Dim.Render(l))
+		}
+		return out
 	}
 	grant := oneLine(a.rule.Tool)
 	if a.rule.Match != "" {
 		grant += " matching " + oneLine(a.rule.Match)
 	}
 	out = append(out, truncate(st.Dim.Render(" "+k.ApproveSession.Help().Key+" allows for this session: "+grant), w))
-	saved := "[[approval.rules]] " + strings.ReplaceAll(oneLine(strings.ReplaceAll(a.rule.String(), "\n", ", ")), "  ", " ")
-	for i, l := range wrapPlain(" "+k.SaveRule.Help().Key+" also writes to the config: "+saved, w) {
+	saved := strings.ReplaceAll(oneLine(strings.ReplaceAll(a.rule.String(), "\n", ", ")), "  ", " ")
+	for i, l := range wrapPlain(" "+k.SaveRule.Help().Key+" also saves it as a rule for this project ("+
+		k.SaveRuleUserWide.Help().Key+": for every project) in your config: "+saved, w) {
 		if i > 0 {
 			l = "   " + l
 		}

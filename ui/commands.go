@@ -348,6 +348,7 @@ func drawHelp(c *common) []string {
 		{allKeys(k.ApproveOnce), k.ApproveOnce.Help().Desc},
 		{allKeys(k.ApproveSession), k.ApproveSession.Help().Desc},
 		{allKeys(k.SaveRule), k.SaveRule.Help().Desc},
+		{allKeys(k.SaveRuleUserWide), k.SaveRuleUserWide.Help().Desc},
 		{allKeys(k.Deny, k.DenyEsc), k.Deny.Help().Desc},
 		{allKeys(k.DenyReason), k.DenyReason.Help().Desc},
 		{allKeys(k.Edit), k.Edit.Help().Desc},

@@ -26,9 +26,11 @@ type KeyMap struct {
 	ApproveOnce    key.Binding
 	ApproveSession key.Binding
 	SaveRule       key.Binding
-	Deny           key.Binding
-	DenyReason     key.Binding
-	Edit           key.Binding
+	// SaveRuleUserWide saves the rule for every project, not only this one.
+	SaveRuleUserWide key.Binding
+	Deny             key.Binding
+	DenyReason       key.Binding
+	Edit             key.Binding
 	// ApproveNetwork and ApproveNetworkSession approve a sandboxed shell
 	// command with network, once or for the session.
 	ApproveNetwork        key.Binding
@@ -69,7 +71,8 @@ func DefaultKeyMap() KeyMap {
 
 		ApproveOnce:           b("approve this call once", "y"),
 		ApproveSession:        b("approve for the rest of the session", "a"),
-		SaveRule:              b("approve for the session and save the rule to the config", "s"),
+		SaveRule:              b("approve for the session and save the rule for this project", "s"),
+		SaveRuleUserWide:      b("approve for the session and save the rule for every project", "S"),
 		Deny:                  b("deny", "n"),
 		DenyReason:            b("deny with a reason the model reads", "r"),
 		Edit:                  b("edit the arguments, then approve", "e"),
