@@ -71,8 +71,8 @@ func DefaultKeyMap() KeyMap {
 
 		ApproveOnce:           b("approve this call once", "y"),
 		ApproveSession:        b("approve for the rest of the session", "a"),
-		SaveRule:              b("approve for the session and save the rule for this project", "s"),
-		SaveRuleUserWide:      b("approve for the session and save the rule for every project", "S"),
+		SaveRule:              b("approve, and save as a rule for this project", "s"),
+		SaveRuleUserWide:      b("approve, and save as a rule for every project", "S"),
 		Deny:                  b("deny", "n"),
 		DenyReason:            b("deny with a reason the model reads", "r"),
 		Edit:                  b("edit the arguments, then approve", "e"),
