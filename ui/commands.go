@@ -55,6 +55,7 @@ var commands = []command{
 	{"keep", "", "pin your last prompt: compaction keeps it verbatim", true},
 	{"trust", "", "trust this folder: .myclaw.toml, AGENTS.md, commands", false},
 	{"sandbox", "", "what the shell sandbox enforces here", true},
+	{"permissions", "[remove N]", "session grants and saved rules, where each lives; remove one", true},
 	{"quit", "", "leave myclaw", true},
 	{"exit", "", "leave myclaw (as /quit)", true},
 }
@@ -243,6 +244,8 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			return usage()
 		}
 		return m.sandboxCommand()
+	case "permissions":
+		return m.permissionsCommand(args)
 	case "init":
 		if len(args) > 0 {
 			return usage()

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -118,4 +119,12 @@ func truncate(s string, width int) string {
 		return s
 	}
 	return ansi.Truncate(s, width, "…")
+}
+
+// count says how many of a noun, in English: "1 tool", "2 tools".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
