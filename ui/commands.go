@@ -55,7 +55,7 @@ var commands = []command{
 	{"keep", "", "pin your last prompt: compaction keeps it verbatim", true},
 	{"trust", "", "trust this folder: .myclaw.toml, AGENTS.md, commands", false},
 	{"sandbox", "", "what the shell sandbox enforces here", true},
-	{"permissions", "[remove N]", "session grants and saved rules, where each lives; remove one", true},
+	{"permissions", "[remove N]", "session grants and saved rules, where each is; remove one", true},
 	{"quit", "", "leave myclaw", true},
 	{"exit", "", "leave myclaw (as /quit)", true},
 }
@@ -363,7 +363,7 @@ func drawHelp(c *common) []string {
 	}
 	out = append(out, "", st.Bold.Render("commands"))
 	for _, cmd := range commands {
-		out = append(out, "  "+st.Key.Render(pad(cmd.usage(), 22))+cmd.desc)
+		out = append(out, "  "+st.Key.Render(pad(cmd.usage(), 24))+cmd.desc)
 	}
 	if len(c.customList) > 0 {
 		out = append(out, "", st.Bold.Render("your commands")+st.Dim.Render("  (commands/NAME.md: $ARGUMENTS, $1…)"))
