@@ -55,7 +55,9 @@ var commands = []command{
 	{"keep", "", "pin your last prompt: compaction keeps it verbatim", true},
 	{"trust", "", "trust this folder: .myclaw.toml, AGENTS.md, commands", false},
 	{"sandbox", "", "what the shell sandbox enforces here", true},
-	{"permissions", "[remove N]", "session grants and saved rules, where each is; remove one", true},
+	{"copy", "[N] | code [N]", "copy the last answer, or a code block, to the clipboard", true},
+	{"mouse", "[on|off]", "mouse capture; off lets the terminal select text", true},
+	{"permissions", "[remove N]", "session grants and saved rules, where each lives", true},
 	{"quit", "", "leave myclaw", true},
 	{"exit", "", "leave myclaw (as /quit)", true},
 }
@@ -246,6 +248,16 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 		return m.sandboxCommand()
 	case "permissions":
 		return m.permissionsCommand(args)
+	case "copy":
+		return m.copyCommand(args)
+	case "mouse":
+		switch {
+		case len(args) == 0:
+			return m.setMouse(m.c.mouseOff)
+		case len(args) == 1 && (args[0] == "on" || args[0] == "off"):
+			return m.setMouse(args[0] == "on")
+		}
+		return usage()
 	case "init":
 		if len(args) > 0 {
 			return usage()
@@ -340,6 +352,7 @@ func drawHelp(c *common) []string {
 		{allKeys(k.ToggleThink), k.ToggleThink.Help().Desc},
 		{allKeys(k.ExternalEditor), k.ExternalEditor.Help().Desc},
 		{allKeys(k.ExpandPaste), k.ExpandPaste.Help().Desc},
+		{allKeys(k.ToggleMouse), k.ToggleMouse.Help().Desc},
 	}
 	for _, b := range bind {
 		out = append(out, "  "+st.Key.Render(pad(b.keys, 22))+b.help)

@@ -36,8 +36,10 @@ type common struct {
 
 	// gen changes whenever a display toggle changes, so cached renders
 	// that depend on the toggles know they are stale.
-	gen         int
-	showThink   bool
+	gen       int
+	showThink bool
+	// mouseOff: mouse capture is off, so the terminal selects text.
+	mouseOff    bool
 	expandTools bool
 
 	// custom are the custom slash commands by name; customList their

@@ -416,6 +416,7 @@ func (m *Model) finishLive() {
 	}
 	m.live.stream.write(m.live.screen.Flush())
 	m.live.stream.finish()
+	m.keepAnswer(m.turnSeq, m.live.stream.src.String())
 	m.tr.remove(m.live.tail)
 	for _, src := range m.live.stream.take() {
 		m.tr.add(&mdBlock{src: src})

@@ -21,6 +21,8 @@ type KeyMap struct {
 	ExternalEditor key.Binding
 	// ExpandPaste puts the text of collapsed pastes in the input.
 	ExpandPaste key.Binding
+	// ToggleMouse turns mouse capture off (the terminal selects text) and on.
+	ToggleMouse key.Binding
 
 	// Approval pane.
 	ApproveOnce    key.Binding
@@ -68,6 +70,7 @@ func DefaultKeyMap() KeyMap {
 
 		ExternalEditor: b("edit the prompt in $VISUAL / $EDITOR", "ctrl+g"),
 		ExpandPaste:    b("expand a collapsed paste in the prompt", "ctrl+x"),
+		ToggleMouse:    b("mouse capture off (select text with the terminal) or on", "f2"),
 
 		ApproveOnce:           b("approve this call once", "y"),
 		ApproveSession:        b("approve for the rest of the session", "a"),

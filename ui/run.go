@@ -94,6 +94,14 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 	log.Info("tui stopped", "err", err)
 	switch {
 	case err == nil:
+		// On the normal screen, so it stays in the scrollback.
+		if s := quitSummary(b); s != "" {
+			out := opts.Output
+			if out == nil {
+				out = os.Stdout
+			}
+			fmt.Fprint(out, s)
+		}
 		return nil
 	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
 		return ctx.Err()

@@ -64,6 +64,8 @@ type Model struct {
 	fsys fs.FS
 	// notify calls for attention while the terminal is not focused.
 	notify *notifier
+	// answers are the latest answers, for /copy.
+	answers []answer
 }
 
 // New returns the root model for b. It reads the backend's status (no
@@ -97,13 +99,17 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 	m.status = statusInfo{workspace: oneLine(shortenHome(opts.Workspace, home)), model: b.Model()}
 	m.status.apply(b.Status(), b.Autonomy())
 	m.tr.add(noticeBlock("myclaw · " + c.keys.Send.Help().Key + " sends · /help lists keys and commands"))
+	past := 0 // earlier turns count down from -1, apart from live ones
 	for _, e := range opts.Earlier {
 		switch e.Role {
 		case "user":
+			past--
 			m.tr.add(userBlock(e.Text))
 		case "assistant":
 			if strings.TrimSpace(e.Text) != "" {
-				m.tr.add(&mdBlock{src: tools.SanitizeForScreen(e.Text)})
+				src := tools.SanitizeForScreen(e.Text)
+				m.tr.add(&mdBlock{src: src})
+				m.keepAnswer(past, src)
 			}
 		default:
 			if e.Call != nil {
@@ -299,6 +305,8 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.c.showThink = !m.c.showThink
 		m.c.gen++
 		return m, nil
+	case key.Matches(msg, k.ToggleMouse):
+		return m.setMouse(m.c.mouseOff)
 	}
 	if key.Matches(msg, k.HistoryPrev) && len(m.queued) > 0 && m.input.ta.value() == "" {
 		m.unqueue()
