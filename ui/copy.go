@@ -86,6 +86,9 @@ func (m Model) copyCommand(args []string) (Model, tea.Cmd) {
 			return m, nil
 		}
 		what, text = fmt.Sprintf("code block %d of %d of the last answer", i+1, len(blocks)), blocks[i]
+		if len(blocks) == 1 {
+			what = "the code block of the last answer"
+		}
 	default:
 		if n == 0 {
 			n = 1
@@ -188,6 +191,7 @@ func (m Model) setMouse(on bool) (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.c.mouseOff = !on
+	m.status.mouseOff = !on
 	k := m.c.keys.ToggleMouse.Help().Key
 	if on {
 		m.addBlock(noticeBlock("mouse capture on: the wheel scrolls the transcript (" + k + " or /mouse off lets the terminal select text)"))

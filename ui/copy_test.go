@@ -103,6 +103,9 @@ func TestClipboardTextIsInert(t *testing.T) {
 func TestMouseToggle(t *testing.T) {
 	m := newTestModel(t, newFake())
 	m, cmd := updateCmd(m, keyMsg("f2"))
+	if !strings.Contains(screen(m), "mouse off") {
+		t.Errorf("the status line does not say the mouse is off:\n%s", screen(m))
+	}
 	if !m.c.mouseOff || cmd == nil || fmt.Sprintf("%T", cmd()) != "tea.disableMouseMsg" || !strings.Contains(lastBlock(m), "mouse capture off: drag to select") {
 		t.Fatalf("f2: mouseOff %v, cmd %v, said %q", m.c.mouseOff, cmd, lastBlock(m))
 	}
