@@ -191,7 +191,8 @@ func newApprovalPane(c *common, p *pendingApproval) *approvalPane {
 	a.grantable, a.noGrant = approval.Grantable(p.req)
 	// A reflexive Enter must not run a high-risk call, or one that may be
 	// following planted instructions: there the highlighted choice is deny.
-	if p.req.Meta.EffectiveRisk() == tools.RiskHigh || p.req.Taint != nil {
+	t := p.req.Taint
+	if p.req.Meta.EffectiveRisk() == tools.RiskHigh || (t != nil && (!approval.QuietSource(t.Source) || approval.DrawnFrom(p.req) != "")) {
 		a.sel = int(choiceDeny)
 	}
 	return a
@@ -473,9 +474,18 @@ func (a *approvalPane) drawHeader(w int) []string {
 		}
 		wrap(style, oneLine(c.String()))
 	}
-	if req.Taint != nil {
-		wrap(st.Warn.Render, "⚠ this call follows untrusted content from "+oneLine(req.Taint.Source)+
-			": it may be acting on instructions planted there")
+	if t := req.Taint; t != nil {
+		// Loud only where it carries signal: the call is drawn from the
+		// untrusted text, or that text came from outside the workspace.
+		switch where := approval.DrawnFrom(req); {
+		case where != "":
+			wrap(st.Error.Render, "⚠ "+oneLine(where)+": this call may be following instructions planted there")
+		case approval.QuietSource(t.Source):
+			wrap(st.Dim.Render, "follows content read from "+oneLine(strings.TrimPrefix(t.Source, "file:")))
+		default:
+			wrap(st.Warn.Render, "⚠ this call follows untrusted content from "+oneLine(t.Source)+
+				": it may be acting on instructions planted there")
+		}
 	}
 	if req.Meta.Changed != "" {
 		wrap(st.Warn.Render, "⚠ the server changed this tool since it was first listed: "+oneLine(req.Meta.Changed))

@@ -330,3 +330,37 @@ func TestEnterDefaultsToDenyForRiskyCalls(t *testing.T) {
 		})
 	}
 }
+
+// The taint line is loud only where it carries signal: the call's command
+// appears in the untrusted text (say where), or the text came from outside
+// the workspace; after an ordinary file read it is a quiet mention.
+func TestPaneTaintTone(t *testing.T) {
+	drawn := shellRequestFor("make deploy")
+	drawn.Taint = &approval.Taint{Source: "file:NOTES.md", Seen: []approval.Seen{{Source: "file:NOTES.md", Text: "to ship: make deploy", Call: 0}}, Calls: 2}
+	quiet := shellRequestFor("go test ./...")
+	quiet.Taint = &approval.Taint{Source: "file:calc.go", Seen: []approval.Seen{{Source: "file:calc.go", Text: "package calc"}}, Calls: 1}
+	web := shellRequestFor("go test ./...")
+	web.Taint = &approval.Taint{Source: "web:example.com/x", Seen: []approval.Seen{{Source: "web:example.com/x", Text: "hello"}}, Calls: 1}
+	for _, tc := range []struct {
+		name     string
+		req      approval.Request
+		want     string
+		mustNot  string
+		grantGap bool
+	}{
+		{"drawn from the text", drawn, "⚠ `make deploy` appears in NOTES.md, read 2 calls ago: this call may be following instructions planted there", "follows content read", true},
+		{"ordinary read", quiet, "follows content read from calc.go", "⚠ this call follows", false},
+		{"web page", web, "⚠ this call follows untrusted content from web:example.com/x", "follows content read", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _ := withPane(t, tc.req)
+			view := strings.Join(strings.Fields(screen(m)), " ")
+			if !strings.Contains(view, tc.want) || strings.Contains(view, tc.mustNot) {
+				t.Fatalf("pane:\n%s\nwant %q, not %q", screen(m), tc.want, tc.mustNot)
+			}
+			if got := strings.Contains(view, "once only, no session grant"); got != tc.grantGap {
+				t.Errorf("grants hidden = %v; want %v", got, tc.grantGap)
+			}
+		})
+	}
+}
