@@ -146,7 +146,7 @@ func (b *tuiBackend) mcpChanged(s mcp.ServerStatus) {
 		}
 		b.lastTools[s.Name] = append([]string(nil), s.Tools...)
 		b.mu.Unlock()
-		text = fmt.Sprintf("MCP server %s is running with %d tools.", s.Name, len(s.Tools))
+		text = fmt.Sprintf("MCP server %s is running with %s.", s.Name, tools.Count(len(s.Tools), "tool"))
 	case mcp.StateFailed:
 		text = fmt.Sprintf("MCP server %s failed: %s. Its tools are withdrawn; /mcp restart %s tries again.", s.Name, s.LastError, s.Name)
 		if s.Auth == mcp.AuthNeeded || s.Auth == mcp.AuthExpired {
@@ -300,8 +300,8 @@ func (b *tuiBackend) TrustProject(ctx context.Context) (string, error) {
 	a.instructions.SetTrusted(true)
 	b.AddHooks(a.hooks[before:]...)
 	a.startServers(context.WithoutCancel(ctx), a.mcpServers(cfg), b.mcpChanged)
-	return fmt.Sprintf("Trusted %s (remembered while it stays unchanged) and loaded %d tools, %d MCP servers, %d hooks; %s.",
-		projectConfigName, len(cfg.Tools), len(cfg.MCP.Servers), len(cfg.Hooks.PreTool), a.trustedExtras()), nil
+	return fmt.Sprintf("Trusted %s (remembered while it stays unchanged) and loaded %s, %s, %s; %s.",
+		projectConfigName, tools.Count(len(cfg.Tools), "tool"), tools.Count(len(cfg.MCP.Servers), "MCP server"), tools.Count(len(cfg.Hooks.PreTool), "hook"), a.trustedExtras()), nil
 }
 
 // trustedExtras says what else trusting the folder changed.

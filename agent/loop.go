@@ -201,7 +201,7 @@ func (t *turn) round() (bool, error) {
 	if len(calls) == 0 {
 		if tc, rest := ParseTextToolCalls(content, func(name string) bool { _, ok := a.opts.Registry.Lookup(name); return ok }); len(tc) > 0 {
 			calls, content, fromText = tc, rest, true
-			t.emit(NoticeEvent{Text: fmt.Sprintf("The model wrote %d tool call(s) as text; running them as calls.", len(tc))})
+			t.emit(NoticeEvent{Text: "The model wrote " + tools.Count(len(tc), "tool call") + " as text; running them as calls."})
 		}
 	}
 	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: content, ToolCalls: calls}

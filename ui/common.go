@@ -2,12 +2,12 @@ package ui
 
 import (
 	"log/slog"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"myclaw/tools"
 	"myclaw/tools/termtext"
 )
 
@@ -123,10 +123,5 @@ func truncate(s string, width int) string {
 	return ansi.Truncate(s, width, "…")
 }
 
-// count says how many of a noun, in English: "1 tool", "2 tools".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
+// count says how many of a noun: "1 tool", "2 tools".
+func count(n int, noun string) string { return tools.Count(n, noun) }
