@@ -48,6 +48,8 @@ func runTUI(ctx context.Context, o options, secrets map[string]string) error {
 		Commands:  b.commands,
 		EditorKey: a.cfg.UI.EditorKey,
 		Notify:    a.cfg.UI.Notify,
+		Version:   shortVersion(),
+		Server:    a.settings.BaseURL,
 	})
 }
 

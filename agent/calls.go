@@ -340,12 +340,12 @@ func (t *turn) saveRule(req approval.Request, dec approval.Decision) (string, er
 	path := t.a.opts.ConfigPath
 	if path == "" {
 		err := errors.New("no config file path is known")
-		t.emit(NoticeEvent{Text: "Could not save the rule: " + err.Error() + "."})
+		t.emit(NoticeEvent{Text: "Could not save the rule: " + err.Error() + ".", Warning: true})
 		return "", err
 	}
 	text, err := approval.SaveRule(path, rule)
 	if err != nil {
-		t.emit(NoticeEvent{Text: "Could not save the rule: " + err.Error()})
+		t.emit(NoticeEvent{Text: "Could not save the rule: " + err.Error(), Warning: true})
 		return "", err
 	}
 	if text == "" {

@@ -245,7 +245,7 @@ func (t *turn) checkRoom(req openai.ChatCompletionRequest) bool {
 		t.emit(NoticeEvent{Text: fmt.Sprintf("The conversation fills %.0f%% of the %s-token window: compacting its older part into a summary now (/uncompact restores it).", used*100, shortTokens(win.Tokens))})
 		ev, err := a.compact(t.ctx, "", true)
 		if err != nil {
-			t.emit(NoticeEvent{Text: "Could not compact: " + err.Error()})
+			t.emit(NoticeEvent{Text: "Could not compact: " + err.Error(), Warning: true})
 			return false
 		}
 		t.emit(ev)

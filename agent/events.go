@@ -152,6 +152,10 @@ type RetryEvent struct {
 // stopped.
 type NoticeEvent struct {
 	Text string `json:"text"`
+	// Warning marks a notice about something that went wrong or needs
+	// the person (a rule not saved, a limit reached), apart from the
+	// informational ones.
+	Warning bool `json:"warning,omitempty"`
 }
 
 // ErrorEvent reports a failure that stops the turn.

@@ -104,7 +104,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event), approv
 		}
 	}
 	reason = DoneLimit
-	emit(NoticeEvent{Text: fmt.Sprintf("Stopped after %d tool rounds in one turn (max_tool_rounds). Send a message to let the model go on, or raise max_tool_rounds in the config.", a.opts.MaxRounds)})
+	emit(NoticeEvent{Text: fmt.Sprintf("Stopped after %d tool rounds in one turn (max_tool_rounds). Send a message to let the model go on, or raise max_tool_rounds in the config.", a.opts.MaxRounds), Warning: true})
 	return nil
 }
 
@@ -184,7 +184,7 @@ func (t *turn) round() (bool, error) {
 	}
 	comp, err := stream()
 	if refusesTools(err) && len(req.Tools) > 0 && a.useTextTools() {
-		t.emit(NoticeEvent{Text: "The server says this model does not support tool calls, so myclaw describes the tools in the prompt and reads calls the model writes as text (less reliable). For real tool calls pick a model that has them (with Ollama: ollama list, e.g. qwen2.5-coder or llama3.1)."})
+		t.emit(NoticeEvent{Text: "The server says this model does not support tool calls, so myclaw describes the tools in the prompt and reads calls the model writes as text (less reliable). For real tool calls pick a model that has them (with Ollama: ollama list, e.g. qwen2.5-coder or llama3.1).", Warning: true})
 		req, _ = a.buildRequest()
 		comp, err = stream()
 	}
@@ -225,7 +225,7 @@ func (t *turn) round() (bool, error) {
 				}
 			}
 			if strings.TrimSpace(comp.Reasoning) == "" {
-				t.emit(NoticeEvent{Text: "The model returned an empty answer."})
+				t.emit(NoticeEvent{Text: "The model returned an empty answer.", Warning: true})
 			}
 		}
 		return false, nil

@@ -313,7 +313,11 @@ func (m *Model) handleEvent(ev agent.Event) {
 		m.addTurnBlock(noticeBlock(fmt.Sprintf("retrying in %s (attempt %d of %d): %s",
 			formatElapsed(ev.Wait), ev.Attempt, ev.Max, oneLine(ev.Reason))))
 	case agent.NoticeEvent:
-		m.addTurnBlock(noticeBlock(ev.Text))
+		if ev.Warning {
+			m.addTurnBlock(warnBlock(ev.Text))
+		} else {
+			m.addTurnBlock(noticeBlock(ev.Text))
+		}
 	case agent.CompactionEvent:
 		m.addTurnBlock(compactionBlock(ev))
 	case agent.ErrorEvent:
@@ -403,6 +407,7 @@ func (m *Model) publish() {
 		}
 		m.live.tail.set(m.live.stream.tail())
 		m.live.dirty = false
+		m.tr.unseen = m.tr.unseen || !m.tr.follow
 	}
 	if m.think != nil && m.think.dirty {
 		m.think.publish()

@@ -43,6 +43,8 @@ type Options struct {
 	// Notify is how to call for attention while the terminal is not
 	// focused: NotifyOff (or ""), NotifyBell, NotifyOSC.
 	Notify string
+	// Version and Server are named in the welcome line.
+	Version, Server string
 }
 
 // Earlier is one message of a resumed conversation.

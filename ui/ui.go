@@ -66,6 +66,8 @@ type Model struct {
 	notify *notifier
 	// answers are the latest answers, for /copy.
 	answers []answer
+	// welcome is the first block; it shows the server check's outcome.
+	welcome *welcomeBlock
 }
 
 // New returns the root model for b. It reads the backend's status (no
@@ -98,7 +100,8 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 	home, _ := os.UserHomeDir()
 	m.status = statusInfo{workspace: oneLine(shortenHome(opts.Workspace, home)), model: b.Model()}
 	m.status.apply(b.Status(), b.Autonomy())
-	m.tr.add(noticeBlock("myclaw · " + c.keys.Send.Help().Key + " sends · /help lists keys and commands"))
+	m.welcome = newWelcome(opts.Version, b.Model(), opts.Server)
+	m.tr.add(m.welcome)
 	past := 0 // earlier turns count down from -1, apart from live ones
 	for _, e := range opts.Earlier {
 		switch e.Role {
@@ -214,6 +217,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.status.jobs = msg.jobs
 		return m, nil
 	case serverCheckedMsg:
+		m.welcome.checked(msg.err)
 		if msg.err != nil {
 			text, hint := errorParts(msg.err)
 			if hint == "" {
@@ -409,6 +413,9 @@ func (m Model) View() string {
 	bottom := m.bottomView()
 	th := max(m.c.height-len(bottom)-1, 1)
 	lines := m.tr.view(m.c, th)
+	if m.tr.unseen && !m.tr.follow && len(lines) > 1 {
+		lines[len(lines)-1] = m.c.styles.StatusHint.Render(truncate("  ↓ new output · "+m.c.keys.Bottom.Help().Key+" to follow", m.c.width))
+	}
 	var b strings.Builder
 	b.Grow((len(lines) + len(bottom) + 1) * (m.c.width + 16))
 	for _, l := range lines {
