@@ -431,7 +431,11 @@ func drawToolDetails(c *common, t agent.ToolInfo) []string {
 	}
 	var out []string
 	for _, kv := range details {
-		lines := wrapPlain(oneLine(kv[1]), max(w-keyW-5, 10))
+		// A description's own lines (lists, paragraphs) are kept.
+		var lines []string
+		for l := range strings.SplitSeq(strings.TrimRight(tools.SanitizeForScreen(kv[1]), "\n"), "\n") {
+			lines = append(lines, wrapPlain(expandTabs(oneLine(l)), max(w-keyW-5, 10))...)
+		}
 		if len(lines) == 0 {
 			lines = []string{""}
 		}
@@ -453,6 +457,16 @@ func drawToolDetails(c *common, t agent.ToolInfo) []string {
 		}
 		out = append(out, "  "+st.Dim.Render(pad("hidden", keyW+2))+oneLine(why))
 	}
+	if len(t.Meta.Schema) > 0 {
+		out = append(out, "", "  "+st.Bold.Render("input"))
+		for _, p := range schemaParams(t.Meta.Schema) {
+			head := "  " + st.Key.Render(p.name) + st.Dim.Render(" "+p.kind)
+			out = append(out, truncate(head, w))
+			for _, l := range wrapPlain(p.desc, w-6) {
+				out = append(out, "      "+l)
+			}
+		}
+	}
 	return out
 }
 
@@ -473,7 +487,8 @@ func drawTools(c *common, list []agent.ToolInfo) []string {
 		}
 		nameW = max(nameW, w)
 	}
-	nameW = min(nameW, 24)
+	// Names take what they need, as long as the capability keeps 12 columns.
+	nameW = min(nameW, max(w-2-(8+4+7+5+5+4)-13, 16))
 	cols := []struct {
 		title string
 		width int
