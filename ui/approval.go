@@ -440,15 +440,19 @@ func (a *approvalPane) drawHeader(w int) []string {
 	case tools.RiskHigh:
 		badge = st.RiskHigh
 	}
-	line := st.ToolName.Render(oneLine(req.Tool)) + "  " + badge.Render(" "+strings.ToUpper(string(risk))+" RISK ")
+	// The badge stays whole at any width: the name and the capability
+	// give way first.
+	tag := " " + strings.ToUpper(string(risk)) + " RISK "
+	name := truncate(oneLine(req.Tool), max(w-1-2-ansi.StringWidth(tag), 4))
+	line := " " + st.ToolName.Render(name) + "  " + badge.Render(tag)
 	capability := req.Capability
 	if capability == "" {
 		capability = req.Meta.Capability
 	}
-	if capability != "" {
-		line += "  " + st.Dim.Render(oneLine(capability))
+	if room := w - ansi.StringWidth(line) - 2; capability != "" && room > 3 {
+		line += "  " + st.Dim.Render(truncate(oneLine(capability), room))
 	}
-	out = append(out, truncate(line, w))
+	out = append(out, line)
 
 	wrap := func(style func(...string) string, s string) {
 		for _, l := range wrapPlain(s, w-1) {
@@ -496,8 +500,10 @@ func (a *approvalPane) drawHeader(w int) []string {
 	if req.Why != "" {
 		wrap(st.Dim.Render, "asks because "+oneLine(req.Why))
 	}
-	if req.Summary != "" {
-		wrap(st.Bold.Render, oneLine(req.Summary))
+	if _, shell := shellCommand(req); req.Summary != "" && !shell {
+		// A shell command is shown once, in the preview. Summaries are
+		// written for Markdown: the pane is plain text, so no backticks.
+		wrap(st.Bold.Render, strings.ReplaceAll(oneLine(req.Summary), "`", ""))
 	}
 	return out
 }
@@ -526,8 +532,9 @@ func (a *approvalPane) footer() []string {
 		}
 		return out
 	}
+	// Every choice takes its width plus brackets, highlighted or not, so
+	// the line keeps the pane's left edge and does not shift as ←/→ move.
 	var b strings.Builder
-	b.WriteString(" ")
 	for ch := range numChoices {
 		if !onChoicesLine(ch) || !a.offers(ch) {
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/charmbracelet/x/ansi"
 	"strings"
 	"sync"
 	"testing"
@@ -362,5 +363,35 @@ func TestPaneTaintTone(t *testing.T) {
 				t.Errorf("grants hidden = %v; want %v", got, tc.grantGap)
 			}
 		})
+	}
+}
+
+// At 50 columns a long tool name gives way to the risk badge; the pane's
+// lines share one left edge; a summary's Markdown backticks are dropped.
+func TestPaneNarrowAndAligned(t *testing.T) {
+	req := approval.Request{
+		CallID: "m1", Tool: "github/create_pull_request_review_comment",
+		Meta:    tools.Meta{Name: "github/create_pull_request_review_comment", Risk: tools.RiskHigh, Capability: "mcp:github/create_pull_request_review_comment", Source: tools.SourceMCP},
+		Args:    json.RawMessage(`{"path":"a.go"}`),
+		Summary: "Comment on `a.go`",
+	}
+	m, _ := withPane(t, req)
+	m = update(m, sizeMsg(50, 24))
+	view := screen(m)
+	if !strings.Contains(view, "HIGH RISK") || strings.Contains(view, "`") || !strings.Contains(view, "Comment on a.go") {
+		t.Fatalf("at 50 columns:\n%s", view)
+	}
+	in := false
+	for _, l := range lines(view) {
+		if strings.HasPrefix(l, "── approve") {
+			in = true
+			continue
+		}
+		if in && l != "" && !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "[") {
+			t.Errorf("pane line off the left edge: %q", l)
+		}
+		if w := ansi.StringWidth(l); w > 50 {
+			t.Errorf("line %d wide at 50 columns: %q", w, l)
+		}
 	}
 }
