@@ -141,7 +141,7 @@ func (a *Agent) compact(ctx context.Context, focus string, auto bool) (Compactio
 	// compacts between its own requests), so cut still splits messages.
 	a.messages = append(compactedPrefix(summary), a.messages[cut:]...)
 	a.compactions = append(a.compactions, c)
-	a.tokensUsed = estimateMessages(a.messages)
+	a.tokensUsed, a.measured = estimateMessages(a.messages), false
 	a.mu.Unlock()
 	if err := s.Append("compaction", c); err != nil {
 		return CompactionEvent{}, &UserError{Msg: "Cannot write the session transcript.", Hint: "Check free space and permissions of the state directory.", Err: err}
@@ -174,7 +174,7 @@ func (a *Agent) Uncompact() (string, error) {
 	c := a.compactions[n-1]
 	a.compactions = a.compactions[:n-1]
 	a.messages = append(append([]openai.ChatCompletionMessage(nil), c.Replaced...), a.messages[2:]...)
-	a.tokensUsed = estimateMessages(a.messages)
+	a.tokensUsed, a.measured = estimateMessages(a.messages), false
 	s := a.session
 	a.mu.Unlock()
 	if err := s.Append("uncompact", len(c.Replaced)); err != nil {

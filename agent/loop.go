@@ -172,6 +172,9 @@ func (t *turn) round() (bool, error) {
 		t.emit(NoticeEvent{Text: fmt.Sprintf("Elided the output of %d older tool calls to fit the context window (%d tokens).", elided, a.currentWindow().Tokens)})
 	}
 	ctx := withRetryHook(t.ctx, func(ev RetryEvent) { t.emit(ev) })
+	if a.down.Load() {
+		ctx = withoutRetries(ctx)
+	}
 	stream := func() (Completion, error) {
 		return a.opts.Client.Stream(ctx, req, func(d StreamDelta) {
 			if d.Reasoning != "" {
@@ -188,7 +191,11 @@ func (t *turn) round() (bool, error) {
 		req, _ = a.buildRequest()
 		comp, err = stream()
 	}
-	t.reportUsage(comp, req)
+	a.down.Store(unreachable(err))
+	if !unreachable(err) {
+		// A request that never reached the server used no tokens.
+		t.reportUsage(comp, req)
+	}
 	if err != nil {
 		return false, t.keepPartial(comp, err)
 	}
@@ -287,7 +294,7 @@ func (t *turn) reportUsage(comp Completion, req openai.ChatCompletionRequest) {
 	}
 	ev.Cost = comp.Cost
 	a.mu.Lock()
-	a.tokensUsed = ev.TotalTokens
+	a.tokensUsed, a.measured, a.guessed = ev.TotalTokens, true, ev.Estimated
 	a.addUsage(ev)
 	a.mu.Unlock()
 	t.emit(ev)

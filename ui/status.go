@@ -69,6 +69,7 @@ func (s *statusInfo) apply(st agent.Status, level approval.Level) {
 	if st.ContextWindow > 0 || st.TokensUsed > 0 {
 		s.tokens, s.window = st.TokensUsed, st.ContextWindow
 		s.windowGuess = st.WindowSource == "estimated"
+		s.estimated = st.TokensEstimated
 	}
 	s.undo = st.UndoDepth
 	s.cost = ""
