@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -50,6 +52,8 @@ func runTUI(ctx context.Context, o options, secrets map[string]string) error {
 		Notify:    a.cfg.UI.Notify,
 		Version:   shortVersion(),
 		Server:    a.settings.BaseURL,
+		// Per workspace, named by a digest of its path.
+		HistoryPath: filepath.Join(a.stateDir, "prompts", workspaceKey(a.workspace.Dir())+".jsonl"),
 	})
 }
 
@@ -316,3 +320,10 @@ func (a *app) trustedExtras() string {
 }
 
 var _ ui.Extensions = (*tuiBackend)(nil)
+
+// workspaceKey names a workspace in file names: the first 16 hex digits
+// of its path's SHA-256.
+func workspaceKey(dir string) string {
+	sum := sha256.Sum256([]byte(dir))
+	return hex.EncodeToString(sum[:8])
+}

@@ -45,6 +45,9 @@ type Options struct {
 	Notify string
 	// Version and Server are named in the welcome line.
 	Version, Server string
+	// HistoryPath keeps the prompts for recall across restarts ("" keeps
+	// them for the run only).
+	HistoryPath string
 }
 
 // Earlier is one message of a resumed conversation.

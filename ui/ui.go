@@ -68,6 +68,8 @@ type Model struct {
 	answers []answer
 	// welcome is the first block; it shows the server check's outcome.
 	welcome *welcomeBlock
+	// historyPath is the prompt history file ("" keeps none).
+	historyPath string
 }
 
 // New returns the root model for b. It reads the backend's status (no
@@ -97,6 +99,9 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 		sc:      &statusCache{},
 	}
 	m.input = newInput(c)
+	m.historyPath = opts.HistoryPath
+	m.input.history = loadPromptHistory(opts.HistoryPath)
+	m.input.histIdx = len(m.input.history)
 	home, _ := os.UserHomeDir()
 	m.status = statusInfo{workspace: oneLine(shortenHome(opts.Workspace, home)), model: b.Model()}
 	m.status.apply(b.Status(), b.Autonomy())
@@ -317,7 +322,8 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	if text := m.input.update(msg); text != "" {
-		return m.submit(text)
+		next, cmd := m.submit(text)
+		return next, tea.Batch(cmd, savePrompt(m.historyPath, text))
 	}
 	return m, m.maybeIndex()
 }
