@@ -35,6 +35,11 @@ type callResult struct {
 func (t *turn) runCalls(calls []openai.ToolCall, fromText bool) error {
 	results := make([]callResult, len(calls))
 	var fatal error
+	if len(calls) > 1 {
+		for i, tc := range calls {
+			t.emit(ToolCallEvent{Call: t.newCall(tc, fromText), Phase: "queued", Position: i + 1, Count: len(calls)})
+		}
+	}
 	for i := 0; i < len(calls); {
 		if fatal != nil || t.ctx.Err() != nil {
 			results[i] = t.notRun(calls[i], fromText, fatal)
@@ -112,18 +117,25 @@ func (t *turn) failed(call Call, status string, e *tools.Error, took time.Durati
 	return callResult{content: content}
 }
 
+// newCall is the Call of a tool call as the model wrote it, named by its
+// tool's display name when the tool exists.
+func (t *turn) newCall(tc openai.ToolCall, fromText bool) Call {
+	call := Call{ID: tc.ID, Wire: tc.Function.Name, Tool: tc.Function.Name, Args: json.RawMessage(tc.Function.Arguments), FromText: fromText}
+	if tool, ok := t.a.opts.Registry.Lookup(call.Wire); ok {
+		call.Tool = tool.Meta().Name
+	}
+	return call
+}
+
 // handle takes one call through parse, validation, policy and approval,
 // the journal, execution, the envelope and the fence. A returned error is
 // an infrastructure failure that stops the turn (the call's result is
 // still set).
 func (t *turn) handle(tc openai.ToolCall, fromText bool) (callResult, error) {
 	a := t.a
-	call := Call{ID: tc.ID, Wire: tc.Function.Name, Tool: tc.Function.Name, Args: json.RawMessage(tc.Function.Arguments), FromText: fromText}
+	call := t.newCall(tc, fromText)
 	start := a.opts.Now()
 	tool, ok := a.opts.Registry.Lookup(call.Wire)
-	if ok {
-		call.Tool = tool.Meta().Name
-	}
 	t.emit(ToolCallEvent{Call: call, Phase: "proposed"})
 	fail := func(status string, e *tools.Error) callResult {
 		return t.failed(call, status, e, a.opts.Now().Sub(start))

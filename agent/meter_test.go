@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -50,5 +52,27 @@ func TestServerFoundDownIsNotRetried(t *testing.T) {
 	}
 	if after := h.agent.Status().TokensUsed; after > before+20 {
 		t.Fatalf("the meter went from %d to %d for an unsent request", before, after)
+	}
+}
+
+// An answer with several calls reports them all as queued first, so the
+// person sees what waits behind the one being asked about.
+func TestSeveralCallsAreQueuedFirst(t *testing.T) {
+	srv := newFakeServer(t,
+		openAIStyle("", call{"q1", "fs_write", `{"path":"a.txt","content":"1"}`}, call{"q2", "fs_write", `{"path":"b.txt","content":"2"}`}),
+		openAIStyle("done"),
+	)
+	h := newHarness(t, approval.Ask, srv)
+	if err := h.run(context.Background(), "write two", &recordingApprover{d: approval.Decision{Choice: approval.Deny}}); err != nil {
+		t.Fatal(err)
+	}
+	var phases []string
+	for _, e := range h.eventsOf("tool_call") {
+		ev := e.(ToolCallEvent)
+		phases = append(phases, fmt.Sprintf("%s %s %d/%d", ev.Call.ID, ev.Phase, ev.Position, ev.Count))
+	}
+	want := []string{"q1 queued 1/2", "q2 queued 2/2", "q1 proposed 0/0", "q2 proposed 0/0"}
+	if !slices.Equal(phases, want) {
+		t.Fatalf("tool_call events %q; want %q", phases, want)
 	}
 }

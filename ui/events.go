@@ -275,9 +275,15 @@ func (m *Model) handleEvent(ev agent.Event) {
 		m.think.write(ev.Text)
 	case agent.ToolCallEvent:
 		card := m.card(ev.Call)
-		if ev.Summary != "" {
-			card.update(func(t *toolCard) { t.summary = ev.Summary })
-		}
+		card.update(func(t *toolCard) {
+			t.queued = ""
+			if ev.Phase == "queued" {
+				t.queued = fmt.Sprintf("queued · %d of %d", ev.Position, ev.Count)
+			}
+			if ev.Summary != "" {
+				t.summary = ev.Summary
+			}
+		})
 	case agent.ToolResultEvent:
 		m.card(ev.Call).finish(ev)
 	case agent.ToolOutputEvent:

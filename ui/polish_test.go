@@ -89,3 +89,24 @@ func TestToolsUsesTheWidthAndShowsTheSchema(t *testing.T) {
 		t.Errorf("arguments not in the schema's order:\n%s", got)
 	}
 }
+
+func TestQueuedCallsShowAsCards(t *testing.T) {
+	m := newTestModel(t, newFake())
+	m = startFakeTurn(t, m, "go")
+	c1 := agent.Call{ID: "q1", Tool: "fs_write", Args: json.RawMessage(`{"path":"a.txt"}`)}
+	c2 := agent.Call{ID: "q2", Tool: "shell_run", Args: json.RawMessage(`{"command":"go test ./..."}`)}
+	m = events(m,
+		agent.ToolCallEvent{Call: c1, Phase: "queued", Position: 1, Count: 2},
+		agent.ToolCallEvent{Call: c2, Phase: "queued", Position: 2, Count: 2},
+		agent.ToolCallEvent{Call: c1, Phase: "proposed"},
+		agent.ApprovalEvent{CallID: "q1", Tool: "fs_write", Phase: "asked"},
+	)
+	got := screen(m)
+	if !strings.Contains(got, "fs_write a.txt  waiting for approval") || !strings.Contains(got, "○ shell_run go test ./...  queued · 2 of 2") {
+		t.Fatalf("queued cards:\n%s", got)
+	}
+	m = events(m, agent.ToolCallEvent{Call: c2, Phase: "started"})
+	if got := screen(m); strings.Contains(got, "queued · 2 of 2") {
+		t.Fatalf("the started call still says queued:\n%s", got)
+	}
+}
