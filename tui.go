@@ -327,3 +327,13 @@ func workspaceKey(dir string) string {
 	sum := sha256.Sum256([]byte(dir))
 	return hex.EncodeToString(sum[:8])
 }
+
+// SaveModel implements ui.ModelSaver: the model becomes the default in the
+// user's config.
+func (b *tuiBackend) SaveModel(name string) (string, error) {
+	line, err := config.SaveModel(b.app.cfg.Path, name)
+	if err != nil {
+		return "", err
+	}
+	return line + " in " + b.app.cfg.Path, nil
+}

@@ -42,7 +42,7 @@ var commands = []command{
 	{"diff", "[N]", "what this session changed, one diff per file; call #N alone", true},
 	{"tools", "[name]", "the tool catalog: what each tool may do; one tool in full", true},
 	{"autonomy", "[level]", "show or set what runs without asking", false},
-	{"model", "[name]", "show or switch the model", false},
+	{"model", "[name [--save]]", "show or switch the model; --save: as the default", false},
 	{"clear", "", "start a new conversation", false},
 	{"sessions", "", "list the sessions of this workspace", true},
 	{"mcp", "[CMD] [NAME]", "MCP servers; NAME: one, with its log; CMD: restart, resources, login, logout", true},

@@ -110,3 +110,37 @@ func TestQueuedCallsShowAsCards(t *testing.T) {
 		t.Fatalf("the started call still says queued:\n%s", got)
 	}
 }
+
+type saverFake struct {
+	*fakeBackend
+	saved []string
+}
+
+func (s *saverFake) SaveModel(name string) (string, error) {
+	s.saved = append(s.saved, name)
+	return `model = "` + name + `" in /cfg/config.toml`, nil
+}
+
+func TestModelSave(t *testing.T) {
+	f := &saverFake{fakeBackend: newFake()}
+	f.models = []string{"qwen2.5-coder:7b", "llama3.1:8b"}
+	m := runLine(t, newTestModel(t, f), "/model nope --save")
+	if len(f.saved) != 0 || !strings.Contains(lastBlock(m), "has no model \"nope\"") {
+		t.Fatalf("a refused model was saved (%v): %q", f.saved, lastBlock(m))
+	}
+	m = runLine(t, m, "/model llama3.1:8b --save")
+	if len(f.saved) != 1 || f.saved[0] != "llama3.1:8b" || f.Model() != "llama3.1:8b" {
+		t.Fatalf("saved %v, model %s", f.saved, f.Model())
+	}
+	found := false
+	for _, b := range m.tr.blocks {
+		found = found || strings.Contains(strings.Join(strings.Fields(strings.Join(b.lines(m.c), " ")), " "), `saved as the default: model = "llama3.1:8b" in /cfg/config.toml`)
+	}
+	if !found {
+		t.Fatalf("no line says where the model was saved:\n%s", screen(m))
+	}
+	m = runLine(t, m, "/model qwen2.5-coder:7b")
+	if len(f.saved) != 1 || !strings.Contains(strings.Join(strings.Fields(screen(m)), " "), "--save makes it the default") {
+		t.Fatalf("a plain switch saved (%v) or did not say how to keep it:\n%s", f.saved, screen(m))
+	}
+}
