@@ -413,11 +413,16 @@ func (a *Agent) CheckServer(ctx context.Context) error {
 		if answered && apiErr.Status != 401 && apiErr.Status != 403 {
 			return nil // answers, but has no usable /models
 		}
-		return &UserError{
-			Msg:  fmt.Sprintf("Cannot reach the model server at %s.", a.opts.Client.BaseURL()),
-			Hint: hintOf(err, a.noServerHint()),
-			Err:  err,
+		if answered {
+			return &UserError{
+				Msg:  fmt.Sprintf("The model server at %s refused the API key.", a.opts.Client.BaseURL()),
+				Hint: hintOf(err, ""),
+				Err:  err,
+			}
 		}
+		// The next step for the likely case, naming only the setting that
+		// chose the URL.
+		return &UserError{Msg: fmt.Sprintf("No model server at %s.", a.opts.Client.BaseURL()), Hint: a.noServerHint(), Err: err}
 	}
 	if model == "" {
 		return &UserError{

@@ -271,6 +271,9 @@ func (t *turn) wrapStreamErr(err error) error {
 		return &UserError{Msg: "The model's answer was cut off before it finished; the partial text is kept.", Hint: "Send a message to let it go on, or check the server's log.", Err: err}
 	}
 	var apiErr *APIError
+	if unreachable(err) {
+		return &UserError{Msg: fmt.Sprintf("No model server at %s.", t.a.opts.Client.BaseURL()), Hint: t.a.noServerHint(), Err: err}
+	}
 	if errors.As(err, &apiErr) {
 		return &UserError{Msg: "The model server failed: " + apiErr.Error(), Hint: apiErr.Hint()}
 	}

@@ -2,9 +2,11 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,12 +39,15 @@ func TestServerFoundDownIsNotRetried(t *testing.T) {
 			return nil
 		}})
 	})
-	if err := h.agent.CheckServer(context.Background()); err == nil {
-		t.Fatal("CheckServer found a closed server up")
+	h.agent.opts.BaseURLOrigin = "base_url of [providers.vllm] in c.toml"
+	err := h.agent.CheckServer(context.Background())
+	var ue *UserError
+	if !errors.As(err, &ue) || ue.Msg != "No model server at "+url+"." || !strings.Contains(ue.Hint, "[providers.vllm]") || strings.Contains(ue.Hint, "OPENAI_BASE_URL") {
+		t.Fatalf("CheckServer = %#v; want one sentence and the setting that chose the URL, not OPENAI_BASE_URL", err)
 	}
 	before := h.agent.Status().TokensUsed
-	if err := h.run(context.Background(), "hello", nil); err == nil {
-		t.Fatal("a turn against a closed server succeeded")
+	if err := h.run(context.Background(), "hello", nil); !errors.As(err, &ue) || !strings.HasPrefix(ue.Msg, "No model server at") || !strings.Contains(ue.Hint, "[providers.vllm]") {
+		t.Fatalf("a turn against a closed server: %v", err)
 	}
 	if len(h.sleeps) != 0 || len(h.eventsOf("retry")) != 0 {
 		t.Fatalf("retried %d times against a server found down", len(h.sleeps))

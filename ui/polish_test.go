@@ -144,3 +144,13 @@ func TestModelSave(t *testing.T) {
 		t.Fatalf("a plain switch saved (%v) or did not say how to keep it:\n%s", f.saved, screen(m))
 	}
 }
+
+func TestServerCheckSaysOneSentence(t *testing.T) {
+	m := newTestModel(t, newFake())
+	err := &agent.UserError{Msg: "No model server at http://localhost:11434/v1.", Hint: "Start Ollama (ollama serve, then ollama pull qwen2.5-coder:7b).",
+		Err: errors.New("dial tcp 127.0.0.1:11434: connect: connection refused")}
+	got := lastBlock(update(m, serverCheckedMsg{err: err}))
+	if !strings.Contains(got, "✗ No model server at http://localhost:11434/v1.") || !strings.Contains(got, "Start Ollama") || strings.Contains(got, "dial tcp") {
+		t.Fatalf("server check block:\n%s", got)
+	}
+}

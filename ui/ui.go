@@ -16,6 +16,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -26,6 +27,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"myclaw/agent"
 	"myclaw/tools"
 )
 
@@ -225,10 +227,17 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.welcome.checked(msg.err)
 		if msg.err != nil {
 			text, hint := errorParts(msg.err)
+			var ue *agent.UserError
+			if errors.As(msg.err, &ue) {
+				// One sentence and the next step; the cause (dial tcp …:
+				// connection refused) is in the log.
+				text = ue.Msg
+				m.c.log.Info("server check failed", "err", msg.err)
+			}
 			if hint == "" {
 				hint = "check the server address and the model name; /model switches the model"
 			}
-			m.addBlock(errorBlock("the model server did not answer the check: "+text, hint))
+			m.addBlock(errorBlock(text, hint))
 		}
 		return m, nil
 	}
