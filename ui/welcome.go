@@ -35,9 +35,9 @@ func (w *welcomeBlock) lines(c *common) []string {
 	if w.version != "" {
 		head += " " + w.version
 	}
-	info := ""
+	info := " · no model set"
 	if w.model != "" {
-		info += " · " + w.model
+		info = " · " + w.model
 	}
 	if w.server != "" {
 		info += " at " + w.server
