@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -18,8 +19,10 @@ import (
 	"myclaw/history"
 	"myclaw/sandbox"
 	"myclaw/tools"
+	"myclaw/tools/builtin"
 	"myclaw/tools/command"
 	"myclaw/tools/mcp"
+	"myclaw/tools/proc"
 )
 
 // app is everything a session needs, built from the options and config.
@@ -29,8 +32,8 @@ type app struct {
 	settings  config.Settings
 	secrets   map[string]string
 	stateDir  string
-	shellUndo *tools.ShellUndo
-	workspace *tools.Workspace
+	shellUndo *builtin.ShellUndo
+	workspace *builtin.Workspace
 	store     *history.Store
 	session   *history.Session
 	registry  *tools.Registry
@@ -55,7 +58,7 @@ type app struct {
 	logger  *log.Logger
 	logFile *os.File
 	// jobs are the background shell jobs of the session.
-	jobs *tools.ShellJobs
+	jobs *builtin.ShellJobs
 	// notices are shown to the user at start (ignored project config,
 	// recovered undo, ...).
 	notices []string
@@ -134,7 +137,7 @@ func newApp(o options, secrets map[string]string) (*app, error) {
 			return nil, err
 		}
 	}
-	if a.workspace, err = tools.OpenWorkspace(wsDir); err != nil {
+	if a.workspace, err = builtin.OpenWorkspace(wsDir); err != nil {
 		return nil, &agent.UserError{Msg: fmt.Sprintf("Cannot open the workspace %s: %v", wsDir, err), Hint: "Pass --workspace DIR with a directory that exists."}
 	}
 	// myclaw's own files are never the file tools' business, even when
@@ -174,6 +177,15 @@ func (a *app) openSession(allowNew bool) error {
 	if err != nil {
 		return fmt.Errorf("open the session: %w", err)
 	}
+	if a.opts.fork {
+		src := a.session
+		if a.session, err = a.store.Fork(src, -1); err != nil {
+			a.session = src
+			return fmt.Errorf("fork the session: %w", err)
+		}
+		src.Close()
+		a.notices = append(a.notices, fmt.Sprintf("Forked session %s into %s: this one has its own undo history; %s stays as it was.", src.Info().ID, a.session.Info().ID, src.Info().ID))
+	}
 	return nil
 }
 
@@ -188,29 +200,30 @@ func (a *app) buildTools() error {
 	if a.sandbox != nil {
 		confiner = a.sandbox
 	}
-	web := tools.WebOptions{
+	web := builtin.WebOptions{
 		AllowPrivateHosts: a.cfg.Web.AllowPrivateHosts,
 		Timeout:           time.Duration(a.cfg.Web.TimeoutS) * time.Second,
 		MaxBytes:          a.cfg.Web.MaxBytes,
 		UserAgent:         "myclaw",
 	}
-	memory, err := tools.OpenMemory(filepath.Join(a.stateDir, "memory.json"))
+	memory, err := builtin.OpenMemory(filepath.Join(a.stateDir, "memory.json"))
 	if err != nil {
 		return fmt.Errorf("open the memory notes: %w", err)
 	}
 	if shell.Undo == nil || *shell.Undo {
-		a.shellUndo, err = tools.NewShellUndo(ws, blobs, filepath.Join(a.stateDir, "shell-cache"), a.stateDir, filepath.Dir(config.DefaultPath()))
+		a.shellUndo, err = builtin.NewShellUndo(ws, blobs, filepath.Join(a.stateDir, "shell-cache"), a.stateDir, filepath.Dir(config.DefaultPath()))
 		if err != nil {
 			return fmt.Errorf("prepare undo of shell commands: %w", err)
 		}
 	}
-	a.jobs = tools.NewShellJobs()
+	a.jobs = builtin.NewShellJobs()
 	a.userTools = agent.UserTools{
-		Root:   ws.Root(),
-		Vision: a.settings.Vision,
-		Reader: tools.NewFsRead(ws),
-		Lister: tools.NewGlobList(ws),
-		Shell: tools.NewShellRun(tools.ShellOptions{
+		Root:     ws.Root(),
+		Vision:   a.settings.Vision,
+		Resource: a.resourceReader,
+		Reader:   builtin.NewFsRead(ws),
+		Lister:   builtin.NewGlobList(ws),
+		Shell: builtin.NewShellRun(builtin.ShellOptions{
 			Dir:            ws.Dir(),
 			OutputDir:      filepath.Join(a.stateDir, "shell-output"),
 			DefaultTimeout: time.Duration(shell.TimeoutS) * time.Second,
@@ -228,25 +241,25 @@ func (a *app) buildTools() error {
 	}
 	for _, t := range []tools.Tool{
 		a.userTools.Reader,
-		tools.NewFsWrite(ws, blobs),
-		tools.NewFsEdit(ws, blobs),
+		builtin.NewFsWrite(ws, blobs),
+		builtin.NewFsEdit(ws, blobs),
 		a.userTools.Lister,
-		tools.NewGrepSearch(ws),
+		builtin.NewGrepSearch(ws),
 		a.userTools.Shell,
-		tools.NewShellJobsTool(a.jobs),
-		tools.NewWebFetch(web),
-		tools.NewTimeNow(time.Now),
-		tools.NewTodoWrite(),
-		tools.NewMemoryStore(memory),
-		tools.NewMemoryFetch(memory),
+		builtin.NewShellJobsTool(a.jobs),
+		builtin.NewWebFetch(web),
+		builtin.NewTimeNow(time.Now),
+		builtin.NewTodoWrite(),
+		builtin.NewMemoryStore(memory),
+		builtin.NewMemoryFetch(memory),
 	} {
 		reg.MustRegister(t)
 	}
 	if a.cfg.Web.SearchURL != "" {
-		reg.MustRegister(tools.NewWebSearch(a.cfg.Web.SearchURL, web))
+		reg.MustRegister(builtin.NewWebSearch(a.cfg.Web.SearchURL, web))
 	}
 	if s := a.cfg.SupraLLM; s.Provider != "" || s.BaseURL != "" {
-		opts := tools.SupraOptions{BaseURL: s.BaseURL, Model: s.Model}
+		opts := builtin.SupraOptions{BaseURL: s.BaseURL, Model: s.Model}
 		keyEnv := s.APIKeyEnv
 		if p, ok := a.cfg.Providers[s.Provider]; ok {
 			if opts.BaseURL == "" {
@@ -262,7 +275,7 @@ func (a *app) buildTools() error {
 		if keyEnv != "" {
 			opts.APIKey = a.lookup(keyEnv)
 		}
-		reg.MustRegister(tools.NewSupraLLM(opts))
+		reg.MustRegister(builtin.NewSupraLLM(opts))
 	}
 	return a.addConfigTools(a.cfg, reg)
 }
@@ -344,7 +357,7 @@ func (a *app) mcpServers(cfg *config.Config) []mcp.ServerConfig {
 				return a.lookup(name)
 			})
 			// A server's env holds its tokens: redacted wherever they show.
-			if fromSecret || tools.IsSecretName(k) {
+			if fromSecret || proc.IsSecretName(k) {
 				tools.AddSecrets(env[k])
 			}
 		}
@@ -362,7 +375,7 @@ func (a *app) mcpServers(cfg *config.Config) []mcp.ServerConfig {
 		out = append(out, mcp.ServerConfig{
 			Name: name, Command: s.Command, Args: s.Args, Env: env, URL: s.URL,
 			Enabled: s.IsEnabled(), Timeout: timeout, Trust: s.Trust, Dir: a.workspace.Dir(),
-			Headers: headers, Unset: unset, OAuth: oauth, LogLevel: s.LogLevel,
+			Headers: headers, Unset: unset, OAuth: oauth, LogLevel: s.LogLevel, Sampling: s.Sampling,
 		})
 	}
 	return out
@@ -383,6 +396,13 @@ func (a *app) buildPolicy() error {
 	if err != nil {
 		return &agent.UserError{Msg: "The approval rules are not valid: " + err.Error(), Hint: "Fix [[approval.rules]] in " + a.cfg.Path + "."}
 	}
+	grants, err := approval.LoadHintGrants(a.hintGrantsPath(), a.workspace.Dir())
+	if err != nil {
+		a.notices = append(a.notices, "MCP read-only hint grants not loaded: "+err.Error())
+	}
+	for _, g := range grants {
+		a.policy.TrustHints(g)
+	}
 	a.sandboxMu.Lock()
 	a.policy.SetSandbox(a.sandboxState)
 	a.sandboxMu.Unlock()
@@ -392,6 +412,11 @@ func (a *app) buildPolicy() error {
 	}
 	return nil
 }
+
+// hintGrantsPath is where the projects' grants that trust an MCP server's
+// read-only hints are kept: in the state directory, which no project
+// config can write or point elsewhere.
+func (a *app) hintGrantsPath() string { return filepath.Join(a.stateDir, approval.HintGrantsFile) }
 
 // buildAgent assembles the whole session: project config (if trusted),
 // tools, policy, session, journal recovery, agent.
@@ -426,6 +451,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 	if err := a.openSession(allowNewSession); err != nil {
 		return nil, err
 	}
+	a.noteOtherSessions()
 	if err := a.recover(); err != nil {
 		return nil, err
 	}
@@ -442,11 +468,13 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 		MaxRounds:     a.settings.MaxToolRounds,
 		ContextWindow: a.settings.ContextWindow,
 		ConfigPath:    a.cfg.Path,
+		HintGrants:    a.hintGrantsPath(),
 		BaseURLOrigin: a.settings.Origin,
 		Hooks:         a.hooks,
 		Instructions:  a.instructions,
 		UserTools:     a.userTools,
 		Prices:        agent.Prices{Input: a.settings.PriceInput, Output: a.settings.PriceOutput},
+		PreviewShell:  a.cfg.Shell.Preview,
 		Logf:          a.logf,
 	})
 	if err == nil {
@@ -490,6 +518,25 @@ func (a *app) loadInstructions() {
 	a.notices = append(a.notices, fmt.Sprintf("%s found (%s%s) — loaded as untrusted notes; %s to follow it", f.Path, tools.HumanSize(f.Size), cut, how))
 }
 
+// noteOtherSessions marks this session as running and tells the user about
+// any other that is running on the workspace: both change the same files,
+// and each one's /undo reverts only its own calls.
+func (a *app) noteOtherSessions() {
+	id := a.session.Info().ID
+	if err := a.session.Hold(); err != nil {
+		a.logf("%v", err)
+		a.notices = append(a.notices, fmt.Sprintf("Session %s is open in another myclaw process too; both write its transcript and journal: quit one of them.", id))
+	}
+	others, err := a.store.Active(a.workspace.Dir(), id)
+	if err != nil {
+		a.logf("check for other sessions: %v", err)
+	}
+	for _, o := range others {
+		a.notices = append(a.notices, fmt.Sprintf("Another myclaw session (%s, started %s) is active in this workspace: you both change the same files. `myclaw history` and `myclaw undo` from a shell see the calls of both; /undo in a session reverts only its own.",
+			o.ID, o.Created.Local().Format("15:04")))
+	}
+}
+
 // recover finishes an undo or redo a crash interrupted.
 func (a *app) recover() error {
 	// A write cut short by a crash leaves its temporary file next to the
@@ -527,12 +574,35 @@ func (a *app) startServers(ctx context.Context, servers []mcp.ServerConfig, onCh
 	}
 	m := mcp.NewManager(a.registry, servers, a.logf)
 	o := a.mcpOpts
-	o.StateDir = a.stateDir
+	o.StateDir, o.Workspace = a.stateDir, a.workspace.Dir()
+	if o.Sample == nil {
+		// Nobody to ask: a server with sampling = true is declined, and
+		// the audit log says so.
+		o.Sample = func(_ context.Context, r mcp.SamplingRequest) (mcp.SamplingAnswer, error) {
+			a.auditSampling(r, "deny", "headless")
+			return mcp.SamplingAnswer{}, mcp.ErrSamplingDeclined
+		}
+	}
 	m.SetOptions(o)
 	a.mcpMu.Lock()
 	a.mcps = append(a.mcps, m)
 	a.mcpMu.Unlock()
 	m.Start(ctx, onChange)
+}
+
+// auditSampling records a decision on a server's request to use the
+// model in the audit log, beside the approvals of calls.
+func (a *app) auditSampling(r mcp.SamplingRequest, decision, by string) {
+	if a.audit == nil {
+		return
+	}
+	req, _ := json.Marshal(r)
+	e := approval.AuditEntry{Tool: "mcp:" + r.Server + "/sampling", ArgsSHA: approval.ArgsDigest(req), Decision: decision, By: by,
+		Summary:   fmt.Sprintf("MCP server %s asks to use the model (messages: %d, at most %d tokens)", r.Server, len(r.Messages), r.MaxTokens),
+		Workspace: a.workspace.Dir()}
+	if err := a.audit.Append(e); err != nil {
+		a.logf("audit log: %v", err)
+	}
 }
 
 // mcpStatus lists every MCP server's state.
@@ -571,6 +641,16 @@ func (a *app) logoutMCP(ctx context.Context, name string) error {
 		return err
 	}
 	return m.Logout(ctx, name)
+}
+
+// resourceReader is the tool that reads the resources of the server
+// called name (@name:uri).
+func (a *app) resourceReader(name string) (tools.Tool, error) {
+	m, err := a.mcpOwner(name)
+	if err != nil {
+		return nil, err
+	}
+	return m.ResourceReader(name)
 }
 
 // mcpOwner finds the manager that runs the server called name.

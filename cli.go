@@ -24,7 +24,8 @@ Usage:
   myclaw completion SHELL        print the completion script for bash, zsh or fish
   myclaw sandbox-check           self-test the shell sandbox and say what it enforces here
   myclaw sessions                list the stored sessions of this workspace (resume one
-                                 with --session ID, the newest with --continue)
+                                 with --session ID, the newest with --continue; add
+                                 --fork to go on in a copy)
 
 Environment:
   OPENAI_BASE_URL                the model server (default http://localhost:11434/v1, Ollama)
@@ -43,6 +44,7 @@ type options struct {
 	autonomy   string
 	output     string
 	continueS  bool
+	fork       bool
 	session    string
 	trust      bool
 	force      bool
@@ -85,6 +87,7 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 		fs.StringVar(&o.autonomy, "autonomy", "", "autonomy `level`: readonly, ask, auto-edit or full")
 		fs.StringVar(&o.output, "output", "text", "headless output `format`: text or json")
 		fs.BoolVar(&o.continueS, "continue", false, "resume the newest session of the workspace")
+		fs.BoolVar(&o.fork, "fork", false, "with --continue or --session: go on in a new session copied from it (it stays as it was)")
 		fs.BoolVar(&o.trust, "trust", false, "trust the workspace's .myclaw.toml (it can run commands) and remember it")
 		fs.BoolVar(&o.sandboxCheck, "sandbox-check", false, "self-test the shell sandbox, say what it enforces here, and exit")
 	case "undo":
@@ -126,6 +129,9 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 	}
 	if o.continueS && o.session != "" {
 		return &usageError{"use --continue or --session, not both"}
+	}
+	if o.fork && !o.continueS && o.session == "" {
+		return &usageError{"--fork needs --continue or --session ID: the session to fork"}
 	}
 	switch mode {
 	case "undo", "redo", "history":

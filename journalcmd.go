@@ -13,8 +13,9 @@ import (
 	"myclaw/history"
 )
 
-// runJournalCommand runs `myclaw undo|redo|history` on the newest session of
-// the workspace (or --session), from a new process.
+// runJournalCommand runs `myclaw undo|redo|history` on every session of the
+// workspace (or only --session), from a new process: whichever session made
+// a change, undo from a shell can revert it, newest first.
 func runJournalCommand(ctx context.Context, mode string, o options, secrets map[string]string, stdout, stderr io.Writer) error {
 	a, err := newApp(o, secrets)
 	if err != nil {
@@ -46,27 +47,48 @@ func runJournalCommand(ctx context.Context, mode string, o options, secrets map[
 	for _, n := range a.notices {
 		fmt.Fprintln(stderr, "note:", n)
 	}
-	j, err := a.session.Journal()
+	journals, sessions, closeAll, err := a.workspaceJournals()
 	if err != nil {
 		return err
 	}
+	defer closeAll()
 	resolve := history.RegistryResolver(a.registry)
 	var outcomes []history.Outcome
 	switch mode {
 	case "history":
-		fmt.Fprintf(stdout, "Session %s (%s)\n", a.session.Info().ID, a.session.Info().Workspace)
-		fmt.Fprint(stdout, formatHistory(j.Entries()))
+		if o.session != "" {
+			fmt.Fprintf(stdout, "Session %s (%s)\n", a.session.Info().ID, a.session.Info().Workspace)
+		} else {
+			fmt.Fprintf(stdout, "%s: %d sessions\n", a.workspace.Dir(), len(journals))
+		}
+		fmt.Fprint(stdout, formatHistory(history.Merged(journals)))
 		return nil
 	case "undo":
-		outcomes, err = j.Undo(ctx, o.count, o.force, resolve)
+		outcomes, err = history.UndoNewest(ctx, journals, o.count, o.force, resolve)
 	case "redo":
-		outcomes, err = j.Redo(ctx, o.count, resolve)
+		outcomes, err = history.RedoNewest(ctx, journals, o.count, resolve)
 	}
-	lines, note, err := agent.DescribeWalk(mode, outcomes, err)
+	labelled := outcomes
+	if len(journals) > 1 {
+		labelled = make([]history.Outcome, len(outcomes))
+		for i, oc := range outcomes {
+			oc.Message += " (session " + oc.Session + ")"
+			labelled[i] = oc
+		}
+	}
+	lines, _, err := agent.DescribeWalk(mode, labelled, err)
 	fmt.Fprintln(stdout, strings.Join(lines, "\n"))
-	if note != "" {
-		if perr := a.session.Append("note", note); perr != nil {
-			fmt.Fprintln(stderr, "note: could not tell the session:", perr)
+	// Each session's model is told what became of its own calls.
+	bySession := map[string][]history.Outcome{}
+	for _, oc := range outcomes {
+		bySession[oc.Session] = append(bySession[oc.Session], oc)
+	}
+	for id, ocs := range bySession {
+		_, note, _ := agent.DescribeWalk(mode, ocs, nil)
+		if s := sessions[id]; s != nil && note != "" {
+			if perr := s.Append("note", note); perr != nil {
+				fmt.Fprintln(stderr, "note: could not tell session "+id+":", perr)
+			}
 		}
 	}
 	if err != nil {
@@ -99,10 +121,14 @@ func runSessionsCommand(o options, secrets map[string]string, stdout io.Writer) 
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tUPDATED\tMODEL\tTITLE")
 	for _, s := range list {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.ID, s.Updated.Local().Format("2006-01-02 15:04"), oneLine(s.Model, 30), oneLine(s.Title, 60))
+		title := oneLine(s.Title, 60)
+		if s.Parent != "" {
+			title = "(fork of " + oneLine(s.Parent, 30) + ") " + title
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.ID, s.Updated.Local().Format("2006-01-02 15:04"), oneLine(s.Model, 30), title)
 	}
 	w.Flush()
-	fmt.Fprintln(stdout, "Resume one with: myclaw --session ID (the newest: myclaw --continue)")
+	fmt.Fprintln(stdout, "Resume one with: myclaw --session ID (the newest: myclaw --continue); add --fork to go on in a copy")
 	return nil
 }
 
@@ -134,21 +160,66 @@ func formatApprovals(entries []approval.AuditEntry, workspace string, all bool) 
 	return b.String()
 }
 
-// formatHistory prints the journal as an aligned table, oldest first.
-func formatHistory(entries []history.Entry) string {
+// formatHistory prints the journaled calls as an aligned table, oldest
+// first, each with its session.
+func formatHistory(entries []history.Labelled) string {
 	if len(entries) == 0 {
 		return "No calls yet.\n"
 	}
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "#\tTIME\tSTATE\tTOOL\tSUMMARY")
+	fmt.Fprintln(w, "SESSION\t#\tTIME\tSTATE\tTOOL\tSUMMARY")
 	for _, e := range entries {
 		state := string(e.State)
 		if e.State == history.StatePending {
 			state = "interrupted"
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", e.Seq, e.Time.Local().Format("2006-01-02 15:04:05"), state, oneLine(e.Tool, 0), oneLine(e.Summary, 100))
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\n", oneLine(e.Session, 0), e.Seq, e.Time.Local().Format("2006-01-02 15:04:05"), state, oneLine(e.Tool, 0), oneLine(e.Summary, 100))
 	}
 	w.Flush()
 	return b.String()
+}
+
+// workspaceJournals opens the journal of every session of the workspace,
+// or only that of the session opened when --session names one, with the
+// sessions by id. The returned func closes the sessions it opened.
+func (a *app) workspaceJournals() ([]history.SessionJournal, map[string]*history.Session, func(), error) {
+	own, err := a.session.Journal()
+	if err != nil {
+		return nil, nil, func() {}, err
+	}
+	journals := []history.SessionJournal{{Session: a.session.Info().ID, Journal: own}}
+	sessions := map[string]*history.Session{a.session.Info().ID: a.session}
+	var opened []*history.Session
+	closeAll := func() {
+		for _, s := range opened {
+			_ = s.Close()
+		}
+	}
+	if a.opts.session != "" {
+		return journals, sessions, closeAll, nil
+	}
+	list, err := a.store.Sessions(a.workspace.Dir())
+	if err != nil {
+		return nil, nil, closeAll, err
+	}
+	for _, info := range list {
+		if info.ID == a.session.Info().ID {
+			continue
+		}
+		s, err := a.store.OpenSession(info.ID)
+		if err != nil {
+			closeAll()
+			return nil, nil, func() {}, err
+		}
+		opened = append(opened, s)
+		j, err := s.Journal()
+		if err != nil {
+			closeAll()
+			return nil, nil, func() {}, fmt.Errorf("session %s: %w", info.ID, err)
+		}
+		journals = append(journals, history.SessionJournal{Session: info.ID, Journal: j})
+		sessions[info.ID] = s
+	}
+	return journals, sessions, closeAll, nil
 }

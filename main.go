@@ -14,7 +14,7 @@ import (
 
 	"myclaw/agent"
 	"myclaw/sandbox"
-	"myclaw/tools"
+	"myclaw/tools/proc"
 	"myclaw/tools/termtext"
 )
 
@@ -41,14 +41,14 @@ func main() {
 		// processes still go and myclaw exits anyway.
 		<-ctx.Done()
 		time.Sleep(shutdownWait)
-		tools.KillProcesses()
+		proc.KillProcesses()
 		os.Exit(exitCancelled)
 	}()
 	code := run(ctx, os.Args[1:], secrets, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	// Nothing myclaw started outlives it: commands still running, background
 	// jobs, MCP servers and everything they started.
-	tools.KillProcesses()
+	proc.KillProcesses()
 	os.Exit(code)
 }
 

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"myclaw/history"
 	"myclaw/sandbox"
 )
 
@@ -257,6 +258,7 @@ func TestUsageErrors(t *testing.T) {
 		{"-p", "x", "extra"},
 		{"--autonomy", "yolo", "-p", "x"},
 		{"--continue", "--session", "s", "-p", "x"},
+		{"--fork", "-p", "x"},
 	} {
 		_, errOut, code := e.myclaw(nil, args...)
 		if code != 2 || !strings.Contains(errOut, "myclaw:") {
@@ -337,6 +339,26 @@ func TestContinueResumesTheSession(t *testing.T) {
 	msgs := last["messages"].([]any)
 	if len(msgs) != 4 {
 		t.Fatalf("resumed request has %d messages; want system, user, assistant, user", len(msgs))
+	}
+}
+
+func TestForkContinuesInACopy(t *testing.T) {
+	e := newEnv(t, writeNote)
+	e.myclaw(nil, "-p", "say hello", "--model", "test-model")
+	out, _, _ := e.myclaw(nil, "sessions")
+	_, errOut, code := e.myclaw(nil, "-p", "second question", "--model", "test-model", "--continue", "--fork")
+	if code != 0 || !strings.Contains(errOut, "Forked session") {
+		t.Fatalf("--fork: code %d, stderr %q", code, errOut)
+	}
+	e.srv.mu.Lock()
+	msgs := e.srv.bodies[len(e.srv.bodies)-1]["messages"].([]any)
+	e.srv.mu.Unlock()
+	if len(msgs) != 4 {
+		t.Fatalf("the fork's request has %d messages; want the earlier turn and the new prompt", len(msgs))
+	}
+	after, _, _ := e.myclaw(nil, "sessions")
+	if strings.Count(after, "\n") != strings.Count(out, "\n")+1 || !strings.Contains(after, "(fork of ") {
+		t.Fatalf("sessions before the fork:\n%s\nafter:\n%s\nwant one more", out, after)
 	}
 }
 
@@ -460,5 +482,75 @@ func TestSmallWindowPromptFitsTheBudget(t *testing.T) {
 	t.Logf("system prompt + tools: %d tokens at 8k, %d at 128k", sizes[8192], sizes[131072])
 	if sizes[8192] > 1200 || sizes[131072] < 2*sizes[8192] {
 		t.Fatalf("system prompt + tools: %d tokens at 8k (want ≤ 1200), %d at 128k (want the full texts)", sizes[8192], sizes[131072])
+	}
+}
+
+func TestShellUndoSeesEverySessionOfTheWorkspace(t *testing.T) {
+	e := newEnv(t, func(first string, round int) (string, []scriptCall) {
+		if name, ok := strings.CutPrefix(first, "write "); ok && round == 0 {
+			return "", []scriptCall{{"fs_write", `{"path":"` + name + `","content":"x\n"}`}}
+		}
+		return "Done.", nil
+	})
+	// Another session is running on the workspace: the next one is told.
+	store := history.NewStore(filepath.Join(e.state, "myclaw"))
+	running, err := store.NewSession(e.ws, "test-model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := running.Hold(); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := e.myclaw(nil, "-p", "write one.txt", "--model", "test-model", "--autonomy", "full")
+	if code != 0 || !strings.Contains(errOut, "Another myclaw session ("+running.Info().ID) {
+		t.Fatalf("first: code %d, stderr %q; want a note about the running session", code, errOut)
+	}
+	running.Close()
+	// Once it has ended (or crashed), nobody is told.
+	_, errOut, code = e.myclaw(nil, "-p", "write two.txt", "--model", "test-model", "--autonomy", "full")
+	if code != 0 || strings.Contains(errOut, "Another myclaw session") {
+		t.Fatalf("second: code %d, stderr %q; want no note", code, errOut)
+	}
+	hist, _, _ := e.myclaw(nil, "history")
+	i, j := strings.Index(hist, "Create one.txt"), strings.Index(hist, "Create two.txt")
+	if i < 0 || j < i || strings.Count(hist, "fs_write") != 2 {
+		t.Fatalf("history should list both sessions' writes in time order:\n%s", hist)
+	}
+	sessions, _ := store.Sessions(e.ws)
+	for _, s := range sessions {
+		if s.ID != running.Info().ID && !strings.Contains(hist, s.ID) {
+			t.Errorf("history does not label a call with session %s:\n%s", s.ID, hist)
+		}
+	}
+	if out, _, code := e.myclaw(nil, "undo"); code != 0 || !strings.Contains(out, "two.txt") {
+		t.Fatalf("undo: code %d, %q", code, out)
+	}
+	if out, _, code := e.myclaw(nil, "undo"); code != 0 || !strings.Contains(out, "one.txt") || !strings.Contains(out, "(session ") {
+		t.Fatalf("undo of the older session's call: code %d, %q", code, out)
+	}
+	// The session that made the call is the one told of the undo.
+	for _, info := range sessions {
+		s, err := store.OpenSession(info.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		records, _, _ := s.Records()
+		s.Close()
+		var all string
+		for _, r := range records {
+			all += r.Kind + ":" + string(r.Data) + "\n"
+		}
+		told := strings.Contains(all, "note:") && strings.Contains(all, "undid") && strings.Contains(all, "one.txt") && strings.Count(all, "note:") == 1
+		if made := strings.Contains(all, "write one.txt"); made != told {
+			t.Errorf("session %s (made the call: %v) was told: %v\n%s", info.ID, made, told, all)
+		}
+	}
+	for _, name := range []string{"one.txt", "two.txt"} {
+		if _, err := os.Stat(filepath.Join(e.ws, name)); err == nil {
+			t.Errorf("%s is still there after undo from a shell", name)
+		}
+	}
+	if out, _, code := e.myclaw(nil, "redo"); code != 0 || !strings.Contains(out, "one.txt") {
+		t.Fatalf("redo brings back the last undone first: code %d, %q", code, out)
 	}
 }

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/sashabaranov/go-openai"
 
+	"myclaw/agent"
 	"myclaw/tools"
 )
 
@@ -28,6 +30,25 @@ func serveTestMCP() {
 		_ = json.Unmarshal(req.Params.Arguments, &in)
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.ToUpper(in.Text) + "! </untrusted>"}}}, nil
 	})
+	s.AddTool(&sdk.Tool{Name: "sample", Description: "Ask the client's model.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			params := &sdk.CreateMessageParams{MaxTokens: 50, Messages: []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: "Say hi."}}}}
+			var res any
+			var err error
+			if req.Session.InitializeParams().ProtocolVersion >= "2026-07-28" {
+				if req.Params.InputResponses == nil {
+					return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"s": params}}, nil
+				}
+				res = req.Params.InputResponses["s"]
+			} else {
+				res, err = req.Session.CreateMessage(ctx, params)
+			}
+			if err != nil {
+				return nil, err
+			}
+			b, _ := json.Marshal(res)
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}, nil
+		})
 	s.AddTool(&sdk.Tool{Name: "crash", Description: "Exit at once.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			fmt.Fprintln(os.Stderr, "fatal: simulated crash")
@@ -40,11 +61,16 @@ func serveTestMCP() {
 	os.Exit(0)
 }
 
-func mcpConfig(t *testing.T, e *env) {
+// mcpConfig configures the test server as "t", with extra lines in its
+// table; allow adds a rule that lets its tools run without asking.
+func mcpConfig(t *testing.T, e *env, extra string, allow bool) {
 	t.Helper()
 	dir := filepath.Join(e.config, "myclaw")
 	os.MkdirAll(dir, 0o700)
-	cfg := fmt.Sprintf("[mcp.servers.t]\ncommand = %q\nenv = { MYCLAW_TEST_MCP_SERVER = \"1\" }\ntimeout_s = 20\n", os.Args[0])
+	cfg := fmt.Sprintf("[mcp.servers.t]\ncommand = %q\nenv = { MYCLAW_TEST_MCP_SERVER = \"1\" }\ntimeout_s = 20\n", os.Args[0]) + extra
+	if allow {
+		cfg += "\n[[approval.rules]]\ntool = \"t/*\"\ndecision = \"allow\"\n"
+	}
 	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -61,13 +87,7 @@ func TestMCPToolThroughHeadless(t *testing.T) {
 		}
 		return "Shouted.", nil
 	})
-	mcpConfig(t, e)
-	f, err := os.OpenFile(filepath.Join(e.config, "myclaw", "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprint(f, "\n[[approval.rules]]\ntool = \"t/*\"\ndecision = \"allow\"\n")
-	f.Close()
+	mcpConfig(t, e, "", true)
 	out, errOut, code := e.myclaw(nil, "-p", "shout", "--model", "test-model")
 	if code != 0 || !strings.Contains(out, "Shouted.") {
 		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
@@ -88,7 +108,7 @@ func TestMCPToolThroughHeadless(t *testing.T) {
 // withdrawn, /tools says why, and a restart brings them back.
 func TestCrashedMCPServerShowsInTools(t *testing.T) {
 	e := newEnv(t, writeNote)
-	mcpConfig(t, e)
+	mcpConfig(t, e, "", false)
 	for _, kv := range e.vars() {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
@@ -157,5 +177,50 @@ func drain(ch chan string) string {
 		default:
 			return strings.Join(out, "\n")
 		}
+	}
+}
+
+// TestEarlierSkipsToolImages: a resumed session does not show the message
+// that carried a tool's images as something the user typed, and shows an
+// MCP prompt's turn as the line the user typed.
+func TestEarlierSkipsToolImages(t *testing.T) {
+	msgs := []openai.ChatCompletionMessage{
+		{Role: "user", Content: "/docs:review a.go\n\n" + agent.AttachmentMark + " The user ran /docs:review ..."},
+		{Role: "user", MultiContent: []openai.ChatMessagePart{{Type: "text", Text: agent.AttachmentMark + " The images that shot/screenshot returned follow"}}},
+	}
+	out := earlier(msgs, nil, 60)
+	if len(out) != 1 || out[0].Text != "/docs:review a.go" {
+		t.Fatalf("got %+v; want only the typed line", out)
+	}
+}
+
+// TestHeadlessDeclinesSampling: a server with sampling = true asks to use
+// the model in a headless run: the request is declined, the call fails
+// saying so, and the audit log records who declined.
+func TestHeadlessDeclinesSampling(t *testing.T) {
+	e := newEnv(t, func(first string, round int) (string, []scriptCall) {
+		if round == 0 {
+			return "", []scriptCall{{"t__sample", `{}`}}
+		}
+		return "Done.", nil
+	})
+	mcpConfig(t, e, "sampling = true\n", true)
+	out, errOut, code := e.myclaw(nil, "-p", "sample", "--model", "test-model")
+	if code != 0 || !strings.Contains(out, "Done.") {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	results := e.srv.toolResults()
+	if len(results) != 1 || !strings.Contains(results[0], "declined the sampling request") {
+		t.Fatalf("tool results %q; want the sampling declined", results)
+	}
+	e.srv.mu.Lock()
+	n := len(e.srv.bodies)
+	e.srv.mu.Unlock()
+	if n != 2 {
+		t.Errorf("the model server got %d requests; want 2 (the sampling request never reached it)", n)
+	}
+	audit, err := os.ReadFile(filepath.Join(e.state, "myclaw", "approvals.jsonl"))
+	if err != nil || !strings.Contains(string(audit), `"tool":"mcp:t/sampling"`) || !strings.Contains(string(audit), `"decision":"deny","by":"headless"`) {
+		t.Errorf("audit log %s, %v; want the declined sampling request", audit, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"myclaw/tools"
+	"myclaw/tools/proc"
 )
 
 // hideSecrets takes API keys and other secrets (the variables ScrubEnv
@@ -27,11 +28,11 @@ func hideSecrets() (map[string]string, error) {
 		// A variable with a credential inside its value (DATABASE_URL)
 		// stays for children with the credential masked; the real value is
 		// kept like a secret for MCP env references.
-		m := tools.MaskSecrets(v)
-		if tools.IsSecretName(k) || m != v {
+		m := proc.MaskSecrets(v)
+		if proc.IsSecretName(k) || m != v {
 			secrets[k] = v
 			names = append(names, k)
-			if !tools.IsSecretName(k) {
+			if !proc.IsSecretName(k) {
 				masked[k] = m
 			}
 		}
@@ -44,7 +45,7 @@ func hideSecrets() (map[string]string, error) {
 	for _, v := range secrets {
 		tools.AddSecrets(v)
 	}
-	err := tools.HideEnviron(names...)
+	err := proc.HideEnviron(names...)
 	for k, m := range masked {
 		os.Setenv(k, m)
 	}

@@ -88,7 +88,7 @@ func FuzzSinks(f *testing.F) {
 
 		// myclaw history and history --approvals.
 		now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-		inert("history", formatHistory([]history.Entry{{Seq: 1, Tool: s, Summary: s, Time: now, State: history.StateApplied}}))
+		inert("history", formatHistory([]history.Labelled{{Session: s, Entry: history.Entry{Seq: 1, Tool: s, Summary: s, Time: now, State: history.StateApplied}}}))
 		inert("approvals", approval.FormatAudit([]approval.AuditEntry{{Time: now, Tool: s, Summary: s, Decision: s, By: s, Reason: s}}, true))
 
 		// Errors that quote a path, and the fence.

@@ -12,6 +12,7 @@ import (
 
 	"myclaw/agent"
 	"myclaw/config"
+	"myclaw/internal/durable"
 	"myclaw/tools"
 )
 
@@ -57,7 +58,7 @@ func (s trustStore) trust(workspace, sum string) error {
 	}
 	m[workspace] = sum
 	b, _ := json.MarshalIndent(m, "", "  ")
-	return tools.WriteFileAtomic(s.path, b, 0o600)
+	return durable.WriteFile(s.path, b, 0o600)
 }
 
 // projectState says what became of the workspace's .myclaw.toml.

@@ -38,7 +38,7 @@ func runTUI(ctx context.Context, o options, secrets map[string]string) error {
 	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 64), forms: make(chan ui.FormRequest)}
 	// The servers start behind the first frame; their news reaches the
 	// transcript through Notices.
-	a.mcpOpts = mcp.Options{Interactive: true, Notify: b.mcpNotify, Elicit: b.elicit}
+	a.mcpOpts = mcp.Options{Interactive: true, Notify: b.mcpNotify, Elicit: b.elicit, Sample: b.sample}
 	a.startMCP(ctx, b.mcpChanged)
 	return ui.Run(ctx, b, ui.Options{
 		Workspace: a.workspace.Dir(),
@@ -100,19 +100,10 @@ func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord, max 
 	for _, m := range msgs {
 		switch m.Role {
 		case openai.ChatMessageRoleUser:
-			content := m.Content
-			if content == "" && len(m.MultiContent) > 0 {
-				content = m.MultiContent[0].Text
+			if agent.ToolImages(m) {
+				continue // images a tool returned, not something the user typed
 			}
-			// What the user attached (command output, files) follows the prompt.
-			content, _, _ = strings.Cut(content, "\n\n"+agent.AttachmentMark)
-			var lines []string
-			for _, l := range strings.Split(content, "\n") {
-				if !strings.HasPrefix(l, "[myclaw note]") {
-					lines = append(lines, l)
-				}
-			}
-			out = append(out, ui.Earlier{Role: "user", Text: strings.TrimSpace(strings.Join(lines, "\n"))})
+			out = append(out, ui.Earlier{Role: "user", Text: agent.PromptText(m)})
 		case openai.ChatMessageRoleAssistant:
 			out = append(out, ui.Earlier{Role: "assistant", Text: m.Content})
 			for _, c := range m.ToolCalls {
@@ -121,6 +112,36 @@ func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord, max 
 		}
 	}
 	return out
+}
+
+// OpenSession continues another session of the workspace (/sessions,
+// /resume) and gives the TUI its conversation to show.
+func (b *tuiBackend) OpenSession(id string) (ui.SessionView, error) {
+	if err := b.Agent.OpenSession(id); err != nil {
+		return ui.SessionView{}, err
+	}
+	info := b.Session().Info()
+	return ui.SessionView{
+		Notice:  fmt.Sprintf("Resumed session %s (last used %s): the model remembers it; /undo walks back its calls.", info.ID, info.Updated.Local().Format("2006-01-02 15:04")),
+		Earlier: earlier(b.Messages(), b.PastCalls(), 60),
+	}, nil
+}
+
+// Fork continues in a copy of the session (/fork).
+func (b *tuiBackend) Fork(before int) (ui.SessionView, error) {
+	f, err := b.Agent.Fork(before)
+	if err != nil {
+		return ui.SessionView{}, err
+	}
+	notice := fmt.Sprintf("Forked session %s into %s with the whole conversation. The fork has its own undo history; the original stays as it was.", f.Parent, f.ID)
+	if before > 0 {
+		notice = fmt.Sprintf("Forked session %s into %s from before prompt %d, which is back in the input to edit. Files stay as they are: to walk back the original's changes, /resume %s, then /undo.", f.Parent, f.ID, before, f.Parent)
+	}
+	return ui.SessionView{
+		Notice:  notice,
+		Earlier: earlier(b.Messages(), b.PastCalls(), 60),
+		Draft:   f.Draft,
+	}, nil
 }
 
 // tuiBackend is the agent plus what only the app can do: MCP servers and
@@ -153,6 +174,9 @@ func (b *tuiBackend) mcpChanged(s mcp.ServerStatus) {
 		b.lastTools[s.Name] = append([]string(nil), s.Tools...)
 		b.mu.Unlock()
 		text = fmt.Sprintf("MCP server %s is running with %s.", s.Name, tools.Count(len(s.Tools), "tool"))
+		if n := len(s.Prompts); n > 0 {
+			text = fmt.Sprintf("MCP server %s is running with %s and %s (/%s …; /help lists them).", s.Name, tools.Count(len(s.Tools), "tool"), tools.Count(n, "prompt"), s.Prompts[0].Command())
+		}
 	case mcp.StateFailed:
 		text = fmt.Sprintf("MCP server %s failed: %s. Its tools are withdrawn; /mcp restart %s tries again.", s.Name, s.LastError, s.Name)
 		if s.Auth == mcp.AuthNeeded || s.Auth == mcp.AuthExpired {
@@ -213,6 +237,31 @@ func (b *tuiBackend) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitA
 	}
 }
 
+// sample shows a server's request to use the model for approval, in the
+// form elicitation uses, and sends it only if the person approves.
+func (b *tuiBackend) sample(ctx context.Context, r mcp.SamplingRequest) (mcp.SamplingAnswer, error) {
+	model := b.Agent.Model()
+	ans, err := b.elicit(ctx, mcp.Elicitation{Server: r.Server, Message: r.Describe(),
+		Title: "asks to use your model", Note: "enter sends it to " + model + ", ctrl+d declines; the answer goes to " + r.Server + " only"})
+	if err != nil {
+		return mcp.SamplingAnswer{}, err
+	}
+	if ans.Action != mcp.ElicitAccept {
+		b.app.auditSampling(r, "deny", "user")
+		return mcp.SamplingAnswer{}, mcp.ErrSamplingDeclined
+	}
+	b.app.auditSampling(r, "approve", "user")
+	msgs := make([]agent.SampleMessage, len(r.Messages))
+	for i, m := range r.Messages {
+		msgs[i] = agent.SampleMessage{Role: m.Role, Text: m.Text}
+	}
+	text, used, err := b.Agent.Sample(ctx, r.System, msgs, r.MaxTokens)
+	if err != nil {
+		return mcp.SamplingAnswer{}, err
+	}
+	return mcp.SamplingAnswer{Text: text, Model: used}, nil
+}
+
 // MCPResources implements ui.Extensions.
 func (b *tuiBackend) MCPResources(ctx context.Context, name string) ([]mcp.Resource, bool, error) {
 	m, err := b.app.mcpOwner(name)
@@ -220,6 +269,15 @@ func (b *tuiBackend) MCPResources(ctx context.Context, name string) ([]mcp.Resou
 		return nil, false, err
 	}
 	return m.Resources(ctx, name)
+}
+
+// MCPPrompt implements ui.MCPPrompter.
+func (b *tuiBackend) MCPPrompt(ctx context.Context, server, name string, words []string) (mcp.PromptText, error) {
+	m, err := b.app.mcpOwner(server)
+	if err != nil {
+		return mcp.PromptText{}, err
+	}
+	return m.Prompt(ctx, server, name, words)
 }
 
 // LoginMCP implements ui.Extensions.
@@ -319,7 +377,11 @@ func (a *app) trustedExtras() string {
 	return what
 }
 
-var _ ui.Extensions = (*tuiBackend)(nil)
+var (
+	_ ui.Extensions  = (*tuiBackend)(nil)
+	_ ui.MCPPrompter = (*tuiBackend)(nil)
+	_ ui.ModelSaver  = (*tuiBackend)(nil)
+)
 
 // workspaceKey names a workspace in file names: the first 16 hex digits
 // of its path's SHA-256.

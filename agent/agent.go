@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -56,6 +57,9 @@ type Options struct {
 	BaseURLOrigin string
 	// ConfigPath is where "approve and save as rule" writes.
 	ConfigPath string
+	// HintGrants is where a grant that trusts an MCP server's read-only
+	// hints is saved, for Workspace; "" keeps it for the session only.
+	HintGrants string
 	// Hooks run before matching tool calls.
 	Hooks []Hook
 	// Instructions are the instruction files the system prompt carries;
@@ -63,6 +67,9 @@ type Options struct {
 	Instructions *Instructions
 	// UserTools run what the user asks for directly (!command, @file).
 	UserTools UserTools
+	// PreviewShell previews a shell command that asks, where it can be
+	// previewed, before the pane asks about it ([shell] preview).
+	PreviewShell bool
 	// Prices price the tokens for /cost when the server does not.
 	Prices Prices
 	// Now is the clock (tests pin it).
@@ -340,16 +347,23 @@ func (a *Agent) Tools() []ToolInfo {
 		wire, _ := a.opts.Registry.WireName(m.Name)
 		visible, why := a.opts.Policy.Visible(m)
 		spec, _ := command.SpecOf(t)
-		out = append(out, ToolInfo{Meta: m, Wire: wire, Visible: visible, Hidden: why, Details: command.CLIDict(m, spec)})
+		details := command.CLIDict(m, spec)
+		if st := a.opts.Policy.HintStatus(m); st != "" {
+			details = append(details, [2]string{"read_only_hint", st})
+		}
+		out = append(out, ToolInfo{Meta: m, Wire: wire, Visible: visible, Hidden: why, Details: details})
 	}
 	return out
 }
 
 // History lists the journaled calls of the session, oldest first.
+// Compactions are listed among them, by time, as /undo walks them.
 func (a *Agent) History() ([]history.Entry, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.journal.Entries(), nil
+	entries := append(a.journal.Entries(), a.compactionEntries()...)
+	slices.SortStableFunc(entries, func(x, y history.Entry) int { return x.Time.Compare(y.Time) })
+	return entries, nil
 }
 
 // Diff is what the session changed, one unified diff per file (seq 0), or
@@ -371,25 +385,14 @@ func (a *Agent) Sessions() ([]history.SessionInfo, error) {
 
 // NewConversation starts a new session; the old one stays on disk.
 func (a *Agent) NewConversation() error {
-	a.mu.Lock()
-	if a.running {
-		a.mu.Unlock()
-		return ErrBusy
+	if err := a.idle(); err != nil {
+		return err
 	}
-	model := a.model
-	a.mu.Unlock()
-	s, err := a.opts.Store.NewSession(a.opts.Workspace, model)
+	s, err := a.opts.Store.NewSession(a.opts.Workspace, a.Model())
 	if err != nil {
 		return fmt.Errorf("start a new session: %w", err)
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	old := a.session
-	if err := a.attach(s); err != nil {
-		return err
-	}
-	_ = old.Close()
-	return nil
+	return a.switchTo(s)
 }
 
 // Models lists the models the server offers.
@@ -508,10 +511,38 @@ func hintOf(err error, fallback string) string {
 
 // Undo reverts the newest n reversible calls and tells the model, with the
 // next message, what was reverted.
+// A compaction is a step of the same history: when it is newer than the
+// newest revertible call, that step uncompacts.
 func (a *Agent) Undo(ctx context.Context, n int, force bool) (string, error) {
-	return a.walk("undo", func(j *history.Journal) ([]history.Outcome, error) {
+	var lines []string
+	for ; n > 0; n-- {
+		a.mu.Lock()
+		first := a.compactionIsNewest() && !a.running
+		a.mu.Unlock()
+		if !first {
+			break
+		}
+		msg, err := a.Uncompact()
+		if err != nil {
+			return strings.Join(lines, "\n"), err
+		}
+		lines = append(lines, msg)
+	}
+	if n == 0 {
+		return strings.Join(lines, "\n"), nil
+	}
+	out, err := a.walk("undo", func(j *history.Journal) ([]history.Outcome, error) {
 		return j.Undo(ctx, n, force, a.resolver())
 	})
+	if len(lines) > 0 && out == "Nothing to undo." {
+		out = ""
+	}
+	if out == "Nothing to undo." {
+		if parent := a.Session().Info().Parent; parent != "" {
+			out += " This session was forked from " + parent + ": its calls are undone there (/resume " + parent + ")."
+		}
+	}
+	return strings.TrimSpace(strings.Join(append(lines, out), "\n")), err
 }
 
 // Redo re-applies the newest n undone calls.

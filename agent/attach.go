@@ -42,6 +42,9 @@ type UserTools struct {
 	Root *os.Root
 	// Vision says the model takes images.
 	Vision bool
+	// Resource returns the tool that reads the resources of an MCP server
+	// (@server:uri), or why there is none; nil: no MCP.
+	Resource func(server string) (tools.Tool, error)
 }
 
 var userCallSeq atomic.Int64
@@ -140,6 +143,40 @@ func (a *Agent) Mention(ctx context.Context, path string, emit func(Event)) erro
 		return &UserError{Msg: fmt.Sprintf("@%s was not attached: %s", path, ev.Message), Hint: ev.Hint}
 	}
 	a.addAttachment(attachment{Text: fmt.Sprintf("%s The user attached the %s @%s; this is what %s returns for it:\n%s", AttachmentMark, what, path, tool.Meta().Name, content)})
+	return nil
+}
+
+// MentionResources reads the MCP resources the user mentioned
+// (`@server:uri`, each as "server:uri") as the server's read tool returns
+// them to the model, fenced, and attaches them to the next message. It is
+// all or nothing: if one cannot be read, none is attached and the error
+// says which, so that a prompt is never sent half-built.
+func (a *Agent) MentionResources(ctx context.Context, refs []string, emit func(Event)) error {
+	var atts []attachment
+	for _, ref := range refs {
+		server, uri, _ := strings.Cut(ref, ":")
+		fail := func(msg, hint string) error {
+			return &UserError{Msg: fmt.Sprintf("@%s was not attached, and the prompt was not sent: %s", ref, msg), Hint: hint}
+		}
+		if a.opts.UserTools.Resource == nil {
+			return fail("no MCP servers are available here", "")
+		}
+		tool, err := a.opts.UserTools.Resource(server)
+		if err != nil {
+			return fail(err.Error(), "/mcp lists the servers; /mcp resources NAME lists a server's resources.")
+		}
+		ev, content := a.runUserTool(ctx, tool, "user_mention", argsJSON(map[string]string{"uri": uri}), emit)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if ev.Status != StatusOK {
+			return fail(ev.Message, "/mcp resources "+server+" lists its resources.")
+		}
+		atts = append(atts, attachment{Text: fmt.Sprintf("%s The user attached the resource %s of the MCP server %s; this is what %s returns for it:\n%s", AttachmentMark, uri, server, tool.Meta().Name, content)})
+	}
+	for _, at := range atts {
+		a.addAttachment(at)
+	}
 	return nil
 }
 

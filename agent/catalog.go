@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"myclaw/tools"
 	"strings"
 
 	"github.com/sashabaranov/go-openai"
@@ -112,4 +113,16 @@ func textToolsSection(catalog []openai.Tool) string {
 		b.WriteString("- " + t.Function.Name + ": " + t.Function.Description + " Arguments: " + string(catalogJSON(t.Function.Parameters)) + "\n")
 	}
 	return b.String()
+}
+
+// wireCatalog is the registry's definitions in the chat completions format.
+func wireCatalog(defs []tools.Definition) []openai.Tool {
+	out := make([]openai.Tool, 0, len(defs))
+	for _, d := range defs {
+		out = append(out, openai.Tool{
+			Type:     openai.ToolTypeFunction,
+			Function: &openai.FunctionDefinition{Name: d.Wire, Description: d.Description, Parameters: d.Parameters},
+		})
+	}
+	return out
 }

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/sashabaranov/go-openai"
 
+	"myclaw/history"
 	"myclaw/tools"
 )
 
@@ -27,6 +30,8 @@ const (
 type compaction struct {
 	Replaced []openai.ChatCompletionMessage `json:"replaced"`
 	Summary  string                         `json:"summary"`
+	// At places the compaction in the history /undo walks back.
+	At time.Time `json:"at"`
 }
 
 // CompactionEvent reports that earlier messages were replaced by a summary.
@@ -134,7 +139,7 @@ func (a *Agent) compact(ctx context.Context, focus string, auto bool) (Compactio
 	if len(pinned) > 0 {
 		summary += "\n\nKept verbatim at the user's request:\n- " + strings.Join(pinned, "\n- ")
 	}
-	c := compaction{Replaced: msgs[:cut], Summary: summary}
+	c := compaction{Replaced: msgs[:cut], Summary: summary, At: a.opts.Now()}
 	a.mu.Lock()
 	s := a.session
 	// The turn may not have moved on (Compact holds running; the loop
@@ -180,7 +185,37 @@ func (a *Agent) Uncompact() (string, error) {
 	if err := s.Append("uncompact", len(c.Replaced)); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("Restored the %d messages the summary stood for.", len(c.Replaced)), nil
+	return fmt.Sprintf("Restored the %d messages the summary stood for (/compact summarises again).", len(c.Replaced)), nil
+}
+
+// compactionIsNewest reports whether the newest compaction came after the
+// newest call /undo could revert, so that /undo takes it back first.
+// Callers hold a.mu.
+func (a *Agent) compactionIsNewest() bool {
+	n := len(a.compactions)
+	if n == 0 {
+		return false
+	}
+	at := a.compactions[n-1].At
+	for _, e := range slices.Backward(a.journal.Entries()) {
+		if e.Reversible && e.State == history.StateApplied {
+			return at.After(e.Time)
+		}
+	}
+	return true
+}
+
+// compactionEntries are the compactions standing in the prompt, as entries
+// of the history /history lists and /undo walks.
+func (a *Agent) compactionEntries() []history.Entry {
+	var out []history.Entry
+	for _, c := range a.compactions {
+		out = append(out, history.Entry{
+			Tool: "/compact", Time: c.At, Reversible: true, State: history.StateApplied,
+			Summary: fmt.Sprintf("%d messages replaced by a summary; /undo or /uncompact restores them", len(c.Replaced)),
+		})
+	}
+	return out
 }
 
 // Keep pins the newest user prompt: a compaction keeps it verbatim.

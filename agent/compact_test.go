@@ -86,3 +86,42 @@ func TestAutoCompactionSummarisesAndUncompactRestores(t *testing.T) {
 		t.Fatalf("resumed conversation has %d messages; want %d", len(got), len(after))
 	}
 }
+
+func TestUndoTakesBackACompactionNewerThanTheCalls(t *testing.T) {
+	srv := newFakeServer(t,
+		openAIStyle("", call{"w1", "fs_write", `{"path":"a.txt","content":"one\n"}`}), openAIStyle("wrote a"),
+		openAIStyle("second answer"), openAIStyle("third answer"),
+		openAIStyle("## Goal\nwrite a"), // the summary
+	)
+	h := newHarness(t, approval.AutoEdit, srv)
+	ctx := context.Background()
+	for _, p := range []string{"write a", "second", "third"} {
+		if err := h.run(ctx, p, approveAll()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := h.agent.Messages()
+	if _, err := h.agent.Compact(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := h.agent.History()
+	if len(entries) != 2 || entries[0].Tool != "fs_write" || entries[1].Tool != "/compact" {
+		t.Fatalf("history = %+v; want the write, then the compaction", entries)
+	}
+	out, err := h.agent.Undo(ctx, 1, false)
+	if err != nil || !strings.Contains(out, "Restored the") {
+		t.Fatalf("first undo = %q, %v; want the compaction taken back", out, err)
+	}
+	if !reflect.DeepEqual(h.agent.Messages(), before) {
+		t.Fatal("undo of the compaction did not restore the messages exactly")
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "a.txt")); err != nil {
+		t.Fatal("the first undo reverted the write too")
+	}
+	if _, err := h.agent.Undo(ctx, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "a.txt")); err == nil {
+		t.Fatal("the second undo did not revert the write")
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"myclaw/approval"
 	"myclaw/history"
 	"myclaw/tools"
+	"myclaw/tools/builtin"
 )
 
 // harness is an agent over a temporary workspace and state dir, with the
@@ -35,27 +36,27 @@ func newHarness(t testing.TB, level approval.Level, srv *fakeServer, opts ...har
 	t.Helper()
 	h := &harness{t: t, srv: srv, ws: t.TempDir(), state: t.TempDir()}
 	h.store = history.NewStore(h.state)
-	ws, err := tools.OpenWorkspace(h.ws)
+	ws, err := builtin.OpenWorkspace(h.ws)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
 	h.ws = ws.Dir()
-	mem, err := tools.OpenMemory(filepath.Join(h.state, "memory.json"))
+	mem, err := builtin.OpenMemory(filepath.Join(h.state, "memory.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.reg = tools.NewRegistry()
-	undo, err := tools.NewShellUndo(ws, h.store.Blobs(), filepath.Join(h.state, "shell-cache"), h.state)
+	undo, err := builtin.NewShellUndo(ws, h.store.Blobs(), filepath.Join(h.state, "shell-cache"), h.state)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { undo.Close() })
 	for _, tool := range []tools.Tool{
-		tools.NewFsRead(ws), tools.NewFsWrite(ws, h.store.Blobs()), tools.NewFsEdit(ws, h.store.Blobs()),
-		tools.NewGlobList(ws), tools.NewGrepSearch(ws), tools.NewTimeNow(time.Now), tools.NewTodoWrite(),
-		tools.NewMemoryStore(mem), tools.NewMemoryFetch(mem),
-		tools.NewShellRun(tools.ShellOptions{Dir: ws.Dir(), OutputDir: filepath.Join(h.state, "shell"), Undo: undo}),
+		builtin.NewFsRead(ws), builtin.NewFsWrite(ws, h.store.Blobs()), builtin.NewFsEdit(ws, h.store.Blobs()),
+		builtin.NewGlobList(ws), builtin.NewGrepSearch(ws), builtin.NewTimeNow(time.Now), builtin.NewTodoWrite(),
+		builtin.NewMemoryStore(mem), builtin.NewMemoryFetch(mem),
+		builtin.NewShellRun(builtin.ShellOptions{Dir: ws.Dir(), OutputDir: filepath.Join(h.state, "shell"), Undo: undo}),
 	} {
 		h.reg.MustRegister(tool)
 	}

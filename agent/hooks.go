@@ -13,6 +13,7 @@ import (
 
 	"myclaw/approval"
 	"myclaw/tools"
+	"myclaw/tools/proc"
 )
 
 // Hook is a command run before matching tool calls. It reads the call as
@@ -87,13 +88,13 @@ func runHook(ctx context.Context, h Hook, req approval.Request, workspace string
 	cmd := exec.Command(h.Command[0], h.Command[1:]...)
 	cmd.Dir = workspace
 	cmd.Stdin = bytes.NewReader(in)
-	cmd.Env = tools.ScrubEnv(os.Environ())
+	cmd.Env = proc.ScrubEnv(os.Environ())
 	cmd.WaitDelay = 2 * time.Second
 	// A decision is a short JSON object: more output than this is not one.
 	stdout := &capped{max: 64 << 10}
 	stderr := &capped{max: 64 << 10, keepTail: true}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	err := tools.RunContained(hctx, cmd)
+	err := proc.RunContained(hctx, cmd)
 	switch {
 	case hctx.Err() != nil && ctx.Err() == nil:
 		return deny(fmt.Sprintf("The pre-tool hook %q timed out after %s, so the call was denied.", name, timeout))

@@ -36,6 +36,10 @@ type turn struct {
 	position, count int
 	// hooks are the pre-tool hooks as the turn started.
 	hooks []Hook
+	// previewed is the approved preview of call previewedID, which
+	// execute applies instead of running the call again.
+	previewed   tools.Preview
+	previewedID string
 }
 
 // Run runs one user turn: it sends the prompt, streams the answer, runs the
@@ -316,10 +320,10 @@ func (a *Agent) buildRequest() (openai.ChatCompletionRequest, int) {
 	a.mu.Unlock()
 	compact := win.Tokens < compactWindow
 	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, a.opts.Policy.Level(), a.opts.Now(), compact) + a.opts.Instructions.section()}
-	catalog := a.opts.Registry.Catalog(func(m tools.Meta) bool {
+	catalog := wireCatalog(a.opts.Registry.Definitions(func(m tools.Meta) bool {
 		ok, _ := a.opts.Policy.Visible(m)
 		return ok
-	})
+	}))
 	if compact {
 		catalog = compactCatalog(catalog)
 	}

@@ -18,6 +18,9 @@ const (
 type ToolOutputEvent struct {
 	CallID string `json:"call_id"`
 	Text   string `json:"text"`
+	// Progress, when set, is how far the call got ("3/10 · indexing"),
+	// replacing the last one: one line, already cleaned.
+	Progress string `json:"progress,omitempty"`
 }
 
 func (ToolOutputEvent) Type() string { return "tool_output" }
@@ -31,6 +34,7 @@ type outputStream struct {
 
 	mu     sync.Mutex
 	buf    []byte
+	note   string // the newest progress note not yet sent
 	last   time.Time
 	timer  *time.Timer
 	closed bool
@@ -50,6 +54,23 @@ func (o *outputStream) write(p []byte) {
 	if len(o.buf) > outputKeep {
 		o.buf = append(o.buf[:0], o.buf[len(o.buf)-outputKeep:]...)
 	}
+	o.scheduleLocked()
+}
+
+// progress records the newest progress note; like output, it is sent at
+// most once per outputInterval, so a server that floods notifications
+// costs one event per interval.
+func (o *outputStream) progress(note string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed || note == "" {
+		return
+	}
+	o.note = note
+	o.scheduleLocked()
+}
+
+func (o *outputStream) scheduleLocked() {
 	if wait := outputInterval - time.Since(o.last); wait > 0 {
 		if o.timer == nil {
 			o.timer = time.AfterFunc(wait, o.flush)
@@ -63,16 +84,16 @@ func (o *outputStream) flush() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.timer = nil
-	if !o.closed && len(o.buf) > 0 {
+	if !o.closed && (len(o.buf) > 0 || o.note != "") {
 		o.sendLocked()
 	}
 }
 
 func (o *outputStream) sendLocked() {
 	o.last = time.Now()
-	text := string(o.buf)
-	o.buf = o.buf[:0]
-	o.emit(ToolOutputEvent{CallID: o.id, Text: text})
+	text, note := string(o.buf), o.note
+	o.buf, o.note = o.buf[:0], ""
+	o.emit(ToolOutputEvent{CallID: o.id, Text: text, Progress: note})
 }
 
 func (o *outputStream) close() {

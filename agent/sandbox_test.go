@@ -10,6 +10,7 @@ import (
 	"myclaw/approval"
 	"myclaw/sandbox"
 	"myclaw/tools"
+	"myclaw/tools/builtin"
 )
 
 func TestMain(m *testing.M) {
@@ -22,7 +23,7 @@ func TestMain(m *testing.M) {
 // sb, made for the harness's workspace.
 func withSandbox(sb **sandbox.Sandbox, force string) harnessOpt {
 	return func(o *Options) {
-		ws, err := tools.OpenWorkspace(o.Workspace)
+		ws, err := builtin.OpenWorkspace(o.Workspace)
 		if err != nil {
 			panic(err)
 		}
@@ -31,8 +32,8 @@ func withSandbox(sb **sandbox.Sandbox, force string) harnessOpt {
 			(*sb).ForceFailure(force)
 		}
 		reg := tools.NewRegistry()
-		reg.MustRegister(tools.NewFsRead(ws))
-		reg.MustRegister(tools.NewShellRun(tools.ShellOptions{Dir: o.Workspace, Sandbox: *sb}))
+		reg.MustRegister(builtin.NewFsRead(ws))
+		reg.MustRegister(builtin.NewShellRun(builtin.ShellOptions{Dir: o.Workspace, Sandbox: *sb}))
 		o.Registry = reg
 	}
 }

@@ -117,6 +117,11 @@ type Request struct {
 	// Why says why the policy asks rather than allows, e.g. "auto-edit asks
 	// for shell commands after untrusted content (web:example.com)".
 	Why string
+	// Previewable says the call can run first as a preview (a shell
+	// command in a copy-on-write layer); Previewed says it did, and that
+	// Summary and Preview show what it printed and would change: approving
+	// applies exactly that.
+	Previewable, Previewed bool
 	// Position and Count place the call among the calls of the model's
 	// answer ("call 1 of 2"); Count is 0 or 1 for a call on its own.
 	Position, Count int
@@ -136,6 +141,9 @@ const (
 	Deny Choice = "deny"
 	// Edit runs the call with edited arguments, validated again first.
 	Edit Choice = "edit"
+	// Preview runs the call first where its changes land in a scratch
+	// layer (Request.Previewable); the person then decides on the result.
+	Preview Choice = "preview"
 )
 
 // Decision answers a Request.
@@ -154,6 +162,10 @@ type Decision struct {
 	// Network approves a sandboxed shell command with network access
 	// (with ApproveSession, for the granted commands from now on).
 	Network bool `json:"network,omitempty"`
+	// TrustHints, on an approval of a tool that claims to be read-only
+	// (Meta.HintServer), also trusts the read-only hints of that server's
+	// tools in this project from now on (see HintGrant).
+	TrustHints bool `json:"trust_hints,omitempty"`
 	// By names who decided: "user", "rule: <rule>", "level: full",
 	// "headless", "hook: <command>".
 	By string `json:"by"`

@@ -1,10 +1,9 @@
 package approval
 
 import (
+	"myclaw/tools/builtin"
 	"strings"
 	"testing"
-
-	"myclaw/tools"
 )
 
 // A command line with raw control or invisible characters is not what the
@@ -80,7 +79,7 @@ func TestSensitiveWritesAsk(t *testing.T) {
 // The real memory_store declares that its notes outlive the session, so
 // auto-edit asks for it.
 func TestMemoryStoreAsksUnderAutoEdit(t *testing.T) {
-	m := tools.NewMemoryStore(nil).Meta()
+	m := builtin.NewMemoryStore(nil).Meta()
 	v := mustPolicy(t, AutoEdit).Evaluate(callReq(m, "memory:write:todo"))
 	if v.Outcome != OutcomeAsk {
 		t.Errorf("memory_store under auto-edit: got %+v; want ask", v)

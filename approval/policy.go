@@ -20,8 +20,10 @@ import (
 //  2. readonly denies every side-effecting call;
 //  3. read-only tools are allowed (ask rules do not apply to them);
 //  4. an ask rule that hits the call asks;
-//  5. allow rules and session grants allow (they are the user's explicit
-//     choice, so they hold after untrusted content too);
+//  5. allow rules, session grants and hint grants (for a tool whose
+//     read-only claim comes from a server the user trusts for such hints)
+//     allow (they are the user's explicit choice, so they hold after
+//     untrusted content too);
 //  6. the level decides: ask asks, auto-edit allows what it can vouch for,
 //     full allows.
 //
@@ -35,6 +37,7 @@ type Policy struct {
 	grants  []compiledRule
 	hosts   map[string]bool // hosts fetched this session, lower case
 	sandbox Sandbox
+	hints   map[string]HintGrant // by MCP server name
 }
 
 // Sandbox is what the policy knows of the shell sandbox.
@@ -170,7 +173,7 @@ func (p *Policy) evaluate(req Request, c call) Verdict {
 			return Verdict{Outcome: OutcomeAsk, By: "rule: " + r.brief(), Why: "a rule in the config asks before " + c.what(r)}
 		}
 	}
-	if why := sensitiveTarget(c.capability); why != "" && p.level != Full && !c.allowedByPattern(p.rules) {
+	if why := sensitiveTarget(c.cap); why != "" && p.level != Full && !c.allowedByPattern(p.rules) {
 		// A grant for the tool was given for another file; only a rule
 		// written for this path vouches for it.
 		return Verdict{Outcome: OutcomeAsk, By: "level: " + string(p.level),
@@ -183,6 +186,15 @@ func (p *Policy) evaluate(req Request, c call) Verdict {
 			conf.Network = true
 		}
 		return Verdict{Outcome: OutcomeAllow, By: by, Confinement: &conf}
+	}
+	if m := req.Meta; m.HintServer != "" {
+		ok, why := p.hintCovers(m)
+		if ok {
+			return Verdict{Outcome: OutcomeAllow, By: "hint grant: the read-only hints of " + m.HintServer}
+		}
+		if whyNot == "" {
+			whyNot = m.Name + " claims to be read-only, but " + why
+		}
 	}
 	switch p.level {
 	case Full:
@@ -218,13 +230,13 @@ func (p *Policy) autoEditAsks(req Request, c call, conf Confinement) string {
 		if from == "" {
 			from = "an unnamed source"
 		}
-		host, isNet := strings.CutPrefix(c.capability, "net:http:")
+		host := c.cap.Target
 		switch {
 		case c.shell:
 			return "auto-edit asks for shell commands after untrusted content from " + from
-		case isNet && !p.hosts[normHost(host)]:
+		case c.cap.Is("net", "http") && !p.hosts[normHost(host)]:
 			return fmt.Sprintf("auto-edit asks before reaching %s, a host not yet seen this session, after untrusted content from %s", host, from)
-		case strings.HasPrefix(c.capability, "memory:write"):
+		case c.cap.Is("memory", "write"):
 			return "auto-edit asks before storing a memory after untrusted content from " + from
 		}
 	}
@@ -238,11 +250,8 @@ func (p *Policy) autoEditAsks(req Request, c call, conf Confinement) string {
 	case c.capability == "":
 		return "auto-edit asks for " + c.tool + " because the call declares no capability, so where it acts is unknown"
 	}
-	if rest, ok := strings.CutPrefix(c.capability, "fs:"); ok {
-		_, where, _ := strings.Cut(rest, ":")
-		if !insideWorkspace(where) {
-			return "auto-edit asks for calls outside the workspace (" + c.capability + ")"
-		}
+	if c.cap.Kind == "fs" && !insideWorkspace(c.cap.Target) {
+		return "auto-edit asks for calls outside the workspace (" + c.capability + ")"
 	}
 	return ""
 }
@@ -252,13 +261,9 @@ func (p *Policy) autoEditAsks(req Request, c call, conf Confinement) string {
 // .git/hooks/pre-commit, core.fsmonitor), the workspace's .myclaw.toml
 // (tools, servers and hooks that run) and its .myclaw folder (commands
 // that become prompts). Letter case is ignored, as on macOS and Windows.
-func sensitiveTarget(capability string) string {
-	rest, ok := strings.CutPrefix(capability, "fs:")
-	if !ok {
-		return ""
-	}
-	verb, where, _ := strings.Cut(rest, ":")
-	if verb == "read" || where == "" {
+func sensitiveTarget(c tools.Capability) string {
+	where := c.Target
+	if c.Kind != "fs" || c.Action == "read" || where == "" {
 		return ""
 	}
 	clean := path.Clean(strings.ReplaceAll(where, `\`, "/"))
@@ -314,8 +319,8 @@ func (p *Policy) Remember(req Request, d Decision) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if host, ok := strings.CutPrefix(capabilityOf(req), "net:http:"); ok && host != "" {
-		p.hosts[normHost(host)] = true
+	if c := tools.ParseCapability(capabilityOf(req)); c.Is("net", "http") && c.Target != "" {
+		p.hosts[normHost(c.Target)] = true
 	}
 	if grant == nil {
 		return
@@ -448,6 +453,7 @@ func SessionRule(req Request) Rule {
 type call struct {
 	tool       string
 	capability string
+	cap        tools.Capability // capability, parsed
 	shell      bool
 	// For shell_run: whether the line parsed, its commands as rules judge
 	// them, the line itself, why allow patterns cannot cover it ("" if
@@ -462,10 +468,11 @@ type call struct {
 
 func newCall(req Request) call {
 	c := call{tool: req.Tool, capability: capabilityOf(req)}
+	c.cap = tools.ParseCapability(c.capability)
 	if c.tool == "" {
 		c.tool = req.Meta.Name
 	}
-	c.shell = c.tool == "shell_run" || req.Command != nil
+	c.shell = req.Meta.Shell || req.Command != nil
 	if !c.shell {
 		return c
 	}

@@ -6,16 +6,17 @@ import (
 	"testing"
 
 	"myclaw/tools"
+	"myclaw/tools/builtin"
 )
 
-var shellMeta = tools.Meta{Name: "shell_run", Risk: tools.RiskHigh, ReturnsUntrusted: true, Capability: "shell:exec", Source: tools.SourceBuiltin}
+var shellMeta = tools.Meta{Name: "shell_run", Shell: true, Risk: tools.RiskHigh, ReturnsUntrusted: true, Capability: "shell:exec", Source: tools.SourceBuiltin}
 
 // shellReq builds the request the agent would make for a shell_run call:
 // the parsed line (nil when it does not parse) and the args holding it.
 func shellReq(command string) Request {
 	args, _ := json.Marshal(map[string]string{"command": command}) // cannot fail for strings
 	req := Request{CallID: "c1", Tool: "shell_run", Meta: shellMeta, Args: args, Capability: "shell:exec", Summary: "Run `" + command + "`"}
-	if cl, err := tools.ParseCommandLine(command, "/ws"); err == nil {
+	if cl, err := builtin.ParseCommandLine(command, "/ws"); err == nil {
 		req.Command = &cl
 	}
 	return req

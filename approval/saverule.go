@@ -15,7 +15,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
-	"myclaw/tools"
+	"myclaw/internal/durable"
 )
 
 // saveMu serialises SaveRule within the process, so two grants saved at
@@ -84,7 +84,7 @@ func SaveRule(path string, r Rule) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 		return "", fmt.Errorf("save rule to %s: %w", target, err)
 	}
-	if err := tools.WriteFileAtomic(target, updated, mode); err != nil {
+	if err := durable.WriteFile(target, updated, mode); err != nil {
 		return "", fmt.Errorf("save rule to %s: %w", target, err)
 	}
 	return text.String(), nil
@@ -233,7 +233,7 @@ func RemoveRule(path string, r Rule) error {
 	if toml.Unmarshal(updated, &check) != nil || !slices.EqualFunc(configRules(check), want, Rule.Same) || !sameOutside(doc, check) {
 		return byHand
 	}
-	if err := tools.WriteFileAtomic(target, updated, mode); err != nil {
+	if err := durable.WriteFile(target, updated, mode); err != nil {
 		return fmt.Errorf("remove rule from %s: %w", target, err)
 	}
 	return nil

@@ -91,7 +91,10 @@ type Shell struct {
 	MaxTimeoutS int `toml:"max_timeout_s"`
 	// Undo records each command's changes to the workspace for /undo
 	// (default on).
-	Undo    *bool   `toml:"undo"`
+	Undo *bool `toml:"undo"`
+	// Preview runs a command that asks first in a preview, where the
+	// sandbox allows one, so the pane shows what it changed.
+	Preview bool    `toml:"preview"`
 	Sandbox Sandbox `toml:"sandbox"`
 }
 
@@ -177,6 +180,9 @@ type MCPServer struct {
 	// LogLevel is the level of the log messages asked of the server
 	// (debug ... emergency; default info).
 	LogLevel string `toml:"log_level"`
+	// Sampling lets the server ask to use the model, each request
+	// approved in the TUI (declined headless). Off by default.
+	Sampling bool `toml:"sampling"`
 }
 
 // MCPOAuth is the oauth table of an [mcp.servers.NAME] entry.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
-	"myclaw/tools"
+	"myclaw/internal/durable"
 )
 
 var topModelRE = regexp.MustCompile(`^\s*model\s*=`)
@@ -86,7 +86,7 @@ func SaveModel(path, name string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", fmt.Errorf("save the model to %s: %w", path, err)
 	}
-	if err := tools.WriteFileAtomic(path, updated, mode); err != nil {
+	if err := durable.WriteFile(path, updated, mode); err != nil {
 		return "", fmt.Errorf("save the model to %s: %w", path, err)
 	}
 	return line, nil

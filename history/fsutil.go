@@ -4,10 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"myclaw/internal/durable"
 	"os"
 	"path/filepath"
-
-	"myclaw/tools"
 )
 
 // Permissions of everything under the state dir: it may hold file contents
@@ -17,18 +16,18 @@ const (
 	filePerm fs.FileMode = 0o600
 )
 
-// writeFileAtomic replaces path with data (see tools.WriteFileAtomic),
+// writeFileAtomic replaces path with data (see durable.WriteFile),
 // readable by the owner only.
 func writeFileAtomic(path string, data []byte) error {
-	if err := tools.WriteFileAtomic(path, data, filePerm); err != nil {
+	if err := durable.WriteFile(path, data, filePerm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
 
-// syncDir fsyncs a directory (see tools.SyncDir).
+// syncDir fsyncs a directory (see durable.SyncDir).
 func syncDir(dir string) error {
-	if err := tools.SyncDir(dir); err != nil {
+	if err := durable.SyncDir(dir); err != nil {
 		return fmt.Errorf("sync dir %s: %w", dir, err)
 	}
 	return nil
@@ -64,8 +63,8 @@ func ensureDir(dir string) error {
 	return syncDir(parent)
 }
 
-// lockFile takes an advisory lock on f (see tools.LockFile).
-func lockFile(f *os.File, exclusive bool) error { return tools.LockFile(f, exclusive) }
+// lockFile takes an advisory lock on f (see durable.Lock).
+func lockFile(f *os.File, exclusive bool) error { return durable.Lock(f, exclusive) }
 
 // unlockFile releases the lock lockFile took.
-func unlockFile(f *os.File) error { return tools.UnlockFile(f) }
+func unlockFile(f *os.File) error { return durable.Unlock(f) }

@@ -113,6 +113,8 @@ type slot struct {
 	// if it stays set after a restart, the process stopped in the middle.
 	inflight string
 	force    bool
+	// undoneAt is when the call was last undone, for redo across sessions.
+	undoneAt time.Time
 }
 
 // Journal is the undo journal of one session: an append-only file of
@@ -405,6 +407,7 @@ func (j *Journal) transition(r record) (func(), error) {
 		}
 		return func() {
 			s.e.State, s.redo, s.inflight, s.force = StateUndone, r.Data, "", false
+			s.undoneAt = r.Time
 			j.redoStack = append(j.redoStack, s.e.Seq)
 		}, nil
 	case opRedoBegin:
@@ -582,6 +585,45 @@ func (j *Journal) RedoDepth() int {
 	return len(j.redoStack)
 }
 
+// refresh reads what another process appended since the last read.
+func (j *Journal) refresh() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.closed {
+		return fmt.Errorf("%s: %w", j.path, ErrJournalClosed)
+	}
+	if err := lockFile(j.f, false); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	err := j.catchUp()
+	if uerr := unlockFile(j.f); err == nil {
+		err = uerr
+	}
+	return err
+}
+
+// newestUndoable returns the time of the call Undo would revert first.
+func (j *Journal) newestUndoable() (time.Time, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for i := len(j.slots) - 1; i >= 0; i-- {
+		if undoable(j.slots[i]) {
+			return j.slots[i].e.Time, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// lastUndone returns when the call Redo would re-apply first was undone.
+func (j *Journal) lastUndone() (time.Time, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if len(j.redoStack) == 0 {
+		return time.Time{}, false
+	}
+	return j.bySeq[j.redoStack[len(j.redoStack)-1]].undoneAt, true
+}
+
 func undoable(s *slot) bool {
 	return s.e.Reversible && (s.e.State == StateApplied || s.e.State == StatePending)
 }
@@ -616,6 +658,9 @@ type Outcome struct {
 	Err error
 	// Message is one line for people.
 	Message string
+	// Session is, from UndoNewest and RedoNewest, the session whose
+	// journal holds the call.
+	Session string
 }
 
 // Undo reverts the newest n undoable calls, newest first, and stops at the

@@ -256,6 +256,7 @@ type Session struct {
 	info   SessionInfo
 	tf     *os.File // transcript, opened on the first Append
 	j      *Journal // opened on the first Journal call
+	active *os.File // held by Hold while the session runs
 	closed bool
 }
 
@@ -500,6 +501,9 @@ func (s *Session) Close() error {
 	}
 	if s.j != nil {
 		errs = append(errs, s.j.Close())
+	}
+	if s.active != nil {
+		errs = append(errs, s.active.Close())
 	}
 	return errors.Join(errs...)
 }

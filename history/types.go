@@ -54,4 +54,6 @@ type SessionInfo struct {
 	Updated   time.Time `json:"updated"`
 	// Title is the start of the first user prompt.
 	Title string `json:"title"`
+	// Parent is the session this one was forked from; empty for a new one.
+	Parent string `json:"parent,omitempty"`
 }

@@ -128,7 +128,19 @@ static void sb_userns(int flags, unsigned in_uid, unsigned out_uid, unsigned in_
 	sb_write("/proc/self/gid_map", buf);
 }
 
-// argv: exe SENTINEL net|nonet uid:gid W w... P p... path arg0 args...
+// sb_overlay mounts a copy-on-write layer over the workspace (ovl: the
+// workspace, the upper dir, the work dir), so that the command's writes
+// land in the upper dir, and moves the working directory onto it.
+static void sb_overlay(char **ovl) {
+	char opts[3 * 4096 + 64], cwd[4096];
+	if (mount("", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) sb_fail("make the mounts private");
+	if (snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s,userxattr", ovl[0], ovl[1], ovl[2]) >= (int)sizeof opts) sb_failx("the preview paths are too long");
+	if (mount("overlay", ovl[0], "overlay", 0, opts) != 0) sb_fail("mount the preview layer");
+	// The working directory still names the directory below the mount.
+	if (getcwd(cwd, sizeof cwd) == NULL || chdir(cwd) != 0) sb_fail("enter the preview layer");
+}
+
+// argv: exe SENTINEL net|nonet uid:gid W w... P p... O o... path arg0 args...
 static void sb_launch(int argc, char **argv, char **envp) {
 	if (argc < 3 || strcmp(argv[1], SB_SENTINEL) != 0) {
 		return;
@@ -145,6 +157,10 @@ static void sb_launch(int argc, char **argv, char **envp) {
 	if (np < 0 || i + np + 1 >= argc) sb_failx("bad launch arguments");
 	char **protect = argv + i;
 	i += np;
+	int no = atoi(argv[i++]);
+	if ((no != 0 && no != 3) || i + no + 1 >= argc) sb_failx("bad launch arguments");
+	char **ovl = argv + i;
+	i += no;
 	char *path = argv[i++];
 	char **args = argv + i;
 
@@ -155,6 +171,7 @@ static void sb_launch(int argc, char **argv, char **envp) {
 	unsigned uid, gid;
 	if (sscanf(ids, "%u:%u", &uid, &gid) != 2) sb_failx("bad launch arguments");
 	sb_userns(CLONE_NEWNS | (network ? 0 : CLONE_NEWNET), 0, uid, 0, gid);
+	if (no == 3) sb_overlay(ovl);
 	sb_protect(protect, np);
 	sb_userns(0, uid, 0, gid, 0);
 

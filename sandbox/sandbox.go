@@ -386,6 +386,25 @@ func (s *Sandbox) Confine(cmd *exec.Cmd, network bool) (func(stderr string) (str
 	return c.finish, nil
 }
 
+// ConfinePreview is Confine for a preview run: without network, over a
+// copy-on-write layer of the workspace, so that what the command writes
+// there lands in upper (an empty directory) and the workspace is left as it
+// was; work is an empty directory on upper's filesystem. Linux only: it
+// fails elsewhere, and where user namespaces cannot mount an overlay.
+func (s *Sandbox) ConfinePreview(cmd *exec.Cmd, upper, work string) (func(stderr string) (string, string), error) {
+	if !s.Active() {
+		return nil, fmt.Errorf("the sandbox is not active: %s", s.Status().Why)
+	}
+	if s.opts.Workspace == "" {
+		return nil, errors.New("a preview needs the workspace")
+	}
+	c, err := s.confineOverlay(cmd, upper, work)
+	if err != nil {
+		return nil, err
+	}
+	return c.finish, nil
+}
+
 // newGit returns the workspace's .git when it does not exist yet.
 func (s *Sandbox) newGit() string {
 	if s.opts.Workspace == "" {

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -29,13 +30,16 @@ type spec struct {
 	IDs     string
 	Write   []string
 	Protect []string
+	// Overlay is, for a preview, the workspace, the upper and the work dir
+	// of the copy-on-write layer mounted over it; empty otherwise.
+	Overlay []string
 	Path    string
 	Args    []string
 }
 
 // launchArgs lays out sp after the launcher's argv[0], as the C launcher
 // (launch_cgo_linux.go) and launchGo read it:
-// SENTINEL net|nonet uid:gid|- W w... P p... path arg0 args...
+// SENTINEL net|nonet uid:gid|- W w... P p... O o... path arg0 args...
 func launchArgs(sp spec) []string {
 	net := "nonet"
 	if sp.Network {
@@ -49,6 +53,8 @@ func launchArgs(sp spec) []string {
 	out = append(out, sp.Write...)
 	out = append(out, strconv.Itoa(len(sp.Protect)))
 	out = append(out, sp.Protect...)
+	out = append(out, strconv.Itoa(len(sp.Overlay)))
+	out = append(out, sp.Overlay...)
 	return append(append(out, sp.Path), sp.Args...)
 }
 
@@ -76,7 +82,10 @@ func parseLaunchArgs(a []string) (spec, error) {
 	if sp.Write, rest, ok = list(rest); !ok {
 		return sp, bad
 	}
-	if sp.Protect, rest, ok = list(rest); !ok || len(rest) < 2 {
+	if sp.Protect, rest, ok = list(rest); !ok {
+		return sp, bad
+	}
+	if sp.Overlay, rest, ok = list(rest); !ok || len(rest) < 2 || len(sp.Overlay) != 0 && len(sp.Overlay) != 3 {
 		return sp, bad
 	}
 	sp.Path, sp.Args = rest[0], rest[1:]
@@ -105,6 +114,11 @@ func launchGo(args []string) error {
 	}
 	// Landlock binds the calling thread; exec from the same one.
 	runtime.LockOSThread()
+	if len(sp.Overlay) == 3 {
+		if err := overlay(sp.Overlay); err != nil {
+			return err
+		}
+	}
 	if err := protect(sp.Protect); err != nil {
 		return err
 	}
@@ -139,6 +153,27 @@ func launchGo(args []string) error {
 	return syscall.Exec(sp.Path, sp.Args, os.Environ())
 }
 
+// overlay mounts the preview's copy-on-write layer over the workspace
+// (ovl: workspace, upper dir, work dir) and moves the working directory
+// onto it.
+func overlay(ovl []string) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make the mounts private: %w", err)
+	}
+	opts := "lowerdir=" + ovl[0] + ",upperdir=" + ovl[1] + ",workdir=" + ovl[2] + ",userxattr"
+	if err := unix.Mount("overlay", ovl[0], "overlay", 0, opts); err != nil {
+		return fmt.Errorf("mount the preview layer: %w", err)
+	}
+	wd, err := os.Getwd()
+	if err == nil {
+		err = os.Chdir(wd)
+	}
+	if err != nil {
+		return fmt.Errorf("enter the preview layer: %w", err)
+	}
+	return nil
+}
+
 // protect makes the protected paths read-only in this (private) mount
 // namespace. A .git directory is bound onto itself first: a mount point
 // cannot be renamed away and replaced.
@@ -170,6 +205,23 @@ func protect(paths []string) error {
 }
 
 func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
+	return s.confineLayer(cmd, network, nil)
+}
+
+// confineOverlay confines cmd without network, over a copy-on-write layer
+// of the workspace whose changes land in upper (work: overlayfs's scratch
+// dir, on the same filesystem).
+func (s *Sandbox) confineOverlay(cmd *exec.Cmd, upper, work string) (*call, error) {
+	for _, p := range []string{s.opts.Workspace, upper, work} {
+		// overlayfs reads its options split at commas and colons.
+		if strings.ContainsAny(p, ",:\\") {
+			return nil, fmt.Errorf("a preview cannot mount over %q: the path holds a comma, colon or backslash", p)
+		}
+	}
+	return s.confineLayer(cmd, false, []string{s.opts.Workspace, upper, work})
+}
+
+func (s *Sandbox) confineLayer(cmd *exec.Cmd, network bool, ovl []string) (*call, error) {
 	exe, err := s.executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the launcher: %w", err)
@@ -181,7 +233,7 @@ func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
 	write := append([]string{s.opts.Workspace, tmp}, s.writable()...)
 	existing, missing := s.protected(write)
 	slices.SortFunc(existing, func(a, b string) int { return len(a) - len(b) }) // parents first
-	sp := spec{Network: network, Write: write, Protect: existing, Path: cmd.Path, Args: cmd.Args}
+	sp := spec{Network: network, Write: write, Protect: existing, Overlay: ovl, Path: cmd.Path, Args: cmd.Args}
 	uid, gid := os.Geteuid(), os.Getegid()
 	sp.IDs = strconv.Itoa(uid) + ":" + strconv.Itoa(gid)
 	if !launcherMakesNamespaces {

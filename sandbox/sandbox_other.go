@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"errors"
 	"os/exec"
 	"runtime"
 )
@@ -19,3 +20,7 @@ func (s *Sandbox) detect() string {
 func mechanism() string { return "none" }
 
 func gaps() []string { return nil }
+
+func (s *Sandbox) confineOverlay(*exec.Cmd, string, string) (*call, error) {
+	return nil, errors.New("a preview needs an overlay mount, which only Linux has here")
+}

@@ -6,6 +6,24 @@ import (
 	"fmt"
 )
 
+// FileState is the state of one path as undo data records it: either no
+// file, or a regular file with these bytes (kept in the BlobStore) and mode.
+type FileState struct {
+	Exists bool   `json:"exists"`
+	SHA256 string `json:"sha256,omitempty"`
+	Mode   uint32 `json:"mode,omitempty"` // permission bits
+}
+
+// FileUndo is the undo data of the file tools: one change of one file. It
+// is symmetric: the redo data is a FileUndo with the roles swapped.
+type FileUndo struct {
+	Path   string    `json:"path"`
+	Before FileState `json:"before"`
+	After  FileState `json:"after"`
+	// CreatedDirs lists the folders the change created, parents first.
+	CreatedDirs []string `json:"created_dirs,omitempty"`
+}
+
 // FileChange is one change of one file as a file tool's undo data records
 // it, with both contents loaded: what /diff shows.
 type FileChange struct {
@@ -17,13 +35,13 @@ type FileChange struct {
 // ReadFileChange decodes the undo data of fs_write or fs_edit and loads
 // both contents from blobs. ok is false when undo is not a file change.
 func ReadFileChange(blobs BlobStore, undo json.RawMessage) (c FileChange, ok bool, err error) {
-	var fc fsChange
+	var fc FileUndo
 	dec := json.NewDecoder(bytes.NewReader(undo))
 	dec.DisallowUnknownFields()
 	if dec.Decode(&fc) != nil || fc.Path == "" {
 		return c, false, nil
 	}
-	load := func(s fsFileState) ([]byte, error) {
+	load := func(s FileState) ([]byte, error) {
 		if !s.Exists {
 			return nil, nil
 		}
@@ -56,5 +74,5 @@ func FileDiff(path string, before, after []byte) string {
 	if after == nil {
 		newName = "/dev/null"
 	}
-	return diffUnified(oldName, newName, before, after).Text()
+	return Diff(oldName, newName, before, after).Text()
 }

@@ -74,7 +74,8 @@ func TestDiffUnified(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := diffUnified(tt.oldName, "b/x", []byte(tt.old), []byte(tt.new))
+			t.Parallel()
+			got := Diff(tt.oldName, "b/x", []byte(tt.old), []byte(tt.new))
 			if got.Text() != tt.want {
 				t.Errorf("got diff\n%s\nwant\n%s", got.Text(), tt.want)
 			}
@@ -103,7 +104,8 @@ func TestDiffRoundTrip(t *testing.T) {
 	for i := range 300 {
 		old, new := gen(rng.IntN(30)), gen(rng.IntN(30))
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
-			d := diffUnified("a/x", "b/x", []byte(old), []byte(new))
+			t.Parallel()
+			d := Diff("a/x", "b/x", []byte(old), []byte(new))
 			got, err := fsTestApplyDiff(old, d.Text())
 			if err != nil {
 				t.Fatalf("apply: %v\nold %q\nnew %q\ndiff\n%s", err, old, new, d.Text())
@@ -127,7 +129,7 @@ func TestDiffLargeFallback(t *testing.T) {
 		fmt.Fprintf(&a, "old %d\n", i)
 		fmt.Fprintf(&b, "new %d\n", i)
 	}
-	d := diffUnified("a/x", "b/x", []byte(a.String()), []byte(b.String()))
+	d := Diff("a/x", "b/x", []byte(a.String()), []byte(b.String()))
 	if d.Added != 3000 || d.Removed != 3000 {
 		t.Errorf("got +%d -%d; want +3000 -3000", d.Added, d.Removed)
 	}
@@ -149,7 +151,7 @@ func TestDiffMinimalOnLargeFile(t *testing.T) {
 	}
 	old := a.String()
 	new := strings.Replace(old, "line 7\n", "line seven\nline 7b\n", 1)
-	d := diffUnified("a/x", "b/x", []byte(old), []byte(new))
+	d := Diff("a/x", "b/x", []byte(old), []byte(new))
 	if d.Added != 2 || d.Removed != 1 {
 		t.Errorf("got +%d -%d; want +2 -1", d.Added, d.Removed)
 	}
@@ -160,7 +162,7 @@ func TestDiffCutsHugePreview(t *testing.T) {
 	for i := range 40000 {
 		fmt.Fprintf(&b, "a fairly long line of new content number %d\n", i)
 	}
-	d := diffUnified("/dev/null", "b/x", nil, []byte(b.String()))
+	d := Diff("/dev/null", "b/x", nil, []byte(b.String()))
 	if d.Added != 40000 {
 		t.Errorf("got +%d; want +40000", d.Added)
 	}
@@ -262,4 +264,35 @@ func fsTestNormHeader(h string) string {
 		}
 	}
 	return strings.Join(f, " ")
+}
+
+// TestDiffTrimKeepsLineNumbersAndContext changes the middle of texts that
+// share long starts and ends (which the diff skips), with and without a
+// final newline: the hunks must still apply and number lines as in the file.
+func TestDiffTrimKeepsLineNumbersAndContext(t *testing.T) {
+	var head, tail strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&head, "head %d\n", i)
+		fmt.Fprintf(&tail, "tail %d\n", i)
+	}
+	for _, end := range []string{"", "last"} {
+		old := head.String() + "middle\n" + tail.String() + end
+		for _, new := range []string{
+			head.String() + "MIDDLE\n" + tail.String() + end,
+			head.String() + tail.String() + end,
+			head.String() + "middle\nmore\n" + tail.String() + end,
+			strings.Replace(old, "tail 39\n", "TAIL\n", 1),
+			strings.Replace(old, "head 0\n", "", 1),
+		} {
+			d := Diff("a/x", "b/x", []byte(old), []byte(new))
+			got, err := fsTestApplyDiff(old, d.Text())
+			if err != nil || got != new {
+				t.Fatalf("apply: %v\ndiff\n%s", err, d.Text())
+			}
+		}
+	}
+	d := Diff("a/x", "b/x", []byte(head.String()+"middle\n"+tail.String()), []byte(head.String()+"MIDDLE\n"+tail.String()))
+	if !strings.Contains(d.Text(), "@@ -38,7 +38,7 @@\n head 37\n head 38\n head 39\n-middle\n+MIDDLE\n tail 0\n") {
+		t.Errorf("diff\n%s", d.Text())
+	}
 }

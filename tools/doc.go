@@ -1,9 +1,9 @@
-// Package tools defines the Tool protocol of myclaw and the builtin catalog.
-//
-// A Tool declares what it is (Meta), does its work in Execute and says what it
-// would do in DryRun. Every result that reaches the model goes through one
-// envelope ({"ok":true,...} or {"ok":false,"error":{...}}), and output of tools
-// that return untrusted content is fenced so that it cannot pose as
-// instructions. The Registry validates arguments against each tool's JSON
-// Schema before dispatch. This package imports none of myclaw's others.
+// Package tools is myclaw's Tool protocol: what a tool declares (Meta), how
+// it is called (Execute, and DryRun for those that can preview), the one
+// envelope every result reaches the model in ({"ok":true,...} or
+// {"ok":false,"error":{...}}), the fence around untrusted output, and the
+// Registry that validates arguments against each tool's JSON Schema before
+// dispatch. It speaks no wire format and holds no tool: the builtins live in
+// tools/builtin, process containment in tools/proc, MCP and command tools
+// in their own packages.
 package tools

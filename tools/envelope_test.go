@@ -90,6 +90,7 @@ func TestEnvelopeOK(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got := Envelope(tt.meta, tt.res, nil, envelopeAt)
 			if got != tt.want {
 				t.Errorf("Envelope =\n%s\nwant\n%s", got, tt.want)
@@ -135,6 +136,7 @@ func TestEnvelopeError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got := Envelope(Meta{Name: "t", ReturnsUntrusted: true}, Result{Body: "ignored", Output: map[string]int{"x": 1}}, tt.err, envelopeAt)
 			if got != tt.want {
 				t.Errorf("Envelope =\n%s\nwant\n%s", got, tt.want)

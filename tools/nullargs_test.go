@@ -42,6 +42,7 @@ func TestValidateDropsOptionalNulls(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, e := r.Validate(tt.tool, json.RawMessage(tt.args))
 			if tt.wantErr != "" {
 				if e == nil || !strings.Contains(e.Message, tt.wantErr) {

@@ -11,8 +11,24 @@ func WithProgress(ctx context.Context, fn func(p []byte)) context.Context {
 	return context.WithValue(ctx, progressKey{}, fn)
 }
 
-// progressOf returns the progress function of ctx, or nil.
-func progressOf(ctx context.Context) func([]byte) {
+// ProgressOf returns the progress function of ctx, or nil.
+func ProgressOf(ctx context.Context) func([]byte) {
 	fn, _ := ctx.Value(progressKey{}).(func([]byte))
+	return fn
+}
+
+type noteKey struct{}
+
+// WithProgressNote returns a context under which a tool that learns how
+// far it got (an MCP server's progress notifications) reports it to fn as
+// one short line, the newest replacing the last. fn may be called from
+// several goroutines at once.
+func WithProgressNote(ctx context.Context, fn func(note string)) context.Context {
+	return context.WithValue(ctx, noteKey{}, fn)
+}
+
+// ProgressNote returns the progress-note function of ctx, or nil.
+func ProgressNote(ctx context.Context) func(string) {
+	fn, _ := ctx.Value(noteKey{}).(func(string))
 	return fn
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"github.com/sashabaranov/go-openai"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -199,25 +198,26 @@ func (r *Registry) List() []Tool {
 	return out
 }
 
-// Catalog returns the go-openai tool definitions of the tools that include
-// accepts (the policy decides per autonomy level and rules), in registration
-// order.
-func (r *Registry) Catalog(include func(Meta) bool) []openai.Tool {
+// Definition is what the model is told of one tool: its wire name, its
+// description and the JSON Schema of its arguments (never empty). The
+// agent turns definitions into its wire format.
+type Definition struct {
+	Wire        string
+	Description string
+	Parameters  json.RawMessage
+}
+
+// Definitions returns the definitions of the tools that include accepts
+// (the policy decides per autonomy level and rules), in registration order.
+func (r *Registry) Definitions(include func(Meta) bool) []Definition {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	var out []openai.Tool
+	var out []Definition
 	for _, e := range r.ordered {
 		if include != nil && !include(e.meta) {
 			continue
 		}
-		out = append(out, openai.Tool{
-			Type: openai.ToolTypeFunction,
-			Function: &openai.FunctionDefinition{
-				Name:        e.wire,
-				Description: e.meta.Description,
-				Parameters:  e.params,
-			},
-		})
+		out = append(out, Definition{Wire: e.wire, Description: e.meta.Description, Parameters: e.params})
 	}
 	return out
 }
@@ -352,9 +352,14 @@ func Call(ctx context.Context, t Tool, args json.RawMessage, dry bool) (res Resu
 			err = &Error{Kind: KindUnknown, Message: fmt.Sprintf("%s failed unexpectedly: %v", m.Name, p), Hint: "This is a bug in the tool, not in your call. Tell the user; do not retry the same call."}
 		}
 	}()
-	if dry {
-		res, err = t.DryRun(ctx, args)
-	} else {
+	dr, canDry := t.(DryRunner)
+	switch {
+	case dry && canDry:
+		res, err = dr.DryRun(ctx, args)
+	case dry && !m.ReadOnly:
+		// No preview: the call is described by its arguments.
+		res = Result{Summary: "Run " + m.Name + " (no preview available for this tool)", Preview: string(args)}
+	default:
 		res, err = t.Execute(ctx, args)
 	}
 	var te *Error

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sashabaranov/go-openai"
 )
 
 // regWriteSchema is fs_write's schema: strict, two required strings.
@@ -258,13 +256,10 @@ func TestCatalog(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cat := r.Catalog(tt.include)
+			cat := r.Definitions(tt.include)
 			var names []string
 			for _, def := range cat {
-				if def.Type != openai.ToolTypeFunction || def.Function == nil {
-					t.Fatalf("catalog entry %+v; want a function definition", def)
-				}
-				names = append(names, def.Function.Name)
+				names = append(names, def.Wire)
 			}
 			if !slices.Equal(names, tt.want) {
 				t.Errorf("Catalog names = %q; want %q", names, tt.want)
@@ -272,26 +267,26 @@ func TestCatalog(t *testing.T) {
 		})
 	}
 
-	cat := r.Catalog(nil)
+	cat := r.Definitions(nil)
 	wantParams := map[string]string{
 		"fs_write":             regWriteSchema,
 		"time_now":             emptySchema,
 		"github__create_issue": `{"type":"object"}`,
 	}
 	for _, def := range cat {
-		want, ok := wantParams[def.Function.Name]
+		want, ok := wantParams[def.Wire]
 		if !ok {
 			continue
 		}
-		got, err := json.Marshal(def.Function.Parameters)
+		got, err := json.Marshal(def.Parameters)
 		if err != nil {
-			t.Fatalf("marshal parameters of %s: %v", def.Function.Name, err)
+			t.Fatalf("marshal parameters of %s: %v", def.Wire, err)
 		}
 		if !regJSONEqual(t, got, []byte(want)) {
-			t.Errorf("parameters of %s = %s; want %s", def.Function.Name, got, want)
+			t.Errorf("parameters of %s = %s; want %s", def.Wire, got, want)
 		}
-		if def.Function.Description != "Test tool "+mustLookup(t, r, def.Function.Name).Meta().Name+"." {
-			t.Errorf("description of %s = %q", def.Function.Name, def.Function.Description)
+		if def.Description != "Test tool "+mustLookup(t, r, def.Wire).Meta().Name+"." {
+			t.Errorf("description of %s = %q", def.Wire, def.Description)
 		}
 	}
 	// The whole request body marshals: no empty RawMessage.
@@ -782,7 +777,7 @@ func TestRegistryConcurrent(t *testing.T) {
 				if _, e := r.Validate("fs_write", json.RawMessage(`{"path":"a","content":"b"}`)); e != nil {
 					t.Errorf("Validate: %v", e)
 				}
-				_ = r.Catalog(nil)
+				_ = r.Definitions(nil)
 				_ = r.Suggest("fs_wrte", 2)
 				if !r.Unregister(name) {
 					t.Errorf("Unregister(%q) = false", name)

@@ -1,6 +1,8 @@
 package tools
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestReplaceKeepsTheName(t *testing.T) {
 	r := NewRegistry()

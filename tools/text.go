@@ -124,10 +124,10 @@ func IsSHA256Hex(s string) bool {
 	return true
 }
 
-// cutText renders at most max bytes of b as valid UTF-8 (invalid bytes
+// CutText renders at most max bytes of b as valid UTF-8 (invalid bytes
 // become U+FFFD) without splitting a character, and returns how many bytes
 // of b it shows.
-func cutText(b []byte, max int) (string, int) {
+func CutText(b []byte, max int) (string, int) {
 	b = CutUTF8(b, max)
 	return strings.ToValidUTF8(string(b), "\uFFFD"), len(b)
 }

@@ -29,6 +29,7 @@ func TestCutUTF8(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if got := CutUTF8(tt.s, tt.n); got != tt.want {
 				t.Errorf("CutUTF8(%q, %d) = %q; want %q", tt.s, tt.n, got, tt.want)
 			}
@@ -94,6 +95,7 @@ func TestFirstAndLastLines(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if got := FirstAndLastLines(tt.s, tt.n); got != tt.want {
 				t.Errorf("FirstAndLastLines(%q, %d) = %q; want %q", tt.s, tt.n, got, tt.want)
 			}

@@ -67,6 +67,9 @@ type Meta struct {
 	// autonomy level, allow rules or session grants say (the tool domain
 	// model's human_approval_required).
 	AlwaysAsk bool
+	// Shell means the call's "command" argument is a bash command line: the
+	// policy judges it command by command, and the pane edits it as text.
+	Shell bool
 	// Persists means a call's effect is read back into later sessions (a
 	// long-term note replayed into every prompt): auto-edit never
 	// approves it on its own, since it would carry planted text forward.
@@ -77,12 +80,17 @@ type Meta struct {
 	// can change while myclaw runs (MCP). Their calls' capabilities carry
 	// it, so a grant or a saved rule covers only the definition approved.
 	Definition string
-	// Changed says how the definition differs from the one listed before
-	// (a new description, new parameters), when it changed while running.
+	// Changed says since when and how the definition differs from the one
+	// seen before ("since it was first listed: new parameters: key"), when
+	// it changed while running or since myclaw last ran in the workspace.
 	Changed string
 	// Claims is what the tool's provider says about it that myclaw does
 	// not rely on, e.g. an untrusted MCP server's read-only hint.
 	Claims string
+	// HintServer names the MCP server, not trusted, that claims the tool
+	// is read-only (readOnlyHint). Such a tool asks like any other unless
+	// the user trusts that server's read-only hints in the project.
+	HintServer string
 }
 
 // HasSideEffects reports whether calls of the tool change anything.
@@ -143,6 +151,16 @@ type Result struct {
 	// Unchanged is set when the call changes nothing (a write of the
 	// content already there): it is not journaled and takes no undo step.
 	Unchanged bool
+	// Images are pictures the call returned (an MCP tool's screenshot),
+	// for a model that takes images; Body carries a placeholder for each,
+	// which is all other models read.
+	Images []Image
+}
+
+// Image is one picture of a result: its detected type and bytes.
+type Image struct {
+	MIME string
+	Data []byte
 }
 
 // Tool is one capability the reasoning loop can invoke.
@@ -155,10 +173,14 @@ type Tool interface {
 	Meta() Meta
 	// Execute does the work.
 	Execute(ctx context.Context, args json.RawMessage) (Result, error)
-	// DryRun says what Execute would do without doing it: a Summary, a
-	// Preview where it fits, the call's Capability, and for reversible tools
-	// the Undo data Execute would produce. A read-only tool's DryRun is its
-	// Execute.
+}
+
+// DryRunner is implemented by side-effecting tools that can say what
+// Execute would do without doing it: a Summary, a Preview where it fits, the
+// call's Capability, and for reversible tools the Undo data Execute would
+// produce. Call asks a read-only tool's Execute instead, and describes a
+// call of any other tool by its arguments alone.
+type DryRunner interface {
 	DryRun(ctx context.Context, args json.RawMessage) (Result, error)
 }
 
@@ -197,13 +219,4 @@ func (f Func) Meta() Meta { return f.M }
 // Execute implements Tool.
 func (f Func) Execute(ctx context.Context, args json.RawMessage) (Result, error) {
 	return f.F(ctx, args)
-}
-
-// DryRun implements Tool. A Func has no separate preview: read-only Funcs
-// run, and side-effecting ones only describe the call.
-func (f Func) DryRun(ctx context.Context, args json.RawMessage) (Result, error) {
-	if f.M.ReadOnly {
-		return f.F(ctx, args)
-	}
-	return Result{Summary: "Run " + f.M.Name + " (no preview available for this tool)", Preview: string(args)}, nil
 }

@@ -118,30 +118,42 @@ const (
 	choiceEdit
 	choiceNetwork
 	choiceNetworkSession
+	choicePreview
+	choiceTrustHints
 	choiceSaveUserWide
 	numChoices
 )
 
 // label is the choice's name on the choices line, next to its key.
 func (ch paneChoice) label() string {
-	return [...]string{"approve", "session", "save rule", "deny", "deny + reason", "edit", "with network", "with network for the session", "save rule for every project"}[ch]
+	return [...]string{"approve", "session", "save rule", "deny", "deny + reason", "edit", "with network", "with network for the session", "preview", "trust read-only hints", "save rule for every project"}[ch]
 }
 
 // binding is the key that takes the choice.
 func (ch paneChoice) binding(k *KeyMap) key.Binding {
-	return [...]key.Binding{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.Deny, k.DenyReason, k.Edit, k.ApproveNetwork, k.ApproveNetworkSession, k.SaveRuleUserWide}[ch]
+	return [...]key.Binding{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.Deny, k.DenyReason, k.Edit, k.ApproveNetwork, k.ApproveNetworkSession, k.PreviewRun, k.TrustHints, k.SaveRuleUserWide}[ch]
 }
 
 // offers reports whether the pane offers a choice: approving with network
 // only makes sense for a command the sandbox would run without, and a
 // risky call gets no grant beyond itself (approval.Grantable).
+//
+// A previewed call's result is approved once or discarded: no grant, no
+// edit (the command already ran), no second preview.
 func (a *approvalPane) offers(ch paneChoice) bool {
+	req := a.p.req
 	switch ch {
+	case choicePreview:
+		return req.Previewable
 	case choiceSession, choiceSaveRule, choiceSaveUserWide:
-		return a.grantable
+		return !req.Previewed && a.grantable
+	case choiceEdit:
+		return !req.Previewed
 	case choiceNetwork, choiceNetworkSession:
-		c := a.p.req.Confinement
-		return c != nil && c.Sandboxed && !c.Network && (ch == choiceNetwork || a.grantable)
+		c := req.Confinement
+		return !req.Previewed && c != nil && c.Sandboxed && !c.Network && (ch == choiceNetwork || a.grantable)
+	case choiceTrustHints:
+		return !req.Previewed && req.Meta.HintServer != ""
 	}
 	return true
 }
@@ -264,6 +276,10 @@ func (a *approvalPane) take(ch paneChoice) (*approvalPane, tea.Cmd) {
 		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce, Network: true})
 	case choiceNetworkSession:
 		return a, a.decide(approval.Decision{Choice: approval.ApproveSession, Network: true})
+	case choicePreview:
+		return a, a.decide(approval.Decision{Choice: approval.Preview})
+	case choiceTrustHints:
+		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce, TrustHints: true})
 	case choiceReason:
 		a.startReason()
 	case choiceEdit:
@@ -351,7 +367,7 @@ func jsonEscapeInvisible(s string) string {
 
 // shellCommand returns the command line of a shell_run request, if it has one.
 func shellCommand(req approval.Request) (string, bool) {
-	if req.Tool != "shell_run" && req.Command == nil {
+	if !req.Meta.Shell && req.Command == nil {
 		return "", false
 	}
 	var m map[string]json.RawMessage
@@ -492,7 +508,7 @@ func (a *approvalPane) drawHeader(w int) []string {
 		}
 	}
 	if req.Meta.Changed != "" {
-		wrap(st.Warn.Render, "⚠ the server changed this tool since it was first listed: "+oneLine(req.Meta.Changed))
+		wrap(st.Warn.Render, "⚠ the server changed this tool "+oneLine(req.Meta.Changed))
 	}
 	if req.Meta.Claims != "" {
 		wrap(st.Dim.Render, oneLine(req.Meta.Claims))
@@ -554,6 +570,22 @@ func (a *approvalPane) footer() []string {
 		}
 		out = append(out, truncate(line, w))
 	}
+	if a.offers(choiceTrustHints) {
+		for i, l := range wrapPlain(" "+k.TrustHints.Help().Key+" approve, and trust the read-only hints of "+oneLine(a.p.req.Meta.HintServer)+
+			" in this project: its tools that claim to be read-only run without asking until their definitions change", w) {
+			if i > 0 {
+				l = "   " + l
+			}
+			out = append(out, st.Choice.Render(l))
+		}
+	}
+	if a.offers(choicePreview) {
+		out = append(out, truncate(" "+st.Key.Render(k.PreviewRun.Help().Key)+st.Choice.Render(" preview: run it once in a scratch layer (no network), then approve or discard what it changed"), w))
+	}
+	if a.p.req.Previewed {
+		out = append(out, truncate(st.Dim.Render(" "+k.ApproveOnce.Help().Key+" applies these changes (journaled: /undo reverts them) · "+k.Deny.Help().Key+" discards them"), w))
+		return out
+	}
 	if !a.grantable {
 		for _, l := range wrapPlain("once only, no session grant or saved rule: "+oneLine(a.noGrant), w-1) {
 			out = append(out, " "+st.Dim.Render(l))
@@ -592,6 +624,14 @@ func (a *approvalPane) previewLines() []string {
 		for _, l := range wrapPlain(expandTabs(s), inner) {
 			out = append(out, "  "+style(l))
 		}
+	}
+	if req.Previewed {
+		// The preview's report: the command, its output, and the diff.
+		for l := range strings.SplitSeq(strings.TrimRight(termtext.Visible(req.Preview), "\n"), "\n") {
+			add(diffStyle(st, l), l)
+		}
+		a.preview, a.previewWidth = out, w
+		return out
 	}
 	if cmd, ok := shellCommand(req); ok {
 		for i, l := range strings.Split(termtext.Visible(cmd), "\n") {

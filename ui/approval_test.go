@@ -15,6 +15,7 @@ import (
 	"myclaw/agent"
 	"myclaw/approval"
 	"myclaw/tools"
+	"myclaw/tools/builtin"
 )
 
 func writeRequest() approval.Request {
@@ -39,7 +40,7 @@ func shellRequest() approval.Request {
 
 // shellRequestFor is the request of a shell_run call of cmd, after a web page.
 func shellRequestFor(cmd string) approval.Request {
-	cl, err := tools.ParseCommandLine(cmd, "/work/project")
+	cl, err := builtin.ParseCommandLine(cmd, "/work/project")
 	if err != nil {
 		panic(err)
 	}

@@ -44,7 +44,9 @@ var commands = []command{
 	{"autonomy", "[level]", "show or set what runs without asking", false},
 	{"model", "[name [--save]]", "show or switch the model; --save: as the default", false},
 	{"clear", "", "start a new conversation", false},
-	{"sessions", "", "list the sessions of this workspace", true},
+	{"sessions", "[ID]", "the sessions of this workspace: pick one to continue it", false},
+	{"resume", "[ID]", "continue another session of this workspace", false},
+	{"fork", "[N]", "go on in a copy of this session (N: before prompt N)", false},
 	{"mcp", "[CMD] [NAME]", "MCP servers; NAME: one, with its log; CMD: restart, resources, login, logout", true},
 	{"jobs", "[stop ID]", "background shell jobs: state and output; stop one", true},
 	{"init", "", "draft AGENTS.md: the model explores the repository", false},
@@ -124,6 +126,11 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 	if cc, custom := m.c.custom[name]; !ok && custom {
 		return m.runCustom(cc, line)
 	}
+	if !ok {
+		if m2, cmd, prompt := m.runPrompt(name, line); prompt {
+			return m2, cmd
+		}
+	}
 	m.addBlock(userBlock(line))
 	if !ok {
 		m.addBlock(errorBlock("unknown command /"+oneLine(name),
@@ -182,14 +189,10 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			entries, err := b.History()
 			return commandResultMsg{draw: func(c *common) []string { return drawHistory(c, entries) }, err: err}
 		}
-	case "sessions":
-		if len(args) > 0 {
-			return usage()
-		}
-		return m, func() tea.Msg {
-			list, err := b.Sessions()
-			return commandResultMsg{draw: func(c *common) []string { return drawSessions(c, list) }, err: err}
-		}
+	case "sessions", "resume":
+		return m.sessionsCommand(cmd.name, args)
+	case "fork":
+		return m.forkCommand(args)
 	case "tools":
 		switch len(args) {
 		case 0:
@@ -285,10 +288,11 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			return usage()
 		}
 		return m, func() tea.Msg {
+			old := b.Status().SessionID
 			if err := b.NewConversation(); err != nil {
 				return commandResultMsg{err: err}
 			}
-			return commandResultMsg{draw: textDraw("new conversation"), refresh: true, cleared: true}
+			return commandResultMsg{draw: textDraw(clearedNote(old)), refresh: true, cleared: true}
 		}
 	}
 	return usage()
@@ -381,6 +385,12 @@ func drawHelp(c *common) []string {
 	if len(c.customList) > 0 {
 		out = append(out, "", st.Bold.Render("your commands")+st.Dim.Render("  (commands/NAME.md: $ARGUMENTS, $1…)"))
 		for _, cmd := range c.customList {
+			out = append(out, "  "+st.Key.Render(pad(cmd.usage(), 22))+cmd.desc)
+		}
+	}
+	if len(c.prompts) > 0 {
+		out = append(out, "", st.Bold.Render("MCP prompts")+st.Dim.Render("  (arguments in order, or NAME=value)"))
+		for _, cmd := range c.prompts {
 			out = append(out, "  "+st.Key.Render(pad(cmd.usage(), 22))+cmd.desc)
 		}
 	}

@@ -46,6 +46,8 @@ type common struct {
 	// entries for completion and /help.
 	custom     map[string]CustomCommand
 	customList []command
+	// prompts are the MCP servers' prompts, as /SERVER:PROMPT.
+	prompts []command
 	// files is the workspace's file index for @ completion.
 	files fileIndex
 	// workspace is the workspace's path, for pasted image paths.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -53,14 +54,26 @@ func (m Model) compactCommand(name, focus string) (Model, tea.Cmd) {
 		m.addBlock(errorBlock("/"+name+" waits until the turn ends", ""))
 		return m, nil
 	}
+	if name == "compact" {
+		// The summary is a model request: it may take a while, and Esc
+		// takes it back.
+		ctx, cancel := context.WithCancel(m.shared.base)
+		m.compactCancel = cancel
+		m.addBlock(noticeBlock("compacting: the model summarises the older conversation · " + m.c.keys.Cancel.Help().Key + " cancels"))
+		return m, func() tea.Msg {
+			defer cancel()
+			ev, err := cp.Compact(ctx, focus)
+			switch {
+			case err != nil && ctx.Err() != nil:
+				return compactDoneMsg{commandResultMsg{err: errors.New("compaction cancelled: nothing was compacted")}}
+			case err != nil:
+				return compactDoneMsg{commandResultMsg{err: err}}
+			}
+			return compactDoneMsg{commandResultMsg{draw: compactionDraw(ev), refresh: true}}
+		}
+	}
 	return m, func() tea.Msg {
 		switch name {
-		case "compact":
-			ev, err := cp.Compact(context.Background(), focus)
-			if err != nil {
-				return commandResultMsg{err: err}
-			}
-			return commandResultMsg{draw: compactionDraw(ev), refresh: true}
 		case "uncompact":
 			msg, err := cp.Uncompact()
 			return commandResultMsg{draw: textDraw(msg), err: err, refresh: true}
@@ -69,3 +82,6 @@ func (m Model) compactCommand(name, focus string) (Model, tea.Cmd) {
 		return commandResultMsg{draw: textDraw(msg), err: err}
 	}
 }
+
+// compactDoneMsg ends a /compact: the result, and Esc cancels no more.
+type compactDoneMsg struct{ res commandResultMsg }

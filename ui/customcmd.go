@@ -257,9 +257,10 @@ func (c *common) setCustom(cmds []CustomCommand) {
 	}
 }
 
-// allCommands is the builtins, then the custom commands.
+// allCommands is the builtins, then the custom commands, then the MCP
+// servers' prompts.
 func (c *common) allCommands() []command {
-	return append(commands[:len(commands):len(commands)], c.customList...)
+	return append(append(commands[:len(commands):len(commands)], c.customList...), c.prompts...)
 }
 
 // runCustom sends a custom command's prompt.

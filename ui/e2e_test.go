@@ -18,6 +18,7 @@ import (
 	"myclaw/approval"
 	"myclaw/history"
 	"myclaw/tools"
+	"myclaw/tools/builtin"
 )
 
 // realBackend is the real agent over real tools, talking to a server that
@@ -58,15 +59,15 @@ func realBackend(t *testing.T) (*agent.Agent, string) {
 	}))
 	t.Cleanup(srv.Close)
 
-	ws, err := tools.OpenWorkspace(t.TempDir())
+	ws, err := builtin.OpenWorkspace(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
 	store := history.NewStore(t.TempDir())
 	reg := tools.NewRegistry()
-	reg.MustRegister(tools.NewFsWrite(ws, store.Blobs()))
-	reg.MustRegister(tools.NewFsRead(ws))
+	reg.MustRegister(builtin.NewFsWrite(ws, store.Blobs()))
+	reg.MustRegister(builtin.NewFsRead(ws))
 	policy, err := approval.NewPolicy(approval.Ask, nil)
 	if err != nil {
 		t.Fatal(err)

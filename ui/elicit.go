@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"myclaw/tools/mcp"
 )
@@ -196,9 +197,19 @@ func (f *elicitForm) view() []string {
 	st := &f.c.styles
 	w := f.c.contentWidth()
 	server := oneLine(f.r.Form.Server)
+	title, note := f.r.Form.Title, f.r.Form.Note
+	if title == "" {
+		title, note = "asks you", "your answer goes to "+server+" only, never to the model"
+	}
+	head := st.PaneTitle.Render("MCP server "+server+" "+oneLine(title)) + st.Dim.Render(" · "+oneLine(note))
+	if ansi.StringWidth(head) > w {
+		head = st.PaneTitle.Render("MCP server "+server+" "+oneLine(title)) + "\n  " + st.Dim.Render(oneLine(note))
+	}
 	out := []string{
 		st.PaneRule.Render(strings.Repeat("─", max(w, 1))),
-		truncate(st.PaneTitle.Render("MCP server "+server+" asks you")+st.Dim.Render(" · your answer goes to "+server+" only, never to the model"), w),
+	}
+	for _, l := range strings.Split(head, "\n") {
+		out = append(out, truncate(l, w))
 	}
 	for _, l := range wrapPlain(f.r.Form.Message, w-2) {
 		out = append(out, "  "+l)
@@ -242,7 +253,11 @@ func (f *elicitForm) view() []string {
 	}
 	k := &f.keys
 	var help []string
-	for _, b := range []key.Binding{k.Accept, k.Decline, k.Cancel, k.Next, k.Choose, k.Toggle} {
+	keys := []key.Binding{k.Accept, k.Decline, k.Cancel}
+	if len(f.r.Form.Fields) > 0 {
+		keys = append(keys, k.Next, k.Choose, k.Toggle)
+	}
+	for _, b := range keys {
 		help = append(help, b.Help().Key+" "+b.Help().Desc)
 	}
 	return append(out, truncate("  "+st.Dim.Render(strings.Join(help, " · ")), w))
@@ -300,7 +315,11 @@ func (m Model) handleFormAnswer(msg formAnsweredMsg) (Model, tea.Cmd) {
 	if msg.r.Ctx != nil && msg.r.Ctx.Err() != nil {
 		what += " (the server had stopped waiting)"
 	}
-	m.addBlock(noticeBlock("MCP server " + oneLine(msg.r.Form.Server) + " asked for input: " + what))
+	asked := "asked for input"
+	if t := msg.r.Form.Title; t != "" {
+		asked = oneLine(t)
+	}
+	m.addBlock(noticeBlock("MCP server " + oneLine(msg.r.Form.Server) + " " + asked + ": " + what))
 	m.form = nil
 	m.nextForm()
 	return m, nil

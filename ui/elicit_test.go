@@ -97,3 +97,22 @@ func TestElicitationFormDeclineCancelAndQueue(t *testing.T) {
 		t.Errorf("a form is still open")
 	}
 }
+
+func TestSamplingApprovalUsesTheForm(t *testing.T) {
+	m := newTestModel(t, newFake())
+	m, reply := sendForm(t, m, mcp.Elicitation{Server: "review", Message: "The server asks your model for an answer of at most 500 tokens.\n\n[user]\nSummarise it.",
+		Title: "asks to use your model", Note: "enter sends it to test-model, ctrl+d declines"})
+	s := screen(m)
+	if !strings.Contains(s, "MCP server review asks to use your model") || !strings.Contains(s, "enter sends it to test-model") ||
+		!strings.Contains(s, "at most 500 tokens") || !strings.Contains(s, "Summarise it.") || strings.Contains(s, "never to the model") {
+		t.Fatalf("the approval does not show the request:\n%s", s)
+	}
+	m, cmd := updateCmd(m, keyMsg("ctrl+d"))
+	m = runCmd(t, m, cmd)
+	if a := answerOf(t, reply); a.Action != mcp.ElicitDecline {
+		t.Fatalf("got %+v; want declined", a)
+	}
+	if !strings.Contains(m.tr.text(m.c), "MCP server review asks to use your model: declined") {
+		t.Errorf("transcript:\n%s", m.tr.text(m.c))
+	}
+}

@@ -165,7 +165,7 @@ func (m Model) startTurnAs(typed, prompt string) (Model, tea.Cmd) {
 	b, approver := m.backend, m.shared.approver
 	mentions := m.mentionsOf(prompt)
 	return m.startRun(typed, func(ctx context.Context, emit func(agent.Event)) error {
-		if err := attachMentions(ctx, b, mentions, emit); err != nil {
+		if err := attachAll(ctx, b, mentions, emit); err != nil {
 			return err
 		}
 		return b.Run(ctx, prompt, emit, approver)
@@ -288,7 +288,12 @@ func (m *Model) handleEvent(ev agent.Event) {
 		m.card(ev.Call).finish(ev)
 	case agent.ToolOutputEvent:
 		if card, ok := m.cards[ev.CallID]; ok && card.status == "" {
-			card.update(func(t *toolCard) { t.addLive(ev.Text) })
+			card.update(func(t *toolCard) {
+				t.addLive(ev.Text)
+				if ev.Progress != "" {
+					t.progress = ev.Progress
+				}
+			})
 		}
 	case agent.ApprovalEvent:
 		card, ok := m.cards[ev.CallID]

@@ -192,6 +192,15 @@ func hasFailed(list []mcp.ServerStatus) bool {
 func drawMCPServer(c *common, s mcp.ServerStatus) []string {
 	st := &c.styles
 	out := drawMCP(c, []mcp.ServerStatus{s})
+	if len(s.Prompts) > 0 {
+		var names []string
+		for _, p := range s.Prompts {
+			names = append(names, "/"+oneLine(p.Command()))
+		}
+		for _, l := range wrapPlain("prompts: "+strings.Join(names, ", "), c.contentWidth()-4) {
+			out = append(out, "    "+l)
+		}
+	}
 	if len(s.Log) == 0 {
 		return append(out, "  "+st.Dim.Render("no log messages from this server"))
 	}
@@ -227,5 +236,5 @@ func drawResources(c *common, server string, list []mcp.Resource, more bool) []s
 	if more {
 		out = append(out, "  "+st.Dim.Render("more resources not shown"))
 	}
-	return append(out, "  "+st.Dim.Render("the model reads them with "+oneLine(server)+"/read_resource"))
+	return append(out, "  "+st.Dim.Render("the model reads them with "+oneLine(server)+"/read_resource; @"+oneLine(server)+":URI attaches one to your prompt"))
 }

@@ -7,12 +7,13 @@ import (
 
 	"myclaw/approval"
 	"myclaw/tools"
+	"myclaw/tools/builtin"
 )
 
 // hiddenShellRequest asks to run cmd the way shell_run's dry run would.
 func hiddenShellRequest(t *testing.T, cmd string) approval.Request {
 	t.Helper()
-	cl, err := tools.ParseCommandLine(cmd, "/work/project")
+	cl, err := builtin.ParseCommandLine(cmd, "/work/project")
 	if err != nil {
 		t.Fatal(err)
 	}

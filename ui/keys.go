@@ -34,17 +34,22 @@ type KeyMap struct {
 	DenyReason       key.Binding
 	Edit             key.Binding
 	// ApproveNetwork and ApproveNetworkSession approve a sandboxed shell
-	// command with network, once or for the session.
+	// command with network, once or for the session. TrustHints approves a
+	// call of a tool an untrusted MCP server claims is read-only and trusts
+	// that server's read-only hints in the project.
 	ApproveNetwork        key.Binding
 	ApproveNetworkSession key.Binding
-	ChoiceLeft            key.Binding
-	ChoiceRight           key.Binding
-	Choose                key.Binding
-	DenyEsc               key.Binding
-	PreviewUp             key.Binding
-	PreviewDown           key.Binding
-	PreviewPgUp           key.Binding
-	PreviewPgDown         key.Binding
+	TrustHints            key.Binding
+	// PreviewRun runs a shell command first in a scratch layer.
+	PreviewRun    key.Binding
+	ChoiceLeft    key.Binding
+	ChoiceRight   key.Binding
+	Choose        key.Binding
+	DenyEsc       key.Binding
+	PreviewUp     key.Binding
+	PreviewDown   key.Binding
+	PreviewPgUp   key.Binding
+	PreviewPgDown key.Binding
 }
 
 // DefaultKeyMap returns the standard bindings.
@@ -81,6 +86,8 @@ func DefaultKeyMap() KeyMap {
 		Edit:                  b("edit the arguments, then approve", "e"),
 		ApproveNetwork:        b("approve a sandboxed command with network, once", "w"),
 		ApproveNetworkSession: b("approve a sandboxed command with network for the session", "W"),
+		PreviewRun:            b("run the command first in a preview, then decide on what it changed", "p"),
+		TrustHints:            b("approve, and trust this MCP server's read-only hints in this project", "t"),
 		ChoiceLeft:            b("previous choice", "left", "shift+tab"),
 		ChoiceRight:           b("next choice", "right", "tab"),
 		Choose:                b("take the highlighted choice", "enter"),

@@ -138,6 +138,9 @@ func (ch *chip) draw(c *common) []string {
 	if strings.Contains(string(ev.Call.Args), `"pattern"`) {
 		name += "/"
 	}
+	if server, ok := strings.CutSuffix(ev.Call.Tool, "/read_resource"); ok {
+		name = "@" + oneLine(server) + ":" + ch.arg // an MCP resource
+	}
 	if ev.Status != agent.StatusOK {
 		out := []string{truncate("  "+st.Failed.Render("✗ "+name+" not attached: "+oneLine(ev.Message)), w)}
 		if ev.Hint != "" {

@@ -9,7 +9,9 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"myclaw/internal/durable"
 	"myclaw/tools"
+	"myclaw/tools/proc"
 )
 
 // Prompt history on disk: one JSON string per line, newest last, per
@@ -25,7 +27,7 @@ const (
 // not too long, and holding nothing that looks like a secret (a value
 // myclaw knows to be one, or a token, password or key by its shape).
 func keepable(p string) bool {
-	return len(p) <= maxHistoryBytes && tools.Redact(p) == p && tools.MaskSecrets(p) == p
+	return len(p) <= maxHistoryBytes && tools.Redact(p) == p && proc.MaskSecrets(p) == p
 }
 
 // loadPromptHistory reads the history file, newest last; a missing or
@@ -56,7 +58,7 @@ func loadPromptHistory(path string) []string {
 			line, _ := json.Marshal(p)
 			b.Write(append(line, '\n'))
 		}
-		_ = tools.WriteFileAtomic(path, b.Bytes(), 0o600)
+		_ = durable.WriteFile(path, b.Bytes(), 0o600)
 	}
 	if len(out) > maxHistory {
 		out = out[len(out)-maxHistory:]

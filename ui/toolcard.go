@@ -86,6 +86,7 @@ type toolCard struct {
 	exitCode *int   // the exit status of the command it ran, if any
 	diff     string // what a journaled write or edit applied
 	live     string // the newest output while it runs (raw)
+	progress string // how far it got, while it runs (an MCP server's progress)
 
 	untrusted  bool
 	source     string
@@ -117,7 +118,7 @@ func (t *toolCard) finish(ev agent.ToolResultEvent) {
 		t.untrusted, t.source, t.at, t.body = ev.Untrusted, ev.Source, ev.RetrievedAt, ev.Body
 		t.reversible = ev.Reversible
 		t.undoPlan = ev.UndoPlan
-		t.exitCode, t.diff, t.waiting, t.live, t.queued = ev.ExitCode, ev.Diff, false, "", ""
+		t.exitCode, t.diff, t.waiting, t.live, t.progress, t.queued = ev.ExitCode, ev.Diff, false, "", "", ""
 		if ev.Call.Edited {
 			// The card names what ran, not what the model proposed.
 			t.call, t.arg = ev.Call, keyArg(ev.Call.Args)
@@ -217,6 +218,9 @@ func (t *toolCard) draw(c *common) []string {
 		add(st.Dim.Render, "↶ "+oneLine(t.undoPlan))
 	case t.reversible && t.status == agent.StatusOK:
 		add(st.Dim.Render, "↶ /undo can revert this")
+	}
+	if t.status == "" && t.progress != "" {
+		add(st.Running.Render, "progress "+oneLine(t.progress))
 	}
 	if t.status == "" && t.live != "" {
 		tail, _ := lastLines(t.live, liveLines)

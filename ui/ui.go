@@ -55,9 +55,13 @@ type Model struct {
 	// notices carries lines from outside a turn.
 	notices <-chan string
 	// form is the MCP server form on screen; forms wait behind it.
-	form   *elicitForm
-	forms  []FormRequest
-	formCh <-chan FormRequest
+	form  *elicitForm
+	forms []FormRequest
+	// picker is a list to choose from (/sessions, /fork) in place of the input.
+	picker *picker
+	// compactCancel cancels a running /compact.
+	compactCancel context.CancelFunc
+	formCh        <-chan FormRequest
 	// loadCommands loads the custom commands.
 	loadCommands CommandLoader
 	// plan is the model's checklist (todo_write), shown above the input.
@@ -109,26 +113,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 	m.status.apply(b.Status(), b.Autonomy())
 	m.welcome = newWelcome(opts.Version, b.Model(), opts.Server)
 	m.tr.add(m.welcome)
-	past := 0 // earlier turns count down from -1, apart from live ones
-	for _, e := range opts.Earlier {
-		switch e.Role {
-		case "user":
-			past--
-			m.tr.add(userBlock(e.Text))
-		case "assistant":
-			if strings.TrimSpace(e.Text) != "" {
-				src := tools.SanitizeForScreen(e.Text)
-				m.tr.add(&mdBlock{src: src})
-				m.keepAnswer(past, src)
-			}
-		default:
-			if e.Call != nil {
-				m.tr.add(pastCard(*e.Call))
-				continue
-			}
-			m.tr.add(noticeBlock(e.Text))
-		}
-	}
+	m.showEarlier(opts.Earlier)
 	for l := range strings.SplitSeq(opts.Banner, "\n") {
 		if strings.TrimSpace(l) != "" {
 			m.tr.add(warnBlock(l))
@@ -153,7 +138,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 // Init implements tea.Model: it starts waiting for approval requests and
 // checks the model server behind the first frame.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), waitForNotice(m.notices), loadCustomCommands(m.loadCommands), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys))
+	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), waitForNotice(m.notices), loadCustomCommands(m.loadCommands), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys))
 }
 
 // Update implements tea.Model.
@@ -196,6 +181,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleDecision(msg)
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
+	case sessionSwitchedMsg:
+		return m.handleSessionSwitched(msg)
+	case compactDoneMsg:
+		m.compactCancel = nil
+		return m.handleCommandResult(msg.res)
 	case modelsMsg:
 		m.c.models = msg.list
 		return m, nil
@@ -205,11 +195,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleFormAnswer(msg)
 	case noticeMsg:
 		m.addBlock(warnBlock(msg.text))
-		return m, tea.Batch(waitForNotice(m.notices), refreshStatus(m.backend))
+		return m, tea.Batch(waitForNotice(m.notices), refreshStatus(m.backend), loadPrompts(m.backend))
 	case editorDoneMsg:
 		return m.handleEditorDone(msg)
 	case indexBuiltMsg:
 		m.c.files.set(msg)
+		m.input.refresh()
+		return m, nil
+	case promptsMsg:
+		m.c.prompts = msg.list
 		m.input.refresh()
 		return m, nil
 	case customCommandsMsg:
@@ -258,6 +252,9 @@ func (m Model) bottomView() []string {
 	if m.form != nil {
 		return m.form.view()
 	}
+	if m.picker != nil {
+		return m.picker.view()
+	}
 	out := append(m.planView(), m.input.popupView()...)
 	return append(append(out, m.queuedView()...), m.input.view()...)
 }
@@ -269,6 +266,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		case m.turn != nil:
 			m.quitArmed = false
 			return m.cancelTurn()
+		case m.picker != nil:
+			m.picker = nil
+			return m, nil
 		case m.pane == nil && m.form == nil && m.input.ta.value() != "":
 			// A draft goes first: quitting needs an empty prompt.
 			m.input.setValue("")
@@ -291,10 +291,19 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.form, cmd = m.form.update(msg)
 		return m, cmd
 	}
+	if m.picker != nil {
+		var cmd tea.Cmd
+		m.picker, cmd = m.picker.update(msg)
+		return m, cmd
+	}
 	switch {
 	case key.Matches(msg, k.Cancel):
 		if m.input.popupVisible() {
 			m.input.closed = true
+			return m, nil
+		}
+		if m.compactCancel != nil {
+			m.compactCancel()
 			return m, nil
 		}
 		return m.cancelTurn()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"myclaw/tools"
+	"myclaw/tools/proc"
 )
 
 const (
@@ -67,7 +68,7 @@ func (t *commandTool) exitError(err error, tail string) error {
 	msg := fmt.Sprintf("%s failed: %v", t.meta.Name, err)
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		msg = fmt.Sprintf("%s failed: %s", t.meta.Name, tools.ExitDescription(ee.ProcessState))
+		msg = fmt.Sprintf("%s failed: %s", t.meta.Name, proc.ExitDescription(ee.ProcessState))
 	}
 	e := &tools.Error{
 		Kind:    tools.KindExternalError,
@@ -106,25 +107,25 @@ func (t *commandTool) result(out []byte, total int) tools.Result {
 // process is one run of a command.
 type process struct {
 	cmd  *exec.Cmd
-	tree *tools.ProcTree
+	tree *proc.ProcTree
 
 	stdinW, stdoutR, stderrR *os.File
 
 	// Written by the reader goroutines, read after readers.Wait.
 	stdout      bytes.Buffer // the first maxStdout bytes
 	stdoutTotal int
-	stderr      tools.TailBuffer // the last maxStderrTail bytes
+	stderr      proc.TailBuffer // the last maxStderrTail bytes
 	exitErr     error
 
 	readers sync.WaitGroup // the stdin writer and the two readers
 }
 
-// start runs argv contained (tools.StartPiped) with stdin fed from input.
+// start runs argv contained (proc.StartPiped) with stdin fed from input.
 func start(s Spec, input []byte) (*process, error) {
 	cmd := exec.Command(s.Command[0], s.Command[1:]...)
 	cmd.Dir = s.Dir
-	cmd.Env = tools.ScrubEnv(os.Environ())
-	pipes, err := tools.StartPiped(cmd)
+	cmd.Env = proc.ScrubEnv(os.Environ())
+	pipes, err := proc.StartPiped(cmd)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,8 @@ type Options struct {
 	// it in AuthDirName, one 0600 file per server. Empty keeps them in
 	// memory.
 	StateDir string
+	// Workspace keys what is kept per project in StateDir (SeenFile).
+	Workspace string
 	// Interactive says a person is there to log in (the TUI). Without one,
 	// a server that needs a login fails, naming the command that logs in.
 	Interactive bool
@@ -29,6 +31,10 @@ type Options struct {
 	// they answer or ctx ends (an error cancels). Nil declines every form:
 	// there is nobody to ask.
 	Elicit func(ctx context.Context, e Elicitation) (ElicitAnswer, error)
+	// Sample asks the person to approve a server's request to use the
+	// model (for servers with sampling = true) and, if they do, sends it;
+	// ErrSamplingDeclined says they did not. Nil declines every request.
+	Sample func(ctx context.Context, r SamplingRequest) (SamplingAnswer, error)
 }
 
 // SetOptions configures the Manager; it must be called before Start.

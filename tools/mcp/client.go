@@ -24,16 +24,24 @@ const DefaultLogLevel = "info"
 
 // newClient builds the SDK client of one run. It declares exactly what
 // myclaw implements: roots (the workspace, which does not change during a
-// session, so no listChanged) and form elicitation (asked in the TUI,
-// declined headless). Sampling is not declared.
+// session, so no listChanged), form elicitation (asked in the TUI,
+// declined headless) and, for a server with sampling = true only,
+// sampling (approved in the TUI, declined headless).
 func (r *run) newClient() *sdk.Client {
 	name := r.s.cfg.Name
-	c := sdk.NewClient(&sdk.Implementation{Name: "myclaw", Version: "1"}, &sdk.ClientOptions{
-		Capabilities:           &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{}},
-		ToolListChangedHandler: r.toolsChanged,
-		ElicitationHandler:     r.m.elicitHandler(name),
-		LoggingMessageHandler:  r.logMessage,
-	})
+	opts := &sdk.ClientOptions{
+		Capabilities:                &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{}},
+		ToolListChangedHandler:      r.toolsChanged,
+		PromptListChangedHandler:    r.promptsChanged,
+		ProgressNotificationHandler: r.progress.notify,
+		ElicitationHandler:          r.m.elicitHandler(name),
+		LoggingMessageHandler:       r.logMessage,
+	}
+	if r.s.cfg.Sampling {
+		// Setting the handler declares the capability.
+		opts.CreateMessageHandler = r.m.samplingHandler(name)
+	}
+	c := sdk.NewClient(&sdk.Implementation{Name: "myclaw", Version: "1"}, opts)
 	if dir := r.s.cfg.Dir; dir != "" {
 		if abs, err := filepath.Abs(dir); err == nil {
 			u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}

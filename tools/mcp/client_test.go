@@ -53,6 +53,22 @@ func featureServer(t *testing.T) *sdk.Server {
 		}
 		return asJSON(req.Params.InputResponses["ask"]), nil
 	})
+	sampleParams := &sdk.CreateMessageParams{MaxTokens: 100000, SystemPrompt: "Be brief.", Messages: []*sdk.SamplingMessage{
+		{Role: "user", Content: &sdk.TextContent{Text: "Summarise \x1b[2Jthis diff."}},
+	}}
+	s.AddTool(&sdk.Tool{Name: "sample", InputSchema: obj, Annotations: ro}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		if !mrtr(req) {
+			res, err := req.Session.CreateMessage(ctx, sampleParams)
+			if err != nil {
+				return nil, err
+			}
+			return asJSON(res), nil
+		}
+		if req.Params.InputResponses == nil {
+			return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"s": sampleParams}}, nil
+		}
+		return asJSON(req.Params.InputResponses["s"]), nil
+	})
 	s.AddTool(&sdk.Tool{Name: "roots", InputSchema: obj, Annotations: ro}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		if !mrtr(req) {
 			res, err := req.Session.ListRoots(ctx, nil)

@@ -29,6 +29,10 @@ type Elicitation struct {
 	Message string
 	// Fields are the form's fields, in the schema's order (or by name).
 	Fields []ElicitField
+	// Title and Note, when set, replace the form's heading ("asks you")
+	// and its line on where the answer goes: a request for consent
+	// (sampling) uses the same form.
+	Title, Note string
 }
 
 // Elicitation answers.

@@ -210,3 +210,15 @@ func names(reg *tools.Registry) []string {
 
 // alive reports whether pid is a live (not zombie) process.
 var alive = proctest.Alive
+
+// runServer runs srv in process as the server of cfg and waits until it
+// runs; it returns the registry its tools are in.
+func runServer(t *testing.T, srv *sdk.Server, cfg ServerConfig) *tools.Registry {
+	t.Helper()
+	reg := tools.NewRegistry()
+	m := newTestManager(t, reg, cfg)
+	inMemory(t, m, srv)
+	m.Start(context.Background(), nil)
+	waitStatus(t, m, cfg.Name, inState(StateRunning))
+	return reg
+}

@@ -61,6 +61,10 @@ type ServerConfig struct {
 	// LogLevel is the level of log messages asked of the server
 	// (DefaultLogLevel when empty).
 	LogLevel string
+	// Sampling = true lets the server ask to use the model
+	// (sampling/createMessage), each request approved by the person; only
+	// then is the capability declared.
+	Sampling bool
 }
 
 // State is the life-cycle state of a server.
@@ -95,6 +99,8 @@ type ServerStatus struct {
 	AuthNote string
 	// Log holds the server's last log messages ("15:04:05 level: text").
 	Log []string
+	// Prompts are the prompts of a running server, run as /SERVER:NAME.
+	Prompts []Prompt
 }
 
 // Manager starts the configured servers in the background and keeps their
@@ -128,6 +134,9 @@ type Manager struct {
 	base    context.Context
 	started bool
 	closed  bool
+	seen    map[string]seenDef // last seen definitions, loaded once
+
+	seenMu sync.Mutex // serialises writes of SeenFile
 }
 
 // server is one configured server and its current run.
@@ -349,8 +358,9 @@ func (s *server) setLocked(st State, lastErr string) {
 
 func (s *server) statusLocked() ServerStatus {
 	var names []string
+	var prompts []Prompt
 	if s.cur != nil {
-		names = s.cur.names
+		names, prompts = s.cur.names, s.cur.prompts
 	}
 	st := ServerStatus{
 		Name:      s.cfg.Name,
@@ -360,6 +370,7 @@ func (s *server) statusLocked() ServerStatus {
 		LastError: s.lastErr,
 		Since:     s.since,
 		Log:       s.logs.snapshot(),
+		Prompts:   append([]Prompt(nil), prompts...),
 	}
 	switch {
 	case s.auth != nil:

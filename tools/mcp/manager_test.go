@@ -248,7 +248,7 @@ func TestCallResults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := "a picture:\n[image 12.0 KB image/png]\n[resource file:///a.txt]\ninside"; res.Body != want {
+		if want := "a picture:\n[image image/png, 12.0 KB: its content is application/octet-stream, not an image a model takes]\n[resource file:///a.txt]\ninside"; res.Body != want {
 			t.Errorf("got body %q; want %q", res.Body, want)
 		}
 	})

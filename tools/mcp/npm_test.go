@@ -148,8 +148,8 @@ func TestNPMEverythingServer(t *testing.T) {
 	}
 	if _, ok := reg.Lookup("everything/get-tiny-image"); ok {
 		res, err := call(t, reg, "everything/get-tiny-image", `{}`)
-		if err != nil || !strings.Contains(res.Body, "image/png]") {
-			t.Errorf("got %q, %v; want the image described", res.Body, err)
+		if err != nil || !strings.Contains(res.Body, "[image image/png, ") || len(res.Images) != 1 {
+			t.Errorf("got %q (%d images), %v; want the image described and kept for a vision model", res.Body, len(res.Images), err)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"mime"
+	"myclaw/internal/durable"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,8 +16,6 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
-
-	"myclaw/tools"
 )
 
 // AuthDirName is the directory of the state dir that holds OAuth logins.
@@ -85,7 +84,7 @@ func (s *tokenStore) save(name string, st *savedToken) error {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return fmt.Errorf("save the login of %s: %w", name, err)
 	}
-	if err := tools.WriteFileAtomic(s.path(name), b, 0o600); err != nil {
+	if err := durable.WriteFile(s.path(name), b, 0o600); err != nil {
 		return fmt.Errorf("save the login of %s: %w", name, err)
 	}
 	return nil

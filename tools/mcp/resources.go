@@ -49,27 +49,14 @@ func listResources(ctx context.Context, sess *sdk.ClientSession) (list []Resourc
 
 // Resources lists the resources of the named server (/mcp resources NAME).
 func (m *Manager) Resources(ctx context.Context, name string) ([]Resource, bool, error) {
-	m.mu.Lock()
-	s, ok := m.byName[name]
-	var r *run
-	if ok {
-		r = s.cur
-	}
-	m.mu.Unlock()
-	if !ok {
-		return nil, false, m.unknownServer(name)
-	}
-	if r == nil {
-		return nil, false, fmt.Errorf("MCP server %s is not running (/mcp shows why)", name)
-	}
-	sess, terr := r.session()
-	if terr != nil {
-		return nil, false, fmt.Errorf("MCP server %s is not running (/mcp shows why)", name)
+	r, sess, err := m.liveRun(name)
+	if err != nil {
+		return nil, false, err
 	}
 	if !hasResources(sess) {
 		return nil, false, fmt.Errorf("MCP server %s offers no resources", name)
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, r.s.cfg.Timeout)
 	defer cancel()
 	return listResources(ctx, sess)
 }
@@ -209,4 +196,17 @@ func (r *run) registerResourceToolsLocked(old, skipped []string) []string {
 		r.names = append(r.names, t.rt.meta.Name)
 	}
 	return skipped
+}
+
+// ResourceReader returns the tool that reads the resources of the named
+// server, for an @server:uri mention; the error says why there is none.
+func (m *Manager) ResourceReader(name string) (tools.Tool, error) {
+	r, sess, err := m.liveRun(name)
+	if err != nil {
+		return nil, err
+	}
+	if !hasResources(sess) {
+		return nil, fmt.Errorf("MCP server %s offers no resources", name)
+	}
+	return r.resourceTools()[1], nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,8 +31,12 @@ type run struct {
 	over   bool   // the run has ended; later failures are ignored
 	reason string // why it ended, when it failed
 	names  []string
+	// prompts are the server's prompts, offered as /SERVER:NAME.
+	prompts []Prompt
 
 	syncMu sync.Mutex // serialises refreshes of the tool list
+
+	progress progressWatch
 }
 
 // main starts the server, registers its tools and watches the session until
@@ -86,7 +91,8 @@ func (r *run) main() {
 	if a := r.s.auth; a != nil {
 		a.endLogin()
 	}
-	if !r.install(listed) {
+	prompts := r.listPrompts(startCtx, sess)
+	if !r.install(listed, prompts) {
 		r.closeSession(sess, stdio)
 		return
 	}
@@ -189,6 +195,7 @@ func (r *run) endLocked(st State, reason string) bool {
 		r.m.reg.Unregister(n)
 	}
 	r.names = nil
+	r.prompts = nil
 	s := r.s
 	if s.cur == r {
 		lastErr := s.lastErr
@@ -203,17 +210,20 @@ func (r *run) endLocked(st State, reason string) bool {
 
 // install registers the listed tools and marks the server running; it
 // reports false if the run ended meanwhile.
-func (r *run) install(listed []*sdk.Tool) bool {
+func (r *run) install(listed []*sdk.Tool, prompts []Prompt) bool {
 	r.m.mu.Lock()
 	if r.over {
 		r.m.mu.Unlock()
 		return false
 	}
+	r.prompts = prompts
 	skipped, changed := r.registerLocked(listed)
 	r.s.setLocked(StateRunning, "")
 	r.m.events.push(r.s.statusLocked())
 	n := len(r.names)
+	metas := r.listedLocked()
 	r.m.mu.Unlock()
+	r.m.saveSeen(metas)
 	r.logSkipped(skipped, changed)
 	r.m.logf("mcp: server %s running with %d tools (%d skipped)", r.s.cfg.Name, n, len(skipped))
 	return true
@@ -227,7 +237,22 @@ func (r *run) logSkipped(skipped, changed []string) {
 	}
 	for _, line := range changed {
 		r.m.logf("%s", line)
+		if notify := r.m.opts.Notify; notify != nil {
+			notify(r.s.cfg.Name, strings.TrimPrefix(line, "mcp: ")+" (grants and saved rules for its old definition no longer cover it; a hand-written rule without a digest still does)")
+		}
 	}
+}
+
+// listedLocked returns the Meta of the run's server tools (not the
+// resource tools myclaw adds). Called with m.mu held.
+func (r *run) listedLocked() []tools.Meta {
+	var out []tools.Meta
+	for _, name := range r.names {
+		if m, ok := r.s.listed[name]; ok && m.Definition != "" {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // registerLocked replaces the run's tools in the registry with listed and
@@ -251,10 +276,13 @@ func (r *run) registerLocked(listed []*sdk.Tool) (skipped, changed []string) {
 		t, err := newRemoteTool(r, lt, displays[i])
 		if err == nil {
 			if old, ok := r.s.listed[displays[i]]; ok && old.Definition != t.meta.Definition {
-				t.meta.Changed = describeChange(old, t.meta)
-				changed = append(changed, fmt.Sprintf("mcp: server %s changed tool %s: %s", cfg.Name, displays[i], t.meta.Changed))
+				t.meta.Changed = "since it was first listed: " + describeChange(old, t.meta)
+				changed = append(changed, fmt.Sprintf("mcp: server %s changed tool %s %s", cfg.Name, displays[i], t.meta.Changed))
 			} else if ok {
 				t.meta.Changed = old.Changed
+			} else if prev, seen := r.m.lastSeenLocked()[displays[i]]; seen && prev.Definition != t.meta.Definition {
+				t.meta.Changed = "since myclaw last ran in this workspace: " + describeChange(prev.meta(), t.meta)
+				changed = append(changed, fmt.Sprintf("mcp: server %s changed tool %s %s", cfg.Name, displays[i], t.meta.Changed))
 			}
 			r.s.listed[displays[i]] = t.meta
 			if stale[displays[i]] {
@@ -302,17 +330,7 @@ func displayNames(serverName string, listed []*sdk.Tool) []string {
 // toolsChanged handles notifications/tools/list_changed: the tool list is
 // fetched again and the catalog follows it.
 func (r *run) toolsChanged(_ context.Context, req *sdk.ToolListChangedRequest) {
-	r.m.mu.Lock()
-	if r.over {
-		r.m.mu.Unlock()
-		return
-	}
-	// main holds a WaitGroup count while the session lives, so this Add
-	// cannot race with Close's Wait reaching zero.
-	r.m.wg.Add(1)
-	r.m.mu.Unlock()
-	go func() {
-		defer r.m.wg.Done()
+	r.inBackground(func() {
 		r.syncMu.Lock()
 		defer r.syncMu.Unlock()
 		ctx, cancel := context.WithTimeout(r.ctx, r.s.cfg.Timeout)
@@ -331,8 +349,28 @@ func (r *run) toolsChanged(_ context.Context, req *sdk.ToolListChangedRequest) {
 		}
 		skipped, changed := r.registerLocked(listed)
 		r.m.events.push(r.s.statusLocked())
+		metas := r.listedLocked()
 		r.m.mu.Unlock()
+		r.m.saveSeen(metas)
 		r.logSkipped(skipped, changed)
+	})
+}
+
+// inBackground runs fn in a goroutine of its own unless the run is over;
+// Close waits for it.
+func (r *run) inBackground(fn func()) {
+	r.m.mu.Lock()
+	if r.over {
+		r.m.mu.Unlock()
+		return
+	}
+	// main holds a WaitGroup count while the session lives, so this Add
+	// cannot race with Close's Wait reaching zero.
+	r.m.wg.Add(1)
+	r.m.mu.Unlock()
+	go func() {
+		defer r.m.wg.Done()
+		fn()
 	}()
 }
 

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"io"
+	"myclaw/tools/proc"
 	"os"
 	"os/exec"
 	"sort"
@@ -11,8 +12,6 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"myclaw/tools"
 )
 
 // stderrTailBytes is how much of a server's stderr is kept to explain a failure.
@@ -21,7 +20,7 @@ const stderrTailBytes = 4096
 // stdioTransport is an sdk.Transport that runs a server as a child process in
 // its own session and process group and speaks newline-delimited JSON over
 // its stdin and stdout. Unlike sdk.CommandTransport it kills the whole tree
-// (tools.StartPiped), so a server started through a launcher (npx, uvx, a
+// (proc.StartPiped), so a server started through a launcher (npx, uvx, a
 // shell script) leaves no orphans, nor do the processes it starts.
 type stdioTransport struct {
 	cfg   ServerConfig
@@ -45,13 +44,13 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 // process is a running server and the pipes to it.
 type process struct {
 	cmd   *exec.Cmd
-	tree  *tools.ProcTree
+	tree  *proc.ProcTree
 	grace time.Duration
 
 	stdin  *os.File // write end
 	stdout *os.File // read end
 	stderr *os.File // read end
-	tail   tools.TailBuffer
+	tail   proc.TailBuffer
 
 	exited     chan struct{} // closed once cmd.Wait has returned
 	exitErr    error         // written before exited is closed
@@ -66,7 +65,7 @@ func startProcess(cfg ServerConfig, grace time.Duration) (*process, error) {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Dir
 	cmd.Env = childEnv(cfg.Env)
-	pipes, err := tools.StartPiped(cmd)
+	pipes, err := proc.StartPiped(cmd)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +107,7 @@ func startProcess(cfg ServerConfig, grace time.Duration) (*process, error) {
 // childEnv is the scrubbed environment of myclaw plus the server's own
 // variables, which the user configured on purpose (an API token, say).
 func childEnv(extra map[string]string) []string {
-	env := tools.ScrubEnv(os.Environ())
+	env := proc.ScrubEnv(os.Environ())
 	keys := make([]string, 0, len(extra))
 	for k := range extra {
 		keys = append(keys, k)
@@ -187,7 +186,7 @@ func (p *process) exitStatus() string {
 	default:
 		return ""
 	}
-	if d := tools.ExitDescription(p.cmd.ProcessState); d != "" {
+	if d := proc.ExitDescription(p.cmd.ProcessState); d != "" {
 		return d
 	}
 	if p.exitErr != nil {

@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -127,8 +129,18 @@ func newRemoteTool(r *run, lt *sdk.Tool, display string) (*remoteTool, error) {
 			Source:           tools.SourceMCP,
 			Definition:       def,
 			Claims:           claim,
+			HintServer:       hintServer(claimsReadOnly && !cfg.Trust, cfg.Name),
 		},
 	}, nil
+}
+
+// hintServer is the server whose read-only hint a user may choose to
+// trust, or "" when the tool does not depend on it.
+func hintServer(untrustedClaim bool, server string) string {
+	if !untrustedClaim {
+		return ""
+	}
+	return server
 }
 
 // definition is the digest of a tool's name, description and input
@@ -230,7 +242,11 @@ func (t *remoteTool) Execute(ctx context.Context, args json.RawMessage) (tools.R
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := sess.CallTool(callCtx, &sdk.CallToolParams{Meta: t.r.callMeta(), Name: t.name, Arguments: args})
+	params := &sdk.CallToolParams{Meta: t.r.callMeta(), Name: t.name, Arguments: args}
+	token, stop := t.r.progress.watch(tools.ProgressNote(ctx))
+	defer stop()
+	params.SetProgressToken(token)
+	res, err := sess.CallTool(callCtx, params)
 	if err != nil {
 		return tools.Result{}, t.callError(ctx, err)
 	}
@@ -298,7 +314,23 @@ func (t *remoteTool) callError(ctx context.Context, err error) error {
 // result turns a CallToolResult into a tools.Result, or a tool error.
 func (t *remoteTool) result(res *sdk.CallToolResult) (tools.Result, error) {
 	var parts []string
+	var images []tools.Image
 	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *sdk.ImageContent:
+			if res.IsError {
+				break
+			}
+			part, image := imagePart(c, len(images))
+			parts = append(parts, part)
+			if image != nil {
+				images = append(images, *image)
+			}
+			continue
+		case *sdk.ResourceLink:
+			parts = append(parts, t.linkPart(c))
+			continue
+		}
 		parts = append(parts, describeContent(c))
 	}
 	if res.IsError {
@@ -318,6 +350,7 @@ func (t *remoteTool) result(res *sdk.CallToolResult) (tools.Result, error) {
 	out := tools.Result{
 		Source:     "mcp:" + t.meta.Name,
 		Capability: t.capability(),
+		Images:     images,
 	}
 	if res.StructuredContent != nil {
 		if t.meta.ReturnsUntrusted {
@@ -334,6 +367,45 @@ func (t *remoteTool) result(res *sdk.CallToolResult) (tools.Result, error) {
 	}
 	out.Body = capBody(strings.Join(parts, "\n"))
 	return out, nil
+}
+
+// linkPart shows a resource link and says how to read it: with the
+// server's read_resource tool, when it offers resources.
+func (t *remoteTool) linkPart(c *sdk.ResourceLink) string {
+	s := describeContent(c)
+	reader := t.r.s.cfg.Name + "/read_resource"
+	tl, _ := t.r.m.reg.Lookup(reader)
+	if rt, ok := tl.(*resourceTool); ok && rt.rt.r == t.r {
+		return s[:len(s)-1] + fmt.Sprintf(`: read it with %s {"uri": %q}]`, reader, c.URI)
+	}
+	return s[:len(s)-1] + ": the server offers no way to read it]"
+}
+
+// Bounds of the images of one result that go to a vision model: each
+// request carries them again, and servers refuse large ones.
+const (
+	maxImageBytes = 5 << 20
+	maxImages     = 4
+)
+
+// imageKinds are the image types models take.
+var imageKinds = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
+
+// imagePart is the placeholder of an image in the result's text and, when
+// it can go to a vision model, the image. Its type is what its bytes say,
+// not what the server claims.
+func imagePart(c *sdk.ImageContent, have int) (string, *tools.Image) {
+	size := tools.HumanSize(int64(len(c.Data)))
+	kind := http.DetectContentType(c.Data)
+	switch {
+	case !imageKinds[kind]:
+		return fmt.Sprintf("[image %s, %s: its content is %s, not an image a model takes]", orUnknown(tools.ClipOneLine(c.MIMEType, 60)), size, kind), nil
+	case len(c.Data) > maxImageBytes:
+		return fmt.Sprintf("[image %s, %s: over %s, not shown to the model]", kind, size, tools.HumanSize(maxImageBytes)), nil
+	case have >= maxImages:
+		return fmt.Sprintf("[image %s, %s: not shown to the model, at most %d per result]", kind, size, maxImages), nil
+	}
+	return fmt.Sprintf("[image %s, %s]", kind, size), &tools.Image{MIME: kind, Data: c.Data}
 }
 
 // hasText reports whether any content block is non-empty text.
@@ -353,16 +425,20 @@ func describeContent(c sdk.Content) string {
 	case *sdk.TextContent:
 		return c.Text
 	case *sdk.ImageContent:
-		return fmt.Sprintf("[image %s %s]", tools.HumanSize(int64(len(c.Data))), orUnknown(c.MIMEType))
+		return fmt.Sprintf("[image %s, %s]", orUnknown(tools.ClipOneLine(c.MIMEType, 60)), tools.HumanSize(int64(len(c.Data))))
 	case *sdk.AudioContent:
-		return fmt.Sprintf("[audio %s %s]", tools.HumanSize(int64(len(c.Data))), orUnknown(c.MIMEType))
+		return fmt.Sprintf("[audio %s, %s: not given to the model]", orUnknown(tools.ClipOneLine(c.MIMEType, 60)), tools.HumanSize(int64(len(c.Data))))
 	case *sdk.ResourceLink:
 		s := "[resource link " + c.URI
 		if c.Name != "" {
-			s += " " + c.Name
+			s += " " + strconv.Quote(tools.ClipOneLine(c.Name, 120))
 		}
-		if c.MIMEType != "" {
-			s += " " + c.MIMEType
+		if c.MIMEType != "" || c.Size != nil {
+			s += " (" + orUnknown(tools.ClipOneLine(c.MIMEType, 60))
+			if c.Size != nil {
+				s += ", " + tools.HumanSize(*c.Size)
+			}
+			s += ")"
 		}
 		return s + "]"
 	case *sdk.EmbeddedResource:

@@ -20,7 +20,7 @@ func request(t *testing.T, reg *tools.Registry, name, args string) approval.Requ
 	if !ok {
 		t.Fatalf("no tool %s", name)
 	}
-	dry, err := tl.DryRun(context.Background(), json.RawMessage(args))
+	dry, err := tools.Call(context.Background(), tl, json.RawMessage(args), true)
 	if err != nil {
 		t.Fatalf("dry run %s: %v", name, err)
 	}

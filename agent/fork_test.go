@@ -1,0 +1,91 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"myclaw/approval"
+)
+
+func TestForkKeepsTwoIndependentJournals(t *testing.T) {
+	srv := newFakeServer(t,
+		openAIStyle("", call{"w1", "fs_write", `{"path":"a.txt","content":"one\n"}`}), openAIStyle("wrote a"),
+		openAIStyle("", call{"w2", "fs_write", `{"path":"b.txt","content":"two\n"}`}), openAIStyle("wrote b"),
+		// in the fork: prompt 2 sent again, writing c instead
+		openAIStyle("", call{"w3", "fs_write", `{"path":"c.txt","content":"three\n"}`}), openAIStyle("wrote c"),
+	)
+	h := newHarness(t, approval.AutoEdit, srv)
+	ctx := context.Background()
+	for _, p := range []string{"write a", "write b"} {
+		if err := h.run(ctx, p, approveAll()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	orig := h.agent.Session().Info().ID
+	prompts, err := h.agent.Prompts()
+	if err != nil || len(prompts) != 2 || prompts[1].Text != "write b" {
+		t.Fatalf("prompts = %+v, %v", prompts, err)
+	}
+	if _, err := h.agent.Fork(3); err == nil || !strings.Contains(err.Error(), "no prompt 3") {
+		t.Fatalf("fork before a prompt that is not there: %v", err)
+	}
+	f, err := h.agent.Fork(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Parent != orig || f.ID == orig || f.Draft != "write b" {
+		t.Fatalf("fork = %+v", f)
+	}
+	if n := len(h.agent.Messages()); n != 4 { // prompt, call, result, answer
+		t.Fatalf("the fork holds %d messages, want the 4 of the first turn", n)
+	}
+	if d := h.agent.Status().UndoDepth; d != 0 {
+		t.Fatalf("the fork's journal starts empty; undo depth %d", d)
+	}
+	if err := h.run(ctx, "write c", approveAll()); err != nil {
+		t.Fatal(err)
+	}
+	// The request after the fork carries the first turn, not the second.
+	var sent []string
+	for _, m := range srv.messages(srv.count() - 2) {
+		if c, _ := m["content"].(string); m["role"] == "user" {
+			sent = append(sent, c)
+		}
+	}
+	if strings.Join(sent, "|") != "write a|write c" {
+		t.Errorf("the fork sent user prompts %q", sent)
+	}
+	// Undo in the fork reverts only its own call.
+	if _, err := h.agent.Undo(ctx, 5, false); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"a.txt": true, "b.txt": true, "c.txt": false} {
+		if _, err := os.Stat(filepath.Join(h.ws, name)); (err == nil) != want {
+			t.Errorf("after undo in the fork, %s exists = %v, want %v", name, err == nil, want)
+		}
+	}
+	// The original, opened again, still undoes its two writes.
+	if err := h.agent.OpenSession(orig); err != nil {
+		t.Fatal(err)
+	}
+	if d := h.agent.Status().UndoDepth; d != 2 {
+		t.Fatalf("the original's undo depth = %d, want 2", d)
+	}
+	if _, err := h.agent.Undo(ctx, 2, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a.txt", "b.txt"} {
+		if _, err := os.Stat(filepath.Join(h.ws, name)); err == nil {
+			t.Errorf("after undo in the original, %s still exists", name)
+		}
+	}
+	if err := h.agent.OpenSession(orig); err == nil {
+		t.Error("opening the session one is in should say so")
+	}
+	if err := h.agent.OpenSession("20200101-000000-0000"); err == nil || !strings.Contains(err.Error(), "No session") {
+		t.Errorf("an unknown session: %v", err)
+	}
+}

@@ -1,0 +1,37 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/sashabaranov/go-openai"
+)
+
+// SampleMessage is one message of a request an MCP server makes of the
+// model (sampling).
+type SampleMessage struct {
+	Role, Text string
+}
+
+// Sample sends a request an MCP server made (sampling/createMessage),
+// once the person approved it, to the session's model, and returns the
+// answer and the model that gave it. It is not part of the conversation:
+// nothing is added to the transcript and no tools are offered.
+func (a *Agent) Sample(ctx context.Context, system string, msgs []SampleMessage, maxTokens int) (text, model string, err error) {
+	model = a.Model()
+	req := openai.ChatCompletionRequest{Model: model, MaxTokens: maxTokens}
+	if system != "" {
+		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
+	}
+	for _, m := range msgs {
+		role := openai.ChatMessageRoleUser
+		if m.Role == openai.ChatMessageRoleAssistant {
+			role = openai.ChatMessageRoleAssistant
+		}
+		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: role, Content: m.Text})
+	}
+	comp, err := a.opts.Client.Stream(ctx, req, func(StreamDelta) {})
+	if err != nil {
+		return "", model, err
+	}
+	return comp.Content, model, nil
+}

@@ -1,0 +1,247 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"myclaw/tools"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestGlobList(t *testing.T) {
+	ws, dir := fsTestWorkspace(t)
+	outside := t.TempDir()
+	fsTestFile(t, outside, "leak.go", "package leak\n", 0o644)
+	for _, f := range []string{"a.go", "b.txt", "src/x.go", "src/sub/y.go", "src/sub/z.md", "docs/readme.md", ".git/config", ".git/objects/o.go", "vendor/.git/HEAD"} {
+		fsTestFile(t, dir, f, "x", 0o644)
+	}
+	for i := range 25 {
+		fsTestFile(t, dir, fmt.Sprintf("many/f%02d.log", i), "x", 0o644)
+	}
+	if err := os.Symlink("src", filepath.Join(dir, "src-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "out-dir")); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name     string
+		args     map[string]any
+		want     []string
+		wantOut  globListOutput // Total, Offset, Returned
+		wantNote string
+		wantKind tools.Kind
+	}{
+		{
+			name: "recursive",
+			args: map[string]any{"pattern": "**/*.go"},
+			want: []string{"a.go", "src/sub/y.go", "src/x.go"},
+		},
+		{
+			name: "top level, folders marked, .git skipped",
+			args: map[string]any{"pattern": "*"},
+			want: []string{"a.go", "b.txt", "docs/", "many/", "out-dir", "src-link", "src/", "vendor/"},
+		},
+		{
+			name: "one folder",
+			args: map[string]any{"pattern": "src/*"},
+			want: []string{"src/sub/", "src/x.go"},
+		},
+		{
+			name: "everything below a folder",
+			args: map[string]any{"pattern": "src/**"},
+			want: []string{"src/sub/", "src/sub/y.go", "src/sub/z.md", "src/x.go"},
+		},
+		{
+			name: "relative to path",
+			args: map[string]any{"pattern": "*.go", "path": "src"},
+			want: []string{"src/x.go"},
+		},
+		{
+			name: "path given absolute",
+			args: map[string]any{"pattern": "**/*.md", "path": filepath.Join(dir, "src")},
+			want: []string{"src/sub/z.md"},
+		},
+		{
+			name: "character class and question mark",
+			args: map[string]any{"pattern": "**/[xy].?o"},
+			want: []string{"src/sub/y.go", "src/x.go"},
+		},
+		{
+			name:     "no match",
+			args:     map[string]any{"pattern": "**/*.rs"},
+			want:     []string{},
+			wantNote: `no paths under the workspace match "**/*.rs"`,
+		},
+		{
+			name:     "first page",
+			args:     map[string]any{"pattern": "many/*.log", "limit": 10},
+			want:     fsTestLogs(0, 10),
+			wantOut:  globListOutput{Total: 25, Returned: 10},
+			wantNote: "shown 1-10 of 25; call again with offset=10 or narrow the pattern",
+		},
+		{
+			name:     "middle page",
+			args:     map[string]any{"pattern": "many/*.log", "limit": 10, "offset": 10},
+			want:     fsTestLogs(10, 20),
+			wantOut:  globListOutput{Total: 25, Offset: 10, Returned: 10},
+			wantNote: "shown 11-20 of 25; call again with offset=20 or narrow the pattern",
+		},
+		{
+			name:    "last page",
+			args:    map[string]any{"pattern": "many/*.log", "limit": 10, "offset": 20},
+			want:    fsTestLogs(20, 25),
+			wantOut: globListOutput{Total: 25, Offset: 20, Returned: 5},
+		},
+		{
+			name:     "past the end",
+			args:     map[string]any{"pattern": "many/*.log", "offset": 30},
+			want:     []string{},
+			wantOut:  globListOutput{Total: 25, Offset: 30},
+			wantNote: "offset 30 is past the end (25 matches)",
+		},
+		{name: "bad pattern", args: map[string]any{"pattern": "src/[x"}, wantKind: tools.KindInvalidArgs},
+		{name: "pattern going up", args: map[string]any{"pattern": "../*"}, wantKind: tools.KindInvalidArgs},
+		{name: "absolute pattern", args: map[string]any{"pattern": "/etc/*"}, wantKind: tools.KindInvalidArgs},
+		{name: "empty pattern", args: map[string]any{"pattern": ""}, wantKind: tools.KindInvalidArgs},
+		{name: "path outside", args: map[string]any{"pattern": "*", "path": "../"}, wantKind: tools.KindPermissionDenied},
+		{name: "path through a symlink out", args: map[string]any{"pattern": "*", "path": "out-dir"}, wantKind: tools.KindPermissionDenied},
+		{name: "path missing", args: map[string]any{"pattern": "*", "path": "nope"}, wantKind: tools.KindNotFound},
+		{name: "path is a file", args: map[string]any{"pattern": "*", "path": "a.go"}, wantKind: tools.KindInvalidArgs},
+		{name: "limit too big", args: map[string]any{"pattern": "*", "limit": 5000}, wantKind: tools.KindInvalidArgs},
+	}
+	tool := &globListTool{ws: ws, excludes: func() []string { return nil }}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := tool.Execute(context.Background(), fsTestArgs(t, tt.args))
+			if tt.wantKind != "" {
+				if got := fsTestKind(err); got != tt.wantKind {
+					t.Fatalf("got kind %q (%v); want %s", got, err, tt.wantKind)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := res.Output.(globListOutput)
+			if !reflect.DeepEqual(out.Matches, tt.want) {
+				t.Errorf("got %q; want %q", out.Matches, tt.want)
+			}
+			if tt.wantOut.Total != 0 && (out.Total != tt.wantOut.Total || out.Offset != tt.wantOut.Offset || out.Returned != tt.wantOut.Returned) {
+				t.Errorf("got total %d offset %d returned %d; want %d %d %d", out.Total, out.Offset, out.Returned, tt.wantOut.Total, tt.wantOut.Offset, tt.wantOut.Returned)
+			}
+			if !strings.Contains(out.Note, tt.wantNote) || (tt.wantNote == "" && out.Note != "") {
+				t.Errorf("got note %q; want %q", out.Note, tt.wantNote)
+			}
+			for _, m := range out.Matches {
+				if strings.Contains(m, "leak") || strings.Contains(m, ".git") {
+					t.Errorf("got %q; want nothing from outside or from .git", m)
+				}
+			}
+		})
+	}
+}
+
+func TestGlobListDryRunLists(t *testing.T) {
+	ws, dir := fsTestWorkspace(t)
+	fsTestFile(t, dir, "a.go", "", 0o644)
+	args := fsTestArgs(t, map[string]any{"pattern": "*.go"})
+	tool := NewGlobList(ws)
+	dry, err1 := tools.Call(context.Background(), tool, args, true)
+	res, err2 := tool.Execute(context.Background(), args)
+	if err1 != nil || err2 != nil || !reflect.DeepEqual(dry, res) {
+		t.Errorf("got dry run %+v, %v; want the same as execute %+v, %v", dry, err1, res, err2)
+	}
+}
+
+func fsTestLogs(from, to int) []string {
+	var out []string
+	for i := from; i < to; i++ {
+		out = append(out, fmt.Sprintf("many/f%02d.log", i))
+	}
+	return out
+}
+
+func TestGlobMatch(t *testing.T) {
+	tests := []struct {
+		pattern string
+		name    string
+		want    bool
+	}{
+		{"**/*.go", "a.go", true},
+		{"**/*.go", "a/b/c.go", true},
+		{"**/*.go", "a/b/c.txt", false},
+		{"a/**/b", "a/b", true},
+		{"a/**/b", "a/x/y/b", true},
+		{"a/**/b", "a/x/y/c", false},
+		{"a/**", "a", false},
+		{"a/**", "a/x", true},
+		{"*", "a/b", false},
+		{"**/**/x", "x", true},
+		{"?.md", "ab.md", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern+" "+tt.name, func(t *testing.T) {
+			g, e := globParse(tt.pattern)
+			if e != nil {
+				t.Fatal(e)
+			}
+			if got := g.match(strings.Split(tt.name, "/")); got != tt.want {
+				t.Errorf("got %v; want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestGlobListIgnored(t *testing.T) {
+	ws, _ := fsTestIgnoreTree(t)
+	tool := &globListTool{ws: ws, excludes: func() []string { return []string{"*.bak"} }}
+	tests := []struct {
+		name        string
+		args        map[string]any
+		want        []string
+		wantIgnored int
+	}{
+		{
+			name:        "ignored left out",
+			args:        map[string]any{"pattern": "**/*.js"},
+			want:        []string{"src/app.js", "src/keep.min.js"},
+			wantIgnored: 6,
+		},
+		{
+			name:        "top level",
+			args:        map[string]any{"pattern": "*"},
+			want:        []string{".gitignore", ".myclawignore", "src/"},
+			wantIgnored: 4, // src/ is not read: nothing in it can match
+		},
+		{
+			name: "explicit ignored folder",
+			args: map[string]any{"pattern": "**/*.js", "path": "node_modules"},
+			want: []string{"node_modules/lib/index.js"},
+		},
+		{
+			name: "include ignored",
+			args: map[string]any{"pattern": "**/*.js", "include_ignored": true},
+			want: []string{"dist/app.js", "fixtures/f.js", "node_modules/lib/index.js", "src/app.js", "src/app.min.js", "src/keep.min.js"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := tool.Execute(context.Background(), fsTestArgs(t, tt.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := res.Output.(globListOutput)
+			if !reflect.DeepEqual(out.Matches, tt.want) || out.SkippedIgnored != tt.wantIgnored {
+				t.Errorf("got %q and %d ignored; want %q and %d", out.Matches, out.SkippedIgnored, tt.want, tt.wantIgnored)
+			}
+			if hasNote := strings.Contains(out.Note, "include_ignored=true"); hasNote != (tt.wantIgnored > 0) {
+				t.Errorf("got note %q; want the ignored ones named: %v", out.Note, tt.wantIgnored > 0)
+			}
+		})
+	}
+}

@@ -1,0 +1,23 @@
+package builtin
+
+import (
+	"io/fs"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// isWhiteout reports an overlayfs whiteout: a character device 0:0 in the
+// upper layer, standing for a deleted file.
+func isWhiteout(info fs.FileInfo) bool {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	return ok && info.Mode()&fs.ModeCharDevice != 0 && st.Rdev == 0
+}
+
+// isOpaque reports an overlayfs opaque directory: it replaced the one
+// below it (mounted with userxattr, the mark is user.overlay.opaque).
+func isOpaque(dir string) bool {
+	buf := make([]byte, 4)
+	n, err := unix.Lgetxattr(dir, "user.overlay.opaque", buf)
+	return err == nil && n == 1 && buf[0] == 'y'
+}

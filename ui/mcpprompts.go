@@ -1,0 +1,77 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"myclaw/agent"
+	"myclaw/tools/mcp"
+)
+
+// MCPPrompter is what a backend may offer to run the prompts of MCP
+// servers as /SERVER:PROMPT.
+type MCPPrompter interface {
+	// MCPPrompt fetches a server's prompt with the words typed after it.
+	MCPPrompt(ctx context.Context, server, name string, words []string) (mcp.PromptText, error)
+}
+
+// promptsMsg brings the prompts of the running servers.
+type promptsMsg struct{ list []command }
+
+// loadPrompts reads the prompts of the running servers, for completion
+// and /help; it runs at start and after each server notice.
+func loadPrompts(b Backend) tea.Cmd {
+	ext, ok := b.(Extensions)
+	if _, runs := b.(MCPPrompter); !ok || !runs {
+		return nil
+	}
+	return func() tea.Msg {
+		var list []command
+		for _, s := range ext.MCPServers() {
+			if s.State != mcp.StateRunning {
+				continue
+			}
+			for _, p := range s.Prompts {
+				desc := p.Description
+				if desc == "" {
+					desc = p.Title
+				}
+				if desc == "" {
+					desc = "a prompt"
+				}
+				list = append(list, command{name: p.Command(), args: p.Usage(), desc: oneLine(desc) + " (MCP " + oneLine(s.Name) + ")"})
+			}
+		}
+		return promptsMsg{list: list}
+	}
+}
+
+// runPrompt runs /SERVER:PROMPT args: the prompt is fetched in the turn's
+// goroutine and sent as the user's message, after the line they typed.
+// It reports false for a line that is not a prompt's.
+func (m Model) runPrompt(name, line string) (Model, tea.Cmd, bool) {
+	pr, ok := m.backend.(MCPPrompter)
+	server, prompt, colon := strings.Cut(name, ":")
+	if !ok || !colon || server == "" || prompt == "" {
+		return m, nil, false
+	}
+	if m.turn != nil {
+		return m.keptWhileBusy(line), nil, true
+	}
+	_, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+	words := splitArgs(rest)
+	b, approver := m.backend, m.shared.approver
+	typed := strings.TrimSpace(line)
+	m2, cmd := m.startRun(typed, func(ctx context.Context, emit func(agent.Event)) error {
+		pt, err := pr.MCPPrompt(ctx, server, prompt, words)
+		if err != nil {
+			return &agent.UserError{Msg: err.Error(), Hint: "/help lists the MCP prompts; nothing was sent to the model"}
+		}
+		emit(agent.NoticeEvent{Text: fmt.Sprintf("the prompt %s of the MCP server %s (%d %s) went to the model", prompt, server, pt.Messages, plural(pt.Messages, "message", "messages"))})
+		return b.Run(ctx, typed+"\n\n"+agent.AttachmentMark+" "+pt.Text, emit, approver)
+	})
+	return m2, cmd, true
+}

@@ -1,0 +1,51 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"myclaw/approval"
+)
+
+func TestPaneOffersAPreviewAndThenAppliesOrDiscards(t *testing.T) {
+	req := shellRequest()
+	req.Taint = nil
+	req.Confinement = &approval.Confinement{Sandboxed: true}
+	req.Previewable = true
+	m, p := withPane(t, req)
+	if s := screen(m); !strings.Contains(s, "p preview: run it once in a scratch layer") {
+		t.Fatalf("the pane does not offer a preview:\n%s", s)
+	}
+	m = press(t, m, "p")
+	if d, ok := decision(t, p); !ok || d.Choice != approval.Preview {
+		t.Fatalf("p decided %+v, %v", d, ok)
+	}
+
+	res := shellRequest()
+	res.Taint = nil
+	res.Confinement = &approval.Confinement{Sandboxed: true}
+	res.Previewed = true
+	res.Summary = "Previewed `sed -i …`: exit 0, would change 1 file (1 modified)"
+	res.Preview = "$ sed -i s/a/b/ x.txt\n\nM x.txt\n--- a/x.txt\n+++ b/x.txt\n@@ -1 +1 @@\n-a\n+b"
+	m, p = withPane(t, res)
+	s := screen(m)
+	for _, want := range []string{"-a", "+b", "M x.txt", "applies these changes", "n discards them"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the previewed pane lacks %q:\n%s", want, s)
+		}
+	}
+	for _, gone := range []string{"allows for this session", "save rule", "with network", "p preview"} {
+		if strings.Contains(s, gone) {
+			t.Errorf("the previewed pane offers %q:\n%s", gone, s)
+		}
+	}
+	// a, s, e and w do nothing on a previewed result; y applies it once.
+	m = press(t, m, "a", "s", "e", "w")
+	if _, ok := decision(t, p); ok {
+		t.Fatal("a grant key answered a previewed result")
+	}
+	press(t, m, "y")
+	if d, ok := decision(t, p); !ok || d.Choice != approval.ApproveOnce {
+		t.Fatalf("y decided %+v, %v", d, ok)
+	}
+}

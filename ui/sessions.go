@@ -1,0 +1,240 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"myclaw/agent"
+	"myclaw/tools"
+)
+
+// Sessions is what /sessions, /resume and /fork need beyond Backend: to
+// continue another session of the workspace in place of this one.
+type Sessions interface {
+	// OpenSession continues the stored session id.
+	OpenSession(id string) (SessionView, error)
+	// Fork continues in a copy of this session: of all of it (before 0)
+	// or of what came before prompt number before.
+	Fork(before int) (SessionView, error)
+	// Prompts lists the user prompts of this session, oldest first.
+	Prompts() ([]agent.Prompt, error)
+}
+
+// SessionView is what the TUI shows after switching sessions.
+type SessionView struct {
+	// Notice says what happened, e.g. which session was forked.
+	Notice string
+	// Earlier is the conversation so far, as at start.
+	Earlier []Earlier
+	// Draft goes into the input (the prompt a fork was made before).
+	Draft string
+}
+
+// sessionSwitchedMsg carries the result of opening or forking a session.
+type sessionSwitchedMsg struct {
+	view SessionView
+	err  error
+}
+
+// pickItem is one row of a picker; value is what picking it passes on.
+type pickItem struct {
+	label, value string
+}
+
+// picker is a list to choose one item from, shown in place of the input.
+type picker struct {
+	c     *common
+	title string
+	items []pickItem
+	sel   int
+	pick  func(value string) tea.Cmd
+}
+
+// pickerRows bounds the rows shown; the list scrolls with the selection.
+const pickerRows = 10
+
+func (p *picker) update(msg tea.KeyMsg) (*picker, tea.Cmd) {
+	k := &p.c.keys
+	switch {
+	case key.Matches(msg, k.Cancel):
+		return nil, nil
+	case msg.Type == tea.KeyEnter:
+		return nil, p.pick(p.items[p.sel].value)
+	case msg.Type == tea.KeyUp || msg.String() == "k":
+		p.sel = max(p.sel-1, 0)
+	case msg.Type == tea.KeyDown || msg.String() == "j":
+		p.sel = min(p.sel+1, len(p.items)-1)
+	case msg.Type == tea.KeyPgUp:
+		p.sel = max(p.sel-pickerRows, 0)
+	case msg.Type == tea.KeyPgDown:
+		p.sel = min(p.sel+pickerRows, len(p.items)-1)
+	}
+	return p, nil
+}
+
+func (p *picker) view() []string {
+	st := &p.c.styles
+	w := p.c.contentWidth()
+	out := []string{st.PaneTitle.Render(p.title)}
+	first := min(max(p.sel-pickerRows/2, 0), max(len(p.items)-pickerRows, 0))
+	for i := first; i < len(p.items) && i < first+pickerRows; i++ {
+		line := "  " + p.items[i].label
+		if i == p.sel {
+			line = "› " + p.items[i].label
+			out = append(out, st.OK.Render(truncate(line, w)))
+			continue
+		}
+		out = append(out, truncate(line, w))
+	}
+	out = append(out, st.Dim.Render(truncate(fmt.Sprintf("  %d of %d · ↑↓ choose · enter opens · %s closes", p.sel+1, len(p.items), p.c.keys.Cancel.Help().Key), w)))
+	return out
+}
+
+// sessionsCommand runs /sessions and /resume: with an id it opens that
+// session, without one it offers the sessions of the workspace to pick.
+func (m Model) sessionsCommand(name string, args []string) (Model, tea.Cmd) {
+	sw, ok := m.backend.(Sessions)
+	if len(args) > 1 || !ok && (len(args) > 0 || name == "resume") {
+		m.addBlock(errorBlock("usage: /"+name+" [ID]", "open a session of this workspace; without an ID, pick one"))
+		return m, nil
+	}
+	if len(args) == 1 {
+		return m, openSession(sw, args[0])
+	}
+	list, err := m.backend.Sessions()
+	if err != nil || !ok {
+		return m, func() tea.Msg {
+			return commandResultMsg{draw: func(c *common) []string { return drawSessions(c, list) }, err: err}
+		}
+	}
+	current := m.backend.Status().SessionID
+	var items []pickItem
+	for _, s := range list {
+		label := pad(oneLine(s.ID), 21) + s.Updated.Local().Format("2006-01-02 15:04") + "  "
+		if s.ID == current {
+			label += "(this one) "
+		} else if s.Parent != "" {
+			label += "(fork of " + oneLine(s.Parent) + ") "
+		}
+		label += oneLine(s.Title)
+		items = append(items, pickItem{label: label, value: s.ID})
+	}
+	if len(items) == 0 {
+		m.addBlock(newFuncBlock(func(c *common) []string { return drawSessions(c, nil) }))
+		return m, nil
+	}
+	m.picker = &picker{c: m.c, title: "Sessions of this workspace, the newest first", items: items, pick: func(id string) tea.Cmd {
+		if id == current {
+			return nil
+		}
+		return openSession(sw, id)
+	}}
+	return m, nil
+}
+
+func openSession(sw Sessions, id string) tea.Cmd {
+	return func() tea.Msg {
+		v, err := sw.OpenSession(id)
+		return sessionSwitchedMsg{view: v, err: err}
+	}
+}
+
+// forkCommand runs /fork: /fork N forks before prompt N; /fork alone
+// offers the whole conversation (first) or a point before a prompt.
+func (m Model) forkCommand(args []string) (Model, tea.Cmd) {
+	sw, ok := m.backend.(Sessions)
+	n := 0
+	if len(args) == 1 {
+		var err error
+		if n, err = strconv.Atoi(args[0]); err != nil || n < 1 {
+			ok = false
+		}
+	}
+	if !ok || len(args) > 1 {
+		m.addBlock(errorBlock("usage: /fork [N]", "go on in a copy of this session; N: from before your prompt number N"))
+		return m, nil
+	}
+	fork := func(before int) tea.Cmd {
+		return func() tea.Msg {
+			v, err := sw.Fork(before)
+			return sessionSwitchedMsg{view: v, err: err}
+		}
+	}
+	if n > 0 {
+		return m, fork(n)
+	}
+	prompts, err := sw.Prompts()
+	if err != nil {
+		m.addBlock(errorBlock("cannot list the prompts: "+err.Error(), ""))
+		return m, nil
+	}
+	items := []pickItem{{label: "here: the whole conversation so far", value: "0"}}
+	for i := len(prompts) - 1; i >= 0; i-- {
+		p := prompts[i]
+		items = append(items, pickItem{label: fmt.Sprintf("before prompt %d: %s", p.N, truncate(oneLine(p.Text), 70)), value: strconv.Itoa(p.N)})
+	}
+	m.picker = &picker{c: m.c, title: "Fork from where? The fork gets its own undo history; this session stays as it is.", items: items, pick: func(v string) tea.Cmd {
+		before, _ := strconv.Atoi(v)
+		return fork(before)
+	}}
+	return m, nil
+}
+
+// handleSessionSwitched shows the session the conversation now continues in.
+func (m Model) handleSessionSwitched(msg sessionSwitchedMsg) (Model, tea.Cmd) {
+	if msg.err != nil {
+		text, hint := errorParts(msg.err)
+		m.addBlock(errorBlock(text, hint))
+		return m, nil
+	}
+	m.finishLive()
+	m.finishThink()
+	m.tr.clear()
+	m.cards = map[string]*toolCard{}
+	m.plan = nil
+	m.showEarlier(msg.view.Earlier)
+	if msg.view.Notice != "" {
+		m.addBlock(noticeBlock(msg.view.Notice))
+	}
+	if msg.view.Draft != "" {
+		m.input.setValue(msg.view.Draft)
+	}
+	return m, refreshStatus(m.backend)
+}
+
+// showEarlier adds the conversation of a resumed session to the transcript.
+func (m *Model) showEarlier(list []Earlier) {
+	past := 0 // earlier turns count down from -1, apart from live ones
+	for _, e := range list {
+		switch e.Role {
+		case "user":
+			past--
+			m.tr.add(userBlock(e.Text))
+		case "assistant":
+			if strings.TrimSpace(e.Text) != "" {
+				src := tools.SanitizeForScreen(e.Text)
+				m.tr.add(&mdBlock{src: src})
+				m.keepAnswer(past, src)
+			}
+		default:
+			if e.Call != nil {
+				m.tr.add(pastCard(*e.Call))
+				continue
+			}
+			m.tr.add(noticeBlock(e.Text))
+		}
+	}
+}
+
+// clearedNote says where the undo history of the session left by /clear is.
+func clearedNote(old string) string {
+	if old == "" {
+		return "new conversation"
+	}
+	return "new conversation. The earlier one, session " + old + ", keeps its undo history: /resume " + old +
+		" goes back to it (or, from a shell, myclaw undo --session " + old + ")"
+}
