@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"myclaw/tools"
 	"myclaw/tools/termtext"
 )
 
@@ -104,12 +105,12 @@ func (m Model) copyCommand(args []string) (Model, tea.Cmd) {
 	}
 	text = clipboardText(text)
 	if len(text) > maxCopyBytes {
-		m.addBlock(errorBlock(fmt.Sprintf("%s is %s, more than the %s a terminal takes through OSC 52: nothing was copied", what, sizeText(len(text)), sizeText(maxCopyBytes)),
+		m.addBlock(errorBlock(fmt.Sprintf("%s is %s, more than the %s a terminal takes through OSC 52: nothing was copied", what, tools.HumanSize(int64(len(text))), tools.HumanSize(maxCopyBytes)),
 			"/copy code N copies one code block; the whole session is in the transcript under the state directory"))
 		return m, nil
 	}
 	lines := strings.Count(text, "\n") + 1
-	msg := fmt.Sprintf("copied %s (%s, %s) to the clipboard through the terminal (OSC 52)", what, count(lines, "line"), sizeText(len(text)))
+	msg := fmt.Sprintf("copied %s (%s, %s) to the clipboard through the terminal (OSC 52)", what, count(lines, "line"), tools.HumanSize(int64(len(text))))
 	if hint := clipboardHint(); hint != "" {
 		msg += "; " + hint
 	}
@@ -175,15 +176,6 @@ func codeBlocks(src string) []string {
 	}
 	return out
 }
-
-// sizeText is a byte count for people: 812 B, 3.4 KB.
-func sizeText(n int) string {
-	if n < 1024 {
-		return strconv.Itoa(n) + " B"
-	}
-	return strconv.FormatFloat(float64(n)/1024, 'f', 1, 64) + " KB"
-}
-
 // setMouse turns mouse capture on or off. Off, the terminal's own drag
 // selects text (and the wheel may scroll the terminal, not the transcript).
 func (m Model) setMouse(on bool) (Model, tea.Cmd) {
