@@ -176,6 +176,7 @@ func codeBlocks(src string) []string {
 	}
 	return out
 }
+
 // setMouse turns mouse capture on or off. Off, the terminal's own drag
 // selects text (and the wheel may scroll the terminal, not the transcript).
 func (m Model) setMouse(on bool) (Model, tea.Cmd) {
