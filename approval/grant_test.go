@@ -100,6 +100,15 @@ func TestReadAndRemoveRules(t *testing.T) {
 	if err := RemoveRule(path, b); err == nil {
 		t.Fatal("removing a rule that is not there succeeded")
 	}
+	// A comment above the next rule stays with it.
+	commented := head + "\n[[approval.rules]]\ntool = \"x\"\ndecision = \"allow\"\n\n# never push\n[[approval.rules]]\ntool = \"shell_run\"\nmatch = \"git push*\"\ndecision = \"deny\"\n"
+	os.WriteFile(path, []byte(commented), 0o600)
+	if err := RemoveRule(path, Rule{Tool: "x", Decision: "allow"}); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != head+"\n# never push\n[[approval.rules]]\ntool = \"shell_run\"\nmatch = \"git push*\"\ndecision = \"deny\"\n" {
+		t.Fatalf("removing a rule lost the comment of the next:\n%q", data)
+	}
 	// Rules written as an inline array have no block to cut: nothing
 	// changes, and the error says to edit by hand.
 	inline := head + "[approval]\nrules = [{tool = \"x\", decision = \"allow\"}]\n"

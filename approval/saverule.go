@@ -223,6 +223,13 @@ func RemoveRule(path string, r Rule) error {
 	for end < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[end]), "[") {
 		end++
 	}
+	// Comments and blank lines before the next table belong to it.
+	for end > start+1 {
+		if t := strings.TrimSpace(lines[end-1]); t != "" && !strings.HasPrefix(t, "#") {
+			break
+		}
+		end--
+	}
 	// The blank line SaveRule put before the block goes with it.
 	if start > 0 && strings.TrimSpace(lines[start-1]) == "" {
 		start--
