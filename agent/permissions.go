@@ -3,6 +3,8 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"myclaw/approval"
 )
@@ -16,6 +18,10 @@ type Permission struct {
 	// Where says where it lives: "this session", or the config file and
 	// line.
 	Where string
+	// Server is set, instead of a rule, for the trust of an MCP server's
+	// read-only hints in this project; Tools are the tools it covers.
+	Server string
+	Tools  []string
 }
 
 // Permissions lists the session grants, then this project's saved rules,
@@ -24,6 +30,15 @@ type Permission struct {
 func (a *Agent) Permissions() (list []Permission, others int, err error) {
 	for _, g := range a.opts.Policy.Grants() {
 		list = append(list, Permission{Rule: g, Scope: "session", Where: "this session (gone when myclaw exits)"})
+	}
+	if hp := a.opts.HintGrants; hp != "" {
+		grants, err := approval.LoadHintGrants(hp, a.opts.Workspace)
+		if err != nil {
+			return list, 0, err
+		}
+		for _, g := range grants {
+			list = append(list, Permission{Scope: "project", Where: hp, Server: g.Server, Tools: slices.Sorted(maps.Keys(g.Tools))})
+		}
 	}
 	path := a.opts.ConfigPath
 	if path == "" {
@@ -56,6 +71,14 @@ func (a *Agent) Permissions() (list []Permission, others int, err error) {
 // the same key press made.
 func (a *Agent) RevokePermission(p Permission) error {
 	pol := a.opts.Policy
+	if p.Server != "" {
+		ok, err := approval.RemoveHintGrant(a.opts.HintGrants, a.opts.Workspace, p.Server)
+		if err == nil && !ok {
+			err = errors.New("that hint grant is no longer there")
+		}
+		pol.UntrustHints(p.Server)
+		return err
+	}
 	if p.Scope == "session" {
 		if !pol.Revoke(p.Rule) {
 			return errors.New("that session grant is no longer there")

@@ -53,3 +53,29 @@ func TestPermissionsListAndRevoke(t *testing.T) {
 		t.Fatalf("after removal: %+v", list)
 	}
 }
+
+// A saved trust of an MCP server's read-only hints is a permission too:
+// listed with its file, and removable.
+func TestPermissionsListHintGrants(t *testing.T) {
+	hints := filepath.Join(t.TempDir(), approval.HintGrantsFile)
+	h := newHarness(t, approval.Ask, newFakeServer(t), func(o *Options) { o.HintGrants = hints })
+	g := approval.HintGrant{Server: "docs", Tools: map[string]string{"docs/search": "d1", "docs/read": "d2"}}
+	if err := approval.SaveHintGrant(hints, h.ws, g); err != nil {
+		t.Fatal(err)
+	}
+	h.agent.opts.Policy.TrustHints(g)
+	list, _, err := h.agent.Permissions()
+	if err != nil || len(list) != 1 || list[0].Server != "docs" || list[0].Where != hints || strings.Join(list[0].Tools, ",") != "docs/read,docs/search" {
+		t.Fatalf("Permissions = %+v, %v", list, err)
+	}
+	if err := h.agent.RevokePermission(list[0]); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := approval.LoadHintGrants(hints, h.ws); len(left) != 0 {
+		t.Fatalf("the grant is still saved: %+v", left)
+	}
+	m := tools.Meta{Name: "docs/search", HintServer: "docs", Definition: "d1"}
+	if st := h.agent.opts.Policy.HintStatus(m); !strings.Contains(st, "not trusted") {
+		t.Fatalf("after removal the hints still count: %q", st)
+	}
+}

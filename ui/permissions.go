@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -48,7 +49,10 @@ func (m Model) permissionsCommand(args []string) (Model, tea.Cmd) {
 				return commandResultMsg{err: err}
 			}
 			what := "ended the session grant"
-			if p.Scope != "session" {
+			switch {
+			case p.Server != "":
+				what = "removed from " + p.Where
+			case p.Scope != "session":
 				what = "removed the rule from " + p.Where + " (and its session grant)"
 			}
 			return commandResultMsg{draw: textDraw(what + ": " + describeRule(p) + "; the next such call asks")}
@@ -60,6 +64,9 @@ func (m Model) permissionsCommand(args []string) (Model, tea.Cmd) {
 
 // describeRule is a rule on one line: "allow shell_run matching go test *".
 func describeRule(p agent.Permission) string {
+	if p.Server != "" {
+		return "trust the read-only hints of " + oneLine(p.Server) + " (" + oneLine(strings.Join(p.Tools, ", ")) + ")"
+	}
 	s := p.Decision + " " + oneLine(p.Tool)
 	if p.Match != "" {
 		s += " matching " + oneLine(p.Match)

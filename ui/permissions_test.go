@@ -26,6 +26,7 @@ func TestPermissionsCommand(t *testing.T) {
 		{Rule: approval.Rule{Tool: "shell_run", Match: "go test *", Decision: "allow"}, Scope: "session", Where: "this session (gone when myclaw exits)"},
 		{Rule: approval.Rule{Tool: "fs_write", Decision: "allow", Workspace: "/src/app"}, Scope: "project", Where: "/home/u/.config/myclaw/config.toml:12"},
 		{Rule: approval.Rule{Tool: "shell_run", Match: "git push*", Decision: "deny"}, Scope: "user", Where: "/home/u/.config/myclaw/config.toml:3"},
+		{Scope: "project", Where: "/home/u/.local/state/myclaw/mcp-hint-grants.json", Server: "docs", Tools: []string{"docs/read", "docs/search"}},
 	}}
 	m := runLine(t, newTestModel(t, f), "/permissions")
 	got := lastBlock(m)
@@ -33,6 +34,7 @@ func TestPermissionsCommand(t *testing.T) {
 		"1  allow shell_run matching go test *", "session grant · this session",
 		"2  allow fs_write", "saved for this project · /home/u/.config/myclaw/config.toml:12",
 		"3  deny shell_run matching git push*", "saved for every project · /home/u/.config/myclaw/config.toml:3",
+		"4  trust the read-only hints of docs (docs/read, docs/search)", "saved for this project · /home/u/.local/state/myclaw/mcp-hint-grants.json",
 		"1 rule saved for other projects", "/permissions remove N",
 	} {
 		if !strings.Contains(got, want) {
@@ -44,7 +46,7 @@ func TestPermissionsCommand(t *testing.T) {
 		t.Fatalf("remove 2 revoked %+v and said %q", f.revoked, lastBlock(m))
 	}
 	m = runLine(t, m, "/permissions remove 9")
-	if !strings.Contains(lastBlock(m), "there is no permission #9 (/permissions lists 3 permissions)") {
+	if !strings.Contains(lastBlock(m), "there is no permission #9 (/permissions lists 4 permissions)") {
 		t.Fatalf("remove 9 said %q", lastBlock(m))
 	}
 	m = runLine(t, m, "/permissions drop")
