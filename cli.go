@@ -48,7 +48,7 @@ func newFlagSet(name string, o *app.Options, stderr io.Writer) *flag.FlagSet {
 
 // dispatch picks the mode from the arguments and runs it.
 func dispatch(ctx context.Context, args []string, secrets map[string]string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var o app.Options
+	o := app.Options{Version: shortVersion()}
 	mode := "main"
 	if len(args) > 0 {
 		switch args[0] {

@@ -156,7 +156,7 @@ func TestServerProblemsExitOne(t *testing.T) {
 		t.Fatalf("unknown model: code %d, stderr %q", code, errOut)
 	}
 	_, errOut, code = e.myclaw([]string{"OPENAI_BASE_URL=http://127.0.0.1:1/v1"}, "-p", "hi", "--model", "m")
-	if code != 1 || !strings.Contains(errOut, "Cannot reach the model server") || !strings.Contains(errOut, "OPENAI_BASE_URL") {
+	if code != 1 || !strings.Contains(errOut, "No model server at http://127.0.0.1:1/v1") || !strings.Contains(errOut, "OPENAI_BASE_URL") {
 		t.Fatalf("no server: code %d, stderr %q", code, errOut)
 	}
 }

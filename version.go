@@ -53,6 +53,32 @@ func versionText() string {
 	return s + fmt.Sprintf("%s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
+// shortVersion is the version for the TUI's welcome line: the release,
+// or "(devel)" with the commit's first 7 characters.
+func shortVersion() string {
+	v, rev := version, commit
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v == "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && rev == "" {
+				rev = s.Value
+			}
+		}
+	}
+	if v != "" {
+		return v
+	}
+	if len(rev) > 7 {
+		rev = rev[:7]
+	}
+	if rev == "" {
+		return "(devel)"
+	}
+	return "(devel " + rev + ")"
+}
+
 func runVersion(args []string, stdout io.Writer) error {
 	if len(args) > 0 {
 		return &app.UsageError{Msg: fmt.Sprintf("version takes no arguments, not %q", args[0])}

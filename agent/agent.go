@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sashabaranov/go-openai"
@@ -106,6 +107,17 @@ type Agent struct {
 	// attachments go with the next user message (see attach.go).
 	attachments []attachment
 	tokensUsed  int
+	// measured says tokensUsed is a whole request's count (the server's,
+	// or an estimate of all it was sent); otherwise it counts the messages
+	// alone and Status adds the system prompt and the tools.
+	measured bool
+	// guessed says the last request's count was estimated (the server sent
+	// no usage).
+	guessed bool
+	// down is set while the server is known not to answer (the start-up
+	// check, or the last request, could not connect): requests then try
+	// once instead of waiting through retries.
+	down atomic.Bool
 	// totals are the session's usage since start (see cost.go).
 	totals  CostReport
 	running bool
@@ -216,7 +228,7 @@ func (a *Agent) attach(s *history.Session) error {
 	a.attachments = atts
 	a.pastCalls = calls
 	a.compactions, a.pinned = compactions, pinned
-	a.tokensUsed = estimateMessages(a.messages)
+	a.tokensUsed, a.measured = estimateMessages(a.messages), false
 	return nil
 }
 
@@ -300,17 +312,34 @@ func (a *Agent) Messages() []openai.ChatCompletionMessage {
 // Status reports what the status line shows.
 func (a *Agent) Status() Status {
 	a.mu.Lock()
+	measured := a.measured
+	a.mu.Unlock()
+	estimate := 0
+	if !measured {
+		// Before the server has counted a request (a new or resumed
+		// session, after compaction), the meter shows what /context
+		// counts: system prompt, tools and conversation, not the messages
+		// alone, so it does not jump at the first answer.
+		r := a.Context()
+		estimate = r.System + r.Catalog + r.Conversation + r.Attached
+	}
+	a.mu.Lock()
 	defer a.mu.Unlock()
+	used := a.tokensUsed
+	if !a.measured {
+		used = estimate
+	}
 	return Status{
-		Model:         a.model,
-		Workspace:     a.opts.Workspace,
-		SessionID:     a.session.Info().ID,
-		TokensUsed:    a.tokensUsed,
-		ContextWindow: a.window.Tokens,
-		WindowSource:  a.window.Source,
-		UndoDepth:     a.journal.Depth(),
-		Cost:          a.totals.Cost,
-		CostKnown:     a.totals.CostKnown,
+		Model:           a.model,
+		Workspace:       a.opts.Workspace,
+		SessionID:       a.session.Info().ID,
+		TokensUsed:      used,
+		TokensEstimated: !a.measured || a.guessed,
+		ContextWindow:   a.window.Tokens,
+		WindowSource:    a.window.Source,
+		UndoDepth:       a.journal.Depth(),
+		Cost:            a.totals.Cost,
+		CostKnown:       a.totals.CostKnown,
 	}
 }
 
@@ -393,16 +422,23 @@ func (a *Agent) CheckServer(ctx context.Context) error {
 	defer cancel()
 	models, err := a.opts.Client.Models(ctx)
 	model := a.Model()
+	var apiErr *chat.APIError
+	answered := err == nil || (errors.As(err, &apiErr) && apiErr.Status != 0)
+	a.down.Store(!answered && ctx.Err() == nil)
 	if err != nil {
-		var apiErr *chat.APIError
-		if errors.As(err, &apiErr) && apiErr.Status != 0 && apiErr.Status != 401 && apiErr.Status != 403 {
+		if answered && apiErr.Status != 401 && apiErr.Status != 403 {
 			return nil // answers, but has no usable /models
 		}
-		return &UserError{
-			Msg:  fmt.Sprintf("Cannot reach the model server at %s.", a.opts.Client.BaseURL()),
-			Hint: hintOf(err, a.noServerHint()),
-			Err:  err,
+		if answered {
+			return &UserError{
+				Msg:  fmt.Sprintf("The model server at %s refused the API key.", a.opts.Client.BaseURL()),
+				Hint: hintOf(err, ""),
+				Err:  err,
+			}
 		}
+		// The next step for the likely case, naming only the setting that
+		// chose the URL.
+		return &UserError{Msg: fmt.Sprintf("No model server at %s.", a.opts.Client.BaseURL()), Hint: a.noServerHint(), Err: err}
 	}
 	if model == "" {
 		return &UserError{

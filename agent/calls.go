@@ -41,6 +41,11 @@ type callResult struct {
 func (t *turn) runCalls(calls []openai.ToolCall, fromText bool) error {
 	results := make([]callResult, len(calls))
 	var fatal error
+	if len(calls) > 1 {
+		for i, tc := range calls {
+			t.emit(ToolCallEvent{Call: t.newCall(tc, fromText), Phase: "queued", Position: i + 1, Count: len(calls)})
+		}
+	}
 	for i := 0; i < len(calls); {
 		if fatal != nil || t.ctx.Err() != nil {
 			results[i] = t.notRun(calls[i], fromText, fatal)
@@ -154,18 +159,25 @@ func (t *turn) failed(call Call, status string, e *tools.Error, took time.Durati
 	return callResult{content: content}
 }
 
+// newCall is the Call of a tool call as the model wrote it, named by its
+// tool's display name when the tool exists.
+func (t *turn) newCall(tc openai.ToolCall, fromText bool) Call {
+	call := Call{ID: tc.ID, Wire: tc.Function.Name, Tool: tc.Function.Name, Args: json.RawMessage(tc.Function.Arguments), FromText: fromText}
+	if tool, ok := t.a.opts.Registry.Lookup(call.Wire); ok {
+		call.Tool = tool.Meta().Name
+	}
+	return call
+}
+
 // handle takes one call through parse, validation, policy and approval,
 // the journal, execution, the envelope and the fence. A returned error is
 // an infrastructure failure that stops the turn (the call's result is
 // still set).
 func (t *turn) handle(tc openai.ToolCall, fromText bool) (callResult, error) {
 	a := t.a
-	call := Call{ID: tc.ID, Wire: tc.Function.Name, Tool: tc.Function.Name, Args: json.RawMessage(tc.Function.Arguments), FromText: fromText}
+	call := t.newCall(tc, fromText)
 	start := a.opts.Now()
 	tool, ok := a.opts.Registry.Lookup(call.Wire)
-	if ok {
-		call.Tool = tool.Meta().Name
-	}
 	t.emit(ToolCallEvent{Call: call, Phase: "proposed"})
 	fail := func(status string, e *tools.Error) callResult {
 		return t.failed(call, status, e, a.opts.Now().Sub(start))
@@ -297,11 +309,18 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 			dec.Choice, dec.Args = approval.Edit, args
 		}
 	}
-	t.audit(approval.DecisionEntry(req, dec))
-	a.opts.Policy.Remember(req, dec)
-	if dec.SaveRule && dec.Choice == approval.ApproveSession {
-		t.saveRule(req, dec)
+	if ok, _ := approval.Grantable(req); dec.Choice == approval.ApproveSession && !ok {
+		// Only the pane offers grants, and not for such calls: whatever
+		// asked for one gets this call approved, nothing more.
+		dec.Choice, dec.SaveRule = approval.ApproveOnce, false
 	}
+	if dec.SaveRule && dec.Choice == approval.ApproveSession {
+		saved, err := t.saveRule(req, dec)
+		t.audit(approval.SavedEntry(req, dec, saved, err))
+	} else {
+		t.audit(approval.DecisionEntry(req, dec))
+	}
+	a.opts.Policy.Remember(req, dec)
 	if dec.TrustHints && req.Meta.HintServer != "" {
 		t.trustHints(req.Meta.HintServer)
 	}
@@ -422,22 +441,36 @@ func ruleDenial(tool string, v approval.Verdict) *tools.Error {
 	return &tools.Error{Kind: tools.KindPermissionDenied, Message: fmt.Sprintf("%s was denied (%s)", tool, v.By), Hint: hint}
 }
 
-func (t *turn) saveRule(req approval.Request, dec approval.Decision) {
+// saveRule writes the grant of dec as a rule to the user's config: for
+// this workspace only, unless dec asks for every project. It says what it
+// wrote where, for the audit log.
+func (t *turn) saveRule(req approval.Request, dec approval.Decision) (string, error) {
 	rule := approval.SessionRule(req)
 	if dec.Network && req.Confinement != nil {
 		yes := true
 		rule.Network = &yes
 	}
-	if t.a.opts.ConfigPath == "" {
-		t.emit(NoticeEvent{Text: "Could not save the rule: no config file path is known."})
-		return
+	scope := "every project"
+	if !dec.UserWide && t.a.opts.Workspace != "" {
+		rule.Workspace, scope = t.a.opts.Workspace, "this project"
 	}
-	text, err := approval.SaveRule(t.a.opts.ConfigPath, rule)
+	path := t.a.opts.ConfigPath
+	if path == "" {
+		err := errors.New("no config file path is known")
+		t.emit(NoticeEvent{Text: "Could not save the rule: " + err.Error() + ".", Warning: true})
+		return "", err
+	}
+	text, err := approval.SaveRule(path, rule)
 	if err != nil {
-		t.emit(NoticeEvent{Text: "Could not save the rule: " + err.Error()})
-		return
+		t.emit(NoticeEvent{Text: "Could not save the rule: " + err.Error(), Warning: true})
+		return "", err
 	}
-	t.emit(NoticeEvent{Text: fmt.Sprintf("Saved to %s:\n%s", t.a.opts.ConfigPath, strings.TrimSpace(text))})
+	if text == "" {
+		t.emit(NoticeEvent{Text: fmt.Sprintf("%s already holds this rule (for %s).", path, scope)})
+	} else {
+		t.emit(NoticeEvent{Text: fmt.Sprintf("Saved for %s to %s (/permissions lists and removes rules):\n%s", scope, path, strings.TrimSpace(text))})
+	}
+	return fmt.Sprintf("for %s to %s: %s", scope, path, strings.ReplaceAll(rule.String(), "\n", ", ")), nil
 }
 
 // trustHints trusts the read-only hints of server's tools as listed now,

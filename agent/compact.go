@@ -147,7 +147,7 @@ func (a *Agent) compact(ctx context.Context, focus string, auto bool) (Compactio
 	// compacts between its own requests), so cut still splits messages.
 	a.messages = append(compactedPrefix(summary), a.messages[cut:]...)
 	a.compactions = append(a.compactions, c)
-	a.tokensUsed = estimateMessages(a.messages)
+	a.tokensUsed, a.measured = estimateMessages(a.messages), false
 	a.mu.Unlock()
 	if err := s.Append("compaction", c); err != nil {
 		return CompactionEvent{}, &UserError{Msg: "Cannot write the session transcript.", Hint: "Check free space and permissions of the state directory.", Err: err}
@@ -180,7 +180,7 @@ func (a *Agent) Uncompact() (string, error) {
 	c := a.compactions[n-1]
 	a.compactions = a.compactions[:n-1]
 	a.messages = append(append([]openai.ChatCompletionMessage(nil), c.Replaced...), a.messages[2:]...)
-	a.tokensUsed = estimateMessages(a.messages)
+	a.tokensUsed, a.measured = estimateMessages(a.messages), false
 	s := a.session
 	a.mu.Unlock()
 	if err := s.Append("uncompact", len(c.Replaced)); err != nil {
@@ -281,7 +281,7 @@ func (t *turn) checkRoom(req openai.ChatCompletionRequest) bool {
 		t.emit(NoticeEvent{Text: fmt.Sprintf("The conversation fills %.0f%% of the %s-token window: compacting its older part into a summary now (/uncompact restores it).", used*100, shortTokens(win.Tokens))})
 		ev, err := a.compact(t.ctx, "", true)
 		if err != nil {
-			t.emit(NoticeEvent{Text: "Could not compact: " + err.Error()})
+			t.emit(NoticeEvent{Text: "Could not compact: " + err.Error(), Warning: true})
 			return false
 		}
 		t.emit(ev)

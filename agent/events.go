@@ -49,10 +49,15 @@ type ReasoningDelta struct {
 }
 
 // ToolCallEvent reports a call as proposed by the model, then as started.
+// Of an answer with several calls, each is first reported "queued", so
+// they all show while the first waits for approval.
 type ToolCallEvent struct {
 	Call Call `json:"call"`
-	// Phase is "proposed" or "started".
+	// Phase is "queued", "proposed" or "started".
 	Phase string `json:"phase"`
+	// Position and Count place a queued call among its answer's calls.
+	Position int `json:"position,omitempty"`
+	Count    int `json:"count,omitempty"`
 	// Summary is the dry-run summary, when there is one.
 	Summary string `json:"summary,omitempty"`
 }
@@ -152,6 +157,10 @@ type RetryEvent struct {
 // stopped.
 type NoticeEvent struct {
 	Text string `json:"text"`
+	// Warning marks a notice about something that went wrong or needs
+	// the person (a rule not saved, a limit reached), apart from the
+	// informational ones.
+	Warning bool `json:"warning,omitempty"`
 }
 
 // ErrorEvent reports a failure that stops the turn.

@@ -24,6 +24,9 @@ type Status struct {
 	// (reported by the server, or estimated); ContextWindow its budget.
 	TokensUsed    int
 	ContextWindow int
+	// TokensEstimated says TokensUsed is myclaw's estimate, not a count
+	// the server reported.
+	TokensEstimated bool
 	// WindowSource says where ContextWindow came from ("estimated" when
 	// neither the server nor the config said).
 	WindowSource string

@@ -109,7 +109,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event), approv
 		}
 	}
 	reason = DoneLimit
-	emit(NoticeEvent{Text: fmt.Sprintf("Stopped after %d tool rounds in one turn (max_tool_rounds). Send a message to let the model go on, or raise max_tool_rounds in the config.", a.opts.MaxRounds)})
+	emit(NoticeEvent{Text: fmt.Sprintf("Stopped after %d tool rounds in one turn (max_tool_rounds). Send a message to let the model go on, or raise max_tool_rounds in the config.", a.opts.MaxRounds), Warning: true})
 	return nil
 }
 
@@ -177,6 +177,9 @@ func (t *turn) round() (bool, error) {
 		t.emit(NoticeEvent{Text: fmt.Sprintf("Elided the output of %d older tool calls to fit the context window (%d tokens).", elided, a.currentWindow().Tokens)})
 	}
 	ctx := chat.WithRetryHook(t.ctx, func(r chat.Retry) { t.emit(RetryEvent(r)) })
+	if a.down.Load() {
+		ctx = chat.WithoutRetries(ctx)
+	}
 	stream := func() (chat.Completion, error) {
 		return a.opts.Client.Stream(ctx, req, func(d chat.StreamDelta) {
 			if d.Reasoning != "" {
@@ -189,11 +192,15 @@ func (t *turn) round() (bool, error) {
 	}
 	comp, err := stream()
 	if refusesTools(err) && len(req.Tools) > 0 && a.useTextTools() {
-		t.emit(NoticeEvent{Text: "The server says this model does not support tool calls, so myclaw describes the tools in the prompt and reads calls the model writes as text (less reliable). For real tool calls pick a model that has them (with Ollama: ollama list, e.g. qwen2.5-coder or llama3.1)."})
+		t.emit(NoticeEvent{Text: "The server says this model does not support tool calls, so myclaw describes the tools in the prompt and reads calls the model writes as text (less reliable). For real tool calls pick a model that has them (with Ollama: ollama list, e.g. qwen2.5-coder or llama3.1).", Warning: true})
 		req, _ = a.buildRequest()
 		comp, err = stream()
 	}
-	t.reportUsage(comp, req)
+	a.down.Store(chat.Unreachable(err))
+	if !chat.Unreachable(err) {
+		// A request that never reached the server used no tokens.
+		t.reportUsage(comp, req)
+	}
 	if err != nil {
 		return false, t.keepPartial(comp, err)
 	}
@@ -206,7 +213,7 @@ func (t *turn) round() (bool, error) {
 	if len(calls) == 0 {
 		if tc, rest := ParseTextToolCalls(content, func(name string) bool { _, ok := a.opts.Registry.Lookup(name); return ok }); len(tc) > 0 {
 			calls, content, fromText = tc, rest, true
-			t.emit(NoticeEvent{Text: fmt.Sprintf("The model wrote %d tool call(s) as text; running them as calls.", len(tc))})
+			t.emit(NoticeEvent{Text: "The model wrote " + tools.Count(len(tc), "tool call") + " as text; running them as calls."})
 		}
 	}
 	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: content, ToolCalls: calls}
@@ -230,7 +237,7 @@ func (t *turn) round() (bool, error) {
 				}
 			}
 			if strings.TrimSpace(comp.Reasoning) == "" {
-				t.emit(NoticeEvent{Text: "The model returned an empty answer."})
+				t.emit(NoticeEvent{Text: "The model returned an empty answer.", Warning: true})
 			}
 		}
 		return false, nil
@@ -269,6 +276,9 @@ func (t *turn) wrapStreamErr(err error) error {
 		return &UserError{Msg: "The model's answer was cut off before it finished; the partial text is kept.", Hint: "Send a message to let it go on, or check the server's log.", Err: err}
 	}
 	var apiErr *chat.APIError
+	if chat.Unreachable(err) {
+		return &UserError{Msg: fmt.Sprintf("No model server at %s.", t.a.opts.Client.BaseURL()), Hint: t.a.noServerHint(), Err: err}
+	}
 	if errors.As(err, &apiErr) {
 		return &UserError{Msg: "The model server failed: " + apiErr.Error(), Hint: apiErr.Hint()}
 	}
@@ -292,7 +302,7 @@ func (t *turn) reportUsage(comp chat.Completion, req openai.ChatCompletionReques
 	}
 	ev.Cost = comp.Cost
 	a.mu.Lock()
-	a.tokensUsed = ev.TotalTokens
+	a.tokensUsed, a.measured, a.guessed = ev.TotalTokens, true, ev.Estimated
 	a.addUsage(ev)
 	a.mu.Unlock()
 	t.emit(ev)

@@ -553,7 +553,13 @@ func TestApproveForSessionAndSaveRule(t *testing.T) {
 		openAIStyle("", call{"s2", "fs_write", `{"path":"b.txt","content":"2"}`}),
 		openAIStyle("both written"),
 	)
-	h := newHarness(t, approval.Ask, srv, func(o *Options) { o.ConfigPath = cfg })
+	auditPath := filepath.Join(t.TempDir(), "approvals.jsonl")
+	audit, err := approval.OpenAudit(auditPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer audit.Close()
+	h := newHarness(t, approval.Ask, srv, func(o *Options) { o.ConfigPath, o.Audit = cfg, audit })
 	ap := &recordingApprover{d: approval.Decision{Choice: approval.ApproveSession, SaveRule: true}}
 	if err := h.run(context.Background(), "write two", ap); err != nil {
 		t.Fatal(err)
@@ -562,15 +568,46 @@ func TestApproveForSessionAndSaveRule(t *testing.T) {
 		t.Fatalf("asked %d times; the session grant should cover the second write", len(ap.requests))
 	}
 	saved, err := os.ReadFile(cfg)
-	if err != nil || !strings.Contains(string(saved), "[[approval.rules]]") || !strings.Contains(string(saved), `tool = "fs_write"`) {
-		t.Fatalf("config %q, %v", saved, err)
+	// Saved for this project only, by default.
+	if err != nil || !strings.Contains(string(saved), "[[approval.rules]]") || !strings.Contains(string(saved), `tool = "fs_write"`) ||
+		!strings.Contains(string(saved), `workspace = "`+h.ws+`"`) {
+		t.Fatalf("config %q, %v; want the rule with workspace = %q", saved, err, h.ws)
 	}
 	var said bool
 	for _, e := range h.eventsOf("notice") {
-		said = said || strings.Contains(e.(NoticeEvent).Text, "Saved to "+cfg)
+		said = said || strings.Contains(e.(NoticeEvent).Text, "Saved for this project to "+cfg)
 	}
 	if !said {
 		t.Fatal("no notice says where the rule was saved")
+	}
+	entries, _, err := approval.ReadAudit(auditPath)
+	if err != nil || len(entries) == 0 || entries[0].Decision != approval.ApproveSave || !strings.Contains(entries[0].SavedRule, cfg) {
+		t.Fatalf("audit %+v, %v; want the saved grant recorded as %s with where it went", entries, err, approval.ApproveSave)
+	}
+}
+
+// A grant asked for a risky line (the pane offers none) approves that call
+// alone: nothing is granted or saved.
+func TestNoGrantForRiskyLine(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	srv := newFakeServer(t,
+		openAIStyle("", call{"r1", "shell_run", `{"command":"echo hi && sudo true"}`}),
+		openAIStyle("", call{"r2", "shell_run", `{"command":"echo hi && sudo true"}`}),
+		openAIStyle("ok"),
+	)
+	h := newHarness(t, approval.Ask, srv, func(o *Options) { o.ConfigPath = cfg })
+	ap := &recordingApprover{d: approval.Decision{Choice: approval.ApproveSession, SaveRule: true, UserWide: true}}
+	if err := h.run(context.Background(), "go", ap); err != nil {
+		t.Fatal(err)
+	}
+	if len(ap.requests) != 2 {
+		t.Fatalf("asked %d times; want 2 (no grant for a line with sudo)", len(ap.requests))
+	}
+	if g := h.policy.Grants(); len(g) != 0 {
+		t.Fatalf("grants %v; want none", g)
+	}
+	if _, err := os.Stat(cfg); err == nil {
+		t.Fatal("a rule was saved for a risky line")
 	}
 }
 

@@ -390,9 +390,10 @@ func (a *app) buildPolicy() error {
 	}
 	rules := make([]approval.Rule, len(a.cfg.Approval.Rules))
 	for i, r := range a.cfg.Approval.Rules {
-		rules[i] = approval.Rule{Tool: r.Tool, Match: r.Match, Decision: r.Decision, Network: r.Network}
+		rules[i] = approval.Rule{Tool: r.Tool, Match: r.Match, Decision: r.Decision, Network: r.Network, Workspace: r.Workspace}
 	}
-	a.policy, err = approval.NewPolicy(level, rules)
+	// Rules saved for another project stay in the file, out of this session.
+	a.policy, err = approval.NewPolicy(level, approval.ForWorkspace(rules, a.workspace.Dir()))
 	if err != nil {
 		return &agent.UserError{Msg: "The approval rules are not valid: " + err.Error(), Hint: "Fix [[approval.rules]] in " + a.cfg.Path + "."}
 	}

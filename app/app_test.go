@@ -36,7 +36,7 @@ func TestTrustProjectLoadsIntoTheRunningSession(t *testing.T) {
 	}
 	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 4)}
 	out, err := b.TrustProject(context.Background())
-	if err != nil || !strings.Contains(out, "1 tools") || !strings.Contains(out, "1 hooks") {
+	if err != nil || !strings.Contains(out, "1 tool,") || !strings.Contains(out, "1 hook;") {
 		t.Fatalf("TrustProject: %q, %v", out, err)
 	}
 	if _, ok := a.registry.Lookup("proj/hello"); !ok {

@@ -210,7 +210,11 @@ func (p *printer) print(e agent.Event) {
 	case agent.RetryEvent:
 		p.activity("retry %d/%d in %s: %s\n", ev.Attempt, ev.Max, ev.Wait.Round(100*time.Millisecond), ev.Reason)
 	case agent.NoticeEvent:
-		p.activity("note: %s\n", ev.Text)
+		if ev.Warning {
+			p.activity("warning: %s\n", ev.Text)
+		} else {
+			p.activity("note: %s\n", ev.Text)
+		}
 	case agent.ErrorEvent:
 		p.activity("error: %s\n", ev.Message)
 		if ev.Hint != "" {

@@ -31,6 +31,8 @@ type Options struct {
 	Approvals  bool
 	All        bool
 	Count      int
+	// Version is myclaw's version, for the TUI's welcome line.
+	Version string
 	// SandboxCheck runs the sandbox self-test and exits.
 	SandboxCheck bool
 }

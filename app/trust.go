@@ -13,6 +13,7 @@ import (
 	"myclaw/agent"
 	"myclaw/config"
 	"myclaw/internal/durable"
+	"myclaw/tools"
 )
 
 // projectConfigName is the project-level config in the workspace. It can
@@ -130,7 +131,7 @@ func (a *app) loadProjectConfig() error {
 	}
 	st.cfg = cfg
 	a.project = st
-	a.notices = append(a.notices, fmt.Sprintf("Loaded %s: %d tools, %d MCP servers, %d hooks.", projectConfigName, len(cfg.Tools), len(cfg.MCP.Servers), len(cfg.Hooks.PreTool)))
+	a.notices = append(a.notices, fmt.Sprintf("Loaded %s: %s, %s, %s.", projectConfigName, tools.Count(len(cfg.Tools), "tool"), tools.Count(len(cfg.MCP.Servers), "MCP server"), tools.Count(len(cfg.Hooks.PreTool), "hook")))
 	return nil
 }
 

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -48,6 +50,10 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 		Commands:  b.commands,
 		EditorKey: a.cfg.UI.EditorKey,
 		Notify:    a.cfg.UI.Notify,
+		Version:   o.Version,
+		Server:    a.settings.BaseURL,
+		// Per workspace, named by a digest of its path.
+		HistoryPath: filepath.Join(a.stateDir, "prompts", workspaceKey(a.workspace.Dir())+".jsonl"),
 	})
 }
 
@@ -167,13 +173,9 @@ func (b *tuiBackend) mcpChanged(s mcp.ServerStatus) {
 		}
 		b.lastTools[s.Name] = append([]string(nil), s.Tools...)
 		b.mu.Unlock()
-		text = fmt.Sprintf("MCP server %s is running with %d tools.", s.Name, len(s.Tools))
+		text = fmt.Sprintf("MCP server %s is running with %s.", s.Name, tools.Count(len(s.Tools), "tool"))
 		if n := len(s.Prompts); n > 0 {
-			prompts := "1 prompt"
-			if n > 1 {
-				prompts = fmt.Sprintf("%d prompts", n)
-			}
-			text = fmt.Sprintf("MCP server %s is running with %d tools and %s (/%s …; /help lists them).", s.Name, len(s.Tools), prompts, s.Prompts[0].Command())
+			text = fmt.Sprintf("MCP server %s is running with %s and %s (/%s …; /help lists them).", s.Name, tools.Count(len(s.Tools), "tool"), tools.Count(n, "prompt"), s.Prompts[0].Command())
 		}
 	case mcp.StateFailed:
 		text = fmt.Sprintf("MCP server %s failed: %s. Its tools are withdrawn; /mcp restart %s tries again.", s.Name, s.LastError, s.Name)
@@ -362,8 +364,8 @@ func (b *tuiBackend) TrustProject(ctx context.Context) (string, error) {
 	a.instructions.SetTrusted(true)
 	b.AddHooks(a.hooks[before:]...)
 	a.startServers(context.WithoutCancel(ctx), a.mcpServers(cfg), b.mcpChanged)
-	return fmt.Sprintf("Trusted %s (remembered while it stays unchanged) and loaded %d tools, %d MCP servers, %d hooks; %s.",
-		projectConfigName, len(cfg.Tools), len(cfg.MCP.Servers), len(cfg.Hooks.PreTool), a.trustedExtras()), nil
+	return fmt.Sprintf("Trusted %s (remembered while it stays unchanged) and loaded %s, %s, %s; %s.",
+		projectConfigName, tools.Count(len(cfg.Tools), "tool"), tools.Count(len(cfg.MCP.Servers), "MCP server"), tools.Count(len(cfg.Hooks.PreTool), "hook"), a.trustedExtras()), nil
 }
 
 // trustedExtras says what else trusting the folder changed.
@@ -378,4 +380,22 @@ func (a *app) trustedExtras() string {
 var (
 	_ ui.Extensions  = (*tuiBackend)(nil)
 	_ ui.MCPPrompter = (*tuiBackend)(nil)
+	_ ui.ModelSaver  = (*tuiBackend)(nil)
 )
+
+// workspaceKey names a workspace in file names: the first 16 hex digits
+// of its path's SHA-256.
+func workspaceKey(dir string) string {
+	sum := sha256.Sum256([]byte(dir))
+	return hex.EncodeToString(sum[:8])
+}
+
+// SaveModel implements ui.ModelSaver: the model becomes the default in the
+// user's config.
+func (b *tuiBackend) SaveModel(name string) (string, error) {
+	line, err := config.SaveModel(b.app.cfg.Path, name)
+	if err != nil {
+		return "", err
+	}
+	return line + " in " + b.app.cfg.Path, nil
+}

@@ -156,6 +156,9 @@ type Decision struct {
 	// SaveRule asks, with ApproveSession, that the grant be written to the
 	// config as a permanent rule.
 	SaveRule bool `json:"save_rule,omitempty"`
+	// UserWide, with SaveRule, saves the rule for every project rather
+	// than for this workspace only.
+	UserWide bool `json:"user_wide,omitempty"`
 	// Network approves a sandboxed shell command with network access
 	// (with ApproveSession, for the granted commands from now on).
 	Network bool `json:"network,omitempty"`

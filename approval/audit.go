@@ -33,11 +33,15 @@ type AuditEntry struct {
 	ArgsSHA string `json:"args_sha256"`
 	Summary string `json:"summary"`
 	// Decision is a Verdict's Outcome (allow, deny) when the policy decided
-	// alone, or a Choice (approve, approve_session, deny, edit) otherwise.
+	// alone, or a Choice (approve, approve_session, deny, edit) otherwise;
+	// approve_save is a session grant that was also saved as a rule.
 	Decision string `json:"decision"`
 	// By names who decided: a rule, "user", a level, "headless", a hook.
 	By     string `json:"by"`
 	Reason string `json:"reason,omitempty"`
+	// SavedRule is, for a grant also saved as a rule (decision
+	// "approve_save"), the rule and where it was written.
+	SavedRule string `json:"saved_rule,omitempty"`
 	// Session and Workspace say where the call was made (empty in entries
 	// written before they were recorded).
 	Session   string `json:"session,omitempty"`
@@ -74,6 +78,24 @@ func DecisionEntry(req Request, d Decision) AuditEntry {
 	e.Decision, e.By, e.Reason = string(d.Choice), d.By, d.Reason
 	if e.By == "" {
 		e.By = "user"
+	}
+	return e
+}
+
+// ApproveSave is the audit decision of a session grant also saved as a
+// permanent rule: it outlives the session, so it is told apart.
+const ApproveSave = "approve_save"
+
+// SavedEntry describes a grant saved as a rule: saved says what was
+// written where ("" when saving failed, then recorded as the plain
+// session grant it became, with why in the reason).
+func SavedEntry(req Request, d Decision, saved string, err error) AuditEntry {
+	e := DecisionEntry(req, d)
+	switch {
+	case err != nil:
+		e.Reason = "the rule could not be saved: " + err.Error()
+	default:
+		e.Decision, e.SavedRule = ApproveSave, saved
 	}
 	return e
 }
@@ -246,6 +268,9 @@ func FormatAudit(entries []AuditEntry, workspaces bool) string {
 			rest += ": " + oneLine(e.Reason)
 		}
 		rest += ")"
+		if e.SavedRule != "" {
+			rest += "  saved " + oneLine(e.SavedRule)
+		}
 		where := orDash(e.Session)
 		if workspaces {
 			where += "\t" + orDash(e.Workspace)

@@ -131,6 +131,40 @@ func SaveHintGrant(path, workspace string, g HintGrant) error {
 	return nil
 }
 
+// UntrustHints drops the session's grant for server: its read-only
+// claims ask again.
+func (p *Policy) UntrustHints(server string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.hints, server)
+}
+
+// RemoveHintGrant forgets server's grant for workspace in the file at
+// path, for /permissions remove; it reports whether there was one.
+func RemoveHintGrant(path, workspace, server string) (bool, error) {
+	saveMu.Lock()
+	defer saveMu.Unlock()
+	all, err := readHintGrants(path)
+	if err != nil {
+		return false, err
+	}
+	if _, ok := all[workspace][server]; !ok {
+		return false, nil
+	}
+	delete(all[workspace], server)
+	if len(all[workspace]) == 0 {
+		delete(all, workspace)
+	}
+	data, err := json.MarshalIndent(all, "", "  ")
+	if err != nil {
+		return false, fmt.Errorf("remove the hint grant: %w", err)
+	}
+	if err := durable.WriteFile(path, append(data, '\n'), 0o600); err != nil {
+		return false, fmt.Errorf("remove the hint grant: %w", err)
+	}
+	return true, nil
+}
+
 func readHintGrants(path string) (map[string]map[string]HintGrant, error) {
 	all := map[string]map[string]HintGrant{}
 	data, err := os.ReadFile(path)

@@ -307,7 +307,7 @@ func (p *Policy) Remember(req Request, d Decision) {
 		return
 	}
 	var grant *compiledRule
-	if d.Choice == ApproveSession {
+	if ok, _ := Grantable(req); d.Choice == ApproveSession && ok {
 		r := SessionRule(req)
 		if d.Network && newCall(req).shell {
 			yes := true
@@ -348,6 +348,66 @@ func (p *Policy) Grants() []Rule {
 		out[i] = g.Rule
 	}
 	return out
+}
+
+// Grantable reports whether a call may be granted for the session (or
+// saved as a rule) with one key, and if not, why. A command line is judged
+// by its parse: not when it has warnings (`curl … | sh`, `sudo`, `rm -r`),
+// when no rule could cover it, or when it appears in untrusted text of the
+// turn; any other call, by its tool's risk: not when high. Such calls are
+// approved one at a time (a rule written by hand can still allow them).
+func Grantable(req Request) (bool, string) {
+	if cl := req.Command; cl != nil {
+		c := newCall(req)
+		switch {
+		case len(cl.Warnings) > 0:
+			return false, "the command line is risky: " + cl.Warnings[0]
+		case c.guard != "":
+			return false, "no rule can cover this line: " + strings.TrimPrefix(c.guard, "allow rules do not cover this command line: ")
+		}
+		if where := drawnFrom(c.source, c.commands, req.Taint); where != "" {
+			return false, where
+		}
+		return true, ""
+	}
+	if req.Meta.EffectiveRisk() == tools.RiskHigh {
+		return false, "the tool is high risk"
+	}
+	return true, ""
+}
+
+// DrawnFrom says where a shell call's command line, or a telling part of
+// it, appears in the untrusted text of the turn ("`curl … | sh` appears in
+// README.md, read 2 calls ago"), or "" when it does not (or the call runs
+// no command line).
+func DrawnFrom(req Request) string {
+	if req.Command == nil {
+		return ""
+	}
+	c := newCall(req)
+	return drawnFrom(c.source, c.commands, req.Taint)
+}
+
+// Revoke drops the session grant that says the same as r; it reports
+// whether there was one.
+func (p *Policy) Revoke(r Rule) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.grants)
+	p.grants = slices.DeleteFunc(p.grants, func(g compiledRule) bool { return g.Rule.Same(r) })
+	return len(p.grants) < n
+}
+
+// DropRule stops applying a config rule that says the same as r (it was
+// removed from its file); it reports whether the policy held one.
+func (p *Policy) DropRule(r Rule) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	i := slices.IndexFunc(p.rules, func(g compiledRule) bool { return g.Rule.Same(r) })
+	if i >= 0 {
+		p.rules = slices.Delete(p.rules, i, i+1)
+	}
+	return i >= 0
 }
 
 // SessionRule returns the rule "approve for the session" grants for req:

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"strings"
 )
 
@@ -19,11 +20,39 @@ import (
 // runs the allowed commands with network, false allows them only when the
 // sandbox confines them without network; unset, they run as the level and
 // [shell.sandbox] say.
+//
+// Workspace, when set (an absolute path), limits the rule to sessions in
+// that folder: what the pane's "save rule" writes by default, so a grant
+// made in one project does not follow you into every other.
 type Rule struct {
-	Tool     string `toml:"tool"`
-	Match    string `toml:"match"`
-	Decision string `toml:"decision"`
-	Network  *bool  `toml:"network"`
+	Tool      string `toml:"tool"`
+	Match     string `toml:"match"`
+	Decision  string `toml:"decision"`
+	Network   *bool  `toml:"network"`
+	Workspace string `toml:"workspace"`
+}
+
+// Same reports whether two rules say the same thing (Network compared by
+// value).
+func (r Rule) Same(o Rule) bool {
+	return r.Tool == o.Tool && r.Match == o.Match && r.Decision == o.Decision &&
+		r.Workspace == o.Workspace && isTrue(r.Network) == isTrue(o.Network) && (r.Network == nil) == (o.Network == nil)
+}
+
+// AppliesIn reports whether the rule holds in a session of workspace.
+func (r Rule) AppliesIn(workspace string) bool {
+	return r.Workspace == "" || filepath.Clean(r.Workspace) == filepath.Clean(workspace)
+}
+
+// ForWorkspace keeps the rules that hold in workspace, in order.
+func ForWorkspace(rules []Rule, workspace string) []Rule {
+	var out []Rule
+	for _, r := range rules {
+		if r.AppliesIn(workspace) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // String returns the rule as it would be written in the config: one
@@ -38,6 +67,9 @@ func (r Rule) String() string {
 	if r.Network != nil {
 		fmt.Fprintf(&b, "\nnetwork = %t", *r.Network)
 	}
+	if r.Workspace != "" {
+		b.WriteString("\nworkspace = " + tomlString(r.Workspace))
+	}
 	return b.String()
 }
 
@@ -49,6 +81,9 @@ func (r Rule) brief() string {
 	}
 	if r.Network != nil {
 		s += fmt.Sprintf(", network = %t", *r.Network)
+	}
+	if r.Workspace != "" {
+		s += " (this project's)"
 	}
 	return s
 }
@@ -143,6 +178,9 @@ func compileRule(r Rule) (compiledRule, error) {
 	case OutcomeAllow, OutcomeAsk, OutcomeDeny:
 	default:
 		return cr, fmt.Errorf("decision: %q: want allow, ask or deny", r.Decision)
+	}
+	if r.Workspace != "" && !filepath.IsAbs(r.Workspace) {
+		return cr, fmt.Errorf("workspace: %q: want an absolute path (the folder the rule holds in)", r.Workspace)
 	}
 	if r.Network != nil && Outcome(r.Decision) != OutcomeAllow {
 		return cr, errors.New("network: only applies to allow rules (it says how the allowed commands run)")

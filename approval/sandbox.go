@@ -83,6 +83,13 @@ func drawnFrom(line string, commands []string, t *Taint) string {
 	return ""
 }
 
+// QuietSource reports whether untrusted content from source is the
+// workspace's own (a file read, a search of it): worth a mention, not an
+// alarm. Web pages, MCP results and command output are not.
+func QuietSource(source string) bool {
+	return strings.HasPrefix(source, "file:") || strings.HasPrefix(source, "grep:")
+}
+
 // squash drops whitespace, quotes and backslashes and folds case.
 func squash(s string) string {
 	var b strings.Builder

@@ -152,6 +152,8 @@ type Rule struct {
 	// Network, for shell commands an allow rule allows: true runs them
 	// with network, false only sandboxed without.
 	Network *bool `toml:"network"`
+	// Workspace limits the rule to sessions in that folder (absolute).
+	Workspace string `toml:"workspace"`
 }
 
 // MCP declares MCP servers.
@@ -418,6 +420,9 @@ func (c *Config) check(src []byte) error {
 		}
 		if !slices.Contains(decisions, r.Decision) {
 			return &Error{Path: c.Path, Line: nthTableKeyLine(src, "[[approval.rules]]", i, "decision"), Key: table + ".decision", Msg: fmt.Sprintf("%q: want allow, ask or deny", r.Decision)}
+		}
+		if r.Workspace != "" && !filepath.IsAbs(r.Workspace) {
+			return &Error{Path: c.Path, Line: nthTableKeyLine(src, "[[approval.rules]]", i, "workspace"), Key: table + ".workspace", Msg: fmt.Sprintf("%q: want an absolute path (the folder the rule holds in)", r.Workspace)}
 		}
 	}
 	for name, s := range c.MCP.Servers {

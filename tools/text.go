@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -129,4 +130,13 @@ func IsSHA256Hex(s string) bool {
 func CutText(b []byte, max int) (string, int) {
 	b = CutUTF8(b, max)
 	return strings.ToValidUTF8(string(b), "\uFFFD"), len(b)
+}
+
+// Count says how many of a noun, in English: "1 tool", "2 tools" (for
+// nouns whose plural adds an s).
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

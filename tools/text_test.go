@@ -187,3 +187,11 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int]string{0: "0 tools", 1: "1 tool", 2: "2 tools"} {
+		if got := Count(n, "tool"); got != want {
+			t.Errorf("Count(%d) = %q; want %q", n, got, want)
+		}
+	}
+}

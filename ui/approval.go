@@ -120,21 +120,23 @@ const (
 	choiceNetworkSession
 	choicePreview
 	choiceTrustHints
+	choiceSaveUserWide
 	numChoices
 )
 
 // label is the choice's name on the choices line, next to its key.
 func (ch paneChoice) label() string {
-	return [...]string{"approve", "session", "save rule", "deny", "deny + reason", "edit", "with network", "with network for the session", "preview", "trust read-only hints"}[ch]
+	return [...]string{"approve", "session", "save rule", "deny", "deny + reason", "edit", "with network", "with network for the session", "preview", "trust read-only hints", "save rule for every project"}[ch]
 }
 
 // binding is the key that takes the choice.
 func (ch paneChoice) binding(k *KeyMap) key.Binding {
-	return [...]key.Binding{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.Deny, k.DenyReason, k.Edit, k.ApproveNetwork, k.ApproveNetworkSession, k.PreviewRun, k.TrustHints}[ch]
+	return [...]key.Binding{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.Deny, k.DenyReason, k.Edit, k.ApproveNetwork, k.ApproveNetworkSession, k.PreviewRun, k.TrustHints, k.SaveRuleUserWide}[ch]
 }
 
 // offers reports whether the pane offers a choice: approving with network
-// only makes sense for a command the sandbox would run without.
+// only makes sense for a command the sandbox would run without, and a
+// risky call gets no grant beyond itself (approval.Grantable).
 //
 // A previewed call's result is approved once or discarded: no grant, no
 // edit (the command already ran), no second preview.
@@ -143,11 +145,13 @@ func (a *approvalPane) offers(ch paneChoice) bool {
 	switch ch {
 	case choicePreview:
 		return req.Previewable
-	case choiceSession, choiceSaveRule, choiceEdit:
+	case choiceSession, choiceSaveRule, choiceSaveUserWide:
+		return !req.Previewed && a.grantable
+	case choiceEdit:
 		return !req.Previewed
 	case choiceNetwork, choiceNetworkSession:
 		c := req.Confinement
-		return !req.Previewed && c != nil && c.Sandboxed && !c.Network
+		return !req.Previewed && c != nil && c.Sandboxed && !c.Network && (ch == choiceNetwork || a.grantable)
 	case choiceTrustHints:
 		return !req.Previewed && req.Meta.HintServer != ""
 	}
@@ -155,10 +159,10 @@ func (a *approvalPane) offers(ch paneChoice) bool {
 }
 
 // onChoicesLine reports whether a choice is on the choices line (and in
-// the arrow keys' cycle); the network and hint ones have lines of their own.
+// the arrow keys' cycle); the others have lines of their own.
 func onChoicesLine(ch paneChoice) bool { return ch < choiceNetwork }
 
-// step moves the highlight by d over the choices line.
+// step moves the highlight by d over the choices the line offers.
 func (a *approvalPane) step(d int) {
 	n := int(choiceNetwork)
 	for range n {
@@ -171,16 +175,19 @@ func (a *approvalPane) step(d int) {
 
 // approvalPane shows one Request and collects the decision.
 type approvalPane struct {
-	c      *common
-	p      *pendingApproval
-	rule   approval.Rule
-	sel    int
-	mode   paneMode
-	scroll int
-	editor editor
-	shell  bool   // editing the command line rather than the JSON
-	shown  string // the text the editor started with
-	errMsg string
+	c    *common
+	p    *pendingApproval
+	rule approval.Rule
+	// grantable is approval.Grantable of the request; noGrant says why not.
+	grantable bool
+	noGrant   string
+	sel       int
+	mode      paneMode
+	scroll    int
+	editor    editor
+	shell     bool   // editing the command line rather than the JSON
+	shown     string // the text the editor started with
+	errMsg    string
 	// decided is set once a decision is on its way: keys pressed before
 	// the pane closes must not answer twice.
 	decided bool
@@ -193,9 +200,11 @@ type approvalPane struct {
 
 func newApprovalPane(c *common, p *pendingApproval) *approvalPane {
 	a := &approvalPane{c: c, p: p, rule: approval.SessionRule(p.req)}
+	a.grantable, a.noGrant = approval.Grantable(p.req)
 	// A reflexive Enter must not run a high-risk call, or one that may be
 	// following planted instructions: there the highlighted choice is deny.
-	if p.req.Meta.EffectiveRisk() == tools.RiskHigh || p.req.Taint != nil {
+	t := p.req.Taint
+	if p.req.Meta.EffectiveRisk() == tools.RiskHigh || (t != nil && (!approval.QuietSource(t.Source) || approval.DrawnFrom(p.req) != "")) {
 		a.sel = int(choiceDeny)
 	}
 	return a
@@ -261,6 +270,8 @@ func (a *approvalPane) take(ch paneChoice) (*approvalPane, tea.Cmd) {
 		return a, a.decide(approval.Decision{Choice: approval.ApproveSession})
 	case choiceSaveRule:
 		return a, a.decide(approval.Decision{Choice: approval.ApproveSession, SaveRule: true})
+	case choiceSaveUserWide:
+		return a, a.decide(approval.Decision{Choice: approval.ApproveSession, SaveRule: true, UserWide: true})
 	case choiceNetwork:
 		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce, Network: true})
 	case choiceNetworkSession:
@@ -445,15 +456,19 @@ func (a *approvalPane) drawHeader(w int) []string {
 	case tools.RiskHigh:
 		badge = st.RiskHigh
 	}
-	line := st.ToolName.Render(oneLine(req.Tool)) + "  " + badge.Render(" "+strings.ToUpper(string(risk))+" RISK ")
+	// The badge stays whole at any width: the name and the capability
+	// give way first.
+	tag := " " + strings.ToUpper(string(risk)) + " RISK "
+	name := truncate(oneLine(req.Tool), max(w-1-2-ansi.StringWidth(tag), 4))
+	line := " " + st.ToolName.Render(name) + "  " + badge.Render(tag)
 	capability := req.Capability
 	if capability == "" {
 		capability = req.Meta.Capability
 	}
-	if capability != "" {
-		line += "  " + st.Dim.Render(oneLine(capability))
+	if room := w - ansi.StringWidth(line) - 2; capability != "" && room > 3 {
+		line += "  " + st.Dim.Render(truncate(oneLine(capability), room))
 	}
-	out = append(out, truncate(line, w))
+	out = append(out, line)
 
 	wrap := func(style func(...string) string, s string) {
 		for _, l := range wrapPlain(s, w-1) {
@@ -479,9 +494,18 @@ func (a *approvalPane) drawHeader(w int) []string {
 		}
 		wrap(style, oneLine(c.String()))
 	}
-	if req.Taint != nil {
-		wrap(st.Warn.Render, "⚠ this call follows untrusted content from "+oneLine(req.Taint.Source)+
-			": it may be acting on instructions planted there")
+	if t := req.Taint; t != nil {
+		// Loud only where it carries signal: the call is drawn from the
+		// untrusted text, or that text came from outside the workspace.
+		switch where := approval.DrawnFrom(req); {
+		case where != "":
+			wrap(st.Error.Render, "⚠ "+oneLine(where)+": this call may be following instructions planted there")
+		case approval.QuietSource(t.Source):
+			wrap(st.Dim.Render, "follows content read from "+oneLine(strings.TrimPrefix(t.Source, "file:")))
+		default:
+			wrap(st.Warn.Render, "⚠ this call follows untrusted content from "+oneLine(t.Source)+
+				": it may be acting on instructions planted there")
+		}
 	}
 	if req.Meta.Changed != "" {
 		wrap(st.Warn.Render, "⚠ the server changed this tool "+oneLine(req.Meta.Changed))
@@ -492,8 +516,10 @@ func (a *approvalPane) drawHeader(w int) []string {
 	if req.Why != "" {
 		wrap(st.Dim.Render, "asks because "+oneLine(req.Why))
 	}
-	if req.Summary != "" {
-		wrap(st.Bold.Render, oneLine(req.Summary))
+	if _, shell := shellCommand(req); req.Summary != "" && !shell {
+		// A shell command is shown once, in the preview. Summaries are
+		// written for Markdown: the pane is plain text, so no backticks.
+		wrap(st.Bold.Render, strings.ReplaceAll(oneLine(req.Summary), "`", ""))
 	}
 	return out
 }
@@ -522,8 +548,9 @@ func (a *approvalPane) footer() []string {
 		}
 		return out
 	}
+	// Every choice takes its width plus brackets, highlighted or not, so
+	// the line keeps the pane's left edge and does not shift as ←/→ move.
 	var b strings.Builder
-	b.WriteString(" ")
 	for ch := range numChoices {
 		if !onChoicesLine(ch) || !a.offers(ch) {
 			continue
@@ -537,8 +564,11 @@ func (a *approvalPane) footer() []string {
 	}
 	out := []string{truncate(b.String(), w)}
 	if a.offers(choiceNetwork) {
-		out = append(out, truncate(" "+st.Key.Render(k.ApproveNetwork.Help().Key)+st.Choice.Render(" approve with network once")+
-			"  "+st.Key.Render(k.ApproveNetworkSession.Help().Key)+st.Choice.Render(" with network for the session"), w))
+		line := " " + st.Key.Render(k.ApproveNetwork.Help().Key) + st.Choice.Render(" approve with network once")
+		if a.offers(choiceNetworkSession) {
+			line += "  " + st.Key.Render(k.ApproveNetworkSession.Help().Key) + st.Choice.Render(" with network for the session")
+		}
+		out = append(out, truncate(line, w))
 	}
 	if a.offers(choiceTrustHints) {
 		for i, l := range wrapPlain(" "+k.TrustHints.Help().Key+" approve, and trust the read-only hints of "+oneLine(a.p.req.Meta.HintServer)+
@@ -556,13 +586,20 @@ func (a *approvalPane) footer() []string {
 		out = append(out, truncate(st.Dim.Render(" "+k.ApproveOnce.Help().Key+" applies these changes (journaled: /undo reverts them) · "+k.Deny.Help().Key+" discards them"), w))
 		return out
 	}
+	if !a.grantable {
+		for _, l := range wrapPlain("once only, no session grant or saved rule: "+oneLine(a.noGrant), w-1) {
+			out = append(out, " "+st.Dim.Render(l))
+		}
+		return out
+	}
 	grant := oneLine(a.rule.Tool)
 	if a.rule.Match != "" {
 		grant += " matching " + oneLine(a.rule.Match)
 	}
 	out = append(out, truncate(st.Dim.Render(" "+k.ApproveSession.Help().Key+" allows for this session: "+grant), w))
-	saved := "[[approval.rules]] " + strings.ReplaceAll(oneLine(strings.ReplaceAll(a.rule.String(), "\n", ", ")), "  ", " ")
-	for i, l := range wrapPlain(" "+k.SaveRule.Help().Key+" also writes to the config: "+saved, w) {
+	saved := strings.ReplaceAll(oneLine(strings.ReplaceAll(a.rule.String(), "\n", ", ")), "  ", " ")
+	for i, l := range wrapPlain(" "+k.SaveRule.Help().Key+" also saves it as a rule for this project ("+
+		k.SaveRuleUserWide.Help().Key+": for every project) in your config: "+saved, w) {
 		if i > 0 {
 			l = "   " + l
 		}

@@ -42,7 +42,7 @@ var commands = []command{
 	{"diff", "[N]", "what this session changed, one diff per file; call #N alone", true},
 	{"tools", "[name]", "the tool catalog: what each tool may do; one tool in full", true},
 	{"autonomy", "[level]", "show or set what runs without asking", false},
-	{"model", "[name]", "show or switch the model", false},
+	{"model", "[name [--save]]", "show or switch the model; --save: as the default", false},
 	{"clear", "", "start a new conversation", false},
 	{"sessions", "[ID]", "the sessions of this workspace: pick one to continue it", false},
 	{"resume", "[ID]", "continue another session of this workspace", false},
@@ -57,6 +57,9 @@ var commands = []command{
 	{"keep", "", "pin your last prompt: compaction keeps it verbatim", true},
 	{"trust", "", "trust this folder: .myclaw.toml, AGENTS.md, commands", false},
 	{"sandbox", "", "what the shell sandbox enforces here", true},
+	{"copy", "[N] | code [N]", "copy the last answer, or a code block, to the clipboard", true},
+	{"mouse", "[on|off]", "mouse capture; off lets the terminal select text", true},
+	{"permissions", "[remove N]", "session grants and saved rules, where each lives", true},
 	{"quit", "", "leave myclaw", true},
 	{"exit", "", "leave myclaw (as /quit)", true},
 }
@@ -246,6 +249,18 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			return usage()
 		}
 		return m.sandboxCommand()
+	case "permissions":
+		return m.permissionsCommand(args)
+	case "copy":
+		return m.copyCommand(args)
+	case "mouse":
+		switch {
+		case len(args) == 0:
+			return m.setMouse(m.c.mouseOff)
+		case len(args) == 1 && (args[0] == "on" || args[0] == "off"):
+			return m.setMouse(args[0] == "on")
+		}
+		return usage()
 	case "init":
 		if len(args) > 0 {
 			return usage()
@@ -341,6 +356,7 @@ func drawHelp(c *common) []string {
 		{allKeys(k.ToggleThink), k.ToggleThink.Help().Desc},
 		{allKeys(k.ExternalEditor), k.ExternalEditor.Help().Desc},
 		{allKeys(k.ExpandPaste), k.ExpandPaste.Help().Desc},
+		{allKeys(k.ToggleMouse), k.ToggleMouse.Help().Desc},
 	}
 	for _, b := range bind {
 		out = append(out, "  "+st.Key.Render(pad(b.keys, 22))+b.help)
@@ -352,6 +368,7 @@ func drawHelp(c *common) []string {
 		{allKeys(k.ApproveOnce), k.ApproveOnce.Help().Desc},
 		{allKeys(k.ApproveSession), k.ApproveSession.Help().Desc},
 		{allKeys(k.SaveRule), k.SaveRule.Help().Desc},
+		{allKeys(k.SaveRuleUserWide), k.SaveRuleUserWide.Help().Desc},
 		{allKeys(k.Deny, k.DenyEsc), k.Deny.Help().Desc},
 		{allKeys(k.DenyReason), k.DenyReason.Help().Desc},
 		{allKeys(k.Edit), k.Edit.Help().Desc},
@@ -363,7 +380,7 @@ func drawHelp(c *common) []string {
 	}
 	out = append(out, "", st.Bold.Render("commands"))
 	for _, cmd := range commands {
-		out = append(out, "  "+st.Key.Render(pad(cmd.usage(), 22))+cmd.desc)
+		out = append(out, "  "+st.Key.Render(pad(cmd.usage(), 24))+cmd.desc)
 	}
 	if len(c.customList) > 0 {
 		out = append(out, "", st.Bold.Render("your commands")+st.Dim.Render("  (commands/NAME.md: $ARGUMENTS, $1…)"))
@@ -424,7 +441,11 @@ func drawToolDetails(c *common, t agent.ToolInfo) []string {
 	}
 	var out []string
 	for _, kv := range details {
-		lines := wrapPlain(oneLine(kv[1]), max(w-keyW-5, 10))
+		// A description's own lines (lists, paragraphs) are kept.
+		var lines []string
+		for l := range strings.SplitSeq(strings.TrimRight(tools.SanitizeForScreen(kv[1]), "\n"), "\n") {
+			lines = append(lines, wrapPlain(expandTabs(oneLine(l)), max(w-keyW-5, 10))...)
+		}
 		if len(lines) == 0 {
 			lines = []string{""}
 		}
@@ -446,6 +467,16 @@ func drawToolDetails(c *common, t agent.ToolInfo) []string {
 		}
 		out = append(out, "  "+st.Dim.Render(pad("hidden", keyW+2))+oneLine(why))
 	}
+	if len(t.Meta.Schema) > 0 {
+		out = append(out, "", "  "+st.Bold.Render("input"))
+		for _, p := range schemaParams(t.Meta.Schema) {
+			head := "  " + st.Key.Render(p.name) + st.Dim.Render(" "+p.kind)
+			out = append(out, truncate(head, w))
+			for _, l := range wrapPlain(p.desc, w-6) {
+				out = append(out, "      "+l)
+			}
+		}
+	}
 	return out
 }
 
@@ -466,7 +497,8 @@ func drawTools(c *common, list []agent.ToolInfo) []string {
 		}
 		nameW = max(nameW, w)
 	}
-	nameW = min(nameW, 24)
+	// Names take what they need, as long as the capability keeps 12 columns.
+	nameW = min(nameW, max(w-2-(8+4+7+5+5+4)-13, 16))
 	cols := []struct {
 		title string
 		width int

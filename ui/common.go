@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"myclaw/tools"
 	"myclaw/tools/termtext"
 )
 
@@ -35,8 +36,10 @@ type common struct {
 
 	// gen changes whenever a display toggle changes, so cached renders
 	// that depend on the toggles know they are stale.
-	gen         int
-	showThink   bool
+	gen       int
+	showThink bool
+	// mouseOff: mouse capture is off, so the terminal selects text.
+	mouseOff    bool
 	expandTools bool
 
 	// custom are the custom slash commands by name; customList their
@@ -121,3 +124,6 @@ func truncate(s string, width int) string {
 	}
 	return ansi.Truncate(s, width, "…")
 }
+
+// count says how many of a noun: "1 tool", "2 tools".
+func count(n int, noun string) string { return tools.Count(n, noun) }

@@ -267,20 +267,39 @@ func wordRight(l []rune, col int) int {
 // vrow is one visual row: runes [start, end) of line.
 type vrow struct{ line, start, end int }
 
-// layout soft-wraps the text to the width and finds the cursor's row.
+// runeWidth is how many columns r takes.
+func runeWidth(r rune) int {
+	if r < 0x80 {
+		return 1
+	}
+	return ansi.StringWidth(string(r))
+}
+
+// layout soft-wraps the text to the width, at spaces where it can (as the
+// transcript wraps) and inside a word longer than the row, and finds the
+// cursor's row.
 func (e *editor) layout() (rows []vrow, cursor int) {
 	for i, l := range e.lines {
 		start, w := 0, 0
+		brk := -1 // where the row may end: just after its last space
 		for j, r := range l {
-			rw := 1
-			if r >= 0x80 {
-				rw = ansi.StringWidth(string(r))
-			}
-			if w+rw > e.width && j > start {
-				rows = append(rows, vrow{i, start, j})
-				start, w = j, 0
+			rw := runeWidth(r)
+			for w+rw > e.width && j > start {
+				end := j
+				if brk > start && r != ' ' {
+					end = brk // a space that overflows starts the next row
+				}
+				rows = append(rows, vrow{i, start, end})
+				w = 0
+				for _, x := range l[end:j] {
+					w += runeWidth(x)
+				}
+				start, brk = end, -1
 			}
 			w += rw
+			if r == ' ' {
+				brk = j + 1
+			}
 		}
 		rows = append(rows, vrow{i, start, len(l)})
 		// A full last row leaves no room for the cursor at the line's end.

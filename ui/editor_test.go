@@ -76,3 +76,31 @@ func TestEditorView(t *testing.T) {
 		t.Errorf("got %d rows; want 3 (the maximum)", len(rows))
 	}
 }
+
+// The prompt wraps at spaces, as the transcript does; a word longer than
+// the row is cut; every rune is on exactly one row and no row is too wide.
+func TestEditorWrapsAtWords(t *testing.T) {
+	c := testCommon()
+	e := newEditor(c, "", 10)
+	e.setWidth(20)
+	text := "fix the failing test in calc_test.go then run go vet on supercalifragilisticexpialidocious"
+	e.setValue(text)
+	rows, _ := e.layout()
+	var got []string
+	joined := ""
+	for _, r := range rows {
+		s := string(e.lines[r.line][r.start:r.end])
+		got = append(got, s)
+		joined += s
+		if w := ansi.StringWidth(s); w > 20 {
+			t.Errorf("row %q is %d wide", s, w)
+		}
+	}
+	if joined != text {
+		t.Fatalf("rows %q do not make up the text", got)
+	}
+	want := []string{"fix the failing test", " in calc_test.go ", "then run go vet on ", "supercalifragilistic", "expialidocious"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("rows %q; want %q", got, want)
+	}
+}

@@ -275,9 +275,15 @@ func (m *Model) handleEvent(ev agent.Event) {
 		m.think.write(ev.Text)
 	case agent.ToolCallEvent:
 		card := m.card(ev.Call)
-		if ev.Summary != "" {
-			card.update(func(t *toolCard) { t.summary = ev.Summary })
-		}
+		card.update(func(t *toolCard) {
+			t.queued = ""
+			if ev.Phase == "queued" {
+				t.queued = fmt.Sprintf("queued · %d of %d", ev.Position, ev.Count)
+			}
+			if ev.Summary != "" {
+				t.summary = ev.Summary
+			}
+		})
 	case agent.ToolResultEvent:
 		m.card(ev.Call).finish(ev)
 	case agent.ToolOutputEvent:
@@ -318,7 +324,11 @@ func (m *Model) handleEvent(ev agent.Event) {
 		m.addTurnBlock(noticeBlock(fmt.Sprintf("retrying in %s (attempt %d of %d): %s",
 			formatElapsed(ev.Wait), ev.Attempt, ev.Max, oneLine(ev.Reason))))
 	case agent.NoticeEvent:
-		m.addTurnBlock(noticeBlock(ev.Text))
+		if ev.Warning {
+			m.addTurnBlock(warnBlock(ev.Text))
+		} else {
+			m.addTurnBlock(noticeBlock(ev.Text))
+		}
 	case agent.CompactionEvent:
 		m.addTurnBlock(compactionBlock(ev))
 	case agent.ErrorEvent:
@@ -408,6 +418,7 @@ func (m *Model) publish() {
 		}
 		m.live.tail.set(m.live.stream.tail())
 		m.live.dirty = false
+		m.tr.unseen = m.tr.unseen || !m.tr.follow
 	}
 	if m.think != nil && m.think.dirty {
 		m.think.publish()
@@ -421,6 +432,7 @@ func (m *Model) finishLive() {
 	}
 	m.live.stream.write(m.live.screen.Flush())
 	m.live.stream.finish()
+	m.keepAnswer(m.turnSeq, m.live.stream.src.String())
 	m.tr.remove(m.live.tail)
 	for _, src := range m.live.stream.take() {
 		m.tr.add(&mdBlock{src: src})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"myclaw/approval"
 	"myclaw/tools"
 )
 
@@ -87,6 +88,9 @@ func renderFence(c *common, width int, source string, at time.Time, body string,
 	}
 
 	label := truncate(fenceLabel(source, at), width-6)
+	if approval.QuietSource(source) {
+		return thinFence(c, width, label, lines, hidden)
+	}
 	top := st.FenceBorder.Render("╔═ ") + st.FenceLabel.Render(label) + " " +
 		st.FenceBorder.Render(strings.Repeat("═", max(width-5-ansi.StringWidth(label), 0))+"╗")
 	out := make([]string, 0, len(lines)+3)
@@ -103,4 +107,22 @@ func renderFence(c *common, width int, source string, at time.Time, body string,
 	}
 	out = append(out, st.FenceBorder.Render("╚"+strings.Repeat("═", width-2)+"╝"))
 	return out
+}
+
+// thinFence is the frame of the workspace's own content (a file read, a
+// search): a dim rule with the label and a dim bar before each line. It
+// is still a frame: every line carries the bar, so nothing in the content
+// can seem to stand outside it.
+func thinFence(c *common, width int, label string, lines []string, hidden int) []string {
+	st := &c.styles
+	bar := st.FenceQuiet.Render("│ ")
+	out := make([]string, 0, len(lines)+3)
+	out = append(out, st.FenceQuiet.Render("┌ "+label+" "+strings.Repeat("─", max(width-3-ansi.StringWidth(label), 0))))
+	for _, l := range lines {
+		out = append(out, bar+st.FenceText.Render(l))
+	}
+	if hidden > 0 {
+		out = append(out, bar+st.Dim.Render(truncate("… "+strconv.Itoa(hidden)+" more lines ("+c.keys.ToggleTools.Help().Key+" shows all)", width-4)))
+	}
+	return append(out, st.FenceQuiet.Render("└"+strings.Repeat("─", width-1)))
 }

@@ -37,7 +37,7 @@ func TestJobsCommandAndStatusCount(t *testing.T) {
 	}}
 	m := newTestModel(t, f)
 	m = runCmd(t, m, refreshStatus(f))
-	if got := m.statusView(); !strings.Contains(got, "1 jobs") {
+	if got := m.statusView(); !strings.Contains(got, "1 job") || strings.Contains(got, "1 jobs") {
 		t.Errorf("status line %q; want the running job counted", got)
 	}
 	m = runLine(t, m, "/jobs")
@@ -52,7 +52,7 @@ func TestJobsCommandAndStatusCount(t *testing.T) {
 		t.Fatalf("stop: %v, %q", f.stopped, lastBlock(m))
 	}
 	m = runCmd(t, m, refreshStatus(f))
-	if got := m.statusView(); strings.Contains(got, "jobs") {
+	if got := m.statusView(); strings.Contains(got, "job") {
 		t.Errorf("status line %q after the stop; want no job count", got)
 	}
 	m = runLine(t, m, "/jobs stop nope")

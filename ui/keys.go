@@ -21,14 +21,18 @@ type KeyMap struct {
 	ExternalEditor key.Binding
 	// ExpandPaste puts the text of collapsed pastes in the input.
 	ExpandPaste key.Binding
+	// ToggleMouse turns mouse capture off (the terminal selects text) and on.
+	ToggleMouse key.Binding
 
 	// Approval pane.
 	ApproveOnce    key.Binding
 	ApproveSession key.Binding
 	SaveRule       key.Binding
-	Deny           key.Binding
-	DenyReason     key.Binding
-	Edit           key.Binding
+	// SaveRuleUserWide saves the rule for every project, not only this one.
+	SaveRuleUserWide key.Binding
+	Deny             key.Binding
+	DenyReason       key.Binding
+	Edit             key.Binding
 	// ApproveNetwork and ApproveNetworkSession approve a sandboxed shell
 	// command with network, once or for the session. TrustHints approves a
 	// call of a tool an untrusted MCP server claims is read-only and trusts
@@ -71,10 +75,12 @@ func DefaultKeyMap() KeyMap {
 
 		ExternalEditor: b("edit the prompt in $VISUAL / $EDITOR", "ctrl+g"),
 		ExpandPaste:    b("expand a collapsed paste in the prompt", "ctrl+x"),
+		ToggleMouse:    b("mouse capture off (select text with the terminal) or on", "f2"),
 
 		ApproveOnce:           b("approve this call once", "y"),
 		ApproveSession:        b("approve for the rest of the session", "a"),
-		SaveRule:              b("approve for the session and save the rule to the config", "s"),
+		SaveRule:              b("approve, and save as a rule for this project", "s"),
+		SaveRuleUserWide:      b("approve, and save as a rule for every project", "S"),
 		Deny:                  b("deny", "n"),
 		DenyReason:            b("deny with a reason the model reads", "r"),
 		Edit:                  b("edit the arguments, then approve", "e"),

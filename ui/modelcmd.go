@@ -54,11 +54,26 @@ func completeModel(list []string, prefix string) (string, bool) {
 	return common, len(common) > len(prefix) || len(hits) == 1
 }
 
+// ModelSaver is what a backend may offer for /model NAME --save: make the
+// model the default in the user's config. It says what it wrote where.
+type ModelSaver interface {
+	SaveModel(name string) (string, error)
+}
+
 // modelCommand runs /model: with no argument the model in use and the
 // server's models; with a name, a switch to it, refused (keeping the
 // old one) when the server does not offer it.
 func (m Model) modelCommand(args []string, usage func() (Model, tea.Cmd)) (Model, tea.Cmd) {
 	b, base := m.backend, m.shared.base
+	save := len(args) == 2 && args[1] == "--save"
+	if save {
+		args = args[:1]
+	}
+	saver, canSave := b.(ModelSaver)
+	if save && !canSave {
+		m.addBlock(errorBlock("the model cannot be saved here", "set model in the config"))
+		return m, nil
+	}
 	switch len(args) {
 	case 0:
 		return m, func() tea.Msg {
@@ -81,7 +96,7 @@ func (m Model) modelCommand(args []string, usage func() (Model, tea.Cmd)) (Model
 					}
 					lines = append(lines, mark+l)
 				}
-				text += "\nthe server offers:\n" + strings.Join(lines, "\n") + "\n/model NAME switches (tab completes the name)"
+				text += "\nthe server offers:\n" + strings.Join(lines, "\n") + "\n/model NAME switches (tab completes the name); /model NAME --save also makes it the default"
 			}
 			return commandResultMsg{draw: textDraw(text)}
 		}
@@ -95,7 +110,15 @@ func (m Model) modelCommand(args []string, usage func() (Model, tea.Cmd)) (Model
 				return commandResultMsg{err: fmt.Errorf("the server has no model %q, so the model stays %s; it offers: %s", name, b.Model(), strings.Join(list, ", "))}
 			}
 			b.SetModel(name)
-			return commandResultMsg{draw: textDraw("model set to " + b.Model() + " for this session (set model in the config to keep it)"), err: b.CheckServer(ctx), refresh: true}
+			text := "model set to " + b.Model() + " for this session (/model " + name + " --save makes it the default)"
+			if save {
+				where, err := saver.SaveModel(name)
+				if err != nil {
+					return commandResultMsg{draw: textDraw("model set to " + b.Model() + " for this session"), err: err, refresh: true}
+				}
+				text = "model set to " + b.Model() + ", and saved as the default: " + where
+			}
+			return commandResultMsg{draw: textDraw(text), err: b.CheckServer(ctx), refresh: true}
 		}
 	}
 	return usage()

@@ -43,6 +43,11 @@ type Options struct {
 	// Notify is how to call for attention while the terminal is not
 	// focused: NotifyOff (or ""), NotifyBell, NotifyOSC.
 	Notify string
+	// Version and Server are named in the welcome line.
+	Version, Server string
+	// HistoryPath keeps the prompts for recall across restarts ("" keeps
+	// them for the run only).
+	HistoryPath string
 }
 
 // Earlier is one message of a resumed conversation.
@@ -94,6 +99,14 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 	log.Info("tui stopped", "err", err)
 	switch {
 	case err == nil:
+		// On the normal screen, so it stays in the scrollback.
+		if s := quitSummary(b); s != "" {
+			out := opts.Output
+			if out == nil {
+				out = os.Stdout
+			}
+			fmt.Fprint(out, s)
+		}
 		return nil
 	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
 		return ctx.Err()

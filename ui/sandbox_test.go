@@ -10,7 +10,7 @@ import (
 )
 
 func sandboxedRequest(c approval.Confinement) approval.Request {
-	req := shellRequest()
+	req := shellRequestFor("go test ./...")
 	req.Taint, req.Why = nil, ""
 	req.Confinement = &c
 	return req
@@ -48,5 +48,38 @@ func TestPaneNotSandboxedOffersNoNetwork(t *testing.T) {
 	press(t, m, "w")
 	if d, ok := decision(t, p); ok {
 		t.Errorf("w decided %+v on an unsandboxed command", d)
+	}
+}
+
+// A risky line gets no session grant and no saved rule: a, s, S and W do
+// nothing and the pane says why; a plain line offers them all.
+func TestPaneHidesGrantsForRiskyCalls(t *testing.T) {
+	m, p := withPane(t, sandboxedRequest(approval.Confinement{Sandboxed: true}))
+	m.pane.p.req = shellRequest() // rm -rf, curl | sh
+	m.pane = newApprovalPane(m.c, m.pane.p)
+	view := ansi.Strip(m.View())
+	if strings.Contains(view, "a session") || strings.Contains(view, "s save rule") || !strings.Contains(view, "once only, no session grant or saved rule: the command line is risky") {
+		t.Fatalf("the pane offers grants for a risky line:\n%s", view)
+	}
+	for _, k := range []string{"a", "s", "S", "W"} {
+		press(t, m, k)
+		if d, ok := decision(t, p); ok {
+			t.Fatalf("%s decided %+v on a risky line", k, d)
+		}
+	}
+	for _, tc := range []struct {
+		key            string
+		save, userWide bool
+	}{{"a", false, false}, {"s", true, false}, {"S", true, true}} {
+		m, p := withPane(t, sandboxedRequest(approval.Confinement{Sandboxed: true}))
+		view := ansi.Strip(m.View())
+		if !strings.Contains(view, "a session") || !strings.Contains(view, "saves it as a rule for this project (S: for every project)") {
+			t.Fatalf("a plain line should offer the grants:\n%s", view)
+		}
+		press(t, m, tc.key)
+		d, ok := decision(t, p)
+		if !ok || d.Choice != approval.ApproveSession || d.SaveRule != tc.save || d.UserWide != tc.userWide {
+			t.Errorf("%s: decision %+v (%v); want a session grant, save %v, user-wide %v", tc.key, d, ok, tc.save, tc.userWide)
+		}
 	}
 }

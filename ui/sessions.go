@@ -208,13 +208,17 @@ func (m Model) handleSessionSwitched(msg sessionSwitchedMsg) (Model, tea.Cmd) {
 
 // showEarlier adds the conversation of a resumed session to the transcript.
 func (m *Model) showEarlier(list []Earlier) {
+	past := 0 // earlier turns count down from -1, apart from live ones
 	for _, e := range list {
 		switch e.Role {
 		case "user":
+			past--
 			m.tr.add(userBlock(e.Text))
 		case "assistant":
 			if strings.TrimSpace(e.Text) != "" {
-				m.tr.add(&mdBlock{src: tools.SanitizeForScreen(e.Text)})
+				src := tools.SanitizeForScreen(e.Text)
+				m.tr.add(&mdBlock{src: src})
+				m.keepAnswer(past, src)
 			}
 		default:
 			if e.Call != nil {

@@ -43,6 +43,7 @@ type statusInfo struct {
 	undo        int
 	cost        string // the session's cost so far, "" when unknown
 	jobs        int    // background jobs running
+	mouseOff    bool   // mouse capture is off (the wheel does not scroll)
 }
 
 // statusRefreshMsg brings fresh figures from the backend.
@@ -68,6 +69,7 @@ func (s *statusInfo) apply(st agent.Status, level approval.Level) {
 	if st.ContextWindow > 0 || st.TokensUsed > 0 {
 		s.tokens, s.window = st.TokensUsed, st.ContextWindow
 		s.windowGuess = st.WindowSource == "estimated"
+		s.estimated = st.TokensEstimated
 	}
 	s.undo = st.UndoDepth
 	s.cost = ""
@@ -178,7 +180,7 @@ func (m Model) statusView() string {
 func (m Model) staticStatus() string {
 	st := &m.c.styles
 	s := m.status
-	key := statusInfo{tokens: s.tokens, window: s.window, estimated: s.estimated, windowGuess: s.windowGuess, undo: s.undo, cost: s.cost, jobs: s.jobs}
+	key := statusInfo{tokens: s.tokens, window: s.window, estimated: s.estimated, windowGuess: s.windowGuess, undo: s.undo, cost: s.cost, jobs: s.jobs, mouseOff: s.mouseOff}
 	if key == m.sc.rightKey {
 		return m.sc.right
 	}
@@ -204,7 +206,10 @@ func (m Model) staticStatus() string {
 		parts = append(parts, st.Status.Render("undo "+strconv.Itoa(s.undo)))
 	}
 	if s.jobs > 0 {
-		parts = append(parts, st.Status.Render(strconv.Itoa(s.jobs)+" jobs"))
+		parts = append(parts, st.Status.Render(count(s.jobs, "job")))
+	}
+	if s.mouseOff {
+		parts = append(parts, st.Status.Render("mouse off"))
 	}
 	m.sc.right, m.sc.rightKey = strings.Join(parts, st.Status.Render(" · ")), key
 	return m.sc.right

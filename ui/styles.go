@@ -47,6 +47,8 @@ type Styles struct {
 	FenceBorder lipgloss.Style
 	FenceLabel  lipgloss.Style
 	FenceText   lipgloss.Style
+	// FenceQuiet draws the thin frame of the workspace's own content.
+	FenceQuiet lipgloss.Style
 
 	// Approval pane.
 	PaneRule     lipgloss.Style
@@ -104,6 +106,7 @@ func NewStyles(dark bool) Styles {
 		FenceBorder: s().Foreground(p.fence),
 		FenceLabel:  s().Foreground(p.fence).Bold(true),
 		FenceText:   s().Foreground(p.text),
+		FenceQuiet:  s().Foreground(p.dim),
 
 		PaneRule:     s().Foreground(p.accent),
 		PaneTitle:    s().Foreground(p.accent).Bold(true),

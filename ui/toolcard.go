@@ -82,6 +82,7 @@ type toolCard struct {
 	decision string // who approved or denied it, when not the user
 	reason   string // why a rule or hook decided so
 	waiting  bool   // the call waits for the person's approval
+	queued   string // "queued · 2 of 3" until the call's turn comes
 	exitCode *int   // the exit status of the command it ran, if any
 	diff     string // what a journaled write or edit applied
 	live     string // the newest output while it runs (raw)
@@ -117,7 +118,7 @@ func (t *toolCard) finish(ev agent.ToolResultEvent) {
 		t.untrusted, t.source, t.at, t.body = ev.Untrusted, ev.Source, ev.RetrievedAt, ev.Body
 		t.reversible = ev.Reversible
 		t.undoPlan = ev.UndoPlan
-		t.exitCode, t.diff, t.waiting, t.live, t.progress = ev.ExitCode, ev.Diff, false, "", ""
+		t.exitCode, t.diff, t.waiting, t.live, t.progress, t.queued = ev.ExitCode, ev.Diff, false, "", "", ""
 		if ev.Call.Edited {
 			// The card names what ran, not what the model proposed.
 			t.call, t.arg = ev.Call, keyArg(ev.Call.Args)
@@ -136,8 +137,11 @@ func (t *toolCard) draw(c *common) []string {
 	st := &c.styles
 	w := c.contentWidth()
 	mark, state := st.Running.Render("●"), st.Running.Render("running…")
-	if t.waiting {
+	switch {
+	case t.waiting:
 		state = st.Running.Render("waiting for approval")
+	case t.queued != "":
+		mark, state = st.Dim.Render("○"), st.Dim.Render(t.queued)
 	}
 	switch t.status {
 	case agent.StatusOK:

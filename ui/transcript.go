@@ -37,11 +37,16 @@ type transcript struct {
 	follow bool
 	top    int
 	off    int
+	// unseen is set when output arrives while the view is scrolled up.
+	unseen bool
 }
 
 func newTranscript() *transcript { return &transcript{follow: true} }
 
-func (t *transcript) add(b ...block) { t.blocks = append(t.blocks, b...) }
+func (t *transcript) add(b ...block) {
+	t.blocks = append(t.blocks, b...)
+	t.unseen = t.unseen || !t.follow
+}
 
 // insertBeforeLast adds blocks just before the last one (the live block
 // of a streaming answer). A view anchored in the last block stays on it.
@@ -53,6 +58,7 @@ func (t *transcript) insertBeforeLast(bs ...block) {
 	}
 	last := t.blocks[n-1]
 	t.blocks = append(append(t.blocks[:n-1], bs...), last)
+	t.unseen = t.unseen || !t.follow
 	if !t.follow && t.top == n-1 {
 		t.top += len(bs)
 	}
@@ -76,7 +82,7 @@ func (t *transcript) remove(b block) {
 
 func (t *transcript) clear() {
 	t.blocks = nil
-	t.follow, t.top, t.off = true, 0, 0
+	t.follow, t.top, t.off, t.unseen = true, 0, 0, false
 }
 
 // view returns exactly h lines: the visible part of the transcript, with
@@ -202,4 +208,4 @@ func (t *transcript) toTop(c *common, h int) {
 	t.follow, t.top, t.off = false, 0, 0
 }
 
-func (t *transcript) toBottom() { t.follow, t.top, t.off = true, 0, 0 }
+func (t *transcript) toBottom() { t.follow, t.top, t.off, t.unseen = true, 0, 0, false }

@@ -16,6 +16,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -26,6 +27,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"myclaw/agent"
 	"myclaw/tools"
 )
 
@@ -68,6 +70,12 @@ type Model struct {
 	fsys fs.FS
 	// notify calls for attention while the terminal is not focused.
 	notify *notifier
+	// answers are the latest answers, for /copy.
+	answers []answer
+	// welcome is the first block; it shows the server check's outcome.
+	welcome *welcomeBlock
+	// historyPath is the prompt history file ("" keeps none).
+	historyPath string
 }
 
 // New returns the root model for b. It reads the backend's status (no
@@ -97,10 +105,14 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 		sc:      &statusCache{},
 	}
 	m.input = newInput(c)
+	m.historyPath = opts.HistoryPath
+	m.input.history = loadPromptHistory(opts.HistoryPath)
+	m.input.histIdx = len(m.input.history)
 	home, _ := os.UserHomeDir()
 	m.status = statusInfo{workspace: oneLine(shortenHome(opts.Workspace, home)), model: b.Model()}
 	m.status.apply(b.Status(), b.Autonomy())
-	m.tr.add(noticeBlock("myclaw · " + c.keys.Send.Help().Key + " sends · /help lists keys and commands"))
+	m.welcome = newWelcome(opts.Version, b.Model(), opts.Server)
+	m.tr.add(m.welcome)
 	m.showEarlier(opts.Earlier)
 	for l := range strings.SplitSeq(opts.Banner, "\n") {
 		if strings.TrimSpace(l) != "" {
@@ -206,12 +218,20 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.status.jobs = msg.jobs
 		return m, nil
 	case serverCheckedMsg:
+		m.welcome.checked(msg.err)
 		if msg.err != nil {
 			text, hint := errorParts(msg.err)
+			var ue *agent.UserError
+			if errors.As(msg.err, &ue) {
+				// One sentence and the next step; the cause (dial tcp …:
+				// connection refused) is in the log.
+				text = ue.Msg
+				m.c.log.Info("server check failed", "err", msg.err)
+			}
 			if hint == "" {
 				hint = "check the server address and the model name; /model switches the model"
 			}
-			m.addBlock(errorBlock("the model server did not answer the check: "+text, hint))
+			m.addBlock(errorBlock(text, hint))
 		}
 		return m, nil
 	}
@@ -312,13 +332,16 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m.c.showThink = !m.c.showThink
 		m.c.gen++
 		return m, nil
+	case key.Matches(msg, k.ToggleMouse):
+		return m.setMouse(m.c.mouseOff)
 	}
 	if key.Matches(msg, k.HistoryPrev) && len(m.queued) > 0 && m.input.ta.value() == "" {
 		m.unqueue()
 		return m, nil
 	}
 	if text := m.input.update(msg); text != "" {
-		return m.submit(text)
+		next, cmd := m.submit(text)
+		return next, tea.Batch(cmd, savePrompt(m.historyPath, text))
 	}
 	return m, m.maybeIndex()
 }
@@ -414,6 +437,9 @@ func (m Model) View() string {
 	bottom := m.bottomView()
 	th := max(m.c.height-len(bottom)-1, 1)
 	lines := m.tr.view(m.c, th)
+	if m.tr.unseen && !m.tr.follow && len(lines) > 1 {
+		lines[len(lines)-1] = m.c.styles.StatusHint.Render(truncate("  ↓ new output · "+m.c.keys.Bottom.Help().Key+" to follow", m.c.width))
+	}
 	var b strings.Builder
 	b.Grow((len(lines) + len(bottom) + 1) * (m.c.width + 16))
 	for _, l := range lines {

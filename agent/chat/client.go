@@ -166,13 +166,17 @@ func (c *Client) Stream(ctx context.Context, req openai.ChatCompletionRequest, o
 	if err != nil {
 		return Completion{}, fmt.Errorf("encode chat request: %w", err)
 	}
+	tries := c.cfg.MaxTries
+	if ctx.Value(noRetryKey{}) != nil {
+		tries = 1
+	}
 	for attempt := 1; ; attempt++ {
 		comp, err := c.streamOnce(ctx, body, onDelta)
 		var te *transientError
 		if !errors.As(err, &te) {
 			return comp, err
 		}
-		if attempt >= c.cfg.MaxTries {
+		if attempt >= tries {
 			te.api.tries = attempt
 			return Completion{}, te.api
 		}
@@ -484,4 +488,20 @@ type Retry struct {
 // WithRetryHook returns ctx carrying hook, called before each wait.
 func WithRetryHook(ctx context.Context, hook func(Retry)) context.Context {
 	return context.WithValue(ctx, retryHookKey{}, hook)
+}
+
+// noRetryKey marks a request to try once: the server was found down, and
+// waiting through the retries would only delay saying so.
+type noRetryKey struct{}
+
+// WithoutRetries returns ctx asking for one try only.
+func WithoutRetries(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noRetryKey{}, true)
+}
+
+// Unreachable reports whether err is a connection that never reached the
+// server (nothing was sent, nothing answered).
+func Unreachable(err error) bool {
+	var api *APIError
+	return errors.As(err, &api) && api.kind == kindConn
 }

@@ -66,8 +66,11 @@ func TestUntrustedReadOnlyHintAsks(t *testing.T) {
 // asks again, and the tool says what changed.
 func TestChangedDefinitionVoidsTheGrant(t *testing.T) {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "rug", Version: "1"}, nil)
+	// Not destructive, so that a session grant is offered at all (a
+	// high-risk tool gets none).
+	notDestructive := false
 	add := func(desc, schema string) {
-		srv.AddTool(&sdk.Tool{Name: "add", Description: desc, InputSchema: json.RawMessage(schema)},
+		srv.AddTool(&sdk.Tool{Name: "add", Description: desc, InputSchema: json.RawMessage(schema), Annotations: &sdk.ToolAnnotations{DestructiveHint: &notDestructive}},
 			func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 				return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "3"}}}, nil
 			})

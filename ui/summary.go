@@ -1,0 +1,57 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"myclaw/history"
+	"myclaw/tools/termtext"
+)
+
+// quitSummary is what stays on the normal screen after the TUI closes:
+// the session, what it cost, what it changed and how to come back to it;
+// "" for a session where nothing happened.
+func quitSummary(b Backend) string {
+	st := b.Status()
+	entries, _ := b.History()
+	var rep struct {
+		requests, tokens int
+		estimated        bool
+		cost             string
+	}
+	if cr, ok := b.(CostReporter); ok {
+		r := cr.Cost()
+		rep.requests, rep.tokens, rep.estimated = r.Requests, r.PromptTokens+r.CompletionTokens, r.Estimated
+		if r.CostKnown && r.Cost > 0 {
+			rep.cost = formatUSD(r.Cost)
+		}
+	}
+	if st.SessionID == "" || (rep.requests == 0 && len(entries) == 0) {
+		return ""
+	}
+	id := termtext.OneLine(st.SessionID, 80)
+	var b1 strings.Builder
+	first := "myclaw: session " + id
+	if rep.requests > 0 {
+		mark := ""
+		if rep.estimated {
+			mark = "~"
+		}
+		first += " · " + count(rep.requests, "request") + " · " + mark + shortCount(rep.tokens) + " tokens"
+	}
+	if rep.cost != "" {
+		first += " · " + rep.cost
+	}
+	b1.WriteString(first + "\n")
+	applied := 0
+	for _, e := range entries {
+		if e.State == history.StateApplied {
+			applied++
+		}
+	}
+	if applied > 0 || st.UndoDepth > 0 {
+		fmt.Fprintf(&b1, "  %s changed files; undo can revert %s (myclaw undo)\n", count(applied, "call"), count(st.UndoDepth, "step"))
+	}
+	fmt.Fprintf(&b1, "  resume: myclaw --continue  (or myclaw --session %s)\n", id)
+	return b1.String()
+}
