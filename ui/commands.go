@@ -25,6 +25,8 @@ type command struct {
 	// busy says the command may run while a turn is running; the others
 	// change what the turn works with and wait for it.
 	busy bool
+	// run does it (see handlers).
+	run handler
 }
 
 func (c command) usage() string {
@@ -35,33 +37,33 @@ func (c command) usage() string {
 }
 
 var commands = []command{
-	{"help", "", "keys and commands", true},
-	{"undo", "[N] [--force]", "revert the newest N reversible calls", false},
-	{"redo", "[N]", "re-apply the newest N undone calls", false},
-	{"history", "", "list the calls of this session", true},
-	{"diff", "[N]", "what this session changed, one diff per file; call #N alone", true},
-	{"tools", "[name]", "the tool catalog: what each tool may do; one tool in full", true},
-	{"autonomy", "[level]", "show or set what runs without asking", false},
-	{"model", "[name [--save]]", "show or switch the model; --save: as the default", false},
-	{"clear", "", "start a new conversation", false},
-	{"sessions", "[ID]", "the sessions of this workspace: pick one to continue it", false},
-	{"resume", "[ID]", "continue another session of this workspace", false},
-	{"fork", "[N]", "go on in a copy of this session (N: before prompt N)", false},
-	{"mcp", "[CMD] [NAME]", "MCP servers; NAME: one, with its log; CMD: restart, resources, login, logout", true},
-	{"jobs", "[stop ID]", "background shell jobs: state and output; stop one", true},
-	{"init", "", "draft AGENTS.md: the model explores the repository", false},
-	{"cost", "", "tokens and cost of this session so far", true},
-	{"context", "", "what the prompt holds: instructions, tools, free room", true},
-	{"compact", "[focus]", "summarise the older conversation to free room", false},
-	{"uncompact", "", "put back what the last compaction replaced", false},
-	{"keep", "", "pin your last prompt: compaction keeps it verbatim", true},
-	{"trust", "", "trust this folder: .myclaw.toml, AGENTS.md, commands", false},
-	{"sandbox", "", "what the shell sandbox enforces here", true},
-	{"copy", "[N] | code [N]", "copy the last answer, or a code block, to the clipboard", true},
-	{"mouse", "[on|off]", "mouse capture; off lets the terminal select text", true},
-	{"permissions", "[remove N]", "session grants and saved rules, where each lives", true},
-	{"quit", "", "leave myclaw", true},
-	{"exit", "", "leave myclaw (as /quit)", true},
+	{name: "help", args: "", desc: "keys and commands", busy: true},
+	{name: "undo", args: "[N] [--force]", desc: "revert the newest N reversible calls", busy: false},
+	{name: "redo", args: "[N]", desc: "re-apply the newest N undone calls", busy: false},
+	{name: "history", args: "", desc: "list the calls of this session", busy: true},
+	{name: "diff", args: "[N]", desc: "what this session changed, one diff per file; call #N alone", busy: true},
+	{name: "tools", args: "[name]", desc: "the tool catalog: what each tool may do; one tool in full", busy: true},
+	{name: "autonomy", args: "[level]", desc: "show or set what runs without asking", busy: false},
+	{name: "model", args: "[name [--save]]", desc: "show or switch the model; --save: as the default", busy: false},
+	{name: "clear", args: "", desc: "start a new conversation", busy: false},
+	{name: "sessions", args: "[ID]", desc: "the sessions of this workspace: pick one to continue it", busy: false},
+	{name: "resume", args: "[ID]", desc: "continue another session of this workspace", busy: false},
+	{name: "fork", args: "[N]", desc: "go on in a copy of this session (N: before prompt N)", busy: false},
+	{name: "mcp", args: "[CMD] [NAME]", desc: "MCP servers; NAME: one, with its log; CMD: restart, resources, login, logout", busy: true},
+	{name: "jobs", args: "[stop ID]", desc: "background shell jobs: state and output; stop one", busy: true},
+	{name: "init", args: "", desc: "draft AGENTS.md: the model explores the repository", busy: false},
+	{name: "cost", args: "", desc: "tokens and cost of this session so far", busy: true},
+	{name: "context", args: "", desc: "what the prompt holds: instructions, tools, free room", busy: true},
+	{name: "compact", args: "[focus]", desc: "summarise the older conversation to free room", busy: false},
+	{name: "uncompact", args: "", desc: "put back what the last compaction replaced", busy: false},
+	{name: "keep", args: "", desc: "pin your last prompt: compaction keeps it verbatim", busy: true},
+	{name: "trust", args: "", desc: "trust this folder: .myclaw.toml, AGENTS.md, commands", busy: false},
+	{name: "sandbox", args: "", desc: "what the shell sandbox enforces here", busy: true},
+	{name: "copy", args: "[N] | code [N]", desc: "copy the last answer, or a code block, to the clipboard", busy: true},
+	{name: "mouse", args: "[on|off]", desc: "mouse capture; off lets the terminal select text", busy: true},
+	{name: "permissions", args: "[remove N]", desc: "session grants and saved rules, where each lives", busy: true},
+	{name: "quit", args: "", desc: "leave myclaw", busy: true},
+	{name: "exit", args: "", desc: "leave myclaw (as /quit)", busy: true},
 }
 
 // levelHelp says what each autonomy level lets through.
@@ -142,160 +144,169 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			"press "+m.c.keys.Cancel.Help().Key+" to cancel the turn, or wait for it to end"))
 		return m, nil
 	}
-	usage := func() (Model, tea.Cmd) {
-		m.addBlock(errorBlock("usage: "+cmd.usage(), cmd.desc))
-		return m, nil
+	return cmd.run(m, cmd, args)
+}
+
+// usageError shows how cmd is used.
+func (m Model) usageError(cmd command) (Model, tea.Cmd) {
+	m.addBlock(errorBlock("usage: "+cmd.usage(), cmd.desc))
+	return m, nil
+}
+
+// handler runs one slash command with its arguments.
+type handler func(m Model, cmd command, args []string) (Model, tea.Cmd)
+
+// noArgs adapts a command that takes no arguments.
+func noArgs(run func(m Model) (Model, tea.Cmd)) handler {
+	return func(m Model, cmd command, args []string) (Model, tea.Cmd) {
+		if len(args) > 0 {
+			return m.usageError(cmd)
+		}
+		return run(m)
+	}
+}
+
+// handlers are the commands' implementations, by name. They are joined to
+// the table in init: a handler may draw the table (/help), and a
+// package-level table that held them would refer to itself.
+var handlers = map[string]handler{
+	"help":        noArgs(func(m Model) (Model, tea.Cmd) { m.addBlock(newFuncBlock(drawHelp)); return m, nil }),
+	"quit":        noArgs(Model.quit),
+	"exit":        noArgs(Model.quit),
+	"undo":        runWalk,
+	"redo":        runWalk,
+	"history":     noArgs(Model.historyCommand),
+	"sessions":    func(m Model, cmd command, args []string) (Model, tea.Cmd) { return m.sessionsCommand(cmd.name, args) },
+	"resume":      func(m Model, cmd command, args []string) (Model, tea.Cmd) { return m.sessionsCommand(cmd.name, args) },
+	"fork":        func(m Model, _ command, args []string) (Model, tea.Cmd) { return m.forkCommand(args) },
+	"tools":       runTools,
+	"autonomy":    runAutonomy,
+	"model":       func(m Model, cmd command, args []string) (Model, tea.Cmd) { return m.modelCommand(args, func() (Model, tea.Cmd) { return m.usageError(cmd) }) },
+	"diff":        func(m Model, cmd command, args []string) (Model, tea.Cmd) { return m.diffCommand(args, func() (Model, tea.Cmd) { return m.usageError(cmd) }) },
+	"mcp":         func(m Model, _ command, args []string) (Model, tea.Cmd) { return m.mcpCommand(args) },
+	"jobs":        func(m Model, _ command, args []string) (Model, tea.Cmd) { return m.jobsCommand(args) },
+	"trust":       noArgs(Model.trustCommand),
+	"sandbox":     noArgs(Model.sandboxCommand),
+	"permissions": func(m Model, _ command, args []string) (Model, tea.Cmd) { return m.permissionsCommand(args) },
+	"copy":        func(m Model, _ command, args []string) (Model, tea.Cmd) { return m.copyCommand(args) },
+	"mouse":       runMouse,
+	"init":        noArgs(Model.initCommand),
+	"context":     noArgs(Model.contextCommand),
+	"compact":     func(m Model, _ command, args []string) (Model, tea.Cmd) { return m.compactCommand("compact", strings.Join(args, " ")) },
+	"uncompact":   noArgs(func(m Model) (Model, tea.Cmd) { return m.compactCommand("uncompact", "") }),
+	"keep":        noArgs(func(m Model) (Model, tea.Cmd) { return m.compactCommand("keep", "") }),
+	"cost":        noArgs(Model.costCommand),
+	"clear":       noArgs(Model.clearCommand),
+}
+
+func init() {
+	for i := range commands {
+		commands[i].run = handlers[commands[i].name]
+	}
+}
+
+// runWalk runs /undo [N] [--force] and /redo [N].
+func runWalk(m Model, cmd command, args []string) (Model, tea.Cmd) {
+	n, force := 1, false
+	for _, a := range args {
+		switch v, err := strconv.Atoi(a); {
+		case a == "--force" && cmd.name == "undo":
+			force = true
+		case err == nil && v > 0:
+			n = v
+		default:
+			return m.usageError(cmd)
+		}
 	}
 	b, ctx := m.backend, m.shared.base
-	switch cmd.name {
-	case "help":
-		if len(args) > 0 {
-			return usage()
+	return m, func() tea.Msg {
+		var out string
+		var err error
+		if cmd.name == "undo" {
+			out, err = b.Undo(ctx, n, force)
+		} else {
+			out, err = b.Redo(ctx, n)
 		}
-		m.addBlock(newFuncBlock(drawHelp))
-		return m, nil
-	case "quit", "exit":
-		if len(args) > 0 {
-			return usage()
-		}
-		return m.quit()
-	case "undo", "redo":
-		n, force := 1, false
-		for _, a := range args {
-			switch v, err := strconv.Atoi(a); {
-			case a == "--force" && cmd.name == "undo":
-				force = true
-			case err == nil && v > 0:
-				n = v
-			default:
-				return usage()
-			}
-		}
+		return commandResultMsg{draw: textDraw(out), err: err, refresh: true}
+	}
+}
+
+func (m Model) historyCommand() (Model, tea.Cmd) {
+	b := m.backend
+	return m, func() tea.Msg {
+		entries, err := b.History()
+		return commandResultMsg{draw: func(c *common) []string { return drawHistory(c, entries) }, err: err}
+	}
+}
+
+// runTools runs /tools and /tools NAME.
+func runTools(m Model, cmd command, args []string) (Model, tea.Cmd) {
+	b := m.backend
+	switch len(args) {
+	case 0:
 		return m, func() tea.Msg {
-			var out string
-			var err error
-			if cmd.name == "undo" {
-				out, err = b.Undo(ctx, n, force)
-			} else {
-				out, err = b.Redo(ctx, n)
-			}
-			return commandResultMsg{draw: textDraw(out), err: err, refresh: true}
+			list := b.Tools()
+			return commandResultMsg{draw: func(c *common) []string { return drawTools(c, list) }}
 		}
-	case "history":
-		if len(args) > 0 {
-			return usage()
-		}
+	case 1:
+		name := args[0]
 		return m, func() tea.Msg {
-			entries, err := b.History()
-			return commandResultMsg{draw: func(c *common) []string { return drawHistory(c, entries) }, err: err}
-		}
-	case "sessions", "resume":
-		return m.sessionsCommand(cmd.name, args)
-	case "fork":
-		return m.forkCommand(args)
-	case "tools":
-		switch len(args) {
-		case 0:
-			return m, func() tea.Msg {
-				list := b.Tools()
-				return commandResultMsg{draw: func(c *common) []string { return drawTools(c, list) }}
-			}
-		case 1:
-			name := args[0]
-			return m, func() tea.Msg {
-				for _, t := range b.Tools() {
-					if t.Meta.Name == name || t.Wire == name {
-						return commandResultMsg{draw: func(c *common) []string { return drawToolDetails(c, t) }}
-					}
+			for _, t := range b.Tools() {
+				if t.Meta.Name == name || t.Wire == name {
+					return commandResultMsg{draw: func(c *common) []string { return drawToolDetails(c, t) }}
 				}
-				return commandResultMsg{err: fmt.Errorf("no tool named %q; /tools lists them", name)}
 			}
-		}
-		return usage()
-	case "autonomy":
-		switch len(args) {
-		case 0:
-			return m, func() tea.Msg {
-				cur := b.Autonomy()
-				return commandResultMsg{draw: func(c *common) []string { return drawLevels(c, cur) }}
-			}
-		case 1:
-			level, err := approval.ParseLevel(args[0])
-			if err != nil {
-				m.addBlock(errorBlock(err.Error(), "/autonomy with no argument lists the levels"))
-				return m, nil
-			}
-			return m, func() tea.Msg {
-				b.SetAutonomy(level)
-				return commandResultMsg{draw: textDraw("autonomy set to " + string(level) + ": " + levelHelp[level]), refresh: true}
-			}
-		}
-		return usage()
-	case "model":
-		return m.modelCommand(args, usage)
-	case "diff":
-		return m.diffCommand(args, usage)
-	case "mcp":
-		return m.mcpCommand(args)
-	case "jobs":
-		return m.jobsCommand(args)
-	case "trust":
-		if len(args) > 0 {
-			return usage()
-		}
-		return m.trustCommand()
-	case "sandbox":
-		if len(args) > 0 {
-			return usage()
-		}
-		return m.sandboxCommand()
-	case "permissions":
-		return m.permissionsCommand(args)
-	case "copy":
-		return m.copyCommand(args)
-	case "mouse":
-		switch {
-		case len(args) == 0:
-			return m.setMouse(m.c.mouseOff)
-		case len(args) == 1 && (args[0] == "on" || args[0] == "off"):
-			return m.setMouse(args[0] == "on")
-		}
-		return usage()
-	case "init":
-		if len(args) > 0 {
-			return usage()
-		}
-		return m.initCommand()
-	case "context":
-		if len(args) > 0 {
-			return usage()
-		}
-		return m.contextCommand()
-	case "compact":
-		return m.compactCommand(name, strings.Join(args, " "))
-	case "uncompact", "keep":
-		if len(args) > 0 {
-			return usage()
-		}
-		return m.compactCommand(name, "")
-	case "cost":
-		if len(args) > 0 {
-			return usage()
-		}
-		return m.costCommand()
-	case "clear":
-		if len(args) > 0 {
-			return usage()
-		}
-		return m, func() tea.Msg {
-			old := b.Status().SessionID
-			if err := b.NewConversation(); err != nil {
-				return commandResultMsg{err: err}
-			}
-			return commandResultMsg{draw: textDraw(clearedNote(old)), refresh: true, cleared: true}
+			return commandResultMsg{err: fmt.Errorf("no tool named %q; /tools lists them", name)}
 		}
 	}
-	return usage()
+	return m.usageError(cmd)
+}
+
+// runAutonomy shows the levels, or sets one.
+func runAutonomy(m Model, cmd command, args []string) (Model, tea.Cmd) {
+	b := m.backend
+	switch len(args) {
+	case 0:
+		return m, func() tea.Msg {
+			cur := b.Autonomy()
+			return commandResultMsg{draw: func(c *common) []string { return drawLevels(c, cur) }}
+		}
+	case 1:
+		level, err := approval.ParseLevel(args[0])
+		if err != nil {
+			m.addBlock(errorBlock(err.Error(), "/autonomy with no argument lists the levels"))
+			return m, nil
+		}
+		return m, func() tea.Msg {
+			b.SetAutonomy(level)
+			return commandResultMsg{draw: textDraw("autonomy set to " + string(level) + ": " + levelHelp[level]), refresh: true}
+		}
+	}
+	return m.usageError(cmd)
+}
+
+// runMouse toggles mouse capture, or sets it on or off.
+func runMouse(m Model, cmd command, args []string) (Model, tea.Cmd) {
+	switch {
+	case len(args) == 0:
+		return m.setMouse(m.c.mouseOff)
+	case len(args) == 1 && (args[0] == "on" || args[0] == "off"):
+		return m.setMouse(args[0] == "on")
+	}
+	return m.usageError(cmd)
+}
+
+// clearCommand starts a new conversation and says where the old one's
+// undo history is.
+func (m Model) clearCommand() (Model, tea.Cmd) {
+	b := m.backend
+	return m, func() tea.Msg {
+		old := b.Status().SessionID
+		if err := b.NewConversation(); err != nil {
+			return commandResultMsg{err: err}
+		}
+		return commandResultMsg{draw: textDraw(clearedNote(old)), refresh: true, cleared: true}
+	}
 }
 
 // textDraw shows plain text, one block line per line (wrapped).

@@ -231,3 +231,18 @@ func TestModelSwitchChecksTheServer(t *testing.T) {
 		t.Fatalf("model %q; the switch still happens (the user may be about to start it)", f.Model())
 	}
 }
+
+// Every command of the table has its handler, and no handler is left
+// without a command.
+func TestEveryCommandHasAHandler(t *testing.T) {
+	for _, c := range commands {
+		if c.run == nil {
+			t.Errorf("/%s has no handler", c.name)
+		}
+	}
+	for name := range handlers {
+		if _, ok := lookupCommand(name); !ok {
+			t.Errorf("handler %q has no command in the table", name)
+		}
+	}
+}
