@@ -349,45 +349,19 @@ func errorParts(err error) (msg, hint string) {
 
 func drawHelp(c *common) []string {
 	st := &c.styles
-	k := &c.keys
 	var out []string
-	out = append(out, st.Bold.Render("keys"))
-	bind := []struct {
-		keys, help string
-	}{
-		{allKeys(k.Send), k.Send.Help().Desc},
-		{allKeys(k.Newline), k.Newline.Help().Desc},
-		{keyPair(k.HistoryPrev, k.HistoryNext, " / "), "earlier and later prompts (on the first / last line)"},
-		{allKeys(k.Complete), k.Complete.Help().Desc},
-		{keyPair(k.PageUp, k.PageDown, " / ") + ", wheel", "scroll the transcript"},
-		{keyPair(k.Top, k.Bottom, " / "), "top of the transcript / bottom, following new output"},
-		{allKeys(k.Cancel), k.Cancel.Help().Desc},
-		{allKeys(k.Interrupt), k.Interrupt.Help().Desc},
-		{allKeys(k.ToggleTools), k.ToggleTools.Help().Desc},
-		{allKeys(k.ToggleThink), k.ToggleThink.Help().Desc},
-		{allKeys(k.ExternalEditor), k.ExternalEditor.Help().Desc},
-		{allKeys(k.ExpandPaste), k.ExpandPaste.Help().Desc},
-		{allKeys(k.ToggleMouse), k.ToggleMouse.Help().Desc},
-	}
-	for _, b := range bind {
-		out = append(out, "  "+st.Key.Render(pad(b.keys, 22))+b.help)
-	}
-	out = append(out, "", st.Bold.Render("approval pane"))
-	pane := []struct {
-		keys, help string
-	}{
-		{allKeys(k.ApproveOnce), k.ApproveOnce.Help().Desc},
-		{allKeys(k.ApproveSession), k.ApproveSession.Help().Desc},
-		{allKeys(k.SaveRule), k.SaveRule.Help().Desc},
-		{allKeys(k.SaveRuleUserWide), k.SaveRuleUserWide.Help().Desc},
-		{allKeys(k.Deny, k.DenyEsc), k.Deny.Help().Desc},
-		{allKeys(k.DenyReason), k.DenyReason.Help().Desc},
-		{allKeys(k.Edit), k.Edit.Help().Desc},
-		{keyPair(k.ChoiceLeft, k.ChoiceRight, " / ") + ", " + k.Choose.Help().Key, "pick a choice and take it"},
-		{keyPair(k.PreviewUp, k.PreviewDown, "/") + ", " + keyPair(k.PreviewPgUp, k.PreviewPgDown, "/"), "scroll the preview"},
-	}
-	for _, b := range pane {
-		out = append(out, "  "+st.Key.Render(pad(b.keys, 22))+b.help)
+	// The keys come from KeyMap.FullHelp, so what /help says is what the
+	// bindings do.
+	for g, group := range c.keys.FullHelp() {
+		if g > 0 {
+			out = append(out, "")
+		}
+		out = append(out, st.Bold.Render(helpGroups[g]))
+		for _, b := range group {
+			if b.Enabled() {
+				out = append(out, helpLines(c, allKeys(b), b.Help().Desc)...)
+			}
+		}
 	}
 	out = append(out, "", st.Bold.Render("commands"))
 	for _, cmd := range commands {
@@ -412,6 +386,28 @@ func drawHelp(c *common) []string {
 	return out
 }
 
+// helpKeyWidth is the width of /help's key column.
+const helpKeyWidth = 24
+
+// helpLines is one entry of /help: the keys, then the description wrapped
+// beside them (below them when the keys fill their column).
+func helpLines(c *common, keys, desc string) []string {
+	st := &c.styles
+	indent := strings.Repeat(" ", 2+helpKeyWidth)
+	ws := wrapPlain(desc, max(c.contentWidth()-2-helpKeyWidth, 20))
+	var out []string
+	if ansi.StringWidth(keys) >= helpKeyWidth {
+		out = append(out, "  "+st.Key.Render(keys))
+	} else {
+		out = append(out, "  "+st.Key.Render(pad(keys, helpKeyWidth))+ws[0])
+		ws = ws[1:]
+	}
+	for _, w := range ws {
+		out = append(out, indent+w)
+	}
+	return out
+}
+
 // allKeys lists every key of the bindings: "alt+enter, ctrl+j".
 func allKeys(bs ...key.Binding) string {
 	var names []string
@@ -419,11 +415,6 @@ func allKeys(bs ...key.Binding) string {
 		names = append(names, b.Keys()...)
 	}
 	return strings.Join(names, ", ")
-}
-
-// keyPair names the main keys of two bindings that go together: "pgup / pgdown".
-func keyPair(a, b key.Binding, sep string) string {
-	return a.Help().Key + sep + b.Help().Key
 }
 
 // pad fills s with spaces to width columns (at least one space follows).

@@ -156,8 +156,9 @@ func (e *editor) update(msg tea.KeyMsg) bool {
 	}
 	l := e.lines[e.row]
 	edited := false // by the cases below; insert counts its own changes
-	switch msg.String() {
-	case "backspace", "ctrl+h":
+	ek := &e.c.keys.Editor
+	switch {
+	case key.Matches(msg, ek.DeleteBack):
 		switch {
 		case e.col > 0:
 			e.lines[e.row] = append(l[:e.col-1:e.col-1], l[e.col:]...)
@@ -171,7 +172,7 @@ func (e *editor) update(msg tea.KeyMsg) bool {
 			e.row--
 			edited = true
 		}
-	case "delete", "ctrl+d":
+	case key.Matches(msg, ek.DeleteForward):
 		switch {
 		case e.col < len(l):
 			e.lines[e.row] = append(l[:e.col:e.col], l[e.col+1:]...)
@@ -181,7 +182,7 @@ func (e *editor) update(msg tea.KeyMsg) bool {
 			e.lines = append(e.lines[:e.row+1], e.lines[e.row+2:]...)
 			edited = true
 		}
-	case "left", "ctrl+b":
+	case key.Matches(msg, ek.Left):
 		switch {
 		case e.col > 0:
 			e.col--
@@ -189,7 +190,7 @@ func (e *editor) update(msg tea.KeyMsg) bool {
 			e.row--
 			e.col = len(e.lines[e.row])
 		}
-	case "right", "ctrl+f":
+	case key.Matches(msg, ek.Right):
 		switch {
 		case e.col < len(l):
 			e.col++
@@ -197,41 +198,41 @@ func (e *editor) update(msg tea.KeyMsg) bool {
 			e.row++
 			e.col = 0
 		}
-	case "up", "ctrl+p":
+	case key.Matches(msg, ek.Up):
 		if e.row > 0 {
 			e.row--
 			e.col = min(e.col, len(e.lines[e.row]))
 		}
-	case "down", "ctrl+n":
+	case key.Matches(msg, ek.Down):
 		if e.row < len(e.lines)-1 {
 			e.row++
 			e.col = min(e.col, len(e.lines[e.row]))
 		}
-	case "ctrl+a", "home":
+	case key.Matches(msg, ek.LineStart):
 		e.col = 0
-	case "ctrl+e", "end":
+	case key.Matches(msg, ek.LineEnd):
 		e.col = len(l)
-	case "alt+left", "alt+b", "ctrl+left":
+	case key.Matches(msg, ek.WordLeft):
 		e.col = wordLeft(l, e.col)
-	case "alt+right", "alt+f", "ctrl+right":
+	case key.Matches(msg, ek.WordRight):
 		e.col = wordRight(l, e.col)
-	case "ctrl+w", "alt+backspace":
+	case key.Matches(msg, ek.DeleteWordBack):
 		to := wordLeft(l, e.col)
 		e.lines[e.row] = append(l[:to:to], l[e.col:]...)
 		e.col, edited = to, to < e.col
-	case "alt+d", "alt+delete":
+	case key.Matches(msg, ek.DeleteWordForward):
 		to := wordRight(l, e.col)
 		e.lines[e.row] = append(l[:e.col:e.col], l[to:]...)
 		edited = to > e.col
-	case "ctrl+u":
+	case key.Matches(msg, ek.DeleteToStart):
 		e.lines[e.row] = append([]rune(nil), l[e.col:]...)
 		e.col, edited = 0, e.col > 0
-	case "ctrl+k":
+	case key.Matches(msg, ek.DeleteToEnd):
 		e.lines[e.row] = l[:e.col:e.col]
 		edited = e.col < len(l)
-	case "tab":
+	case key.Matches(msg, ek.Indent):
 		e.insert(strings.Repeat(" ", tabWidth))
-	case " ":
+	case msg.String() == " ":
 		e.insert(" ")
 	default:
 		if msg.Type == tea.KeyRunes && !msg.Alt {

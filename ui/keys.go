@@ -1,6 +1,9 @@
 package ui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+)
 
 // KeyMap holds every key binding of the TUI, with the help text /help shows.
 type KeyMap struct {
@@ -50,7 +53,47 @@ type KeyMap struct {
 	PreviewDown   key.Binding
 	PreviewPgUp   key.Binding
 	PreviewPgDown key.Binding
+
+	// Editor edits the prompt and the pane's editors.
+	Editor EditorKeyMap
 }
+
+// EditorKeyMap holds the editing keys of the prompt (readline's, mostly).
+type EditorKeyMap struct {
+	DeleteBack, DeleteForward         key.Binding
+	Left, Right, Up, Down             key.Binding
+	LineStart, LineEnd                key.Binding
+	WordLeft, WordRight               key.Binding
+	DeleteWordBack, DeleteWordForward key.Binding
+	DeleteToStart, DeleteToEnd        key.Binding
+	Indent                            key.Binding
+}
+
+// ShortHelp implements help.KeyMap: the keys of every moment.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Send, k.Newline, k.Cancel, k.Interrupt}
+}
+
+// FullHelp implements help.KeyMap: every key, in the groups /help shows
+// under helpGroups' titles.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	e := k.Editor
+	return [][]key.Binding{
+		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.Complete, k.PageUp, k.PageDown, k.Top, k.Bottom,
+			k.Cancel, k.Interrupt, k.ToggleTools, k.ToggleThink, k.ExternalEditor, k.ExpandPaste, k.ToggleMouse},
+		{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.SaveRuleUserWide, k.Deny, k.DenyEsc, k.DenyReason, k.Edit,
+			k.ApproveNetwork, k.ApproveNetworkSession, k.PreviewRun, k.TrustHints, k.ChoiceLeft, k.ChoiceRight, k.Choose,
+			k.PreviewUp, k.PreviewDown, k.PreviewPgUp, k.PreviewPgDown},
+		{e.Left, e.Right, e.Up, e.Down, e.LineStart, e.LineEnd, e.WordLeft, e.WordRight,
+			e.DeleteBack, e.DeleteForward, e.DeleteWordBack, e.DeleteWordForward, e.DeleteToStart, e.DeleteToEnd, e.Indent},
+	}
+}
+
+// KeyMap is a help.KeyMap, so key help lives in one place.
+var _ help.KeyMap = KeyMap{}
+
+// helpGroups title FullHelp's groups.
+var helpGroups = []string{"keys", "approval pane", "editing the prompt"}
 
 // DefaultKeyMap returns the standard bindings.
 func DefaultKeyMap() KeyMap {
@@ -62,7 +105,7 @@ func DefaultKeyMap() KeyMap {
 		Newline:   b("insert a newline", "alt+enter", "ctrl+j"),
 		Cancel:    b("cancel the running turn; close the popup", "esc"),
 		Interrupt: b("cancel the running turn; twice when idle to quit", "ctrl+c"),
-		PageUp:    b("scroll the transcript up", "pgup"),
+		PageUp:    b("scroll the transcript up (the mouse wheel scrolls too)", "pgup"),
 		PageDown:  b("scroll the transcript down", "pgdown"),
 		// Home and End belong to the editors; the transcript's ends take Ctrl.
 		Top:         b("go to the top of the transcript", "ctrl+home"),
@@ -96,5 +139,23 @@ func DefaultKeyMap() KeyMap {
 		PreviewDown:           b("scroll the preview", "down", "j"),
 		PreviewPgUp:           b("scroll the preview a page", "pgup"),
 		PreviewPgDown:         b("scroll the preview a page", "pgdown"),
+
+		Editor: EditorKeyMap{
+			DeleteBack:        b("delete the character before the cursor", "backspace", "ctrl+h"),
+			DeleteForward:     b("delete the character under the cursor", "delete", "ctrl+d"),
+			Left:              b("move left", "left", "ctrl+b"),
+			Right:             b("move right", "right", "ctrl+f"),
+			Up:                b("move up a line", "up", "ctrl+p"),
+			Down:              b("move down a line", "down", "ctrl+n"),
+			LineStart:         b("go to the start of the line", "home", "ctrl+a"),
+			LineEnd:           b("go to the end of the line", "end", "ctrl+e"),
+			WordLeft:          b("go back a word", "alt+left", "alt+b", "ctrl+left"),
+			WordRight:         b("go forward a word", "alt+right", "alt+f", "ctrl+right"),
+			DeleteWordBack:    b("delete the word before the cursor", "ctrl+w", "alt+backspace"),
+			DeleteWordForward: b("delete the word after the cursor", "alt+d", "alt+delete"),
+			DeleteToStart:     b("delete to the start of the line", "ctrl+u"),
+			DeleteToEnd:       b("delete to the end of the line", "ctrl+k"),
+			Indent:            b("insert spaces for a tab", "tab"),
+		},
 	}
 }

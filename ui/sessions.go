@@ -62,15 +62,15 @@ func (p *picker) update(msg tea.KeyMsg) (*picker, tea.Cmd) {
 	switch {
 	case key.Matches(msg, k.Cancel):
 		return nil, nil
-	case msg.Type == tea.KeyEnter:
+	case key.Matches(msg, k.Choose):
 		return nil, p.pick(p.items[p.sel].value)
-	case msg.Type == tea.KeyUp || msg.String() == "k":
+	case key.Matches(msg, k.PreviewUp):
 		p.sel = max(p.sel-1, 0)
-	case msg.Type == tea.KeyDown || msg.String() == "j":
+	case key.Matches(msg, k.PreviewDown):
 		p.sel = min(p.sel+1, len(p.items)-1)
-	case msg.Type == tea.KeyPgUp:
+	case key.Matches(msg, k.PreviewPgUp):
 		p.sel = max(p.sel-pickerRows, 0)
-	case msg.Type == tea.KeyPgDown:
+	case key.Matches(msg, k.PreviewPgDown):
 		p.sel = min(p.sel+pickerRows, len(p.items)-1)
 	}
 	return p, nil
