@@ -170,19 +170,23 @@ func noArgs(run func(m Model) (Model, tea.Cmd)) handler {
 // the table in init: a handler may draw the table (/help), and a
 // package-level table that held them would refer to itself.
 var handlers = map[string]handler{
-	"help":        noArgs(func(m Model) (Model, tea.Cmd) { m.addBlock(newFuncBlock(drawHelp)); return m, nil }),
-	"quit":        noArgs(Model.quit),
-	"exit":        noArgs(Model.quit),
-	"undo":        runWalk,
-	"redo":        runWalk,
-	"history":     noArgs(Model.historyCommand),
-	"sessions":    func(m Model, cmd command, args []string) (Model, tea.Cmd) { return m.sessionsCommand(cmd.name, args) },
-	"resume":      func(m Model, cmd command, args []string) (Model, tea.Cmd) { return m.sessionsCommand(cmd.name, args) },
-	"fork":        func(m Model, _ command, args []string) (Model, tea.Cmd) { return m.forkCommand(args) },
-	"tools":       runTools,
-	"autonomy":    runAutonomy,
-	"model":       func(m Model, cmd command, args []string) (Model, tea.Cmd) { return m.modelCommand(args, func() (Model, tea.Cmd) { return m.usageError(cmd) }) },
-	"diff":        func(m Model, cmd command, args []string) (Model, tea.Cmd) { return m.diffCommand(args, func() (Model, tea.Cmd) { return m.usageError(cmd) }) },
+	"help":     noArgs(func(m Model) (Model, tea.Cmd) { m.addBlock(newFuncBlock(drawHelp)); return m, nil }),
+	"quit":     noArgs(Model.quit),
+	"exit":     noArgs(Model.quit),
+	"undo":     runWalk,
+	"redo":     runWalk,
+	"history":  noArgs(Model.historyCommand),
+	"sessions": func(m Model, cmd command, args []string) (Model, tea.Cmd) { return m.sessionsCommand(cmd.name, args) },
+	"resume":   func(m Model, cmd command, args []string) (Model, tea.Cmd) { return m.sessionsCommand(cmd.name, args) },
+	"fork":     func(m Model, _ command, args []string) (Model, tea.Cmd) { return m.forkCommand(args) },
+	"tools":    runTools,
+	"autonomy": runAutonomy,
+	"model": func(m Model, cmd command, args []string) (Model, tea.Cmd) {
+		return m.modelCommand(args, func() (Model, tea.Cmd) { return m.usageError(cmd) })
+	},
+	"diff": func(m Model, cmd command, args []string) (Model, tea.Cmd) {
+		return m.diffCommand(args, func() (Model, tea.Cmd) { return m.usageError(cmd) })
+	},
 	"mcp":         func(m Model, _ command, args []string) (Model, tea.Cmd) { return m.mcpCommand(args) },
 	"jobs":        func(m Model, _ command, args []string) (Model, tea.Cmd) { return m.jobsCommand(args) },
 	"trust":       noArgs(Model.trustCommand),
@@ -192,11 +196,13 @@ var handlers = map[string]handler{
 	"mouse":       runMouse,
 	"init":        noArgs(Model.initCommand),
 	"context":     noArgs(Model.contextCommand),
-	"compact":     func(m Model, _ command, args []string) (Model, tea.Cmd) { return m.compactCommand("compact", strings.Join(args, " ")) },
-	"uncompact":   noArgs(func(m Model) (Model, tea.Cmd) { return m.compactCommand("uncompact", "") }),
-	"keep":        noArgs(func(m Model) (Model, tea.Cmd) { return m.compactCommand("keep", "") }),
-	"cost":        noArgs(Model.costCommand),
-	"clear":       noArgs(Model.clearCommand),
+	"compact": func(m Model, _ command, args []string) (Model, tea.Cmd) {
+		return m.compactCommand("compact", strings.Join(args, " "))
+	},
+	"uncompact": noArgs(func(m Model) (Model, tea.Cmd) { return m.compactCommand("uncompact", "") }),
+	"keep":      noArgs(func(m Model) (Model, tea.Cmd) { return m.compactCommand("keep", "") }),
+	"cost":      noArgs(Model.costCommand),
+	"clear":     noArgs(Model.clearCommand),
 }
 
 func init() {
