@@ -208,22 +208,33 @@ func (t *turn) handle(tc openai.ToolCall, fromText bool) (callResult, error) {
 				return fail(StatusError, tools.AsError(err)), nil
 			}
 		}
-		var denial *tools.Error
-		var status string
-		args, dry, conf, denial, status = t.decide(tool, call, args, dry)
-		if denial != nil {
-			return fail(status, denial), nil
+		g := t.decide(tool, call, args, dry)
+		if g.denial != nil {
+			return fail(g.status, g.denial), nil
 		}
+		args, dry, conf = g.args, g.dry, g.conf
 		call.Edited = !sameJSON(call.Args, args)
 		call.Args = args
 	}
 	return t.execute(tool, call, args, dry, conf, start)
 }
 
+// gate is what the call gate decided about one call: the arguments to run
+// (edited ones, after validation) with their dry run and how a shell
+// command is confined, or the denial the model reads, with its status.
+type gate struct {
+	args   json.RawMessage
+	dry    tools.Result
+	conf   *approval.Confinement
+	denial *tools.Error
+	status string
+}
+
+// denied is a gate that does not let the call run.
+func denied(status string, e *tools.Error) gate { return gate{denial: e, status: status} }
+
 // decide applies the policy, the hooks and, when asked for, the approver.
-// It returns the arguments to run (edited ones, after validation) with
-// their dry run, or a denial for the model.
-func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tools.Result) (json.RawMessage, tools.Result, *approval.Confinement, *tools.Error, string) {
+func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tools.Result) gate {
 	a := t.a
 	meta := tool.Meta()
 	req := t.request(tool, call, args, dry)
@@ -238,10 +249,10 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 		t.emit(ApprovalEvent{Request: req, CallID: call.ID, Tool: meta.Name, Summary: req.Summary, Phase: "decided", Decision: &d, Sandbox: confinementLine(req, d)})
 		t.audit(approval.VerdictEntry(req, verdict))
 		if verdict.Outcome == approval.OutcomeDeny {
-			return nil, dry, nil, ruleDenial(meta.Name, verdict), StatusDenied
+			return denied(StatusDenied, ruleDenial(meta.Name, verdict))
 		}
 		a.opts.Policy.Remember(req, d)
-		return args, dry, verdict.Confinement, nil, ""
+		return gate{args: args, dry: dry, conf: verdict.Confinement}
 	}
 	req.Why = verdict.Why
 	if pv, ok := tool.(tools.Previewer); ok && req.Confinement != nil && req.Confinement.Sandboxed {
@@ -257,11 +268,11 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 	if req.Previewable && a.opts.PreviewShell {
 		dec.Choice = approval.Preview
 	} else if dec, denial, status = t.ask(req); denial != nil {
-		return nil, dry, nil, denial, status
+		return denied(status, denial)
 	}
 	if dec.Choice == approval.Preview {
 		if dec, denial, status = t.preview(tool, call, args, req); denial != nil {
-			return nil, dry, nil, denial, status
+			return denied(status, denial)
 		}
 	}
 	edited := false
@@ -273,7 +284,7 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 			t.audit(approval.DecisionEntry(req, dec))
 			verr.Message = "the user edited the arguments, but the edit is not valid: " + verr.Message
 			verr.Hint = "The call did not run. Ask the user how to proceed."
-			return nil, dry, nil, verr, StatusError
+			return denied(StatusError, verr)
 		}
 		if sameJSON(next, args) {
 			// Approved as shown: the edit of the edit changed nothing.
@@ -285,7 +296,7 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 			d, err := tools.Call(t.ctx, tool, args, true)
 			if err != nil {
 				t.audit(approval.DecisionEntry(req, dec))
-				return nil, dry, nil, tools.AsError(err), StatusError
+				return denied(StatusError, tools.AsError(err))
 			}
 			dry = d
 		}
@@ -295,12 +306,12 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 		v := t.evaluate(req)
 		if v.Outcome == approval.OutcomeDeny {
 			t.audit(approval.VerdictEntry(req, v))
-			return nil, dry, nil, ruleDenial(meta.Name, v), StatusDenied
+			return denied(StatusDenied, ruleDenial(meta.Name, v))
 		}
 		verdict.Confinement, req.Confinement = v.Confinement, v.Confinement
 		req.Why = "the arguments were edited: this is the edited call's preview"
 		if dec, denial, status = t.ask(req); denial != nil {
-			return nil, dry, nil, denial, status
+			return denied(status, denial)
 		}
 	}
 	if edited {
@@ -324,7 +335,7 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 	if dec.TrustHints && req.Meta.HintServer != "" {
 		t.trustHints(req.Meta.HintServer)
 	}
-	return args, dry, withNetwork(verdict.Confinement, dec.Network), nil, ""
+	return gate{args: args, dry: dry, conf: withNetwork(verdict.Confinement, dec.Network)}
 }
 
 // preview runs a call the person asked to preview and asks again, now
