@@ -17,6 +17,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"myclaw/approval"
+	"myclaw/config"
 	"myclaw/history"
 	"myclaw/tools"
 )
@@ -471,7 +472,7 @@ func (t *turn) saveRule(req approval.Request, dec approval.Decision) (string, er
 		t.emit(NoticeEvent{Text: "Could not save the rule: " + err.Error() + ".", Warning: true})
 		return "", err
 	}
-	text, err := approval.SaveRule(path, rule)
+	text, err := config.SaveRule(path, rule, approval.CheckRule)
 	if err != nil {
 		t.emit(NoticeEvent{Text: "Could not save the rule: " + err.Error(), Warning: true})
 		return "", err

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"myclaw/approval"
+	"myclaw/config"
 )
 
 // Permission is a session grant or a saved rule, as /permissions lists it.
@@ -44,7 +45,7 @@ func (a *Agent) Permissions() (list []Permission, others int, err error) {
 	if path == "" {
 		return list, 0, nil
 	}
-	saved, err := approval.ReadRules(path)
+	saved, err := config.ReadRules(path)
 	if err != nil {
 		return list, 0, err
 	}
@@ -85,7 +86,7 @@ func (a *Agent) RevokePermission(p Permission) error {
 		}
 		return nil
 	}
-	if err := approval.RemoveRule(a.opts.ConfigPath, p.Rule); err != nil {
+	if err := config.RemoveRule(a.opts.ConfigPath, p.Rule); err != nil {
 		return err
 	}
 	pol.DropRule(p.Rule)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"myclaw/approval"
+	"myclaw/config"
 	"myclaw/tools"
 )
 
@@ -18,7 +19,7 @@ func TestPermissionsListAndRevoke(t *testing.T) {
 	other := approval.Rule{Tool: "fs_edit", Decision: "allow", Workspace: filepath.Join(h.ws, "elsewhere")}
 	user := approval.Rule{Tool: "shell_run", Match: "git push*", Decision: "deny"}
 	for _, r := range []approval.Rule{user, here, other} {
-		if _, err := approval.SaveRule(cfg, r); err != nil {
+		if _, err := config.SaveRule(cfg, r, approval.CheckRule); err != nil {
 			t.Fatal(err)
 		}
 	}

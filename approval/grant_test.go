@@ -2,6 +2,7 @@ package approval
 
 import (
 	"errors"
+	"myclaw/config"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,37 +74,37 @@ func TestReadAndRemoveRules(t *testing.T) {
 	a := Rule{Tool: "fs_write", Decision: "allow", Workspace: "/src/app"}
 	b := Rule{Tool: "shell_run", Match: "go test *", Decision: "allow", Network: &yes}
 	for _, r := range []Rule{a, b} {
-		if _, err := SaveRule(path, r); err != nil {
+		if _, err := saveRule(path, r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if text, err := SaveRule(path, b); err != nil || text != "" {
+	if text, err := saveRule(path, b); err != nil || text != "" {
 		t.Fatalf("saving the same rule again = %q, %v; want nothing added", text, err)
 	}
-	list, err := ReadRules(path)
+	list, err := config.ReadRules(path)
 	if err != nil || len(list) != 2 || !list[0].Same(a) || !list[1].Same(b) || list[0].Line != 4 || list[1].Line != 9 {
 		t.Fatalf("ReadRules = %+v, %v; want both rules at lines 4 and 9", list, err)
 	}
-	if err := RemoveRule(path, a); err != nil {
+	if err := config.RemoveRule(path, a); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)
 	if !strings.HasPrefix(string(data), head) || strings.Contains(string(data), "fs_write") || !strings.Contains(string(data), "go test") {
 		t.Fatalf("after removing the first rule:\n%s", data)
 	}
-	if err := RemoveRule(path, b); err != nil {
+	if err := config.RemoveRule(path, b); err != nil {
 		t.Fatal(err)
 	}
 	if data, _ := os.ReadFile(path); string(data) != head {
 		t.Fatalf("after removing both rules:\n%q; want the file as it was", data)
 	}
-	if err := RemoveRule(path, b); err == nil {
+	if err := config.RemoveRule(path, b); err == nil {
 		t.Fatal("removing a rule that is not there succeeded")
 	}
 	// A comment above the next rule stays with it.
 	commented := head + "\n[[approval.rules]]\ntool = \"x\"\ndecision = \"allow\"\n\n# never push\n[[approval.rules]]\ntool = \"shell_run\"\nmatch = \"git push*\"\ndecision = \"deny\"\n"
 	os.WriteFile(path, []byte(commented), 0o600)
-	if err := RemoveRule(path, Rule{Tool: "x", Decision: "allow"}); err != nil {
+	if err := config.RemoveRule(path, Rule{Tool: "x", Decision: "allow"}); err != nil {
 		t.Fatal(err)
 	}
 	if data, _ := os.ReadFile(path); string(data) != head+"\n# never push\n[[approval.rules]]\ntool = \"shell_run\"\nmatch = \"git push*\"\ndecision = \"deny\"\n" {
@@ -113,7 +114,7 @@ func TestReadAndRemoveRules(t *testing.T) {
 	// changes, and the error says to edit by hand.
 	inline := head + "[approval]\nrules = [{tool = \"x\", decision = \"allow\"}]\n"
 	os.WriteFile(path, []byte(inline), 0o600)
-	if err := RemoveRule(path, Rule{Tool: "x", Decision: "allow"}); err == nil || !strings.Contains(err.Error(), "by hand") {
+	if err := config.RemoveRule(path, Rule{Tool: "x", Decision: "allow"}); err == nil || !strings.Contains(err.Error(), "by hand") {
 		t.Fatalf("RemoveRule(inline array) = %v; want an error saying to remove it by hand", err)
 	}
 	if data, _ := os.ReadFile(path); string(data) != inline {

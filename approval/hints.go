@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"myclaw/internal/durable"
@@ -105,11 +106,14 @@ func LoadHintGrants(path, workspace string) ([]HintGrant, error) {
 	return out, nil
 }
 
+// hintsMu serialises the changes to the hint grants file in the process.
+var hintsMu sync.Mutex
+
 // SaveHintGrant records g for workspace in the file at path, replacing the
 // grant the server had there. The file is replaced atomically.
 func SaveHintGrant(path, workspace string, g HintGrant) error {
-	saveMu.Lock()
-	defer saveMu.Unlock()
+	hintsMu.Lock()
+	defer hintsMu.Unlock()
 	all, err := readHintGrants(path)
 	if err != nil {
 		return err
@@ -142,8 +146,8 @@ func (p *Policy) UntrustHints(server string) {
 // RemoveHintGrant forgets server's grant for workspace in the file at
 // path, for /permissions remove; it reports whether there was one.
 func RemoveHintGrant(path, workspace, server string) (bool, error) {
-	saveMu.Lock()
-	defer saveMu.Unlock()
+	hintsMu.Lock()
+	defer hintsMu.Unlock()
 	all, err := readHintGrants(path)
 	if err != nil {
 		return false, err

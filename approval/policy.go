@@ -118,7 +118,7 @@ func (p *Policy) SetLevel(l Level) {
 func (p *Policy) Visible(m tools.Meta) (bool, string) {
 	for _, r := range p.rules {
 		if Outcome(r.Decision) == OutcomeDeny && r.Match == "" && r.tool.match(m.Name) {
-			return false, "denied by rule: " + r.brief()
+			return false, "denied by rule: " + r.Brief()
 		}
 	}
 	if p.Level() == ReadOnly && m.HasSideEffects() {
@@ -147,7 +147,7 @@ func (p *Policy) Evaluate(req Request) Verdict {
 func (p *Policy) evaluate(req Request, c call) Verdict {
 	for _, r := range p.rules {
 		if Outcome(r.Decision) == OutcomeDeny && c.hits(r) {
-			return Verdict{Outcome: OutcomeDeny, By: "rule: " + r.brief(), Why: "a rule in the config denies " + c.what(r)}
+			return Verdict{Outcome: OutcomeDeny, By: "rule: " + r.Brief(), Why: "a rule in the config denies " + c.what(r)}
 		}
 	}
 	if p.level == ReadOnly && req.Meta.HasSideEffects() {
@@ -158,7 +158,7 @@ func (p *Policy) evaluate(req Request, c call) Verdict {
 	// level and the allow rules.
 	for _, r := range p.rules {
 		if Outcome(r.Decision) != OutcomeAllow && r.Match != "" && c.opaque != "" && r.tool.match(c.tool) {
-			return Verdict{Outcome: OutcomeAsk, By: "rule: " + r.brief(),
+			return Verdict{Outcome: OutcomeAsk, By: "rule: " + r.Brief(),
 				Why: fmt.Sprintf("the rule %q cannot be checked against this line: %s", r.Match, c.opaque)}
 		}
 	}
@@ -170,7 +170,7 @@ func (p *Policy) evaluate(req Request, c call) Verdict {
 	}
 	for _, r := range p.rules {
 		if Outcome(r.Decision) == OutcomeAsk && c.hits(r) {
-			return Verdict{Outcome: OutcomeAsk, By: "rule: " + r.brief(), Why: "a rule in the config asks before " + c.what(r)}
+			return Verdict{Outcome: OutcomeAsk, By: "rule: " + r.Brief(), Why: "a rule in the config asks before " + c.what(r)}
 		}
 	}
 	if why := sensitiveTarget(c.cap); why != "" && p.level != Full && !c.allowedByPattern(p.rules) {
@@ -585,7 +585,7 @@ func (c call) allowedBy(rules, grants []compiledRule, sandboxed bool) (by, whyNo
 	usable := func(r compiledRule) bool { return !c.shell || r.Network == nil || *r.Network || sandboxed }
 	for _, r := range rules {
 		if Outcome(r.Decision) == OutcomeAllow && r.tool.match(c.tool) && usable(r) {
-			sources = append(sources, source{r, "rule: " + r.brief()})
+			sources = append(sources, source{r, "rule: " + r.Brief()})
 		}
 	}
 	for _, g := range grants {

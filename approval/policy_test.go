@@ -104,13 +104,13 @@ func TestRulePrecedence(t *testing.T) {
 		want  Outcome
 		by    string
 	}{
-		{"deny allow ask", Ask, []Rule{deny, allow, ask}, OutcomeDeny, "rule: " + deny.brief()},
-		{"allow ask deny", Ask, []Rule{allow, ask, deny}, OutcomeDeny, "rule: " + deny.brief()},
-		{"ask deny allow", Full, []Rule{ask, deny, allow}, OutcomeDeny, "rule: " + deny.brief()},
-		{"allow ask", AutoEdit, []Rule{allow, ask}, OutcomeAsk, "rule: " + ask.brief()},
-		{"ask allow", Full, []Rule{ask, allow}, OutcomeAsk, "rule: " + ask.brief()},
-		{"allow only", Ask, []Rule{allow}, OutcomeAllow, "rule: " + allow.brief()},
-		{"deny under full", Full, []Rule{deny}, OutcomeDeny, "rule: " + deny.brief()},
+		{"deny allow ask", Ask, []Rule{deny, allow, ask}, OutcomeDeny, "rule: " + deny.Brief()},
+		{"allow ask deny", Ask, []Rule{allow, ask, deny}, OutcomeDeny, "rule: " + deny.Brief()},
+		{"ask deny allow", Full, []Rule{ask, deny, allow}, OutcomeDeny, "rule: " + deny.Brief()},
+		{"allow ask", AutoEdit, []Rule{allow, ask}, OutcomeAsk, "rule: " + ask.Brief()},
+		{"ask allow", Full, []Rule{ask, allow}, OutcomeAsk, "rule: " + ask.Brief()},
+		{"allow only", Ask, []Rule{allow}, OutcomeAllow, "rule: " + allow.Brief()},
+		{"deny under full", Full, []Rule{deny}, OutcomeDeny, "rule: " + deny.Brief()},
 		{"allow under readonly", ReadOnly, []Rule{allow}, OutcomeDeny, "level: readonly"},
 	}
 	for _, tt := range tests {
@@ -283,7 +283,7 @@ func TestSessionGrants(t *testing.T) {
 		{"granted tool, other path", callReq(writeMeta, "fs:write:other/b.txt"), OutcomeAllow, "session grant"},
 		{"granted tool, outside", callReq(writeMeta, "fs:write:/etc/hosts"), OutcomeAllow, "session grant"},
 		{"other tool", callReq(editMeta, "fs:write:a.txt"), OutcomeAsk, "level: ask"},
-		{"deny rule beats grant", callReq(writeMeta, "fs:write:.env"), OutcomeDeny, "rule: " + denyEnv.brief()},
+		{"deny rule beats grant", callReq(writeMeta, "fs:write:.env"), OutcomeDeny, "rule: " + denyEnv.Brief()},
 		{"same prefix", shellReq("go test -run TestX ./internal/..."), OutcomeAllow, "session grant"},
 		{"bare subcommand", shellReq("go test"), OutcomeAllow, "session grant"},
 		{"other subcommand", shellReq("go build ./..."), OutcomeAsk, "level: ask"},
@@ -294,9 +294,9 @@ func TestSessionGrants(t *testing.T) {
 		{"grants combine", shellReq("npm run lint && go test ./... && git status"), OutcomeAllow, "session grant"},
 		{"script name kept", shellReq("npm run deploy"), OutcomeAsk, "level: ask"},
 		{"once is not remembered", shellReq("make build"), OutcomeAsk, "level: ask"},
-		{"deny rule beats shell grant", shellReq("rm -rf /"), OutcomeDeny, "rule: " + denyRm.brief()},
+		{"deny rule beats shell grant", shellReq("rm -rf /"), OutcomeDeny, "rule: " + denyRm.Brief()},
 		{"grant under deny rule still works elsewhere", shellReq("rm build/x.o"), OutcomeAllow, "session grant"},
-		{"ask rule beats grant", shellReq("git push --force origin"), OutcomeAsk, "rule: " + askPush.brief()},
+		{"ask rule beats grant", shellReq("git push --force origin"), OutcomeAsk, "rule: " + askPush.Brief()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,46 +3,14 @@ package approval
 import (
 	"errors"
 	"fmt"
+	"myclaw/config"
 	"path"
 	"path/filepath"
 	"strings"
 )
 
-// Rule is one [[approval.rules]] entry of the config.
-//
-// Tool is a glob on the display name ("shell_run", "fs_*", "github/*").
-// Match is optional: a glob on the call's concrete capability
-// ("fs:write:src/**"), or for shell_run a command pattern ("git status*",
-// "go test *") that every command of the command line must match. Decision is
-// allow, ask or deny. See glob.go for the pattern syntax.
-//
-// Network, on an allow rule for shell commands, states the sandbox: true
-// runs the allowed commands with network, false allows them only when the
-// sandbox confines them without network; unset, they run as the level and
-// [shell.sandbox] say.
-//
-// Workspace, when set (an absolute path), limits the rule to sessions in
-// that folder: what the pane's "save rule" writes by default, so a grant
-// made in one project does not follow you into every other.
-type Rule struct {
-	Tool      string `toml:"tool"`
-	Match     string `toml:"match"`
-	Decision  string `toml:"decision"`
-	Network   *bool  `toml:"network"`
-	Workspace string `toml:"workspace"`
-}
-
-// Same reports whether two rules say the same thing (Network compared by
-// value).
-func (r Rule) Same(o Rule) bool {
-	return r.Tool == o.Tool && r.Match == o.Match && r.Decision == o.Decision &&
-		r.Workspace == o.Workspace && isTrue(r.Network) == isTrue(o.Network) && (r.Network == nil) == (o.Network == nil)
-}
-
-// AppliesIn reports whether the rule holds in a session of workspace.
-func (r Rule) AppliesIn(workspace string) bool {
-	return r.Workspace == "" || filepath.Clean(r.Workspace) == filepath.Clean(workspace)
-}
+// Rule is a rule of the config; see config.Rule for its fields.
+type Rule = config.Rule
 
 // ForWorkspace keeps the rules that hold in workspace, in order.
 func ForWorkspace(rules []Rule, workspace string) []Rule {
@@ -53,67 +21,6 @@ func ForWorkspace(rules []Rule, workspace string) []Rule {
 		}
 	}
 	return out
-}
-
-// String returns the rule as it would be written in the config: one
-// key = "value" line per key, without a trailing newline.
-func (r Rule) String() string {
-	var b strings.Builder
-	b.WriteString("tool = " + tomlString(r.Tool) + "\n")
-	if r.Match != "" {
-		b.WriteString("match = " + tomlString(r.Match) + "\n")
-	}
-	b.WriteString("decision = " + tomlString(r.Decision))
-	if r.Network != nil {
-		fmt.Fprintf(&b, "\nnetwork = %t", *r.Network)
-	}
-	if r.Workspace != "" {
-		b.WriteString("\nworkspace = " + tomlString(r.Workspace))
-	}
-	return b.String()
-}
-
-// brief names the rule on one line, for Verdict.By.
-func (r Rule) brief() string {
-	s := "tool = " + tomlString(r.Tool)
-	if r.Match != "" {
-		s += ", match = " + tomlString(r.Match)
-	}
-	if r.Network != nil {
-		s += fmt.Sprintf(", network = %t", *r.Network)
-	}
-	if r.Workspace != "" {
-		s += " (this project's)"
-	}
-	return s
-}
-
-// tomlString quotes s as a TOML basic string.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\r':
-			b.WriteString(`\r`)
-		default:
-			if r < 0x20 || r == 0x7f {
-				fmt.Fprintf(&b, `\u%04X`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // Outcome is what the policy decides for a call.
@@ -137,6 +44,13 @@ type Verdict struct {
 	Why string
 	// Confinement is, for a shell command, how it runs when allowed.
 	Confinement *Confinement
+}
+
+// CheckRule refuses a rule the policy could not compile: what
+// config.SaveRule must not write.
+func CheckRule(r Rule) error {
+	_, err := compileRule(r)
+	return err
 }
 
 // ValidateRules checks rules as read from the config and names each bad

@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"myclaw/config"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ func TestSaveRuleAppends(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			text, err := SaveRule(path, rule)
+			text, err := saveRule(path, rule)
 			if err != nil {
 				t.Fatalf("SaveRule: %v", err)
 			}
@@ -98,7 +99,7 @@ func TestSaveRuleRoundTrip(t *testing.T) {
 		{Tool: "github/*", Decision: "ask"},
 	}
 	for _, r := range rules {
-		if _, err := SaveRule(path, r); err != nil {
+		if _, err := saveRule(path, r); err != nil {
 			t.Fatalf("SaveRule(%+v): %v", r, err)
 		}
 	}
@@ -119,11 +120,11 @@ func TestSaveRuleRoundTrip(t *testing.T) {
 func TestSaveRuleDuplicate(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.toml")
 	rule := Rule{Tool: "fs_write", Decision: "allow"}
-	if _, err := SaveRule(path, rule); err != nil {
+	if _, err := saveRule(path, rule); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(path)
-	text, err := SaveRule(path, rule)
+	text, err := saveRule(path, rule)
 	if err != nil || text != "" {
 		t.Errorf("SaveRule of a rule already there = %q, %v; want \"\", nil", text, err)
 	}
@@ -139,7 +140,7 @@ func TestSaveRuleCRLF(t *testing.T) {
 	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	text, err := SaveRule(path, Rule{Tool: "x", Decision: "deny"})
+	text, err := saveRule(path, Rule{Tool: "x", Decision: "deny"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestSaveRuleThroughSymlink(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := SaveRule(link, Rule{Tool: "x", Decision: "deny"}); err != nil {
+	if _, err := saveRule(link, Rule{Tool: "x", Decision: "deny"}); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Lstat(link)
@@ -206,7 +207,7 @@ func TestSaveRuleRefuses(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			text, err := SaveRule(path, tt.rule)
+			text, err := saveRule(path, tt.rule)
 			if err == nil {
 				t.Fatalf("SaveRule = %q, nil; want an error", text)
 			}
@@ -237,7 +238,10 @@ func TestSaveRuleRefuses(t *testing.T) {
 
 func TestSaveRuleNotAFile(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := SaveRule(dir, Rule{Tool: "x", Decision: "allow"}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, err := saveRule(dir, Rule{Tool: "x", Decision: "allow"}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("SaveRule(dir) error = %v; want not a regular file", err)
 	}
 }
+
+// saveRule saves r as the pane's "save rule" does.
+func saveRule(path string, r Rule) (string, error) { return config.SaveRule(path, r, CheckRule) }

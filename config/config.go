@@ -144,15 +144,27 @@ type Approval struct {
 	Rules []Rule `toml:"rules"`
 }
 
-// Rule is one [[approval.rules]] entry.
+// Rule is one [[approval.rules]] entry of the config.
+//
+// Tool is a glob on the display name ("shell_run", "fs_*", "github/*").
+// Match is optional: a glob on the call's concrete capability
+// ("fs:write:src/**"), or for shell_run a command pattern ("git status*",
+// "go test *") that every command of the command line must match. Decision is
+// allow, ask or deny. See approval/glob.go for the pattern syntax.
+//
+// Network, on an allow rule for shell commands, states the sandbox: true
+// runs the allowed commands with network, false allows them only when the
+// sandbox confines them without network; unset, they run as the level and
+// [shell.sandbox] say.
+//
+// Workspace, when set (an absolute path), limits the rule to sessions in
+// that folder: what the pane's "save rule" writes by default, so a grant
+// made in one project does not follow you into every other.
 type Rule struct {
-	Tool     string `toml:"tool"`
-	Match    string `toml:"match"`
-	Decision string `toml:"decision"`
-	// Network, for shell commands an allow rule allows: true runs them
-	// with network, false only sandboxed without.
-	Network *bool `toml:"network"`
-	// Workspace limits the rule to sessions in that folder (absolute).
+	Tool      string `toml:"tool"`
+	Match     string `toml:"match"`
+	Decision  string `toml:"decision"`
+	Network   *bool  `toml:"network"`
 	Workspace string `toml:"workspace"`
 }
 

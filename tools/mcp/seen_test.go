@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"myclaw/approval"
+	"myclaw/config"
 	"myclaw/tools"
 )
 
@@ -50,7 +51,7 @@ func TestSavedRuleAndDefinitionChangedBetweenRuns(t *testing.T) {
 		t.Fatalf("first run: Changed = %q", first.Meta.Changed)
 	}
 	cfg := filepath.Join(t.TempDir(), "config.toml")
-	if _, err := approval.SaveRule(cfg, approval.SessionRule(first)); err != nil {
+	if _, err := config.SaveRule(cfg, approval.SessionRule(first), approval.CheckRule); err != nil {
 		t.Fatal(err)
 	}
 	saved, _ := os.ReadFile(cfg)

@@ -1,4 +1,4 @@
-package approval
+package config
 
 import (
 	"bytes"
@@ -30,11 +30,12 @@ var saveMu sync.Mutex
 // The rest of the file is kept byte for byte (its line endings too), and the
 // file is replaced atomically (temp file, fsync, rename, fsync of the
 // directory), through a symlink if path is one. It refuses, changing
-// nothing, a rule ValidateRules would refuse, a file that does not parse as
-// TOML, and a file where the block would not add the rule (approval.rules
-// written as an inline array, for instance).
-func SaveRule(path string, r Rule) (string, error) {
-	if _, err := compileRule(r); err != nil {
+// nothing, a rule valid refuses (the policy's validation: approval's
+// CheckRule), a file that does not parse as TOML, and a file where the block
+// would not add the rule (approval.rules written as an inline array, for
+// instance).
+func SaveRule(path string, r Rule, valid func(Rule) error) (string, error) {
+	if err := valid(r); err != nil {
 		return "", fmt.Errorf("save rule to %s: %w", path, err)
 	}
 	saveMu.Lock()
