@@ -24,6 +24,7 @@ import (
 	"myclaw/tools/command"
 	"myclaw/tools/mcp"
 	"myclaw/tools/proc"
+	"myclaw/ui"
 )
 
 // app is everything a session needs, built from the Options and config.
@@ -62,7 +63,7 @@ type app struct {
 	jobs *builtin.ShellJobs
 	// notices are shown to the user at start (ignored project config,
 	// recovered undo, ...).
-	notices []string
+	notices []ui.Notice
 	// project is the state of the workspace's .myclaw.toml and of the
 	// folder's trust.
 	project projectState
@@ -185,7 +186,7 @@ func (a *app) openSession(allowNew bool) error {
 			return fmt.Errorf("fork the session: %w", err)
 		}
 		src.Close()
-		a.notices = append(a.notices, fmt.Sprintf("Forked session %s into %s: this one has its own undo history; %s stays as it was.", src.Info().ID, a.session.Info().ID, src.Info().ID))
+		a.notices = append(a.notices, ui.Notice{Text: fmt.Sprintf("Forked session %s into %s: this one has its own undo history; %s stays as it was.", src.Info().ID, a.session.Info().ID, src.Info().ID), Warning: false})
 	}
 	return nil
 }
@@ -399,7 +400,7 @@ func (a *app) buildPolicy() error {
 	}
 	grants, err := approval.LoadHintGrants(a.hintGrantsPath(), a.workspace.Dir())
 	if err != nil {
-		a.notices = append(a.notices, "MCP read-only hint grants not loaded: "+err.Error())
+		a.notices = append(a.notices, ui.Notice{Text: "MCP read-only hint grants not loaded: " + err.Error(), Warning: true})
 	}
 	for _, g := range grants {
 		a.policy.TrustHints(g)
@@ -497,7 +498,7 @@ func (a *app) loadInstructions() {
 		Trusted:  a.project.trusted,
 	})
 	for _, err := range errs {
-		a.notices = append(a.notices, "Skipped an instruction file: "+err.Error())
+		a.notices = append(a.notices, ui.Notice{Text: "Skipped an instruction file: " + err.Error(), Warning: true})
 	}
 	a.instructions = in
 	f := in.Project()
@@ -509,14 +510,14 @@ func (a *app) loadInstructions() {
 		cut = fmt.Sprintf(", only the first %s given", tools.HumanSize(int64(len(f.Content))))
 	}
 	if a.project.trusted {
-		a.notices = append(a.notices, fmt.Sprintf("%s found (%s%s) — followed as instructions (trusted folder).", f.Path, tools.HumanSize(f.Size), cut))
+		a.notices = append(a.notices, ui.Notice{Text: fmt.Sprintf("%s found (%s%s) — followed as instructions (trusted folder).", f.Path, tools.HumanSize(f.Size), cut), Warning: false})
 		return
 	}
 	how := "/trust"
 	if a.opts.HasPrompt {
 		how = "--trust"
 	}
-	a.notices = append(a.notices, fmt.Sprintf("%s found (%s%s) — loaded as untrusted notes; %s to follow it", f.Path, tools.HumanSize(f.Size), cut, how))
+	a.notices = append(a.notices, ui.Notice{Text: fmt.Sprintf("%s found (%s%s) — loaded as untrusted notes; %s to follow it", f.Path, tools.HumanSize(f.Size), cut, how), Warning: true})
 }
 
 // noteOtherSessions marks this session as running and tells the user about
@@ -526,15 +527,15 @@ func (a *app) noteOtherSessions() {
 	id := a.session.Info().ID
 	if err := a.session.Hold(); err != nil {
 		a.logf("%v", err)
-		a.notices = append(a.notices, fmt.Sprintf("Session %s is open in another myclaw process too; both write its transcript and journal: quit one of them.", id))
+		a.notices = append(a.notices, ui.Notice{Text: fmt.Sprintf("Session %s is open in another myclaw process too; both write its transcript and journal: quit one of them.", id), Warning: true})
 	}
 	others, err := a.store.Active(a.workspace.Dir(), id)
 	if err != nil {
 		a.logf("check for other sessions: %v", err)
 	}
 	for _, o := range others {
-		a.notices = append(a.notices, fmt.Sprintf("Another myclaw session (%s, started %s) is active in this workspace: you both change the same files. `myclaw history` and `myclaw undo` from a shell see the calls of both; /undo in a session reverts only its own.",
-			o.ID, o.Created.Local().Format("15:04")))
+		a.notices = append(a.notices, ui.Notice{Warning: true, Text: fmt.Sprintf("Another myclaw session (%s, started %s) is active in this workspace: you both change the same files. `myclaw history` and `myclaw undo` from a shell see the calls of both; /undo in a session reverts only its own.",
+			o.ID, o.Created.Local().Format("15:04"))})
 	}
 }
 
@@ -543,19 +544,21 @@ func (a *app) recover() error {
 	// A write cut short by a crash leaves its temporary file next to the
 	// user's file; the file itself holds the old or the new content.
 	for _, p := range a.workspace.RemoveStaleTemps(30 * time.Second) {
-		a.notices = append(a.notices, "Removed "+p+", left by a write that was interrupted.")
+		a.notices = append(a.notices, ui.Notice{Text: "Removed " + p + ", left by a write that was interrupted.", Warning: false})
 	}
 	j, err := a.session.Journal()
 	if err != nil {
 		return fmt.Errorf("open the undo journal: %w", err)
 	}
 	for _, w := range j.Warnings() {
-		a.notices = append(a.notices, w)
+		a.notices = append(a.notices, ui.Notice{Text: w, Warning: true})
 	}
 	lines, err := j.Recover(context.Background(), history.RegistryResolver(a.registry))
-	a.notices = append(a.notices, lines...)
+	for _, l := range lines {
+		a.notices = append(a.notices, ui.Notice{Text: l, Warning: true})
+	}
 	if err != nil {
-		a.notices = append(a.notices, "Could not finish an interrupted undo: "+err.Error())
+		a.notices = append(a.notices, ui.Notice{Text: "Could not finish an interrupted undo: " + err.Error(), Warning: true})
 	}
 	return nil
 }

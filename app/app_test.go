@@ -7,6 +7,7 @@ import (
 	"myclaw/approval"
 	"myclaw/internal/apptest"
 	"myclaw/tools"
+	"myclaw/ui"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,13 +29,13 @@ func TestTrustProjectLoadsIntoTheRunningSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(a.notices) == 0 || !strings.Contains(a.notices[0], "Ignored .myclaw.toml") {
-		t.Fatalf("notices %q", a.notices)
+	if len(a.notices) == 0 || !strings.Contains(a.notices[0].Text, "Ignored .myclaw.toml") || !a.notices[0].Warning {
+		t.Fatalf("notices %+v", a.notices)
 	}
 	if _, ok := a.registry.Lookup("proj/hello"); ok {
 		t.Fatal("an untrusted project tool was registered")
 	}
-	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 4)}
+	b := &tuiBackend{Agent: ag, app: a, notices: make(chan ui.Notice, 4)}
 	out, err := b.TrustProject(context.Background())
 	if err != nil || !strings.Contains(out, "1 tool,") || !strings.Contains(out, "1 hook;") {
 		t.Fatalf("TrustProject: %q, %v", out, err)
@@ -74,7 +75,7 @@ func TestTrustProjectIsAllOrNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 4)}
+	b := &tuiBackend{Agent: ag, app: a, notices: make(chan ui.Notice, 4)}
 	if _, err := b.TrustProject(context.Background()); err == nil || !strings.Contains(err.Error(), "tools[1]") {
 		t.Fatalf("TrustProject: %v; want an error naming tools[1]", err)
 	}
@@ -101,10 +102,10 @@ func TestTrustFolderWithoutProjectConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(strings.Join(a.notices, "\n"), "AGENTS.md found (16 B) — loaded as untrusted notes; /trust to follow it") {
-		t.Fatalf("notices %q", a.notices)
+	if !strings.Contains(noticeText(a.notices), "AGENTS.md found (16 B) — loaded as untrusted notes; /trust to follow it") {
+		t.Fatalf("notices %+v", a.notices)
 	}
-	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 4)}
+	b := &tuiBackend{Agent: ag, app: a, notices: make(chan ui.Notice, 4)}
 	out, err := b.TrustProject(context.Background())
 	if err != nil || !strings.Contains(out, "AGENTS.md is followed as instructions") {
 		t.Fatalf("TrustProject: %q, %v", out, err)
@@ -135,7 +136,7 @@ func TestCrashedMCPServerShowsInTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 16)}
+	b := &tuiBackend{Agent: ag, app: a, notices: make(chan ui.Notice, 16)}
 	ctx := context.Background()
 	a.startMCP(ctx, b.mcpChanged)
 	apptest.WaitFor(t, func() bool { _, ok := a.registry.Lookup("t/shout"); return ok })
@@ -155,7 +156,7 @@ func TestCrashedMCPServerShowsInTools(t *testing.T) {
 	// onChange runs on the manager's goroutine, after the withdrawal.
 	var notice string
 	apptest.WaitFor(t, func() bool {
-		notice += apptest.Drain(b.notices)
+		notice += drainNotices(b.notices)
 		return strings.Contains(notice, "MCP server t failed")
 	})
 	if !strings.Contains(notice, "/mcp restart t") {
@@ -213,5 +214,27 @@ func TestEarlierMatchesCallRecordsInOrder(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "denied,ok,line" {
 		t.Fatalf("cards %v; want denied,ok,line", got)
+	}
+}
+
+// noticeText joins the notices' text, one a line.
+func noticeText(ns []ui.Notice) string {
+	var out []string
+	for _, n := range ns {
+		out = append(out, n.Text)
+	}
+	return strings.Join(out, "\n")
+}
+
+// drainNotices returns the text of what ch holds now.
+func drainNotices(ch chan ui.Notice) string {
+	var out []ui.Notice
+	for {
+		select {
+		case n := <-ch:
+			out = append(out, n)
+		default:
+			return noticeText(out)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"myclaw/tools"
 	"myclaw/tools/mcp"
 	"myclaw/tools/termtext"
+	"myclaw/ui"
 )
 
 // RunHeadless runs one task without a person: assistant text on stdout,
@@ -43,7 +44,7 @@ func headlessTask(ctx context.Context, o Options, secrets map[string]string, p *
 	}
 	p.session(ag.Status())
 	for _, n := range a.notices {
-		p.notice(n)
+		p.notice(n.Text, n.Warning)
 	}
 	if err := ag.CheckServer(ctx); err != nil {
 		return err
@@ -52,9 +53,9 @@ func headlessTask(ctx context.Context, o Options, secrets map[string]string, p *
 		switch {
 		case s.State == mcp.StateFailed && (s.Auth == mcp.AuthNeeded || s.Auth == mcp.AuthExpired):
 			// No browser is ever opened headless.
-			p.notice(fmt.Sprintf("MCP server %s is not logged in (%s); log in from the TUI: myclaw, then /mcp login %s", s.Name, s.Auth, s.Name))
+			p.notice(fmt.Sprintf("MCP server %s is not logged in (%s); log in from the TUI: myclaw, then /mcp login %s", s.Name, s.Auth, s.Name), true)
 		case s.State == mcp.StateFailed:
-			p.notice(fmt.Sprintf("MCP server %s failed: %s", s.Name, s.LastError))
+			p.notice(fmt.Sprintf("MCP server %s failed: %s", s.Name, s.LastError), true)
 		}
 	})
 	// A headless task cannot wait for tools that show up later: give the
@@ -142,14 +143,22 @@ func (p *printer) session(st agent.Status) {
 	}
 }
 
-func (p *printer) notice(text string) {
+func (p *printer) notice(text string, warning bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.json {
-		p.encode(agent.NoticeEvent{Text: text})
+		p.encode(agent.NoticeEvent{Text: text, Warning: warning})
 		return
 	}
-	p.activity("note: %s\n", text)
+	p.activity("%s%s\n", noticePrefix(ui.Notice{Text: text, Warning: warning}), text)
+}
+
+// noticePrefix starts a notice's line on stderr by its kind.
+func noticePrefix(n ui.Notice) string {
+	if n.Warning {
+		return "warning: "
+	}
+	return "note: "
 }
 
 func (p *printer) encode(e agent.Event) { _ = p.enc.Encode(json.RawMessage(inertJSON(jsonEvent(e)))) }

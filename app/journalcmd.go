@@ -45,7 +45,7 @@ func RunJournal(ctx context.Context, mode string, o Options, secrets map[string]
 		return err
 	}
 	for _, n := range a.notices {
-		fmt.Fprintln(stderr, "note:", n)
+		fmt.Fprintln(stderr, noticePrefix(n)+n.Text)
 	}
 	journals, sessions, closeAll, err := a.workspaceJournals()
 	if err != nil {

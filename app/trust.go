@@ -14,6 +14,7 @@ import (
 	"myclaw/config"
 	"myclaw/internal/durable"
 	"myclaw/tools"
+	"myclaw/ui"
 )
 
 // projectConfigName is the project-level config in the workspace. It can
@@ -117,7 +118,7 @@ func (a *app) loadProjectConfig() error {
 		if st.changed {
 			why = "it changed since you trusted it"
 		}
-		a.notices = append(a.notices, fmt.Sprintf("Ignored %s: %s, and it can add tools, MCP servers and hooks that run commands. Review it, then run /trust (or myclaw --trust) to load it.", projectConfigName, why))
+		a.notices = append(a.notices, ui.Notice{Text: fmt.Sprintf("Ignored %s: %s, and it can add tools, MCP servers and hooks that run commands. Review it, then run /trust (or myclaw --trust) to load it.", projectConfigName, why), Warning: true})
 		a.project = st
 		return nil
 	}
@@ -131,7 +132,7 @@ func (a *app) loadProjectConfig() error {
 	}
 	st.cfg = cfg
 	a.project = st
-	a.notices = append(a.notices, fmt.Sprintf("Loaded %s: %s, %s, %s.", projectConfigName, tools.Count(len(cfg.Tools), "tool"), tools.Count(len(cfg.MCP.Servers), "MCP server"), tools.Count(len(cfg.Hooks.PreTool), "hook")))
+	a.notices = append(a.notices, ui.Notice{Text: fmt.Sprintf("Loaded %s: %s, %s, %s.", projectConfigName, tools.Count(len(cfg.Tools), "tool"), tools.Count(len(cfg.MCP.Servers), "MCP server"), tools.Count(len(cfg.Hooks.PreTool), "hook"))})
 	return nil
 }
 

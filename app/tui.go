@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/sashabaranov/go-openai"
@@ -32,10 +31,10 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 	}
 	if n := len(ag.Messages()); n > 0 {
 		info := a.session.Info()
-		a.notices = append(a.notices, fmt.Sprintf("Resumed session %s (%d earlier messages, last used %s): the model remembers them.",
-			info.ID, n, info.Updated.Local().Format("2006-01-02 15:04")))
+		a.notices = append(a.notices, ui.Notice{Text: fmt.Sprintf("Resumed session %s (%d earlier messages, last used %s): the model remembers them.",
+			info.ID, n, info.Updated.Local().Format("2006-01-02 15:04"))})
 	}
-	b := &tuiBackend{Agent: ag, app: a, notices: make(chan string, 64), forms: make(chan ui.FormRequest)}
+	b := &tuiBackend{Agent: ag, app: a, notices: make(chan ui.Notice, 64), forms: make(chan ui.FormRequest)}
 	// The servers start behind the first frame; their news reaches the
 	// transcript through Notices.
 	a.mcpOpts = mcp.Options{Interactive: true, Notify: b.mcpNotify, Elicit: b.elicit, Sample: b.sample}
@@ -43,7 +42,7 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 	return ui.Run(ctx, b, ui.Options{
 		Workspace: a.workspace.Dir(),
 		LogPath:   filepath.Join(a.stateDir, "myclaw.log"),
-		Banner:    strings.Join(a.notices, "\n"),
+		Banner:    a.notices,
 		Notices:   b.notices,
 		Forms:     b.forms,
 		Earlier:   earlier(ag.Messages(), ag.PastCalls(), 60),
@@ -149,7 +148,7 @@ func (b *tuiBackend) Fork(before int) (ui.SessionView, error) {
 type tuiBackend struct {
 	*agent.Agent
 	app     *app
-	notices chan string
+	notices chan ui.Notice
 	// forms carries MCP servers' requests for input to the TUI.
 	forms   chan ui.FormRequest
 	trustMu sync.Mutex
@@ -186,7 +185,7 @@ func (b *tuiBackend) mcpChanged(s mcp.ServerStatus) {
 		return
 	}
 	select {
-	case b.notices <- text:
+	case b.notices <- ui.Notice{Text: text, Warning: s.State == mcp.StateFailed}:
 	default:
 	}
 }
@@ -215,7 +214,7 @@ func (b *tuiBackend) Tools() []agent.ToolInfo {
 // mcpNotify shows a server's message (a login URL) in the transcript.
 func (b *tuiBackend) mcpNotify(server, text string) {
 	select {
-	case b.notices <- text:
+	case b.notices <- ui.Notice{Text: text, Warning: true}:
 	default:
 	}
 }

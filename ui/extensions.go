@@ -30,19 +30,19 @@ type Extensions interface {
 }
 
 // noticeMsg is a line from outside a turn (an MCP server failing, say).
-type noticeMsg struct{ text string }
+type noticeMsg struct{ n Notice }
 
 // waitForNotice is re-armed after each notice; a closed channel ends it.
-func waitForNotice(ch <-chan string) tea.Cmd {
+func waitForNotice(ch <-chan Notice) tea.Cmd {
 	if ch == nil {
 		return nil
 	}
 	return func() tea.Msg {
-		text, ok := <-ch
+		n, ok := <-ch
 		if !ok {
 			return nil
 		}
-		return noticeMsg{text: text}
+		return noticeMsg{n: n}
 	}
 }
 

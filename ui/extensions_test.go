@@ -83,14 +83,19 @@ func TestMCPAndTrustCommands(t *testing.T) {
 }
 
 func TestNoticesAppear(t *testing.T) {
-	ch := make(chan string, 1)
+	ch := make(chan Notice, 2)
 	m := newTestModel(t, newFake())
 	m.notices = ch
-	ch <- "MCP server docs failed: exit status 1"
+	ch <- Notice{Text: "MCP server docs failed: exit status 1", Warning: true}
 	msg := waitForNotice(ch)()
 	next, _ := m.Update(msg)
-	if got := lastBlock(next.(Model)); !strings.Contains(got, "MCP server docs failed") {
-		t.Fatalf("notice block %q", got)
+	if got := lastBlock(next.(Model)); !strings.Contains(got, "MCP server docs failed") || !strings.Contains(got, "!") {
+		t.Fatalf("warning block %q", got)
+	}
+	ch <- Notice{Text: "MCP server docs is running with 2 tools."}
+	next, _ = next.(Model).Update(waitForNotice(ch)())
+	if got := lastBlock(next.(Model)); !strings.Contains(got, "running with 2 tools") || strings.Contains(got, "!") {
+		t.Fatalf("news drawn as a warning: %q", got)
 	}
 	close(ch)
 	if waitForNotice(ch)() != nil {

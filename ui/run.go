@@ -23,10 +23,10 @@ type Options struct {
 	LogPath   string    // where the TUI logs (never to the terminal)
 	Input     io.Reader // nil -> os.Stdin   (for tests)
 	Output    io.Writer // nil -> os.Stdout
-	Banner    string    // optional lines shown at the top on start (e.g. "ignored .myclaw.toml: folder not trusted")
+	Banner    []Notice  // lines shown at the top on start (e.g. "ignored .myclaw.toml: folder not trusted")
 	// Notices carries lines from outside a turn (MCP servers starting or
 	// failing) to show in the transcript; nil when there are none.
-	Notices <-chan string
+	Notices <-chan Notice
 	// Forms carries MCP servers' requests for input (elicitation); nil
 	// when there are none.
 	Forms <-chan FormRequest
@@ -138,4 +138,19 @@ func openLog(path string) (*slog.Logger, func(), error) {
 		stdlog.SetOutput(prev)
 		_ = f.Close()
 	}, nil
+}
+
+// Notice is a line from outside a turn: a warning (drawn as one: "!"), or
+// news (an MCP server running, a session resumed).
+type Notice struct {
+	Text    string
+	Warning bool
+}
+
+// noticeBlockOf draws n as its kind.
+func noticeBlockOf(n Notice) block {
+	if n.Warning {
+		return warnBlock(n.Text)
+	}
+	return noticeBlock(n.Text)
 }

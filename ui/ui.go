@@ -53,7 +53,7 @@ type Model struct {
 	// queued are prompts sent while a turn ran, sent in order after it.
 	queued []string
 	// notices carries lines from outside a turn.
-	notices <-chan string
+	notices <-chan Notice
 	// form is the MCP server form on screen; forms wait behind it.
 	form  *elicitForm
 	forms []FormRequest
@@ -114,9 +114,9 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 	m.welcome = newWelcome(opts.Version, b.Model(), opts.Server)
 	m.tr.add(m.welcome)
 	m.showEarlier(opts.Earlier)
-	for l := range strings.SplitSeq(opts.Banner, "\n") {
-		if strings.TrimSpace(l) != "" {
-			m.tr.add(warnBlock(l))
+	for _, n := range opts.Banner {
+		if strings.TrimSpace(n.Text) != "" {
+			m.tr.add(noticeBlockOf(n))
 		}
 	}
 	m.notices = opts.Notices
@@ -194,7 +194,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case formAnsweredMsg:
 		return m.handleFormAnswer(msg)
 	case noticeMsg:
-		m.addBlock(warnBlock(msg.text))
+		m.addBlock(noticeBlockOf(msg.n))
 		return m, tea.Batch(waitForNotice(m.notices), refreshStatus(m.backend), loadPrompts(m.backend))
 	case editorDoneMsg:
 		return m.handleEditorDone(msg)

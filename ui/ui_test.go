@@ -326,7 +326,7 @@ func TestReasoningToggle(t *testing.T) {
 func TestStartupBannerAndServerCheck(t *testing.T) {
 	f := newFake()
 	f.checkErr = &tools.Error{Kind: tools.KindNotFound, Message: "model bench-x is not served", Hint: "Pick one of: a, b."}
-	m := New(f, Options{Banner: "ignored .myclaw.toml: folder not trusted"})
+	m := New(f, Options{Banner: []Notice{{Text: "ignored .myclaw.toml: folder not trusted", Warning: true}}})
 	m = update(m, sizeMsg(testWidth, testHeight))
 	if s := screen(m); !strings.Contains(s, "ignored .myclaw.toml: folder not trusted") || !strings.Contains(s, "test-model") {
 		t.Errorf("got first frame without banner or model:\n%s", s)
@@ -417,7 +417,7 @@ func TestUIBlocksDoNotBreakTheStream(t *testing.T) {
 		{"command", func(t *testing.T, m Model) Model { return runLine(t, m, "/help") }, "approval pane"},
 		{"command run in a Cmd", func(t *testing.T, m Model) Model { return runLine(t, m, "/history") }, "no calls yet in this session"},
 		{"notice", func(t *testing.T, m Model) Model {
-			return update(m, noticeMsg{text: "MCP server docs failed"})
+			return update(m, noticeMsg{n: Notice{Text: "MCP server docs failed", Warning: true}})
 		}, "MCP server docs failed"},
 	}
 	for _, tt := range interrupt {

@@ -181,16 +181,3 @@ func WaitFor(t testing.TB, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
-
-// Drain returns what ch holds now, one line each.
-func Drain(ch <-chan string) string {
-	var out []string
-	for {
-		select {
-		case s := <-ch:
-			out = append(out, s)
-		default:
-			return strings.Join(out, "\n")
-		}
-	}
-}
