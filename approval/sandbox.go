@@ -85,7 +85,8 @@ func drawnFrom(line string, commands []string, t *Taint) string {
 
 // QuietSource reports whether untrusted content from source is the
 // workspace's own (a file read, a search of it): worth a mention, not an
-// alarm. Web pages, MCP results and command output are not.
+// alarm. Web pages, MCP results, command output and files git does not
+// track ("untracked file:", which may have come from anywhere) are not.
 func QuietSource(source string) bool {
 	return strings.HasPrefix(source, "file:") || strings.HasPrefix(source, "grep:")
 }
@@ -133,6 +134,9 @@ func isUsual(p string) bool {
 func sourceName(src string) string {
 	if rest, ok := strings.CutPrefix(src, "file:"); ok {
 		return path.Clean(rest)
+	}
+	if rest, ok := strings.CutPrefix(src, "untracked file:"); ok {
+		return path.Clean(rest) + " (a file git does not track)"
 	}
 	if src == "" {
 		return "an unnamed source"

@@ -142,7 +142,7 @@ func (t *fsReadTool) read(ctx context.Context, args json.RawMessage) (tools.Resu
 	return tools.Result{
 		Output:     out,
 		Body:       body,
-		Source:     "file:" + rel,
+		Source:     t.ws.readSource(rel),
 		Summary:    summary,
 		Capability: "fs:read:" + rel,
 	}, nil
