@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -446,142 +444,6 @@ func (m *Model) finishThink() {
 	}
 	m.think.finish()
 	m.think = nil
-}
-
-// reasoningBlock is the model's reasoning: one dim line when collapsed,
-// the text when shown. Streaming costs O(delta) per delta: words are
-// counted as they arrive, and the lines shown are kept wrapped, so that a
-// publication wraps again only the unfinished last line.
-type reasoningBlock struct {
-	screen termtext.Stream
-	text   strings.Builder // sanitised
-	words  int             // in text
-	inWord bool            // text ends inside a word
-	dirty  bool            // text changed since the last publication
-	live   bool            // still streaming: its render time paces publications
-
-	// What the screen shows, as of the last publication.
-	shown      string
-	shownWords int
-	body       reasoningBody
-	cache      lineCache
-}
-
-// write adds a delta of the stream.
-func (r *reasoningBlock) write(delta string) { r.add(r.screen.Write(delta)) }
-
-// add appends sanitised text and counts its words.
-func (r *reasoningBlock) add(s string) {
-	for _, c := range s {
-		if unicode.IsSpace(c) {
-			r.inWord = false
-		} else if !r.inWord {
-			r.inWord = true
-			r.words++
-		}
-	}
-	r.text.WriteString(s)
-	r.dirty = true
-}
-
-func (r *reasoningBlock) publish() {
-	r.shown = r.text.String()
-	r.shownWords = r.words
-	r.dirty = false
-	r.cache.reset()
-}
-
-// finish ends the stream: what was held back is shown too.
-func (r *reasoningBlock) finish() {
-	r.add(r.screen.Flush())
-	r.publish()
-	r.live = false
-}
-
-func (r *reasoningBlock) lines(c *common) []string {
-	if l, ok := r.cache.get(c); ok {
-		return l
-	}
-	st := &c.styles
-	key := c.keys.ToggleThink.Help().Key
-	if !c.showThink {
-		return r.cache.put(c, withGap([]string{truncate(st.Reasoning.Render(
-			"▸ reasoning · "+strconv.Itoa(r.shownWords)+" words ("+key+" shows it)"), c.contentWidth())}))
-	}
-	start := time.Now()
-	out := []string{st.Reasoning.Render("▾ reasoning (" + key + " hides it)")}
-	out = r.body.render(c, r.shown, out)
-	if r.live {
-		c.liveCost = time.Since(start)
-	}
-	return r.cache.put(c, withGap(out))
-}
-
-// reasoningBody keeps the reasoning's finished lines wrapped for one
-// width. The text only grows, so the lines before its last newline never
-// change: each render wraps what finished since the last one, and the
-// unfinished last line.
-//
-// The text is shown trimmed, as it will be once complete: blank lines at
-// the start and at the end are not shown, nor the spaces that begin the
-// first line and end the last. So the last non-blank line and the blank
-// lines after it wait in pending until a non-blank line follows them.
-type reasoningBody struct {
-	width   int
-	lines   []string // styled lines of text[:done], but pending
-	done    int      // text[:done] ends with a newline (or is empty)
-	pending string   // the last non-blank finished line, "" before the first
-	blanks  int      // blank lines after pending
-}
-
-// render appends the body of text, wrapped for the block's width, to out.
-func (b *reasoningBody) render(c *common, text string, out []string) []string {
-	w := c.contentWidth() - 2
-	if b.width != w || len(text) < b.done {
-		*b = reasoningBody{width: w}
-	}
-	wrap := func(dst []string, l string) []string {
-		for _, p := range wrapPlain(expandTabs(l), w) {
-			dst = append(dst, "  "+c.styles.Reasoning.Render(p))
-		}
-		return dst
-	}
-	// flush moves pending and its blank lines into dst, a line follows.
-	flush := func(dst []string, pending string, blanks int) []string {
-		if pending == "" {
-			return dst
-		}
-		dst = wrap(dst, pending)
-		for range blanks {
-			dst = wrap(dst, "")
-		}
-		return dst
-	}
-	if nl := strings.LastIndexByte(text, '\n'); nl+1 > b.done {
-		for l := range strings.SplitSeq(text[b.done:nl], "\n") {
-			if strings.TrimSpace(l) == "" {
-				if b.pending != "" {
-					b.blanks++
-				}
-				continue
-			}
-			if b.pending == "" && len(b.lines) == 0 {
-				l = strings.TrimLeftFunc(l, unicode.IsSpace)
-			}
-			b.lines = flush(b.lines, b.pending, b.blanks)
-			b.pending, b.blanks = l, 0
-		}
-		b.done = nl + 1
-	}
-	out = append(out, b.lines...)
-	last := strings.TrimRightFunc(text[b.done:], unicode.IsSpace)
-	if last == "" {
-		return flush(out, strings.TrimRightFunc(b.pending, unicode.IsSpace), 0)
-	}
-	if b.pending == "" && len(b.lines) == 0 {
-		last = strings.TrimLeftFunc(last, unicode.IsSpace)
-	}
-	return wrap(flush(out, b.pending, b.blanks), last)
 }
 
 // handleDecision answers a request and shows the next one, if any.

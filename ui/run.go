@@ -146,11 +146,3 @@ type Notice struct {
 	Text    string
 	Warning bool
 }
-
-// noticeBlockOf draws n as its kind.
-func noticeBlockOf(n Notice) block {
-	if n.Warning {
-		return warnBlock(n.Text)
-	}
-	return noticeBlock(n.Text)
-}

@@ -1,29 +1,5 @@
 package ui
 
-// block is one piece of the transcript: a user prompt, a markdown block of
-// an answer, a tool card, a notice. lines returns its rendered lines for
-// the current width and display toggles, each at most c.contentWidth()
-// columns wide, ending with a blank separator line; blocks cache them, so
-// calling lines for an unchanged block is O(1).
-type block interface {
-	lines(c *common) []string
-}
-
-// funcBlock is a block drawn by a function, cached per width.
-type funcBlock struct {
-	draw  func(c *common) []string
-	cache lineCache
-}
-
-func newFuncBlock(draw func(c *common) []string) *funcBlock { return &funcBlock{draw: draw} }
-
-func (b *funcBlock) lines(c *common) []string {
-	if l, ok := b.cache.get(c); ok {
-		return l
-	}
-	return b.cache.put(c, withGap(b.draw(c)))
-}
-
 // transcript is the scrollable list of blocks.
 //
 // A frame only looks at the blocks on screen: when following the bottom it

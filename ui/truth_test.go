@@ -2,11 +2,12 @@ package ui
 
 import (
 	"context"
-	tea "github.com/charmbracelet/bubbletea"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/charmbracelet/x/exp/golden"
 
