@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -662,7 +661,9 @@ func (a *approvalPane) previewLines() []string {
 	}
 	if host, u := fetchTarget(req); host != "" {
 		add(st.Bold.Render, "host: "+host)
-		add(st.Dim.Render, "url: "+u)
+		if u != "" {
+			add(st.Dim.Render, "url: "+u)
+		}
 	}
 	if p := strings.TrimRight(termtext.Visible(req.Preview), "\n"); p != "" && req.Command == nil {
 		diff := looksLikeDiff(p)
@@ -681,22 +682,21 @@ func (a *approvalPane) previewLines() []string {
 	return out
 }
 
-// fetchTarget returns the host and URL of a web_fetch request.
+// fetchTarget returns the host and URL a request reaches over the network.
 func fetchTarget(req approval.Request) (host, raw string) {
-	if req.Tool != "web_fetch" {
+	// The call's capability names the host it reaches (the protocol's
+	// word, whatever the tool); the URL, when the arguments hold one.
+	c := tools.ParseCapability(req.Capability)
+	if !c.Is("net", "http") || c.Target == "" {
 		return "", ""
 	}
 	var args struct {
 		URL string `json:"url"`
 	}
-	if json.Unmarshal(req.Args, &args) != nil || args.URL == "" {
-		return "", ""
+	if json.Unmarshal(req.Args, &args) == nil && args.URL != "" {
+		raw = oneLine(args.URL)
 	}
-	u, err := url.Parse(args.URL)
-	if err != nil {
-		return "", oneLine(args.URL)
-	}
-	return oneLine(u.Host), oneLine(args.URL)
+	return oneLine(c.Target), raw
 }
 
 func looksLikeDiff(s string) bool {
