@@ -1,10 +1,12 @@
 package ui
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"myclaw/approval"
+	"myclaw/tools"
 )
 
 func TestPaneOffersAPreviewAndThenAppliesOrDiscards(t *testing.T) {
@@ -47,5 +49,20 @@ func TestPaneOffersAPreviewAndThenAppliesOrDiscards(t *testing.T) {
 	press(t, m, "y")
 	if d, ok := decision(t, p); !ok || d.Choice != approval.ApproveOnce {
 		t.Fatalf("y decided %+v, %v", d, ok)
+	}
+}
+
+// The pane names where a call reaches by its capability, for any tool.
+func TestPaneShowsTheNetworkTarget(t *testing.T) {
+	req := approval.Request{
+		CallID: "f1", Tool: "docs/get",
+		Meta:       tools.Meta{Name: "docs/get", Risk: tools.RiskMedium, Capability: "net:http"},
+		Args:       json.RawMessage(`{"url":"https://example.com/a?b=1"}`),
+		Capability: "net:http:example.com", Summary: "Fetch a page",
+	}
+	m, _ := withPane(t, req)
+	s := screen(m)
+	if !strings.Contains(s, "host: example.com") || !strings.Contains(s, "url: https://example.com/a?b=1") {
+		t.Fatalf("the pane does not name the target:\n%s", s)
 	}
 }
