@@ -81,6 +81,10 @@ type Options struct {
 	Instructions *Instructions
 	// UserTools run what the user asks for directly (!command, @file).
 	UserTools UserTools
+	// Withdrawn lists tools that are registered no more for a reason the
+	// user should see in /tools (their MCP server is down): name and why.
+	// nil for none.
+	Withdrawn func() []Withdrawn
 	// PreviewShell previews a shell command that asks, where it can be
 	// previewed, before the pane asks about it ([shell] preview).
 	PreviewShell bool
@@ -353,7 +357,15 @@ func (a *Agent) OutputBudget() int {
 	return max(a.opts.ContextWindow-a.tokensUsed, 0) / 4
 }
 
-// Tools lists every registered tool and whether the model sees it now.
+// Withdrawn is a tool that left the catalog, and why.
+type Withdrawn struct {
+	Meta tools.Meta
+	Why  string
+}
+
+// Tools lists every registered tool and whether the model sees it now, then
+// the tools withdrawn from the catalog: the one place that says which
+// tools the model does not see, and why.
 func (a *Agent) Tools() []ToolInfo {
 	var out []ToolInfo
 	for _, t := range a.opts.Registry.List() {
@@ -365,6 +377,11 @@ func (a *Agent) Tools() []ToolInfo {
 			details = append(details, [2]string{"read_only_hint", st})
 		}
 		out = append(out, ToolInfo{Meta: m, Wire: wire, Visible: visible, Hidden: why, Details: details})
+	}
+	if a.opts.Withdrawn != nil {
+		for _, w := range a.opts.Withdrawn() {
+			out = append(out, ToolInfo{Meta: w.Meta, Hidden: w.Why, Details: tools.MetaDetails(w.Meta)})
+		}
 	}
 	return out
 }

@@ -59,6 +59,10 @@ type app struct {
 	hooks   []agent.Hook
 	logger  *log.Logger
 	logFile *os.File
+	// lastTools remembers each MCP server's tools while it ran, so /tools
+	// can list them as hidden (server down) once they are withdrawn.
+	toolsMu   sync.Mutex
+	lastTools map[string][]string
 	// jobs are the background shell jobs of the session.
 	jobs *builtin.ShellJobs
 	// notices are shown to the user at start (ignored project config,
@@ -477,6 +481,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 		UserTools:     a.userTools,
 		Prices:        agent.Prices{Input: a.settings.PriceInput, Output: a.settings.PriceOutput},
 		PreviewShell:  a.cfg.Shell.Preview,
+		Withdrawn:     a.withdrawn,
 		Logf:          a.logf,
 	})
 	if err == nil {
@@ -724,4 +729,35 @@ func (a *app) waitMCP(ctx context.Context) {
 		case <-tick.C:
 		}
 	}
+}
+
+// rememberTools keeps the tools of a server that runs, for withdrawn.
+func (a *app) rememberTools(s mcp.ServerStatus) {
+	a.toolsMu.Lock()
+	defer a.toolsMu.Unlock()
+	if a.lastTools == nil {
+		a.lastTools = map[string][]string{}
+	}
+	a.lastTools[s.Name] = append([]string(nil), s.Tools...)
+}
+
+// withdrawn lists the tools of the MCP servers that are down (withdrawn
+// from the catalog), with the reason, for the agent's /tools.
+func (a *app) withdrawn() []agent.Withdrawn {
+	a.toolsMu.Lock()
+	defer a.toolsMu.Unlock()
+	var out []agent.Withdrawn
+	for _, s := range a.mcpStatus() {
+		if s.State != mcp.StateFailed && s.State != mcp.StateStopped {
+			continue
+		}
+		why := fmt.Sprintf("the MCP server %s is %s", s.Name, s.State)
+		if s.LastError != "" {
+			why += ": " + s.LastError
+		}
+		for _, name := range a.lastTools[s.Name] {
+			out = append(out, agent.Withdrawn{Meta: tools.Meta{Name: name, Source: tools.SourceMCP}, Why: why})
+		}
+	}
+	return out
 }

@@ -154,9 +154,6 @@ type tuiBackend struct {
 	trustMu sync.Mutex
 
 	mu sync.Mutex
-	// lastTools remembers each MCP server's tools while it ran, so /tools
-	// can list them as hidden (server down) once they are withdrawn.
-	lastTools map[string][]string
 }
 
 // mcpChanged turns a server's change of state into a line in the
@@ -166,12 +163,7 @@ func (b *tuiBackend) mcpChanged(s mcp.ServerStatus) {
 	var text string
 	switch s.State {
 	case mcp.StateRunning:
-		b.mu.Lock()
-		if b.lastTools == nil {
-			b.lastTools = map[string][]string{}
-		}
-		b.lastTools[s.Name] = append([]string(nil), s.Tools...)
-		b.mu.Unlock()
+		b.app.rememberTools(s)
 		text = fmt.Sprintf("MCP server %s is running with %s.", s.Name, tools.Count(len(s.Tools), "tool"))
 		if n := len(s.Prompts); n > 0 {
 			text = fmt.Sprintf("MCP server %s is running with %s and %s (/%s …; /help lists them).", s.Name, tools.Count(len(s.Tools), "tool"), tools.Count(n, "prompt"), s.Prompts[0].Command())
@@ -188,27 +180,6 @@ func (b *tuiBackend) mcpChanged(s mcp.ServerStatus) {
 	case b.notices <- ui.Notice{Text: text, Warning: s.State == mcp.StateFailed}:
 	default:
 	}
-}
-
-// Tools lists the registered tools, plus the tools of MCP servers that are
-// down (withdrawn from the catalog) with the reason.
-func (b *tuiBackend) Tools() []agent.ToolInfo {
-	out := b.Agent.Tools()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for _, s := range b.app.mcpStatus() {
-		if s.State != mcp.StateFailed && s.State != mcp.StateStopped {
-			continue
-		}
-		why := fmt.Sprintf("the MCP server %s is %s", s.Name, s.State)
-		if s.LastError != "" {
-			why += ": " + s.LastError
-		}
-		for _, name := range b.lastTools[s.Name] {
-			out = append(out, agent.ToolInfo{Meta: tools.Meta{Name: name, Source: tools.SourceMCP}, Hidden: why})
-		}
-	}
-	return out
 }
 
 // mcpNotify shows a server's message (a login URL) in the transcript.
