@@ -329,6 +329,10 @@ func (a *Agent) Status() Status {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if !a.running {
+		// The undo count follows a shell's `myclaw undo` too.
+		_ = a.journal.Refresh()
+	}
 	used := a.tokensUsed
 	if !a.measured {
 		used = estimate
@@ -391,6 +395,10 @@ func (a *Agent) Tools() []ToolInfo {
 func (a *Agent) History() ([]history.Entry, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	// A shell's `myclaw undo` may have changed the journal meanwhile.
+	if err := a.journal.Refresh(); err != nil {
+		a.opts.Logf("refresh the journal: %v", err)
+	}
 	entries := append(a.journal.Entries(), a.compactionEntries()...)
 	slices.SortStableFunc(entries, func(x, y history.Entry) int { return x.Time.Compare(y.Time) })
 	return entries, nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"myclaw/approval"
+	"myclaw/history"
 )
 
 func TestForkKeepsTwoIndependentJournals(t *testing.T) {
@@ -87,5 +88,41 @@ func TestForkKeepsTwoIndependentJournals(t *testing.T) {
 	}
 	if err := h.agent.OpenSession("20200101-000000-0000"); err == nil || !strings.Contains(err.Error(), "No session") {
 		t.Errorf("an unknown session: %v", err)
+	}
+}
+
+// An undo made from a shell (another process writing the journal) shows in
+// the session's history and undo count at once.
+func TestHistoryFollowsAnUndoFromAShell(t *testing.T) {
+	srv := newFakeServer(t,
+		openAIStyle("", call{"w1", "fs_write", `{"path":"a.txt","content":"one\n"}`}), openAIStyle("wrote a"),
+	)
+	h := newHarness(t, approval.AutoEdit, srv)
+	ctx := context.Background()
+	if err := h.run(ctx, "write a", approveAll()); err != nil {
+		t.Fatal(err)
+	}
+	if d := h.agent.Status().UndoDepth; d != 1 {
+		t.Fatalf("undo depth %d", d)
+	}
+	// The shell opens the same session's journal on its own.
+	other, err := h.store.OpenSession(h.agent.Session().Info().ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	j, err := other.Journal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Undo(ctx, 1, false, history.RegistryResolver(h.reg)); err != nil {
+		t.Fatal(err)
+	}
+	if d := h.agent.Status().UndoDepth; d != 0 {
+		t.Errorf("undo depth after the shell's undo = %d; want 0", d)
+	}
+	entries, _ := h.agent.History()
+	if len(entries) != 1 || entries[0].State != history.StateUndone {
+		t.Errorf("history = %+v; want the call undone", entries)
 	}
 }

@@ -136,7 +136,7 @@ func walkNewest(js []SessionJournal, n int, when func(*Journal) (time.Time, bool
 		var at time.Time
 		for i, sj := range js {
 			// Another process may have written since: read its state first.
-			if err := sj.Journal.refresh(); err != nil {
+			if err := sj.Journal.Refresh(); err != nil {
 				return outs, err
 			}
 			if t, ok := when(sj.Journal); ok && (pick == nil || t.After(at)) {

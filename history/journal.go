@@ -585,8 +585,10 @@ func (j *Journal) RedoDepth() int {
 	return len(j.redoStack)
 }
 
-// refresh reads what another process appended since the last read.
-func (j *Journal) refresh() error {
+// Refresh reads what another process appended since the last read (an
+// undo from a shell, another session's call), so that Entries and Depth
+// tell the truth.
+func (j *Journal) Refresh() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.closed {
