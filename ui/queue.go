@@ -27,16 +27,20 @@ func (m *Model) unqueue() {
 }
 
 // nextQueued returns the prompt to send now that a turn ended. After a
-// cancel nothing is sent unasked: the queued prompts go back to the input.
+// cancel nothing is sent unasked: the queued prompts go back to the input,
+// after what it holds, so none is left waiting for a turn that will not
+// end on its own.
 func (m *Model) nextQueued(cancelled bool) (string, bool) {
 	if len(m.queued) == 0 {
 		return "", false
 	}
 	if cancelled {
-		if m.input.ta.value() == "" {
-			m.input.setValue(strings.Join(m.queued, "\n\n"))
-			m.queued = nil
+		parts := m.queued
+		if draft := m.input.ta.value(); draft != "" {
+			parts = append([]string{draft}, parts...)
 		}
+		m.input.setValue(strings.Join(parts, "\n\n"))
+		m.queued = nil
 		return "", false
 	}
 	next := m.queued[0]

@@ -207,6 +207,17 @@ func TestPromptSentDuringATurnIsQueued(t *testing.T) {
 	if m.turn != nil || m.input.ta.value() != "fourth" {
 		t.Fatalf("after a cancel: turn %v, input %q; want fourth back in the input", m.turn != nil, m.input.ta.value())
 	}
+	// A draft in the input does not leave the queue stranded: the queued
+	// prompts follow it in the input, and nothing is sent later unasked.
+	m.input.setValue("")
+	m = startFakeTurn(t, m, "fifth")
+	m = update(typeText(m, "sixth"), keyMsg("enter"))
+	m = typeText(m, "draft")
+	m = update(m, keyMsg("esc"))
+	m = update(m, eventsMsg{turn: m.turn.id, items: []turnItem{{end: true, err: context.Canceled}}})
+	if len(m.queued) != 0 || m.input.ta.value() != "draft\n\nsixth" || strings.Contains(screen(m), "⧗ queued") {
+		t.Fatalf("after a cancel with a draft: queue %q, input %q", m.queued, m.input.ta.value())
+	}
 }
 
 func TestCtrlCClearsTheDraftBeforeQuitting(t *testing.T) {
