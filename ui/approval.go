@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf16"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -190,6 +191,10 @@ type approvalPane struct {
 	// decided is set once a decision is on its way: keys pressed before
 	// the pane closes must not answer twice.
 	decided bool
+	// armed is set paneArmDelay after the pane opened: keys typed before
+	// (the end of a prompt someone was typing as the pane appeared) are
+	// not taken as an answer.
+	armed bool
 
 	preview      []string // rendered preview for previewWidth
 	previewWidth int
@@ -218,7 +223,7 @@ func (a *approvalPane) decide(d approval.Decision) tea.Cmd {
 }
 
 func (a *approvalPane) update(km tea.KeyMsg) (*approvalPane, tea.Cmd) {
-	if a.decided {
+	if a.decided || !a.armed {
 		return a, nil
 	}
 	k := &a.c.keys
@@ -750,4 +755,24 @@ func (a *approvalPane) view() []string {
 		out = append(out, a.c.styles.Dim.Render(fmt.Sprintf("  lines %d–%d of %d · ↑/↓ pgup/pgdown scroll", start+1, end, len(prev))))
 	}
 	return append(out, foot...)
+}
+
+// paneArmDelay is how long a new pane ignores keys: long enough to stop the
+// keys of a sentence being typed as it opens, short enough to go unnoticed.
+var paneArmDelay = 400 * time.Millisecond
+
+// paneArmedMsg arms the pane of p.
+type paneArmedMsg struct{ p *pendingApproval }
+
+// armPane arms the pane now open, after paneArmDelay (at once with none).
+func (m *Model) armPane() tea.Cmd {
+	if m.pane == nil || m.pane.armed {
+		return nil
+	}
+	if paneArmDelay <= 0 {
+		m.pane.armed = true
+		return nil
+	}
+	p := m.pane.p
+	return tea.Tick(paneArmDelay, func(time.Time) tea.Msg { return paneArmedMsg{p: p} })
 }

@@ -458,7 +458,7 @@ func (m Model) handleDecision(msg approvalDecidedMsg) (Model, tea.Cmd) {
 		m.pane = nil
 		m.nextApproval()
 	}
-	return m, nil
+	return m, m.armPane()
 }
 
 func (m Model) handleApprovalRequest(msg approvalRequestMsg) (Model, tea.Cmd) {
@@ -471,7 +471,7 @@ func (m Model) handleApprovalRequest(msg approvalRequestMsg) (Model, tea.Cmd) {
 		m.nextApproval()
 	}
 	m.input.ta.blur()
-	return m, next
+	return m, tea.Batch(next, m.armPane())
 }
 
 // nextApproval opens the pane on the next live request in the queue.

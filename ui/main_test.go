@@ -27,6 +27,7 @@ const (
 func TestMain(m *testing.M) {
 	lipgloss.SetColorProfile(termenv.Ascii)
 	lipgloss.SetHasDarkBackground(true)
+	paneArmDelay = 0 // panes take keys at once; TestPaneIgnoresTypeAhead arms it
 	os.Exit(m.Run())
 }
 

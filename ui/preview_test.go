@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"myclaw/approval"
 	"myclaw/tools"
@@ -64,5 +66,27 @@ func TestPaneShowsTheNetworkTarget(t *testing.T) {
 	s := screen(m)
 	if !strings.Contains(s, "host: example.com") || !strings.Contains(s, "url: https://example.com/a?b=1") {
 		t.Fatalf("the pane does not name the target:\n%s", s)
+	}
+}
+
+// Keys typed as a pane opens (the rest of a prompt someone was typing) are
+// not taken as an answer; once armed, the pane takes them.
+func TestPaneIgnoresTypeAhead(t *testing.T) {
+	paneArmDelay = 400 * time.Millisecond
+	defer func() { paneArmDelay = 0 }()
+	m := startFakeTurn(t, newTestModel(t, newFake()), "go")
+	p := &pendingApproval{req: writeRequest(), ctx: context.Background(), reply: make(chan approval.Decision, 1)}
+	m, cmd := updateCmd(m, approvalRequestMsg{p})
+	if m.pane == nil || cmd == nil {
+		t.Fatal("no pane, or nothing scheduled to arm it")
+	}
+	m = press(t, m, "e", "y", "s")
+	if _, ok := decision(t, p); ok || m.pane.mode != modeChoose {
+		t.Fatal("keys typed before the pane was armed acted on it")
+	}
+	m = update(m, paneArmedMsg{p: p})
+	press(t, m, "y")
+	if d, ok := decision(t, p); !ok || d.Choice != approval.ApproveOnce {
+		t.Fatalf("after arming, y decided %+v, %v", d, ok)
 	}
 }

@@ -179,6 +179,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case approvalDecidedMsg:
 		return m.handleDecision(msg)
+	case paneArmedMsg:
+		if m.pane != nil && m.pane.p == msg.p {
+			m.pane.armed = true
+		}
+		return m, nil
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
 	case sessionSwitchedMsg:
