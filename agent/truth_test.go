@@ -342,3 +342,30 @@ func TestNoServerHintNamesTheLikelyFix(t *testing.T) {
 		t.Errorf("hint %q; want the config setting named", h)
 	}
 }
+
+// A shell command's changes are in /diff too, like a file tool's.
+func TestDiffShowsWhatAShellCommandChanged(t *testing.T) {
+	srv := newFakeServer(t,
+		openAIStyle("", call{"s1", "shell_run", `{"command":"echo two >> a.txt && echo new > c.txt"}`}),
+		openAIStyle("ok"),
+	)
+	h := newHarness(t, approval.Full, srv)
+	if err := os.WriteFile(filepath.Join(h.ws, "a.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.run(context.Background(), "go", approveAll()); err != nil {
+		t.Fatal(err)
+	}
+	d, err := h.agent.Diff(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1,2 @@\n one\n+two\n", "--- /dev/null\n+++ b/c.txt\n@@ -0,0 +1 @@\n+new\n"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("diff of the command lacks\n%s\ngot\n%s", want, d)
+		}
+	}
+	if all, _ := h.agent.Diff(0); !strings.Contains(all, "+++ b/c.txt") {
+		t.Errorf("session diff lacks the command's new file:\n%s", all)
+	}
+}

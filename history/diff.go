@@ -24,20 +24,22 @@ func SessionDiff(entries []Entry, blobs tools.BlobStore) (string, error) {
 		if !applied(e) {
 			continue
 		}
-		c, ok, err := tools.ReadFileChange(blobs, e.Undo)
+		cs, ok, err := tools.ReadFileChanges(blobs, e.Undo)
 		if !ok {
 			continue
 		}
 		if err != nil {
 			return "", fmt.Errorf("call #%d (%s): %w", e.Seq, e.Tool, err)
 		}
-		s, seen := spans[c.Path]
-		if !seen {
-			s = &span{before: c.Before}
-			spans[c.Path] = s
-			order = append(order, c.Path)
+		for _, c := range cs {
+			s, seen := spans[c.Path]
+			if !seen {
+				s = &span{before: c.Before}
+				spans[c.Path] = s
+				order = append(order, c.Path)
+			}
+			s.after = c.After
 		}
-		s.after = c.After
 	}
 	var b strings.Builder
 	for _, p := range order {
@@ -53,14 +55,18 @@ func CallDiff(entries []Entry, seq int, blobs tools.BlobStore) (string, error) {
 		if e.Seq != seq {
 			continue
 		}
-		c, ok, err := tools.ReadFileChange(blobs, e.Undo)
+		cs, ok, err := tools.ReadFileChanges(blobs, e.Undo)
 		switch {
 		case !ok:
 			return "", fmt.Errorf("call #%d (%s) changed no file that myclaw can show", seq, e.Tool)
 		case err != nil:
 			return "", fmt.Errorf("call #%d (%s): %w", seq, e.Tool, err)
 		}
-		d := tools.FileDiff(c.Path, c.Before, c.After)
+		var b strings.Builder
+		for _, c := range cs {
+			b.WriteString(tools.FileDiff(c.Path, c.Before, c.After))
+		}
+		d := b.String()
 		if !applied(e) {
 			d = fmt.Sprintf("(call #%d is %s: this change is not in place now)\n", seq, e.State) + d
 		}

@@ -64,6 +64,34 @@ func ReadFileChange(blobs BlobStore, undo json.RawMessage) (c FileChange, ok boo
 	return c, true, nil
 }
 
+// ReadFileChanges is ReadFileChange for undo data of one file (fs_write,
+// fs_edit) or of many: a "changes" list of FileUndo, as a shell command's
+// undo data holds what it changed in the workspace. ok is false when undo
+// holds no file change.
+func ReadFileChanges(blobs BlobStore, undo json.RawMessage) (out []FileChange, ok bool, err error) {
+	if c, ok, err := ReadFileChange(blobs, undo); ok {
+		return []FileChange{c}, true, err
+	}
+	var many struct {
+		Changes []FileUndo `json:"changes"`
+	}
+	if json.Unmarshal(undo, &many) != nil || len(many.Changes) == 0 {
+		return nil, false, nil
+	}
+	for _, fu := range many.Changes {
+		raw, _ := json.Marshal(fu)
+		c, ok, err := ReadFileChange(blobs, raw)
+		if !ok {
+			continue
+		}
+		if err != nil {
+			return out, true, err
+		}
+		out = append(out, c)
+	}
+	return out, len(out) > 0, nil
+}
+
 // FileDiff is the unified diff from before to after of the file at path,
 // as the write previews show it; nil means the file does not exist.
 func FileDiff(path string, before, after []byte) string {
