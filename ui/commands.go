@@ -144,6 +144,11 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			"press "+m.c.keys.Cancel.Help().Key+" to cancel the turn, or wait for it to end"))
 		return m, nil
 	}
+	if !cmd.busy && m.compactCancel != nil {
+		m.addBlock(errorBlock("/"+cmd.name+" waits for the compaction to finish",
+			"press "+m.c.keys.Cancel.Help().Key+" to cancel it, or wait for it to end"))
+		return m, nil
+	}
 	return cmd.run(m, cmd, args)
 }
 

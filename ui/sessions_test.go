@@ -164,3 +164,31 @@ func TestEscCancelsACompaction(t *testing.T) {
 		t.Fatalf("after esc: %q", lastBlock(m))
 	}
 }
+
+// While a compaction runs, a prompt is queued (and sent after it), and a
+// command that changes the conversation waits.
+func TestPromptsWaitForACompaction(t *testing.T) {
+	f := &slowCompactor{fakeBackend: newFake(), started: make(chan struct{})}
+	m := transcriptModel(t)
+	m.backend = f
+	m = typeText(m, "/compact")
+	m.input.closed = true
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	<-f.started
+	m = update(typeText(m, "after the compaction"), keyMsg("enter"))
+	if len(m.queued) != 1 || m.turn != nil {
+		t.Fatalf("queue %q, turn %v; want the prompt queued", m.queued, m.turn != nil)
+	}
+	m = runLine(t, m, "/undo")
+	if !strings.Contains(lastBlock(m), "waits for the compaction to finish") {
+		t.Fatalf("/undo during a compaction: %q", lastBlock(m))
+	}
+	m = update(m, keyMsg("esc"))
+	m = update(m, <-done)
+	// Cancelled: the queued prompt comes back to the input, unsent.
+	if m.turn != nil || len(m.queued) != 0 || m.input.ta.value() != "after the compaction" {
+		t.Fatalf("after the cancelled compaction: turn %v, queue %q, input %q", m.turn != nil, m.queued, m.input.ta.value())
+	}
+}

@@ -190,7 +190,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleSessionSwitched(msg)
 	case compactDoneMsg:
 		m.compactCancel = nil
-		return m.handleCommandResult(msg.res)
+		m, cmd := m.handleCommandResult(msg.res)
+		if next, ok := m.nextQueued(msg.res.err != nil); ok {
+			m, start := m.startTurn(next)
+			return m, tea.Batch(cmd, start)
+		}
+		return m, cmd
 	case modelsMsg:
 		m.c.models = msg.list
 		return m, nil
@@ -377,7 +382,8 @@ func (m Model) submit(text string) (Model, tea.Cmd) {
 		return m.submitShell(text)
 	}
 	text = strings.TrimPrefix(text, "/")
-	if m.turn != nil {
+	if m.turn != nil || m.compactCancel != nil {
+		// Sent once the turn (or the compaction) is over.
 		m.queued = append(m.queued, text)
 		return m, nil
 	}
