@@ -373,6 +373,10 @@ func Grantable(req Request) (bool, string) {
 	if req.Meta.EffectiveRisk() == tools.RiskHigh {
 		return false, "the tool is high risk"
 	}
+	if why := sensitiveTarget(tools.ParseCapability(capabilityOf(req))); why != "" {
+		// The policy asks for such targets before any grant is looked at.
+		return false, "no grant covers this target, " + why
+	}
 	return true, ""
 }
 
