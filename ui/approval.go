@@ -664,7 +664,7 @@ func (a *approvalPane) previewLines() []string {
 			add(st.Dim.Render, "writes to: "+strings.Join(r, ", "))
 		}
 	}
-	if host, u := fetchTarget(req); host != "" {
+	if host, u := fetchTarget(req); host != "" && !strings.Contains(req.Preview, "host: "+host) {
 		add(st.Bold.Render, "host: "+host)
 		if u != "" {
 			add(st.Dim.Render, "url: "+u)

@@ -94,7 +94,8 @@ func lookupCommand(name string) (command, bool) {
 	return command{}, false
 }
 
-// closestCommand is the command name of list nearest to name by edit distance.
+// closestCommand is the command name of list nearest to name by edit
+// distance, or "" when none is near enough to be what was meant.
 func closestCommand(list []command, name string) string {
 	best, bestD := "", -1
 	for _, c := range list {
@@ -105,6 +106,9 @@ func closestCommand(list []command, name string) string {
 		if bestD < 0 || d < bestD {
 			best, bestD = c.name, d
 		}
+	}
+	if bestD > max(2, len([]rune(name))/3) {
+		return ""
 	}
 	return best
 }
@@ -135,8 +139,11 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 	}
 	m.addBlock(userBlock(line))
 	if !ok {
-		m.addBlock(errorBlock("unknown command /"+oneLine(name),
-			"did you mean /"+closestCommand(m.c.allCommands(), name)+"? /help lists the commands; // at the start sends a prompt that begins with /"))
+		hint := "/help lists the commands; // at the start sends a prompt that begins with /"
+		if near := closestCommand(m.c.allCommands(), name); near != "" {
+			hint = "did you mean /" + near + "? " + hint
+		}
+		m.addBlock(errorBlock("unknown command /"+oneLine(name), hint))
 		return m, nil
 	}
 	if !cmd.busy && m.turn != nil {
@@ -582,7 +589,7 @@ func drawHistory(c *common, entries []history.Entry) []string {
 			style = st.Warn
 		}
 		line := fmt.Sprintf("  #%-3d %s  %s %s %s", e.Seq, e.Time.Format("15:04:05"),
-			pad(oneLine(e.Tool), 12), style.Render(pad(state, 12)), oneLine(e.Summary))
+			pad(oneLine(e.Tool), 12), style.Render(pad(state, 13)), oneLine(e.Summary))
 		out = append(out, truncate(line, w))
 		if e.Reason != "" {
 			out = append(out, truncate("        "+st.Dim.Render(oneLine(e.Reason)), w))

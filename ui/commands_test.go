@@ -65,6 +65,9 @@ func TestUnknownCommandSuggests(t *testing.T) {
 		{"/autonmy full", "did you mean /autonomy?"},
 		{"/zzzzzzzz", "/help lists the commands"},
 	}
+	if m := runLine(t, newTestModel(t, newFake()), "/bogus"); strings.Contains(lastBlock(m), "did you mean") {
+		t.Errorf("/bogus: %q; want no far-fetched suggestion", lastBlock(m))
+	}
 	for _, tt := range tests {
 		t.Run(tt.typed, func(t *testing.T) {
 			m := runLine(t, newTestModel(t, newFake()), tt.typed)
