@@ -165,7 +165,7 @@ func (a *app) openSession(allowNew bool) error {
 	case a.opts.Session != "":
 		a.session, err = a.store.OpenSession(a.opts.Session)
 		if err != nil {
-			return &agent.UserError{Msg: fmt.Sprintf("No session %q.", a.opts.Session), Hint: "List sessions with /sessions in the TUI.", Err: err}
+			return &agent.UserError{Msg: fmt.Sprintf("No session %q.", a.opts.Session), Hint: "List them with `myclaw sessions` (or /sessions in the TUI).", Err: err}
 		}
 	case a.opts.Continue || !allowNew:
 		info, lerr := a.store.Latest(a.workspace.Dir())

@@ -44,10 +44,8 @@ func (s *Store) Fork(src *Session, keep int) (*Session, error) {
 		}
 	}
 	fork.mu.Lock()
+	// Updated stays the fork's creation: it is the session used last.
 	fork.info.Parent, fork.info.Title = info.ID, info.Title
-	if n := len(records); n > 0 {
-		fork.info.Updated = records[n-1].Time
-	}
 	err = fork.saveInfo()
 	fork.mu.Unlock()
 	if err != nil {

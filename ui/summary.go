@@ -45,7 +45,8 @@ func quitSummary(b Backend) string {
 	b1.WriteString(first + "\n")
 	applied := 0
 	for _, e := range entries {
-		if e.State == history.StateApplied {
+		// A compaction (seq 0) is in the history but changed no file.
+		if e.State == history.StateApplied && e.Seq > 0 {
 			applied++
 		}
 	}
