@@ -350,7 +350,6 @@ func (t *turn) preview(tool tools.Tool, call Call, args json.RawMessage, req app
 		req.Why = "this call cannot be previewed; approving runs it as shown"
 		return t.ask(req)
 	}
-	t.emit(NoticeEvent{Text: "Previewing the command: it runs once, without network, its writes in a scratch layer."})
 	live := newOutputStream(call.ID, t.emit)
 	run, err := pv.Preview(tools.WithProgress(t.ctx, live.write), args)
 	live.close()

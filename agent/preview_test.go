@@ -240,12 +240,14 @@ func TestPreviewByDefaultAsksOnlyAboutTheResult(t *testing.T) {
 	if err := h.run(context.Background(), "make d", approval.Headless{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range h.eventsOf("notice") {
-		if strings.Contains(e.(NoticeEvent).Text, "Previewing") && strings.Contains(e.(NoticeEvent).Text, "d.txt") {
-			t.Fatal("a headless run previewed a command")
-		}
+	res := h.results()
+	last := res[len(res)-1]
+	if last.Status != StatusDenied || strings.Contains(last.Message, "after previewing") {
+		t.Fatalf("headless: %+v; want a denial without a preview", last)
 	}
-	if res := h.results(); res[len(res)-1].Status != StatusDenied {
-		t.Fatalf("headless: %+v", res[len(res)-1])
+	for _, e := range h.eventsOf("tool_output") {
+		if e.(ToolOutputEvent).CallID == "s2" {
+			t.Fatal("a headless run ran the command for a preview")
+		}
 	}
 }
