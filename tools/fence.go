@@ -172,6 +172,12 @@ func defuseChatTokens(s string) string {
 	var b []byte
 	last := 0
 	for i := 0; i < len(s); i++ {
+		// Jump to the next bracket: most text has few.
+		j := strings.IndexAny(s[i:], "<[")
+		if j < 0 {
+			break
+		}
+		i += j
 		var repl byte
 		switch s[i] {
 		case '<':
@@ -199,9 +205,15 @@ func defuseChatTokens(s string) string {
 	return string(append(b, s[last:]...))
 }
 
+// chatTokenReach bounds how far past its '<' or '[' a control token can
+// end: a barred name of up to 64 bytes and its closing bar.
+const chatTokenReach = 1 + 3 + 64 + 3 + 1
+
 // chatTokenAt reports whether a control token starts at s[i] ('<').
 func chatTokenAt(s string, i int) bool {
-	rest := s[i+1:]
+	// Tokens are short: look no further than the longest one could reach,
+	// so that text full of '<' stays linear.
+	rest := s[i+1 : min(len(s), i+1+chatTokenReach)]
 	for _, bar := range []string{"|", "｜"} {
 		if body, ok := strings.CutPrefix(rest, bar); ok {
 			end := strings.Index(body, bar+">")
@@ -218,7 +230,7 @@ func chatTokenAt(s string, i int) bool {
 
 // bracketTokenAt reports whether a bracket control token starts at s[i] ('[').
 func bracketTokenAt(s string, i int) bool {
-	rest := strings.TrimPrefix(s[i+1:], "/")
+	rest := strings.TrimPrefix(s[i+1:min(len(s), i+1+chatTokenReach)], "/")
 	end := strings.IndexByte(rest, ']')
 	if end <= 0 || end > 20 {
 		return false

@@ -258,7 +258,11 @@ const TagNote = "⟨hidden tag characters removed⟩"
 // StripTags replaces every run of tag characters in s by TagNote: they
 // hide whole ASCII instructions from a reader while a model reads them.
 func StripTags(s string) string {
-	i := firstAt(s, tagAt)
+	// Every tag character's UTF-8 starts F3 A0: most text has none.
+	if !strings.Contains(s, "\xf3\xa0") {
+		return s
+	}
+	i := firstNonASCIIAt(s, tagAt)
 	if i == len(s) {
 		return s
 	}
@@ -274,7 +278,7 @@ func StripTags(s string) string {
 		}
 		b = append(b, TagNote...)
 		s = s[i:]
-		i = firstAt(s, tagAt)
+		i = firstNonASCIIAt(s, tagAt)
 		if i == len(s) {
 			return string(append(b, s...))
 		}
@@ -292,7 +296,7 @@ func tagAt(s string, i int) bool {
 // pictographs (an emoji sequence).
 func Screen(s string) string {
 	s = Strip(s)
-	i := firstAt(s, func(s string, i int) bool { return s[i] >= utf8.RuneSelf && invisibleAt(s, i) })
+	i := firstNonASCIIAt(s, invisibleAt)
 	if i == len(s) {
 		return s
 	}
@@ -422,6 +426,23 @@ func appendHexByte(b []byte, c byte) []byte {
 // control, an invisible character (see Invisible) or invalid UTF-8. A
 // command line that does is not what it looks like.
 func HasHidden(s string) bool { return firstAt(s, needsVisible) < len(s) }
+
+// firstNonASCIIAt is firstAt for a test that no ASCII character passes:
+// runs of ASCII are skipped byte by byte, without calling it.
+func firstNonASCIIAt(s string, at func(s string, i int) bool) int {
+	i := 0
+	for i < len(s) {
+		for i < len(s) && s[i] < utf8.RuneSelf {
+			i++
+		}
+		if i == len(s) || at(s, i) {
+			return i
+		}
+		_, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+	}
+	return i
+}
 
 // firstAt returns the index of the first character of s for which at is
 // true, or len(s).
