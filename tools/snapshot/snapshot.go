@@ -216,8 +216,17 @@ type walk struct {
 func (w *walk) dir(abs, rel string) {
 	defer w.wg.Done()
 	w.sem <- struct{}{}
-	entries, err := os.ReadDir(abs)
+	// Unsorted (the captures are maps), and each entry stat'ed relative to
+	// the open folder, not by its whole path.
+	d, err := os.Open(abs)
+	var entries []fs.DirEntry
+	if err == nil {
+		entries, err = d.ReadDir(-1)
+	}
 	if err != nil {
+		if d != nil {
+			d.Close()
+		}
 		<-w.sem
 		if rel == "" {
 			w.fail(err)
@@ -228,7 +237,7 @@ func (w *walk) dir(abs, rel string) {
 	}
 	type seen struct {
 		rel  string
-		info fs.FileInfo
+		file File
 	}
 	var subdirs []string
 	var files []seen
@@ -244,12 +253,13 @@ func (w *walk) dir(abs, rel string) {
 			subdirs = append(subdirs, r)
 			continue
 		}
-		info, err := e.Info()
+		f, err := statAt(d, e)
 		if err != nil {
 			continue
 		}
-		files = append(files, seen{r, info})
+		files = append(files, seen{r, f})
 	}
+	d.Close()
 	<-w.sem
 	if err := w.ctx.Err(); err != nil {
 		w.fail(err)
@@ -261,11 +271,11 @@ func (w *walk) dir(abs, rel string) {
 		if !w.add() {
 			return
 		}
-		if !f.info.Mode().IsRegular() {
-			w.s.Other[f.rel] = f.info.Mode().Type()
+		if !f.file.Mode.IsRegular() {
+			w.s.Other[f.rel] = f.file.Mode.Type()
 			continue
 		}
-		cur := statFile(f.info)
+		cur := f.file
 		if prev, ok := w.t.last[f.rel]; ok && prev.sameStat(cur) && prev.SHA256 != "" {
 			w.s.Files[f.rel] = prev
 			continue
