@@ -49,27 +49,40 @@ func (p *previewApprover) Approve(ctx context.Context, req approval.Request) (ap
 	return approval.Decision{Choice: p.final}, nil
 }
 
+// sandboxedHarness is a harness whose shell_run is confined by a checked
+// sandbox (wrap may replace it) with shell undo; it skips where there is
+// no sandbox.
+func sandboxedHarness(t *testing.T, srv *fakeServer, wrap func(*sandbox.Sandbox) tools.Sandbox, opts ...harnessOpt) *harness {
+	t.Helper()
+	var sbox tools.Sandbox
+	state := t.TempDir()
+	var real *sandbox.Sandbox
+	h := newHarness(t, approval.Ask, srv, append(opts, func(o *Options) {
+		real = sandbox.New(sandbox.Options{Workspace: o.Workspace})
+		sbox = real
+		if wrap != nil {
+			sbox = wrap(real)
+		}
+		withPreviewShell(&sbox, state)(o)
+	})...)
+	if st := real.Check(context.Background()); !st.Active {
+		t.Skip("no sandbox here: " + st.Why)
+	}
+	h.policy.SetSandbox(approval.Sandbox{Active: true})
+	return h
+}
+
 func previewHarness(t *testing.T, final approval.Choice, failPreview bool) (*harness, *previewApprover) {
 	t.Helper()
 	srv := newFakeServer(t,
 		openAIStyle("", call{"s1", "shell_run", `{"command":"sed -i s/old/new/ a.txt && echo made > c.txt && rm b.txt && echo ran"}`}),
 		openAIStyle("done"),
 	)
-	var sbox tools.Sandbox
-	state := t.TempDir()
-	var real *sandbox.Sandbox
-	h := newHarness(t, approval.Ask, srv, func(o *Options) {
-		real = sandbox.New(sandbox.Options{Workspace: o.Workspace})
-		sbox = real
-		if failPreview {
-			sbox = noOverlay{real}
-		}
-		withPreviewShell(&sbox, state)(o)
-	})
-	if st := real.Check(context.Background()); !st.Active {
-		t.Skip("no sandbox here: " + st.Why)
+	var wrap func(*sandbox.Sandbox) tools.Sandbox
+	if failPreview {
+		wrap = func(s *sandbox.Sandbox) tools.Sandbox { return noOverlay{s} }
 	}
-	h.policy.SetSandbox(approval.Sandbox{Active: true})
+	h := sandboxedHarness(t, srv, wrap)
 	os.WriteFile(filepath.Join(h.ws, "a.txt"), []byte("old line\n"), 0o644)
 	os.WriteFile(filepath.Join(h.ws, "b.txt"), []byte("b\n"), 0o644)
 	ap := &previewApprover{final: final}
@@ -172,18 +185,7 @@ func TestPreviewRefusesToApplyOverAnEditMadeMeanwhile(t *testing.T) {
 		openAIStyle("", call{"s1", "shell_run", `{"command":"sed -i s/old/new/ a.txt && echo x > .myclaw.toml"}`}),
 		openAIStyle("done"),
 	)
-	var sbox tools.Sandbox
-	state := t.TempDir()
-	var real *sandbox.Sandbox
-	h := newHarness(t, approval.Ask, srv, func(o *Options) {
-		real = sandbox.New(sandbox.Options{Workspace: o.Workspace})
-		sbox = real
-		withPreviewShell(&sbox, state)(o)
-	})
-	if st := real.Check(context.Background()); !st.Active {
-		t.Skip("no sandbox here: " + st.Why)
-	}
-	h.policy.SetSandbox(approval.Sandbox{Active: true})
+	h := sandboxedHarness(t, srv, nil)
 	os.WriteFile(filepath.Join(h.ws, "a.txt"), []byte("old line\n"), 0o644)
 	var report string
 	ap := approverFunc(func(ctx context.Context, req approval.Request) (approval.Decision, error) {
@@ -216,19 +218,7 @@ func TestPreviewByDefaultAsksOnlyAboutTheResult(t *testing.T) {
 		openAIStyle("", call{"s2", "shell_run", `{"command":"echo x > d.txt"}`}),
 		openAIStyle("done"),
 	)
-	var sbox tools.Sandbox
-	state := t.TempDir()
-	var real *sandbox.Sandbox
-	h := newHarness(t, approval.Ask, srv, func(o *Options) {
-		real = sandbox.New(sandbox.Options{Workspace: o.Workspace})
-		sbox = real
-		o.PreviewShell = true
-		withPreviewShell(&sbox, state)(o)
-	})
-	if st := real.Check(context.Background()); !st.Active {
-		t.Skip("no sandbox here: " + st.Why)
-	}
-	h.policy.SetSandbox(approval.Sandbox{Active: true})
+	h := sandboxedHarness(t, srv, nil, func(o *Options) { o.PreviewShell = true })
 	ap := &previewApprover{final: approval.ApproveOnce}
 	if err := h.run(context.Background(), "make c", ap); err != nil {
 		t.Fatal(err)
