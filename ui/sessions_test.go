@@ -142,9 +142,12 @@ func (s *slowCompactor) Compact(ctx context.Context, focus string) (agent.Compac
 func (s *slowCompactor) Uncompact() (string, error) { return "", nil }
 func (s *slowCompactor) Keep() (string, error)      { return "", nil }
 
-func TestEscCancelsACompaction(t *testing.T) {
+// startCompaction runs /compact on a backend whose summary waits for a
+// cancel; done brings the command's message once it ends.
+func startCompaction(t *testing.T) (m Model, done chan tea.Msg) {
+	t.Helper()
 	f := &slowCompactor{fakeBackend: newFake(), started: make(chan struct{})}
-	m := transcriptModel(t)
+	m = transcriptModel(t)
 	m.backend = f
 	m = typeText(m, "/compact")
 	m.input.closed = true
@@ -152,12 +155,17 @@ func TestEscCancelsACompaction(t *testing.T) {
 	if cmd == nil || m.compactCancel == nil {
 		t.Fatal("/compact started nothing cancellable")
 	}
+	done = make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	<-f.started
+	return m, done
+}
+
+func TestEscCancelsACompaction(t *testing.T) {
+	m, done := startCompaction(t)
 	if !strings.Contains(m.tr.text(m.c), "esc cancels") {
 		t.Fatalf("no notice that esc cancels:\n%s", m.tr.text(m.c))
 	}
-	done := make(chan tea.Msg, 1)
-	go func() { done <- cmd() }()
-	<-f.started
 	m = update(m, keyMsg("esc"))
 	m = update(m, <-done)
 	if m.compactCancel != nil || !strings.Contains(lastBlock(m), "compaction cancelled: nothing was compacted") {
@@ -168,15 +176,7 @@ func TestEscCancelsACompaction(t *testing.T) {
 // While a compaction runs, a prompt is queued (and sent after it), and a
 // command that changes the conversation waits.
 func TestPromptsWaitForACompaction(t *testing.T) {
-	f := &slowCompactor{fakeBackend: newFake(), started: make(chan struct{})}
-	m := transcriptModel(t)
-	m.backend = f
-	m = typeText(m, "/compact")
-	m.input.closed = true
-	m, cmd := updateCmd(m, keyMsg("enter"))
-	done := make(chan tea.Msg, 1)
-	go func() { done <- cmd() }()
-	<-f.started
+	m, done := startCompaction(t)
 	m = update(typeText(m, "after the compaction"), keyMsg("enter"))
 	if len(m.queued) != 1 || m.turn != nil {
 		t.Fatalf("queue %q, turn %v; want the prompt queued", m.queued, m.turn != nil)
