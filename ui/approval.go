@@ -765,14 +765,14 @@ var paneArmDelay = 400 * time.Millisecond
 type paneArmedMsg struct{ p *pendingApproval }
 
 // armPane arms the pane now open, after paneArmDelay (at once with none).
-func (m *Model) armPane() tea.Cmd {
+func (m Model) armPane() (Model, tea.Cmd) {
 	if m.pane == nil || m.pane.armed {
-		return nil
+		return m, nil
 	}
 	if paneArmDelay <= 0 {
 		m.pane.armed = true
-		return nil
+		return m, nil
 	}
 	p := m.pane.p
-	return tea.Tick(paneArmDelay, func(time.Time) tea.Msg { return paneArmedMsg{p: p} })
+	return m, tea.Tick(paneArmDelay, func(time.Time) tea.Msg { return paneArmedMsg{p: p} })
 }

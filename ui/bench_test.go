@@ -22,12 +22,12 @@ func benchModel(b *testing.B, prior int) Model {
 	m := New(newFake(), Options{Workspace: "/work/project"})
 	m = update(m, sizeMsg(120, 40))
 	for i := range prior {
-		m.addBlock(userBlock(fmt.Sprintf("question %d about the render loop", i)))
-		m.addBlock(&mdBlock{src: "The **frame** is assembled from cached lines; see `View()`.\n"})
-		m.addBlock(&mdBlock{src: "- only visible blocks\n- rendered once per width\n"})
+		m = m.addBlock(userBlock(fmt.Sprintf("question %d about the render loop", i)))
+		m = m.addBlock(&mdBlock{src: "The **frame** is assembled from cached lines; see `View()`.\n"})
+		m = m.addBlock(&mdBlock{src: "- only visible blocks\n- rendered once per width\n"})
 		card := newToolCard(call(fmt.Sprint(i), "fs_read", `{"path":"ui/view.go"}`))
 		card.finish(agent.ToolResultEvent{Call: card.call, Status: agent.StatusOK, Summary: "Read ui/view.go (120 lines)", Duration: 3 * time.Millisecond})
-		m.addBlock(card)
+		m = m.addBlock(card)
 		m.View()
 	}
 	m = typeText(m, "stream now")

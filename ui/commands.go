@@ -137,22 +137,22 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			return m2, cmd
 		}
 	}
-	m.addBlock(userBlock(line))
+	m = m.addBlock(userBlock(line))
 	if !ok {
 		hint := "/help lists the commands; // at the start sends a prompt that begins with /"
 		if near := closestCommand(m.c.allCommands(), name); near != "" {
 			hint = "did you mean /" + near + "? " + hint
 		}
-		m.addBlock(errorBlock("unknown command /"+oneLine(name), hint))
+		m = m.addBlock(errorBlock("unknown command /"+oneLine(name), hint))
 		return m, nil
 	}
 	if !cmd.busy && m.turn != nil {
-		m.addBlock(errorBlock("/"+cmd.name+" waits for the running turn to finish",
+		m = m.addBlock(errorBlock("/"+cmd.name+" waits for the running turn to finish",
 			"press "+m.c.keys.Cancel.Help().Key+" to cancel the turn, or wait for it to end"))
 		return m, nil
 	}
 	if !cmd.busy && m.compactCancel != nil {
-		m.addBlock(errorBlock("/"+cmd.name+" waits for the compaction to finish",
+		m = m.addBlock(errorBlock("/"+cmd.name+" waits for the compaction to finish",
 			"press "+m.c.keys.Cancel.Help().Key+" to cancel it, or wait for it to end"))
 		return m, nil
 	}
@@ -161,7 +161,7 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 
 // usageError shows how cmd is used.
 func (m Model) usageError(cmd command) (Model, tea.Cmd) {
-	m.addBlock(errorBlock("usage: "+cmd.usage(), cmd.desc))
+	m = m.addBlock(errorBlock("usage: "+cmd.usage(), cmd.desc))
 	return m, nil
 }
 
@@ -182,7 +182,7 @@ func noArgs(run func(m Model) (Model, tea.Cmd)) handler {
 // the table in init: a handler may draw the table (/help), and a
 // package-level table that held them would refer to itself.
 var handlers = map[string]handler{
-	"help":     noArgs(func(m Model) (Model, tea.Cmd) { m.addBlock(newFuncBlock(drawHelp)); return m, nil }),
+	"help":     noArgs(func(m Model) (Model, tea.Cmd) { m = m.addBlock(newFuncBlock(drawHelp)); return m, nil }),
 	"quit":     noArgs(Model.quit),
 	"exit":     noArgs(Model.quit),
 	"undo":     runWalk,
@@ -292,7 +292,7 @@ func runAutonomy(m Model, cmd command, args []string) (Model, tea.Cmd) {
 	case 1:
 		level, err := approval.ParseLevel(args[0])
 		if err != nil {
-			m.addBlock(errorBlock(err.Error(), "/autonomy with no argument lists the levels"))
+			m = m.addBlock(errorBlock(err.Error(), "/autonomy with no argument lists the levels"))
 			return m, nil
 		}
 		return m, func() tea.Msg {

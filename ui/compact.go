@@ -47,11 +47,11 @@ func compactionDraw(ev agent.CompactionEvent) func(c *common) []string {
 func (m Model) compactCommand(name, focus string) (Model, tea.Cmd) {
 	cp, ok := m.backend.(Compactor)
 	if !ok {
-		m.addBlock(errorBlock("/"+name+" is not available here", ""))
+		m = m.addBlock(errorBlock("/"+name+" is not available here", ""))
 		return m, nil
 	}
 	if m.turn != nil {
-		m.addBlock(errorBlock("/"+name+" waits until the turn ends", ""))
+		m = m.addBlock(errorBlock("/"+name+" waits until the turn ends", ""))
 		return m, nil
 	}
 	if name == "compact" {
@@ -59,7 +59,7 @@ func (m Model) compactCommand(name, focus string) (Model, tea.Cmd) {
 		// takes it back.
 		ctx, cancel := context.WithCancel(m.shared.base)
 		m.compactCancel = cancel
-		m.addBlock(noticeBlock("compacting: the model summarises the older conversation · " + m.c.keys.Cancel.Help().Key + " cancels"))
+		m = m.addBlock(noticeBlock("compacting: the model summarises the older conversation · " + m.c.keys.Cancel.Help().Key + " cancels"))
 		return m, func() tea.Msg {
 			defer cancel()
 			ev, err := cp.Compact(ctx, focus)

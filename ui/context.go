@@ -38,7 +38,7 @@ func (m Model) initCommand() (Model, tea.Cmd) {
 func (m Model) contextCommand() (Model, tea.Cmd) {
 	r, ok := m.backend.(ContextReporter)
 	if !ok {
-		m.addBlock(errorBlock("/context is not available here", ""))
+		m = m.addBlock(errorBlock("/context is not available here", ""))
 		return m, nil
 	}
 	return m, func() tea.Msg {

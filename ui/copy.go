@@ -29,18 +29,19 @@ type answer struct {
 }
 
 // keepAnswer adds text to the answer of turn, or starts a new one.
-func (m *Model) keepAnswer(turn int, text string) {
+func (m Model) keepAnswer(turn int, text string) Model {
 	if text = strings.Trim(text, "\n"); strings.TrimSpace(text) == "" {
-		return
+		return m
 	}
 	if n := len(m.answers); n > 0 && m.answers[n-1].turn == turn {
 		m.answers[n-1].text += "\n\n" + text
-		return
+		return m
 	}
 	m.answers = append(m.answers, answer{turn: turn, text: text})
 	if len(m.answers) > maxAnswers {
 		m.answers = m.answers[len(m.answers)-maxAnswers:]
 	}
+	return m
 }
 
 // copyCommand runs /copy [N] (the last answer, or the Nth from last) and
@@ -48,7 +49,7 @@ func (m *Model) keepAnswer(turn int, text string) {
 // default).
 func (m Model) copyCommand(args []string) (Model, tea.Cmd) {
 	usage := func() (Model, tea.Cmd) {
-		m.addBlock(errorBlock("usage: /copy [N] | /copy code [N]", "copies the last answer (N: the Nth from last), or a code block of the last answer, to the clipboard"))
+		m = m.addBlock(errorBlock("usage: /copy [N] | /copy code [N]", "copies the last answer (N: the Nth from last), or a code block of the last answer, to the clipboard"))
 		return m, nil
 	}
 	code := len(args) > 0 && args[0] == "code"
@@ -67,7 +68,7 @@ func (m Model) copyCommand(args []string) (Model, tea.Cmd) {
 		n = v
 	}
 	if len(m.answers) == 0 {
-		m.addBlock(errorBlock("nothing to copy yet", "/copy copies the model's answers"))
+		m = m.addBlock(errorBlock("nothing to copy yet", "/copy copies the model's answers"))
 		return m, nil
 	}
 	what, text := "", ""
@@ -75,7 +76,7 @@ func (m Model) copyCommand(args []string) (Model, tea.Cmd) {
 	case code:
 		blocks := codeBlocks(m.answers[len(m.answers)-1].text)
 		if len(blocks) == 0 {
-			m.addBlock(errorBlock("the last answer has no code block", "/copy copies the whole answer"))
+			m = m.addBlock(errorBlock("the last answer has no code block", "/copy copies the whole answer"))
 			return m, nil
 		}
 		i := len(blocks) - 1
@@ -83,7 +84,7 @@ func (m Model) copyCommand(args []string) (Model, tea.Cmd) {
 			i = n - 1
 		}
 		if i >= len(blocks) {
-			m.addBlock(errorBlock(fmt.Sprintf("the last answer has %s", count(len(blocks), "code block")), ""))
+			m = m.addBlock(errorBlock(fmt.Sprintf("the last answer has %s", count(len(blocks), "code block")), ""))
 			return m, nil
 		}
 		what, text = fmt.Sprintf("code block %d of %d of the last answer", i+1, len(blocks)), blocks[i]
@@ -95,7 +96,7 @@ func (m Model) copyCommand(args []string) (Model, tea.Cmd) {
 			n = 1
 		}
 		if n > len(m.answers) {
-			m.addBlock(errorBlock(fmt.Sprintf("there %s only %s to copy", map[bool]string{true: "is", false: "are"}[len(m.answers) == 1], count(len(m.answers), "answer")), ""))
+			m = m.addBlock(errorBlock(fmt.Sprintf("there %s only %s to copy", map[bool]string{true: "is", false: "are"}[len(m.answers) == 1], count(len(m.answers), "answer")), ""))
 			return m, nil
 		}
 		what, text = "the last answer", m.answers[len(m.answers)-n].text
@@ -105,7 +106,7 @@ func (m Model) copyCommand(args []string) (Model, tea.Cmd) {
 	}
 	text = clipboardText(text)
 	if len(text) > maxCopyBytes {
-		m.addBlock(errorBlock(fmt.Sprintf("%s is %s, more than the %s a terminal takes through OSC 52: nothing was copied", what, tools.HumanSize(int64(len(text))), tools.HumanSize(maxCopyBytes)),
+		m = m.addBlock(errorBlock(fmt.Sprintf("%s is %s, more than the %s a terminal takes through OSC 52: nothing was copied", what, tools.HumanSize(int64(len(text))), tools.HumanSize(maxCopyBytes)),
 			"/copy code N copies one code block; the whole session is in the transcript under the state directory"))
 		return m, nil
 	}
@@ -114,7 +115,7 @@ func (m Model) copyCommand(args []string) (Model, tea.Cmd) {
 	if hint := clipboardHint(); hint != "" {
 		msg += "; " + hint
 	}
-	m.addBlock(noticeBlock(msg))
+	m = m.addBlock(noticeBlock(msg))
 	w := m.notify.w
 	seq := osc52(text)
 	return m, func() tea.Msg {
@@ -187,9 +188,9 @@ func (m Model) setMouse(on bool) (Model, tea.Cmd) {
 	m.status.mouseOff = !on
 	k := m.c.keys.ToggleMouse.Help().Key
 	if on {
-		m.addBlock(noticeBlock("mouse capture on: the wheel scrolls the transcript (" + k + " or /mouse off lets the terminal select text)"))
+		m = m.addBlock(noticeBlock("mouse capture on: the wheel scrolls the transcript (" + k + " or /mouse off lets the terminal select text)"))
 		return m, tea.EnableMouseCellMotion
 	}
-	m.addBlock(noticeBlock("mouse capture off: drag to select and copy with the terminal; PgUp/PgDn scroll (" + k + " or /mouse on brings the wheel back)"))
+	m = m.addBlock(noticeBlock("mouse capture off: drag to select and copy with the terminal; PgUp/PgDn scroll (" + k + " or /mouse on brings the wheel back)"))
 	return m, tea.DisableMouse
 }

@@ -30,7 +30,7 @@ func formatUSD(v float64) string {
 func (m Model) costCommand() (Model, tea.Cmd) {
 	r, ok := m.backend.(CostReporter)
 	if !ok {
-		m.addBlock(errorBlock("/cost is not available here", ""))
+		m = m.addBlock(errorBlock("/cost is not available here", ""))
 		return m, nil
 	}
 	return m, func() tea.Msg {

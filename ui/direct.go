@@ -27,12 +27,12 @@ func (m Model) submitShell(text string) (Model, tea.Cmd) {
 	d, ok := m.backend.(Direct)
 	switch {
 	case command == "":
-		m.addBlock(userBlock(text))
-		m.addBlock(errorBlock("usage: !command", "runs the command in the workspace shell; its output goes to the model with your next message"))
+		m = m.addBlock(userBlock(text))
+		m = m.addBlock(errorBlock("usage: !command", "runs the command in the workspace shell; its output goes to the model with your next message"))
 		return m, nil
 	case !ok:
-		m.addBlock(userBlock(text))
-		m.addBlock(errorBlock("running commands directly is not available here", ""))
+		m = m.addBlock(userBlock(text))
+		m = m.addBlock(errorBlock("running commands directly is not available here", ""))
 		return m, nil
 	case m.turn != nil:
 		return m.keptWhileBusy(text), nil
@@ -45,7 +45,7 @@ func (m Model) submitShell(text string) (Model, tea.Cmd) {
 // keptWhileBusy puts a command back in the input while a turn runs.
 func (m Model) keptWhileBusy(text string) Model {
 	m.input.setValue(text)
-	m.addBlock(errorBlock("a turn is running: your command is kept in the input",
+	m = m.addBlock(errorBlock("a turn is running: your command is kept in the input",
 		"press "+m.c.keys.Cancel.Help().Key+" to cancel the turn, or wait for it to end and press "+m.c.keys.Send.Help().Key))
 	return m
 }

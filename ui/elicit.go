@@ -300,7 +300,7 @@ func fieldHint(fl mcp.ElicitField) string {
 func (m Model) handleFormRequest(msg formRequestMsg) (Model, tea.Cmd) {
 	m.forms = append(m.forms, msg.r)
 	if m.form == nil {
-		m.nextForm()
+		m = m.nextForm()
 	}
 	return m, waitForForm(m.formCh)
 }
@@ -319,24 +319,25 @@ func (m Model) handleFormAnswer(msg formAnsweredMsg) (Model, tea.Cmd) {
 	if t := msg.r.Form.Title; t != "" {
 		asked = oneLine(t)
 	}
-	m.addBlock(noticeBlock("MCP server " + oneLine(msg.r.Form.Server) + " " + asked + ": " + what))
+	m = m.addBlock(noticeBlock("MCP server " + oneLine(msg.r.Form.Server) + " " + asked + ": " + what))
 	m.form = nil
-	m.nextForm()
+	m = m.nextForm()
 	return m, nil
 }
 
-func (m *Model) nextForm() {
+func (m Model) nextForm() Model {
 	for len(m.forms) > 0 {
 		r := m.forms[0]
 		m.forms = m.forms[1:]
 		if r.Ctx == nil || r.Ctx.Err() == nil {
 			m.form = newElicitForm(m.c, r)
 			m.input.ta.blur()
-			return
+			return m
 		}
 	}
 	m.form = nil
 	if m.pane == nil {
 		m.input.ta.focus()
 	}
+	return m
 }

@@ -225,7 +225,7 @@ func (m Model) cancelTurn() (Model, tea.Cmd) {
 	}
 	m.turn.cancel()
 	m.turn.cancelling = true
-	m.closePane()
+	m = m.closePane()
 	return m, nil
 }
 
@@ -238,23 +238,26 @@ func (m Model) handleEvents(msg eventsMsg) (Model, tea.Cmd) {
 			m, cmd := m.endTurn(it.err)
 			return m, tea.Batch(cmd, m.notify.notify("the turn finished"))
 		}
-		m.handleEvent(it.ev)
+		m = m.handleEvent(it.ev)
 	}
 	cmds := []tea.Cmd{waitForEvents(m.turn.id, m.turn.ch)}
 	if m.live != nil && m.live.dirty || m.think != nil && m.think.dirty {
-		cmds = append(cmds, m.scheduleRender())
+		var tick tea.Cmd
+		m, tick = m.scheduleRender()
+		cmds = append(cmds, tick)
 	}
 	return m, tea.Batch(cmds...)
 }
 
-func (m *Model) handleEvent(ev agent.Event) {
-	if m.attachEvent(ev) {
-		return
+func (m Model) handleEvent(ev agent.Event) Model {
+	m, attached := m.attachEvent(ev)
+	if attached {
+		return m
 	}
 	switch ev := ev.(type) {
 	case agent.TextDelta:
 		if m.think != nil {
-			m.finishThink()
+			m = m.finishThink()
 		}
 		if m.live == nil {
 			m.live = &liveText{stream: newMDStream(), tail: &mdTail{}}
@@ -264,7 +267,7 @@ func (m *Model) handleEvent(ev agent.Event) {
 		m.live.dirty = true
 	case agent.ReasoningDelta:
 		if m.live != nil {
-			m.finishLive()
+			m = m.finishLive()
 		}
 		if m.think == nil {
 			m.think = &reasoningBlock{live: true}
@@ -272,7 +275,8 @@ func (m *Model) handleEvent(ev agent.Event) {
 		}
 		m.think.write(ev.Text)
 	case agent.ToolCallEvent:
-		card := m.card(ev.Call)
+		var card *toolCard
+		m, card = m.card(ev.Call)
 		card.update(func(t *toolCard) {
 			t.queued = ""
 			if ev.Phase == "queued" {
@@ -283,7 +287,9 @@ func (m *Model) handleEvent(ev agent.Event) {
 			}
 		})
 	case agent.ToolResultEvent:
-		m.card(ev.Call).finish(ev)
+		var card *toolCard
+		m, card = m.card(ev.Call)
+		card.finish(ev)
 	case agent.ToolOutputEvent:
 		if card, ok := m.cards[ev.CallID]; ok && card.status == "" {
 			card.update(func(t *toolCard) {
@@ -319,48 +325,49 @@ func (m *Model) handleEvent(ev agent.Event) {
 		}
 		m.status.estimated = ev.Estimated
 	case agent.RetryEvent:
-		m.addTurnBlock(noticeBlock(fmt.Sprintf("retrying in %s (attempt %d of %d): %s",
+		m = m.addTurnBlock(noticeBlock(fmt.Sprintf("retrying in %s (attempt %d of %d): %s",
 			formatElapsed(ev.Wait), ev.Attempt, ev.Max, oneLine(ev.Reason))))
 	case agent.NoticeEvent:
 		if ev.Warning {
-			m.addTurnBlock(warnBlock(ev.Text))
+			m = m.addTurnBlock(warnBlock(ev.Text))
 		} else {
-			m.addTurnBlock(noticeBlock(ev.Text))
+			m = m.addTurnBlock(noticeBlock(ev.Text))
 		}
 	case agent.CompactionEvent:
-		m.addTurnBlock(compactionBlock(ev))
+		m = m.addTurnBlock(compactionBlock(ev))
 	case agent.ErrorEvent:
 		m.turn.sawError = true
-		m.addTurnBlock(errorBlock(ev.Message, ev.Hint))
+		m = m.addTurnBlock(errorBlock(ev.Message, ev.Hint))
 	case agent.DoneEvent:
 		switch ev.Reason {
 		case agent.DoneCancelled:
 			m.turn.cancelled = true
 		case agent.DoneLimit:
-			m.addTurnBlock(noticeBlock("stopped after " + strconv.Itoa(ev.Rounds) + " rounds: the turn reached its round limit"))
+			m = m.addTurnBlock(noticeBlock("stopped after " + strconv.Itoa(ev.Rounds) + " rounds: the turn reached its round limit"))
 		}
 	}
+	return m
 }
 
 // card returns the card of a call, adding it to the transcript the first
 // time the call is seen. Some servers reuse call ids from one response to
 // the next, so a finished card is never reused: the id starts a new one.
-func (m *Model) card(call agent.Call) *toolCard {
+func (m Model) card(call agent.Call) (Model, *toolCard) {
 	if c, ok := m.cards[call.ID]; ok && c.status == "" {
-		return c
+		return m, c
 	}
 	c := newToolCard(call)
-	m.addTurnBlock(c)
+	m = m.addTurnBlock(c)
 	m.cards[call.ID] = c
-	return c
+	return m, c
 }
 
 // endTurn closes the turn: the answer is finished, a cancelled turn gets
 // its mark, an error its line, and the status line is refreshed.
 func (m Model) endTurn(err error) (Model, tea.Cmd) {
 	t := m.turn
-	m.finishLive()
-	m.finishThink()
+	m = m.finishLive()
+	m = m.finishThink()
 	cancelled := t.cancelled || errors.Is(err, context.Canceled) || (t.cancelling && err != nil)
 	for _, c := range m.cards {
 		if c.status == "" {
@@ -381,8 +388,9 @@ func (m Model) endTurn(err error) (Model, tea.Cmd) {
 	}
 	t.cancel()
 	m.turn = nil
-	m.closePane()
-	if next, ok := m.nextQueued(cancelled); ok {
+	m = m.closePane()
+	m, next, ok := m.nextQueued(cancelled)
+	if ok {
 		m, cmd := m.startTurn(next)
 		return m, tea.Batch(refreshStatus(m.backend), cmd)
 	}
@@ -392,20 +400,20 @@ func (m Model) endTurn(err error) (Model, tea.Cmd) {
 // scheduleRender arms the publish tick unless one is pending. The pace
 // backs off when rendering the live block (the answer's tail or the
 // reasoning) gets slow, so a huge unfinished block cannot eat the CPU.
-func (m *Model) scheduleRender() tea.Cmd {
+func (m Model) scheduleRender() (Model, tea.Cmd) {
 	if m.tickPending {
-		return nil
+		return m, nil
 	}
 	m.tickPending = true
 	d := max(frameInterval, 3*m.c.liveCost)
 	d = min(d, maxFrameInterval)
-	return tea.Tick(d, func(time.Time) tea.Msg { return renderTickMsg{} })
+	return m, tea.Tick(d, func(time.Time) tea.Msg { return renderTickMsg{} })
 }
 
 // publish moves what streamed since the last tick onto the screen:
 // finished blocks go into the transcript (rendered when first seen), the
 // unfinished one replaces the live tail.
-func (m *Model) publish() {
+func (m Model) publish() Model {
 	if m.live != nil && m.live.dirty {
 		if done := m.live.stream.take(); len(done) > 0 {
 			bs := make([]block, len(done))
@@ -421,29 +429,32 @@ func (m *Model) publish() {
 	if m.think != nil && m.think.dirty {
 		m.think.publish()
 	}
+	return m
 }
 
 // finishLive ends the streamed answer: all of it becomes finished blocks.
-func (m *Model) finishLive() {
+func (m Model) finishLive() Model {
 	if m.live == nil {
-		return
+		return m
 	}
 	m.live.stream.write(m.live.screen.Flush())
 	m.live.stream.finish()
-	m.keepAnswer(m.turnSeq, m.live.stream.src.String())
+	m = m.keepAnswer(m.turnSeq, m.live.stream.src.String())
 	m.tr.remove(m.live.tail)
 	for _, src := range m.live.stream.take() {
 		m.tr.add(&mdBlock{src: src})
 	}
 	m.live = nil
+	return m
 }
 
-func (m *Model) finishThink() {
+func (m Model) finishThink() Model {
 	if m.think == nil {
-		return
+		return m
 	}
 	m.think.finish()
 	m.think = nil
+	return m
 }
 
 // handleDecision answers a request and shows the next one, if any.
@@ -456,9 +467,9 @@ func (m Model) handleDecision(msg approvalDecidedMsg) (Model, tea.Cmd) {
 	m.c.log.Info("approval decided", "tool", msg.p.req.Tool, "call", msg.p.req.CallID, "decision", describeDecision(msg.d))
 	if m.pane != nil && m.pane.p == msg.p {
 		m.pane = nil
-		m.nextApproval()
+		m = m.nextApproval()
 	}
-	return m, m.armPane()
+	return m.armPane()
 }
 
 func (m Model) handleApprovalRequest(msg approvalRequestMsg) (Model, tea.Cmd) {
@@ -468,32 +479,35 @@ func (m Model) handleApprovalRequest(msg approvalRequestMsg) (Model, tea.Cmd) {
 	}
 	m.queue = append(m.queue, msg.p)
 	if m.pane == nil {
-		m.nextApproval()
+		m = m.nextApproval()
 	}
 	m.input.ta.blur()
-	return m, tea.Batch(next, m.armPane())
+	m, arm := m.armPane()
+	return m, tea.Batch(next, arm)
 }
 
 // nextApproval opens the pane on the next live request in the queue.
-func (m *Model) nextApproval() {
+func (m Model) nextApproval() Model {
 	for len(m.queue) > 0 {
 		p := m.queue[0]
 		m.queue = m.queue[1:]
 		if p.ctx.Err() == nil {
 			m.pane = newApprovalPane(m.c, p)
-			return
+			return m
 		}
 	}
 	m.pane = nil
 	m.input.ta.focus()
+	return m
 }
 
 // closePane drops the pane and the queue: their turn is over or being
 // cancelled, so Approve has returned or is about to with ctx.Err().
-func (m *Model) closePane() {
+func (m Model) closePane() Model {
 	m.pane = nil
 	m.queue = nil
 	m.input.ta.focus()
+	return m
 }
 
 // checkServer runs Backend.CheckServer behind the first frame.

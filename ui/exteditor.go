@@ -85,7 +85,7 @@ func openEditor(text string) tea.Cmd {
 func (m Model) handleEditorDone(msg editorDoneMsg) (Model, tea.Cmd) {
 	if msg.err != nil {
 		text, hint := errorParts(msg.err)
-		m.addBlock(errorBlock(text, hint))
+		m = m.addBlock(errorBlock(text, hint))
 		return m, nil
 	}
 	m.input.setValue(msg.text)

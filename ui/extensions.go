@@ -50,7 +50,7 @@ func waitForNotice(ch <-chan Notice) tea.Cmd {
 func (m Model) mcpCommand(args []string) (Model, tea.Cmd) {
 	ext, ok := m.backend.(Extensions)
 	if !ok {
-		m.addBlock(errorBlock("MCP servers are not available here", ""))
+		m = m.addBlock(errorBlock("MCP servers are not available here", ""))
 		return m, nil
 	}
 	ctx := m.shared.base
@@ -104,7 +104,7 @@ func (m Model) mcpCommand(args []string) (Model, tea.Cmd) {
 			return commandResultMsg{draw: textDraw("logged out of MCP server " + name + " (its stored token is deleted)"), refresh: true}
 		}
 	}
-	m.addBlock(errorBlock("usage: /mcp [NAME | restart NAME | resources NAME | login NAME | logout NAME]", "lists the MCP servers, shows one with its log, restarts one, lists its resources, or logs in to or out of one"))
+	m = m.addBlock(errorBlock("usage: /mcp [NAME | restart NAME | resources NAME | login NAME | logout NAME]", "lists the MCP servers, shows one with its log, restarts one, lists its resources, or logs in to or out of one"))
 	return m, nil
 }
 
@@ -112,7 +112,7 @@ func (m Model) mcpCommand(args []string) (Model, tea.Cmd) {
 func (m Model) trustCommand() (Model, tea.Cmd) {
 	ext, ok := m.backend.(Extensions)
 	if !ok {
-		m.addBlock(errorBlock("project trust is not available here", ""))
+		m = m.addBlock(errorBlock("project trust is not available here", ""))
 		return m, nil
 	}
 	ctx := m.shared.base

@@ -39,7 +39,7 @@ func runningJobs(b Backend) int {
 func (m Model) jobsCommand(args []string) (Model, tea.Cmd) {
 	j, ok := m.backend.(Jobs)
 	if !ok {
-		m.addBlock(errorBlock("background jobs are not available here", ""))
+		m = m.addBlock(errorBlock("background jobs are not available here", ""))
 		return m, nil
 	}
 	switch {
@@ -57,7 +57,7 @@ func (m Model) jobsCommand(args []string) (Model, tea.Cmd) {
 			return commandResultMsg{draw: textDraw("stopped " + in.ID + ": " + in.Command), refresh: true}
 		}
 	}
-	m.addBlock(errorBlock("usage: /jobs [stop ID]", "lists the background jobs, or stops one"))
+	m = m.addBlock(errorBlock("usage: /jobs [stop ID]", "lists the background jobs, or stops one"))
 	return m, nil
 }
 

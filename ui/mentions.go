@@ -97,18 +97,18 @@ func (m Model) maybeIndex() tea.Cmd {
 
 // attachEvent draws the events of an @mention as a chip instead of a
 // card; it reports whether ev was one.
-func (m *Model) attachEvent(ev agent.Event) bool {
+func (m Model) attachEvent(ev agent.Event) (Model, bool) {
 	switch ev := ev.(type) {
 	case agent.ToolCallEvent:
-		return ev.Call.Attached
+		return m, ev.Call.Attached
 	case agent.ToolResultEvent:
 		if !ev.Call.Attached {
-			return false
+			return m, false
 		}
-		m.addTurnBlock(newChip(ev))
-		return true
+		m = m.addTurnBlock(newChip(ev))
+		return m, true
 	}
-	return false
+	return m, false
 }
 
 // chip is an attached mention in the transcript: one line, and with the

@@ -71,7 +71,7 @@ func (m Model) modelCommand(args []string, usage func() (Model, tea.Cmd)) (Model
 	}
 	saver, canSave := b.(ModelSaver)
 	if save && !canSave {
-		m.addBlock(errorBlock("the model cannot be saved here", "set model in the config"))
+		m = m.addBlock(errorBlock("the model cannot be saved here", "set model in the config"))
 		return m, nil
 	}
 	switch len(args) {

@@ -22,7 +22,7 @@ type Permissions interface {
 func (m Model) permissionsCommand(args []string) (Model, tea.Cmd) {
 	pb, ok := m.backend.(Permissions)
 	if !ok {
-		m.addBlock(errorBlock("permissions are not available here", ""))
+		m = m.addBlock(errorBlock("permissions are not available here", ""))
 		return m, nil
 	}
 	switch {
@@ -58,7 +58,7 @@ func (m Model) permissionsCommand(args []string) (Model, tea.Cmd) {
 			return commandResultMsg{draw: textDraw(what + ": " + describeRule(p) + "; the next such call asks")}
 		}
 	}
-	m.addBlock(errorBlock("usage: /permissions [remove N]", "lists the session grants and saved rules; remove N takes one back"))
+	m = m.addBlock(errorBlock("usage: /permissions [remove N]", "lists the session grants and saved rules; remove N takes one back"))
 	return m, nil
 }
 

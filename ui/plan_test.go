@@ -12,7 +12,7 @@ import (
 
 func TestPlanChecklistGolden(t *testing.T) {
 	m := newTestModel(t, newFake())
-	m.handleEvent(agent.PlanEvent{Items: []tools.PlanItem{
+	m = m.handleEvent(agent.PlanEvent{Items: []tools.PlanItem{
 		{Text: "read the failing test", Status: tools.PlanDone},
 		{Text: "fix the off-by-one in parse", Status: tools.PlanInProgress},
 		{Text: "run go test ./...", Status: tools.PlanPending},
@@ -22,11 +22,11 @@ func TestPlanChecklistGolden(t *testing.T) {
 
 func TestPlanUpdatesAndGoesWhenDone(t *testing.T) {
 	m := newTestModel(t, newFake())
-	m.handleEvent(agent.PlanEvent{Items: []tools.PlanItem{{Text: "step one", Status: tools.PlanInProgress}}})
+	m = m.handleEvent(agent.PlanEvent{Items: []tools.PlanItem{{Text: "step one", Status: tools.PlanInProgress}}})
 	if s := screen(m); !strings.Contains(s, "▶ step one") || !strings.Contains(s, "plan · 0 of 1 done") {
 		t.Fatalf("plan not shown:\n%s", s)
 	}
-	m.handleEvent(agent.PlanEvent{Items: []tools.PlanItem{{Text: "step one", Status: tools.PlanDone}}})
+	m = m.handleEvent(agent.PlanEvent{Items: []tools.PlanItem{{Text: "step one", Status: tools.PlanDone}}})
 	if s := screen(m); strings.Contains(s, "step one") {
 		t.Fatalf("a finished plan stays on screen after the turn:\n%s", s)
 	}
@@ -34,7 +34,7 @@ func TestPlanUpdatesAndGoesWhenDone(t *testing.T) {
 
 func TestCompactionCardGolden(t *testing.T) {
 	m := newTestModel(t, newFake())
-	m.addBlock(compactionBlock(agent.CompactionEvent{Replaced: 42, Tokens: 310, Auto: true,
+	m = m.addBlock(compactionBlock(agent.CompactionEvent{Replaced: 42, Tokens: 310, Auto: true,
 		Summary: "## Goal\nfix the parser\n## Decisions\nkeep the API\n## Files touched\nparse.go"}))
 	golden.RequireEqual(t, []byte(screen(m)))
 }

@@ -20,19 +20,20 @@ func (m Model) queuedView() []string {
 
 // unqueue takes the newest queued prompt back into the input, to edit or
 // drop it.
-func (m *Model) unqueue() {
+func (m Model) unqueue() Model {
 	n := len(m.queued)
 	m.input.setValue(m.queued[n-1])
 	m.queued = m.queued[:n-1]
+	return m
 }
 
 // nextQueued returns the prompt to send now that a turn ended. After a
 // cancel nothing is sent unasked: the queued prompts go back to the input,
 // after what it holds, so none is left waiting for a turn that will not
 // end on its own.
-func (m *Model) nextQueued(cancelled bool) (string, bool) {
+func (m Model) nextQueued(cancelled bool) (Model, string, bool) {
 	if len(m.queued) == 0 {
-		return "", false
+		return m, "", false
 	}
 	if cancelled {
 		parts := m.queued
@@ -41,9 +42,9 @@ func (m *Model) nextQueued(cancelled bool) (string, bool) {
 		}
 		m.input.setValue(strings.Join(parts, "\n\n"))
 		m.queued = nil
-		return "", false
+		return m, "", false
 	}
 	next := m.queued[0]
 	m.queued = m.queued[1:]
-	return next, true
+	return m, next, true
 }

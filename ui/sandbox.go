@@ -14,7 +14,7 @@ type SandboxReporter interface {
 func (m Model) sandboxCommand() (Model, tea.Cmd) {
 	r, ok := m.backend.(SandboxReporter)
 	if !ok {
-		m.addBlock(errorBlock("the sandbox is not available here", ""))
+		m = m.addBlock(errorBlock("the sandbox is not available here", ""))
 		return m, nil
 	}
 	return m, func() tea.Msg { return commandResultMsg{draw: textDraw(r.SandboxReport())} }

@@ -99,7 +99,7 @@ func (p *picker) view() []string {
 func (m Model) sessionsCommand(name string, args []string) (Model, tea.Cmd) {
 	sw, ok := m.backend.(Sessions)
 	if len(args) > 1 || !ok && (len(args) > 0 || name == "resume") {
-		m.addBlock(errorBlock("usage: /"+name+" [ID]", "open a session of this workspace; without an ID, pick one"))
+		m = m.addBlock(errorBlock("usage: /"+name+" [ID]", "open a session of this workspace; without an ID, pick one"))
 		return m, nil
 	}
 	if len(args) == 1 {
@@ -124,7 +124,7 @@ func (m Model) sessionsCommand(name string, args []string) (Model, tea.Cmd) {
 		items = append(items, pickItem{label: label, value: s.ID})
 	}
 	if len(items) == 0 {
-		m.addBlock(newFuncBlock(func(c *common) []string { return drawSessions(c, nil) }))
+		m = m.addBlock(newFuncBlock(func(c *common) []string { return drawSessions(c, nil) }))
 		return m, nil
 	}
 	m.picker = &picker{c: m.c, title: "Sessions of this workspace, the newest first", items: items, pick: func(id string) tea.Cmd {
@@ -155,7 +155,7 @@ func (m Model) forkCommand(args []string) (Model, tea.Cmd) {
 		}
 	}
 	if !ok || len(args) > 1 {
-		m.addBlock(errorBlock("usage: /fork [N]", "go on in a copy of this session; N: from before your prompt number N"))
+		m = m.addBlock(errorBlock("usage: /fork [N]", "go on in a copy of this session; N: from before your prompt number N"))
 		return m, nil
 	}
 	fork := func(before int) tea.Cmd {
@@ -169,7 +169,7 @@ func (m Model) forkCommand(args []string) (Model, tea.Cmd) {
 	}
 	prompts, err := sw.Prompts()
 	if err != nil {
-		m.addBlock(errorBlock("cannot list the prompts: "+err.Error(), ""))
+		m = m.addBlock(errorBlock("cannot list the prompts: "+err.Error(), ""))
 		return m, nil
 	}
 	items := []pickItem{{label: "here: the whole conversation so far", value: "0"}}
@@ -188,17 +188,17 @@ func (m Model) forkCommand(args []string) (Model, tea.Cmd) {
 func (m Model) handleSessionSwitched(msg sessionSwitchedMsg) (Model, tea.Cmd) {
 	if msg.err != nil {
 		text, hint := errorParts(msg.err)
-		m.addBlock(errorBlock(text, hint))
+		m = m.addBlock(errorBlock(text, hint))
 		return m, nil
 	}
-	m.finishLive()
-	m.finishThink()
+	m = m.finishLive()
+	m = m.finishThink()
 	m.tr.clear()
 	m.cards = map[string]*toolCard{}
 	m.plan = nil
-	m.showEarlier(msg.view.Earlier)
+	m = m.showEarlier(msg.view.Earlier)
 	if msg.view.Notice != "" {
-		m.addBlock(noticeBlock(msg.view.Notice))
+		m = m.addBlock(noticeBlock(msg.view.Notice))
 	}
 	if msg.view.Draft != "" {
 		m.input.setValue(msg.view.Draft)
@@ -207,7 +207,7 @@ func (m Model) handleSessionSwitched(msg sessionSwitchedMsg) (Model, tea.Cmd) {
 }
 
 // showEarlier adds the conversation of a resumed session to the transcript.
-func (m *Model) showEarlier(list []Earlier) {
+func (m Model) showEarlier(list []Earlier) Model {
 	past := 0 // earlier turns count down from -1, apart from live ones
 	for _, e := range list {
 		switch e.Role {
@@ -218,7 +218,7 @@ func (m *Model) showEarlier(list []Earlier) {
 			if strings.TrimSpace(e.Text) != "" {
 				src := tools.SanitizeForScreen(e.Text)
 				m.tr.add(&mdBlock{src: src})
-				m.keepAnswer(past, src)
+				m = m.keepAnswer(past, src)
 			}
 		default:
 			if e.Call != nil {
@@ -228,6 +228,7 @@ func (m *Model) showEarlier(list []Earlier) {
 			m.tr.add(noticeBlock(e.Text))
 		}
 	}
+	return m
 }
 
 // clearedNote says where the undo history of the session left by /clear is.

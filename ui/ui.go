@@ -113,7 +113,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 	m.status.apply(b.Status(), b.Autonomy())
 	m.welcome = newWelcome(opts.Version, b.Model(), opts.Server)
 	m.tr.add(m.welcome)
-	m.showEarlier(opts.Earlier)
+	m = m.showEarlier(opts.Earlier)
 	for _, n := range opts.Banner {
 		if strings.TrimSpace(n.Text) != "" {
 			m.tr.add(noticeBlockOf(n))
@@ -159,7 +159,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleEvents(msg)
 	case renderTickMsg:
 		m.tickPending = false
-		m.publish()
+		m = m.publish()
 		return m, nil
 	case spinnerTickMsg:
 		if m.turn == nil || msg.turn != m.turn.id {
@@ -191,7 +191,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case compactDoneMsg:
 		m.compactCancel = nil
 		m, cmd := m.handleCommandResult(msg.res)
-		if next, ok := m.nextQueued(msg.res.err != nil); ok {
+		m, next, ok := m.nextQueued(msg.res.err != nil)
+		if ok {
 			m, start := m.startTurn(next)
 			return m, tea.Batch(cmd, start)
 		}
@@ -204,7 +205,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case formAnsweredMsg:
 		return m.handleFormAnswer(msg)
 	case noticeMsg:
-		m.addBlock(noticeBlockOf(msg.n))
+		m = m.addBlock(noticeBlockOf(msg.n))
 		return m, tea.Batch(waitForNotice(m.notices), refreshStatus(m.backend), loadPrompts(m.backend))
 	case editorDoneMsg:
 		return m.handleEditorDone(msg)
@@ -219,7 +220,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case customCommandsMsg:
 		m.c.setCustom(msg.cmds)
 		for _, n := range msg.notices {
-			m.addBlock(warnBlock(n))
+			m = m.addBlock(warnBlock(n))
 		}
 		m.input.refresh()
 		return m, nil
@@ -241,7 +242,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			if hint == "" {
 				hint = "check the server address and the model name; /model switches the model"
 			}
-			m.addBlock(errorBlock(text, hint))
+			m = m.addBlock(errorBlock(text, hint))
 		}
 		return m, nil
 	}
@@ -346,7 +347,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m.setMouse(m.c.mouseOff)
 	}
 	if key.Matches(msg, k.HistoryPrev) && len(m.queued) > 0 && m.input.ta.value() == "" {
-		m.unqueue()
+		m = m.unqueue()
 		return m, nil
 	}
 	if text := m.input.update(msg); text != "" {
@@ -392,18 +393,18 @@ func (m Model) submit(text string) (Model, tea.Cmd) {
 
 func (m Model) handleCommandResult(msg commandResultMsg) (Model, tea.Cmd) {
 	if msg.cleared {
-		m.finishLive()
-		m.finishThink()
+		m = m.finishLive()
+		m = m.finishThink()
 		m.tr.clear()
 		m.cards = map[string]*toolCard{}
 		m.plan = nil
 	}
 	if msg.draw != nil {
-		m.addBlock(newFuncBlock(msg.draw))
+		m = m.addBlock(newFuncBlock(msg.draw))
 	}
 	if msg.err != nil {
 		text, hint := errorParts(msg.err)
-		m.addBlock(errorBlock(text, hint))
+		m = m.addBlock(errorBlock(text, hint))
 	}
 	if msg.refresh || msg.cleared {
 		return m, refreshStatus(m.backend)
@@ -424,22 +425,24 @@ func (m Model) quit() (Model, tea.Cmd) {
 // notice. While an answer or its reasoning streams, the block goes just
 // above the live block, which stays last and carries on unbroken below it
 // (what streamed so far is published first, so the order holds).
-func (m *Model) addBlock(b block) {
+func (m Model) addBlock(b block) Model {
 	if m.live == nil && m.think == nil {
 		m.tr.add(b)
-		return
+		return m
 	}
-	m.publish()
+	m = m.publish()
 	m.tr.insertBeforeLast(b)
+	return m
 }
 
 // addTurnBlock adds a block that comes from the turn. Events arrive in
 // order, so a streamed answer or reasoning in progress is complete: it is
 // finished first.
-func (m *Model) addTurnBlock(b block) {
-	m.finishLive()
-	m.finishThink()
+func (m Model) addTurnBlock(b block) Model {
+	m = m.finishLive()
+	m = m.finishThink()
 	m.tr.add(b)
+	return m
 }
 
 // View implements tea.Model. Its cost depends on the screen size, not on

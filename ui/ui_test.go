@@ -273,7 +273,7 @@ func TestNewlineKeys(t *testing.T) {
 func TestScrollKeys(t *testing.T) {
 	m := newTestModel(t, newFake())
 	for i := range 40 {
-		m.addBlock(noticeBlock(fmt.Sprintf("line %02d", i)))
+		m = m.addBlock(noticeBlock(fmt.Sprintf("line %02d", i)))
 	}
 	bottom := screen(m)
 	tests := []struct {
