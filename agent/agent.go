@@ -569,7 +569,7 @@ func (a *Agent) Undo(ctx context.Context, n int, force bool) (string, error) {
 	if n == 0 {
 		return strings.Join(lines, "\n"), nil
 	}
-	out, err := a.walk("undo", func(j *history.Journal) ([]history.Outcome, error) {
+	out, err := a.walk("undo", n, func(j *history.Journal) ([]history.Outcome, error) {
 		return j.Undo(ctx, n, force, a.resolver())
 	})
 	if len(lines) > 0 && out == "Nothing to undo." {
@@ -585,12 +585,12 @@ func (a *Agent) Undo(ctx context.Context, n int, force bool) (string, error) {
 
 // Redo re-applies the newest n undone calls.
 func (a *Agent) Redo(ctx context.Context, n int) (string, error) {
-	return a.walk("redo", func(j *history.Journal) ([]history.Outcome, error) {
+	return a.walk("redo", n, func(j *history.Journal) ([]history.Outcome, error) {
 		return j.Redo(ctx, n, a.resolver())
 	})
 }
 
-func (a *Agent) walk(op string, run func(*history.Journal) ([]history.Outcome, error)) (string, error) {
+func (a *Agent) walk(op string, asked int, run func(*history.Journal) ([]history.Outcome, error)) (string, error) {
 	a.mu.Lock()
 	if a.running {
 		a.mu.Unlock()
@@ -600,6 +600,9 @@ func (a *Agent) walk(op string, run func(*history.Journal) ([]history.Outcome, e
 	a.mu.Unlock()
 	outcomes, err := run(j)
 	lines, note, err := DescribeWalk(op, outcomes, err)
+	if short := Short(op, asked, outcomes); short != "" {
+		lines = append(lines, short)
+	}
 	if note != "" {
 		a.mu.Lock()
 		a.notes = append(a.notes, note)
@@ -609,6 +612,21 @@ func (a *Agent) walk(op string, run func(*history.Journal) ([]history.Outcome, e
 		}
 	}
 	return strings.Join(lines, "\n"), err
+}
+
+// Short says, when fewer calls than asked were walked back, that there was
+// nothing more: "Nothing more to undo (1 of 5 asked)."; "" otherwise.
+func Short(op string, asked int, outcomes []history.Outcome) string {
+	done := 0
+	for _, o := range outcomes {
+		if o.Done {
+			done++
+		}
+	}
+	if done == 0 || done >= asked {
+		return ""
+	}
+	return fmt.Sprintf("Nothing more to %s (%d of %d asked).", op, done, asked)
 }
 
 // DescribeWalk turns what an undo or redo (op "undo" or "redo") did into

@@ -22,3 +22,16 @@ func TestDescribeWalkNotes(t *testing.T) {
 		t.Errorf("skipped only: lines %q, note %q, err %v", lines, note, err)
 	}
 }
+
+func TestShortSaysWhenThereWasNothingMore(t *testing.T) {
+	one := []history.Outcome{{Done: true}, {Skipped: true}}
+	if got := Short("undo", 5, one); got != "Nothing more to undo (1 of 5 asked)." {
+		t.Errorf("Short = %q", got)
+	}
+	if got := Short("undo", 1, one); got != "" {
+		t.Errorf("all done: %q", got)
+	}
+	if got := Short("redo", 3, nil); got != "" {
+		t.Errorf("none done (said by DescribeWalk): %q", got)
+	}
+}

@@ -77,6 +77,9 @@ func RunJournal(ctx context.Context, mode string, o Options, secrets map[string]
 		}
 	}
 	lines, _, err := agent.DescribeWalk(mode, labelled, err)
+	if short := agent.Short(mode, o.Count, outcomes); short != "" {
+		lines = append(lines, short)
+	}
 	fmt.Fprintln(stdout, strings.Join(lines, "\n"))
 	// Each session's model is told what became of its own calls.
 	bySession := map[string][]history.Outcome{}
