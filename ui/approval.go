@@ -554,19 +554,26 @@ func (a *approvalPane) footer() []string {
 	}
 	// Every choice takes its width plus brackets, highlighted or not, so
 	// the line keeps the pane's left edge and does not shift as ←/→ move.
-	var b strings.Builder
+	// A narrow screen gets the choices on more lines, never cut.
+	var out []string
+	line, lineW := "", 0
 	for ch := range numChoices {
 		if !onChoicesLine(ch) || !a.offers(ch) {
 			continue
 		}
 		name, label := ch.binding(k).Help().Key, ch.label()
+		seg := " " + st.Key.Render(name) + " " + st.Choice.Render(label) + " "
 		if int(ch) == a.sel {
-			b.WriteString(st.ChoiceActive.Render("[" + name + " " + label + "]"))
-		} else {
-			b.WriteString(" " + st.Key.Render(name) + " " + st.Choice.Render(label) + " ")
+			seg = st.ChoiceActive.Render("[" + name + " " + label + "]")
 		}
+		segW := ansi.StringWidth(seg)
+		if lineW > 0 && lineW+segW > w {
+			out = append(out, line)
+			line, lineW = "", 0
+		}
+		line, lineW = line+seg, lineW+segW
 	}
-	out := []string{truncate(b.String(), w)}
+	out = append(out, truncate(line, w))
 	if a.offers(choiceNetwork) {
 		line := " " + st.Key.Render(k.ApproveNetwork.Help().Key) + st.Choice.Render(" approve with network once")
 		if a.offers(choiceNetworkSession) {
@@ -575,16 +582,20 @@ func (a *approvalPane) footer() []string {
 		out = append(out, truncate(line, w))
 	}
 	if a.offers(choiceTrustHints) {
-		for i, l := range wrapPlain(" "+k.TrustHints.Help().Key+" approve, and trust the read-only hints of "+oneLine(a.p.req.Meta.HintServer)+
+		for _, l := range hangWrap(" "+k.TrustHints.Help().Key+" approve, and trust the read-only hints of "+oneLine(a.p.req.Meta.HintServer)+
 			" in this project: its tools that claim to be read-only run without asking until their definitions change", w) {
-			if i > 0 {
-				l = "   " + l
-			}
 			out = append(out, st.Choice.Render(l))
 		}
 	}
 	if a.offers(choicePreview) {
-		out = append(out, truncate(" "+st.Key.Render(k.PreviewRun.Help().Key)+st.Choice.Render(" preview: run it once in a scratch layer (no network), then approve or discard what it changed"), w))
+		for i, l := range hangWrap(" "+k.PreviewRun.Help().Key+" preview: run it once in a scratch layer (no network), then approve or discard what it changed", w) {
+			if i == 0 {
+				l = " " + st.Key.Render(k.PreviewRun.Help().Key) + st.Choice.Render(strings.TrimPrefix(l, " "+k.PreviewRun.Help().Key))
+			} else {
+				l = st.Choice.Render(l)
+			}
+			out = append(out, l)
+		}
 	}
 	if a.p.req.Previewed {
 		out = append(out, truncate(st.Dim.Render(" "+k.ApproveOnce.Help().Key+" applies these changes (journaled: /undo reverts them) · "+k.Deny.Help().Key+" discards them"), w))
@@ -602,11 +613,8 @@ func (a *approvalPane) footer() []string {
 	}
 	out = append(out, truncate(st.Dim.Render(" "+k.ApproveSession.Help().Key+" allows for this session: "+grant), w))
 	saved := strings.ReplaceAll(oneLine(strings.ReplaceAll(a.rule.String(), "\n", ", ")), "  ", " ")
-	for i, l := range wrapPlain(" "+k.SaveRule.Help().Key+" also saves it as a rule for this project ("+
+	for _, l := range hangWrap(" "+k.SaveRule.Help().Key+" also saves it as a rule for this project ("+
 		k.SaveRuleUserWide.Help().Key+": for every project) in your config: "+saved, w) {
-		if i > 0 {
-			l = "   " + l
-		}
 		out = append(out, st.Dim.Render(l))
 	}
 	return out
@@ -775,4 +783,14 @@ func (m Model) armPane() (Model, tea.Cmd) {
 	}
 	p := m.pane.p
 	return m, tea.Tick(paneArmDelay, func(time.Time) tea.Msg { return paneArmedMsg{p: p} })
+}
+
+// hangWrap wraps text to width w with a hanging indent: lines after the
+// first start three spaces in, and none is wider than w.
+func hangWrap(text string, w int) []string {
+	lines := wrapPlain(text, max(w-3, 10))
+	for i := 1; i < len(lines); i++ {
+		lines[i] = "   " + lines[i]
+	}
+	return lines
 }

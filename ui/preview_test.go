@@ -9,6 +9,9 @@ import (
 
 	"myclaw/approval"
 	"myclaw/tools"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 )
 
 func TestPaneOffersAPreviewAndThenAppliesOrDiscards(t *testing.T) {
@@ -88,5 +91,20 @@ func TestPaneIgnoresTypeAhead(t *testing.T) {
 	press(t, m, "y")
 	if d, ok := decision(t, p); !ok || d.Choice != approval.ApproveOnce {
 		t.Fatalf("after arming, y decided %+v, %v", d, ok)
+	}
+}
+
+// At 40 columns no line of the pane is cut: the long ones wrap.
+func TestPaneWrapsAtFortyColumns(t *testing.T) {
+	req := writeRequest()
+	m, _ := withPane(t, req)
+	m = update(m, tea.WindowSizeMsg{Width: 40, Height: 30})
+	for _, l := range m.pane.footer() {
+		if w := ansi.StringWidth(l); w > 40 {
+			t.Errorf("line wider than the screen (%d): %q", w, ansi.Strip(l))
+		}
+		if strings.HasSuffix(ansi.Strip(l), "…") {
+			t.Errorf("line cut: %q", ansi.Strip(l))
+		}
 	}
 }
