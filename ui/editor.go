@@ -157,8 +157,11 @@ func (e *editor) update(msg tea.KeyMsg) bool {
 	l := e.lines[e.row]
 	edited := false // by the cases below; insert counts its own changes
 	ek := &e.c.keys.Editor
+	// key.Matches names the key anew for each binding; name it once.
+	name := msg.String()
+	is := func(b key.Binding) bool { return nameMatches(name, b) }
 	switch {
-	case key.Matches(msg, ek.DeleteBack):
+	case is(ek.DeleteBack):
 		switch {
 		case e.col > 0:
 			e.lines[e.row] = append(l[:e.col-1:e.col-1], l[e.col:]...)
@@ -172,7 +175,7 @@ func (e *editor) update(msg tea.KeyMsg) bool {
 			e.row--
 			edited = true
 		}
-	case key.Matches(msg, ek.DeleteForward):
+	case is(ek.DeleteForward):
 		switch {
 		case e.col < len(l):
 			e.lines[e.row] = append(l[:e.col:e.col], l[e.col+1:]...)
@@ -182,7 +185,7 @@ func (e *editor) update(msg tea.KeyMsg) bool {
 			e.lines = append(e.lines[:e.row+1], e.lines[e.row+2:]...)
 			edited = true
 		}
-	case key.Matches(msg, ek.Left):
+	case is(ek.Left):
 		switch {
 		case e.col > 0:
 			e.col--
@@ -190,7 +193,7 @@ func (e *editor) update(msg tea.KeyMsg) bool {
 			e.row--
 			e.col = len(e.lines[e.row])
 		}
-	case key.Matches(msg, ek.Right):
+	case is(ek.Right):
 		switch {
 		case e.col < len(l):
 			e.col++
@@ -198,41 +201,41 @@ func (e *editor) update(msg tea.KeyMsg) bool {
 			e.row++
 			e.col = 0
 		}
-	case key.Matches(msg, ek.Up):
+	case is(ek.Up):
 		if e.row > 0 {
 			e.row--
 			e.col = min(e.col, len(e.lines[e.row]))
 		}
-	case key.Matches(msg, ek.Down):
+	case is(ek.Down):
 		if e.row < len(e.lines)-1 {
 			e.row++
 			e.col = min(e.col, len(e.lines[e.row]))
 		}
-	case key.Matches(msg, ek.LineStart):
+	case is(ek.LineStart):
 		e.col = 0
-	case key.Matches(msg, ek.LineEnd):
+	case is(ek.LineEnd):
 		e.col = len(l)
-	case key.Matches(msg, ek.WordLeft):
+	case is(ek.WordLeft):
 		e.col = wordLeft(l, e.col)
-	case key.Matches(msg, ek.WordRight):
+	case is(ek.WordRight):
 		e.col = wordRight(l, e.col)
-	case key.Matches(msg, ek.DeleteWordBack):
+	case is(ek.DeleteWordBack):
 		to := wordLeft(l, e.col)
 		e.lines[e.row] = append(l[:to:to], l[e.col:]...)
 		e.col, edited = to, to < e.col
-	case key.Matches(msg, ek.DeleteWordForward):
+	case is(ek.DeleteWordForward):
 		to := wordRight(l, e.col)
 		e.lines[e.row] = append(l[:e.col:e.col], l[to:]...)
 		edited = to > e.col
-	case key.Matches(msg, ek.DeleteToStart):
+	case is(ek.DeleteToStart):
 		e.lines[e.row] = append([]rune(nil), l[e.col:]...)
 		e.col, edited = 0, e.col > 0
-	case key.Matches(msg, ek.DeleteToEnd):
+	case is(ek.DeleteToEnd):
 		e.lines[e.row] = l[:e.col:e.col]
 		edited = e.col < len(l)
-	case key.Matches(msg, ek.Indent):
+	case is(ek.Indent):
 		e.insert(strings.Repeat(" ", tabWidth))
-	case msg.String() == " ":
+	case name == " ":
 		e.insert(" ")
 	default:
 		if msg.Type == tea.KeyRunes && !msg.Alt {
@@ -375,4 +378,17 @@ func (e *editor) view() []string {
 		out = append(out, e.promptFor(k)+s)
 	}
 	return out
+}
+
+// nameMatches is key.Matches for a key whose name (msg.String()) is known.
+func nameMatches(name string, b key.Binding) bool {
+	if !b.Enabled() {
+		return false
+	}
+	for _, k := range b.Keys() {
+		if k == name {
+			return true
+		}
+	}
+	return false
 }
