@@ -39,6 +39,14 @@ func (b *funcBlock) lines(c *common) []string {
 	return b.cache.put(c, withGap(b.draw(c)))
 }
 
+// goesOnBlock marks that the streamed answer resumes below: a command's
+// output or a notice was put in its way.
+func goesOnBlock() block {
+	return newFuncBlock(func(c *common) []string {
+		return []string{"  " + c.styles.Dim.Render("⋯ the answer goes on")}
+	})
+}
+
 // userBlock shows a prompt or a command as the user typed it.
 func userBlock(text string) block {
 	text = strings.TrimRight(tools.SanitizeForScreen(text), "\n")

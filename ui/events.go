@@ -150,6 +150,9 @@ type liveText struct {
 	stream *mdStream
 	tail   *mdTail
 	dirty  bool
+	// goesOn marks where the answer resumes below a block the UI put
+	// in its way (a command's output); nil when there is none.
+	goesOn block
 }
 
 // startTurn sends prompt to the backend in a goroutine of its own.

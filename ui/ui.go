@@ -431,7 +431,17 @@ func (m Model) addBlock(b block) Model {
 		return m
 	}
 	m = m.publish()
-	m.tr.insertBeforeLast(b)
+	if m.live == nil {
+		m.tr.insertBeforeLast(b)
+		return m
+	}
+	// The answer goes on below what was put in its way: say so, once for
+	// a run of such blocks.
+	if n := len(m.tr.blocks); n >= 2 && m.live.goesOn != nil && m.tr.blocks[n-2] == m.live.goesOn {
+		m.tr.remove(m.live.goesOn)
+	}
+	m.live.goesOn = goesOnBlock()
+	m.tr.insertBeforeLast(b, m.live.goesOn)
 	return m
 }
 

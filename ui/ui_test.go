@@ -437,6 +437,11 @@ func TestUIBlocksDoNotBreakTheStream(t *testing.T) {
 			if !strings.Contains(text, "▸ reasoning · 4 words") {
 				t.Errorf("got reasoning without its 4 words:\n%s", text)
 			}
+			// The block put in the answer's way says that the answer goes
+			// on below it (the one put in the reasoning's way needs not).
+			if i, j := strings.LastIndex(text, tt.want), strings.Index(text, "⋯ the answer goes on"); j < i || strings.Count(text, "⋯ the answer goes on") != 1 || !strings.Contains(text[j:], "After bold.") {
+				t.Errorf("the answer's resumption is not marked once, below the block:\n%s", text)
+			}
 			if strings.Count(text, tt.want) != 2 {
 				t.Errorf("got %q %d times; want twice:\n%s", tt.want, strings.Count(text, tt.want), text)
 			}
