@@ -575,11 +575,13 @@ func (a *approvalPane) footer() []string {
 	}
 	out = append(out, truncate(line, w))
 	if a.offers(choiceNetwork) {
-		line := " " + st.Key.Render(k.ApproveNetwork.Help().Key) + st.Choice.Render(" approve with network once")
+		text := " " + k.ApproveNetwork.Help().Key + " approve with network once"
 		if a.offers(choiceNetworkSession) {
-			line += "  " + st.Key.Render(k.ApproveNetworkSession.Help().Key) + st.Choice.Render(" with network for the session")
+			text += "  " + k.ApproveNetworkSession.Help().Key + " with network for the session"
 		}
-		out = append(out, truncate(line, w))
+		for _, l := range hangWrap(text, w) {
+			out = append(out, st.Choice.Render(l))
+		}
 	}
 	if a.offers(choiceTrustHints) {
 		for _, l := range hangWrap(" "+k.TrustHints.Help().Key+" approve, and trust the read-only hints of "+oneLine(a.p.req.Meta.HintServer)+
@@ -611,7 +613,9 @@ func (a *approvalPane) footer() []string {
 	if a.rule.Match != "" {
 		grant += " matching " + oneLine(a.rule.Match)
 	}
-	out = append(out, truncate(st.Dim.Render(" "+k.ApproveSession.Help().Key+" allows for this session: "+grant), w))
+	for _, l := range hangWrap(" "+k.ApproveSession.Help().Key+" allows for this session: "+grant, w) {
+		out = append(out, st.Dim.Render(l))
+	}
 	saved := strings.ReplaceAll(oneLine(strings.ReplaceAll(a.rule.String(), "\n", ", ")), "  ", " ")
 	for _, l := range hangWrap(" "+k.SaveRule.Help().Key+" also saves it as a rule for this project ("+
 		k.SaveRuleUserWide.Help().Key+": for every project) in your config: "+saved, w) {

@@ -383,18 +383,18 @@ func drawHelp(c *common) []string {
 	}
 	out = append(out, "", st.Bold.Render("commands"))
 	for _, cmd := range commands {
-		out = append(out, "  "+st.Key.Render(pad(cmd.usage(), 24))+cmd.desc)
+		out = append(out, helpLines(c, cmd.usage(), cmd.desc)...)
 	}
 	if len(c.customList) > 0 {
 		out = append(out, "", st.Bold.Render("your commands")+st.Dim.Render("  (commands/NAME.md: $ARGUMENTS, $1…)"))
 		for _, cmd := range c.customList {
-			out = append(out, "  "+st.Key.Render(pad(cmd.usage(), 22))+cmd.desc)
+			out = append(out, helpLines(c, cmd.usage(), cmd.desc)...)
 		}
 	}
 	if len(c.prompts) > 0 {
 		out = append(out, "", st.Bold.Render("MCP prompts")+st.Dim.Render("  (arguments in order, or NAME=value)"))
 		for _, cmd := range c.prompts {
-			out = append(out, "  "+st.Key.Render(pad(cmd.usage(), 22))+cmd.desc)
+			out = append(out, helpLines(c, cmd.usage(), cmd.desc)...)
 		}
 	}
 	out = append(out, "  "+st.Dim.Render("a prompt that begins with / is sent by typing // first"))

@@ -315,3 +315,20 @@ func TestCostGolden(t *testing.T) {
 		})
 	}
 }
+
+// A mention typed out in full is sent with one Enter, not completed again.
+func TestEnterSendsAFullMention(t *testing.T) {
+	d := &directFake{fakeBackend: newFake()}
+	fsys := fstest.MapFS{"f.txt": {Data: []byte("x")}}
+	m := New(d, Options{Workspace: "/work/project", Files: fsys})
+	m = update(m, sizeMsg(testWidth, testHeight))
+	m = runCmd(t, m, buildIndex(context.Background(), fsys))
+	m = typeText(m, "hi @f.txt")
+	if !strings.Contains(screen(m), "› @f.txt") {
+		t.Fatalf("popup:\n%s", screen(m))
+	}
+	m, _ = updateCmd(m, keyMsg("enter"))
+	if m.input.ta.value() != "" || m.turn == nil {
+		t.Fatalf("one Enter did not send: input %q, turn %v", m.input.ta.value(), m.turn != nil)
+	}
+}

@@ -470,6 +470,10 @@ func (m Model) handleDecision(msg approvalDecidedMsg) (Model, tea.Cmd) {
 	m.c.log.Info("approval decided", "tool", msg.p.req.Tool, "call", msg.p.req.CallID, "decision", describeDecision(msg.d))
 	if m.pane != nil && m.pane.p == msg.p {
 		m.pane = nil
+		// A preview runs now, and asks again about its result: until then
+		// keys do not go to the prompt (a "y" meant for the pane would be
+		// sent to the model).
+		m.previewing = msg.d.Choice == approval.Preview
 		m = m.nextApproval()
 	}
 	return m.armPane()
@@ -481,6 +485,7 @@ func (m Model) handleApprovalRequest(msg approvalRequestMsg) (Model, tea.Cmd) {
 		return m, next
 	}
 	m.queue = append(m.queue, msg.p)
+	m.previewing = false
 	if m.pane == nil {
 		m = m.nextApproval()
 	}
@@ -500,7 +505,9 @@ func (m Model) nextApproval() Model {
 		}
 	}
 	m.pane = nil
-	m.input.ta.focus()
+	if !m.previewing {
+		m.input.ta.focus()
+	}
 	return m
 }
 
@@ -509,6 +516,7 @@ func (m Model) nextApproval() Model {
 func (m Model) closePane() Model {
 	m.pane = nil
 	m.queue = nil
+	m.previewing = false
 	m.input.ta.focus()
 	return m
 }

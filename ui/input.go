@@ -167,10 +167,13 @@ func (in *inputModel) update(km tea.KeyMsg) string {
 		return ""
 	case key.Matches(km, k.Send) && !km.Paste:
 		if in.popupVisible() && len(in.files) > 0 {
-			in.completeMention()
-			return ""
-		}
-		if in.popupVisible() {
+			// A mention typed out in full is not completed again: Enter
+			// sends the prompt.
+			if tok, ok := in.ta.mentionToken(); !ok || tok != in.files[in.sel] {
+				in.completeMention()
+				return ""
+			}
+		} else if in.popupVisible() {
 			cmd := in.matches[in.sel]
 			if strings.TrimPrefix(in.ta.value(), "/") != cmd.name {
 				in.complete()

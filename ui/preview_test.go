@@ -108,3 +108,32 @@ func TestPaneWrapsAtFortyColumns(t *testing.T) {
 		}
 	}
 }
+
+// While a preview runs, keys do not reach the prompt (a "y" meant for the
+// pane must not become a prompt); the pane comes back with the result.
+func TestKeysWaitWhileAPreviewRuns(t *testing.T) {
+	req := shellRequest()
+	req.Taint = nil
+	req.Confinement = &approval.Confinement{Sandboxed: true}
+	req.Previewable = true
+	m, _ := withPane(t, req)
+	m = press(t, m, "p")
+	if m.pane != nil || !m.previewing || !strings.Contains(strings.Join(m.bottomView(), "\n"), "previewing") {
+		t.Fatalf("after p: pane %v, previewing %v, bottom %q", m.pane != nil, m.previewing, m.bottomView())
+	}
+	m = press(t, m, "y", "e", "s")
+	if v := m.input.ta.value(); v != "" {
+		t.Fatalf("keys typed during the preview reached the prompt: %q", v)
+	}
+	res := req
+	res.Previewable, res.Previewed = false, true
+	p := &pendingApproval{req: res, ctx: context.Background(), reply: make(chan approval.Decision, 1)}
+	m = update(m, approvalRequestMsg{p})
+	if m.pane == nil || m.previewing {
+		t.Fatal("the result's pane did not come back")
+	}
+	press(t, m, "y")
+	if d, ok := decision(t, p); !ok || d.Choice != approval.ApproveOnce {
+		t.Fatalf("y on the result decided %+v, %v", d, ok)
+	}
+}

@@ -61,6 +61,9 @@ type Model struct {
 	picker *picker
 	// compactCancel cancels a running /compact.
 	compactCancel context.CancelFunc
+	// previewing is set while a call the person chose to preview runs;
+	// the pane comes back with its result.
+	previewing bool
 	formCh        <-chan FormRequest
 	// loadCommands loads the custom commands.
 	loadCommands CommandLoader
@@ -266,6 +269,10 @@ func (m Model) bottomView() []string {
 	if m.picker != nil {
 		return m.picker.view()
 	}
+	if m.previewing {
+		st := &m.c.styles
+		return []string{st.Dim.Render(truncate("  previewing: the command runs once in a scratch layer, without network · "+m.c.keys.Cancel.Help().Key+" cancels", max(m.c.width, minWidth)))}
+	}
 	out := append(m.planView(), m.input.popupView()...)
 	return append(append(out, m.queuedView()...), m.input.view()...)
 }
@@ -306,6 +313,12 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.picker, cmd = m.picker.update(msg)
 		return m, cmd
+	}
+	if m.previewing {
+		if key.Matches(msg, k.Cancel) {
+			return m.cancelTurn()
+		}
+		return m, nil // the pane comes back with the result
 	}
 	switch {
 	case key.Matches(msg, k.Cancel):
