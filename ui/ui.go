@@ -64,7 +64,7 @@ type Model struct {
 	// previewing is set while a call the person chose to preview runs;
 	// the pane comes back with its result.
 	previewing bool
-	formCh        <-chan FormRequest
+	formCh     <-chan FormRequest
 	// loadCommands loads the custom commands.
 	loadCommands CommandLoader
 	// plan is the model's checklist (todo_write), shown above the input.
