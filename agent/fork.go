@@ -111,7 +111,7 @@ func (a *Agent) OpenSession(id string) error {
 	s, err := a.opts.Store.OpenSession(id)
 	if err != nil {
 		if errors.Is(err, history.ErrNoSession) {
-			return &UserError{Msg: fmt.Sprintf("No session %q.", id), Hint: "/sessions lists the sessions of this workspace.", Err: err}
+			return &UserError{Msg: fmt.Sprintf("No session %q.", id), Hint: "/sessions lists the sessions of this workspace."}
 		}
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"myclaw/agent"
 	"myclaw/approval"
 	"myclaw/history"
+	"myclaw/tools"
 )
 
 // RunJournal runs `myclaw undo|redo|history` on every session of the
@@ -59,7 +60,7 @@ func RunJournal(ctx context.Context, mode string, o Options, secrets map[string]
 		if o.Session != "" {
 			fmt.Fprintf(stdout, "Session %s (%s)\n", a.session.Info().ID, a.session.Info().Workspace)
 		} else {
-			fmt.Fprintf(stdout, "%s: %d sessions\n", a.workspace.Dir(), len(journals))
+			fmt.Fprintf(stdout, "%s: %s\n", a.workspace.Dir(), tools.Count(len(journals), "session"))
 		}
 		fmt.Fprint(stdout, formatHistory(history.Merged(journals)))
 		return nil

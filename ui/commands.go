@@ -152,8 +152,8 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 		return m, nil
 	}
 	if !cmd.busy && m.compactCancel != nil {
-		m = m.addBlock(errorBlock("/"+cmd.name+" waits for the compaction to finish",
-			"press "+m.c.keys.Cancel.Help().Key+" to cancel it, or wait for it to end"))
+		m = m.addBlock(errorBlock("/"+cmd.name+" cannot run while the compaction runs",
+			"press "+m.c.keys.Cancel.Help().Key+" to cancel the compaction, or run it again once it ends"))
 		return m, nil
 	}
 	return cmd.run(m, cmd, args)

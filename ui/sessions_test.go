@@ -182,7 +182,7 @@ func TestPromptsWaitForACompaction(t *testing.T) {
 		t.Fatalf("queue %q, turn %v; want the prompt queued", m.queued, m.turn != nil)
 	}
 	m = runLine(t, m, "/undo")
-	if !strings.Contains(lastBlock(m), "waits for the compaction to finish") {
+	if !strings.Contains(lastBlock(m), "cannot run while the compaction runs") {
 		t.Fatalf("/undo during a compaction: %q", lastBlock(m))
 	}
 	m = update(m, keyMsg("esc"))

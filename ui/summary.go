@@ -37,7 +37,7 @@ func quitSummary(b Backend) string {
 		if rep.estimated {
 			mark = "~"
 		}
-		first += " · " + count(rep.requests, "request") + " · " + mark + shortCount(rep.tokens) + " tokens"
+		first += " · this run: " + count(rep.requests, "request") + " · " + mark + shortCount(rep.tokens) + " tokens"
 	}
 	if rep.cost != "" {
 		first += " · " + rep.cost
