@@ -235,9 +235,4 @@ func TestPreviewByDefaultAsksOnlyAboutTheResult(t *testing.T) {
 	if last.Status != StatusDenied || strings.Contains(last.Message, "after previewing") {
 		t.Fatalf("headless: %+v; want a denial without a preview", last)
 	}
-	for _, e := range h.eventsOf("tool_output") {
-		if e.(ToolOutputEvent).CallID == "s2" {
-			t.Fatal("a headless run ran the command for a preview")
-		}
-	}
 }

@@ -20,15 +20,7 @@ func TestTrustProjectLoadsIntoTheRunningSession(t *testing.T) {
 	e := apptest.NewEnv(t, apptest.WriteNote)
 	e.Setenv(t)
 	os.WriteFile(filepath.Join(e.WS, ".myclaw.toml"), []byte("[[tools]]\nname = \"proj/hello\"\ndescription = \"Say hello.\"\ncommand = [\"echo\", \"hi\"]\ncapability = { read_only = true }\n\n[[hooks.pre_tool]]\ntool = \"shell_run\"\ncommand = [\"true\"]\n"), 0o644)
-	a, err := newApp(Options{Workspace: e.WS, Model: "test-model"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.close()
-	ag, err := a.buildAgent(true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, ag := openApp(t, e)
 	if len(a.notices) == 0 || !strings.Contains(a.notices[0].Text, "Ignored .myclaw.toml") || !a.notices[0].Warning {
 		t.Fatalf("notices %+v", a.notices)
 	}
@@ -47,14 +39,7 @@ func TestTrustProjectLoadsIntoTheRunningSession(t *testing.T) {
 		t.Fatalf("second TrustProject: %q, %v", out, err)
 	}
 	// A new session in the same folder loads it without asking.
-	a2, err := newApp(Options{Workspace: e.WS, Model: "test-model"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a2.close()
-	if _, err := a2.buildAgent(true); err != nil {
-		t.Fatal(err)
-	}
+	a2, _ := openApp(t, e)
 	if _, ok := a2.registry.Lookup("proj/hello"); !ok {
 		t.Fatal("trust was not remembered")
 	}
@@ -66,15 +51,7 @@ func TestTrustProjectIsAllOrNothing(t *testing.T) {
 	e := apptest.NewEnv(t, apptest.WriteNote)
 	e.Setenv(t)
 	os.WriteFile(filepath.Join(e.WS, ".myclaw.toml"), []byte("[[tools]]\nname = \"proj/one\"\ndescription = \"One.\"\ncommand = [\"true\"]\n\n[[tools]]\nname = \"proj/one\"\ndescription = \"The same name again.\"\ncommand = [\"true\"]\n"), 0o644)
-	a, err := newApp(Options{Workspace: e.WS, Model: "test-model"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.close()
-	ag, err := a.buildAgent(true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, ag := openApp(t, e)
 	b := &tuiBackend{Agent: ag, app: a, notices: make(chan ui.Notice, 4)}
 	if _, err := b.TrustProject(context.Background()); err == nil || !strings.Contains(err.Error(), "tools[1]") {
 		t.Fatalf("TrustProject: %v; want an error naming tools[1]", err)
@@ -93,15 +70,7 @@ func TestTrustFolderWithoutProjectConfig(t *testing.T) {
 	e := apptest.NewEnv(t, apptest.WriteNote)
 	e.Setenv(t)
 	os.WriteFile(filepath.Join(e.WS, "AGENTS.md"), []byte("Run make check.\n"), 0o644)
-	a, err := newApp(Options{Workspace: e.WS, Model: "test-model"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.close()
-	ag, err := a.buildAgent(true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, ag := openApp(t, e)
 	if !strings.Contains(noticeText(a.notices), "AGENTS.md found (16 B) — loaded as untrusted notes; /trust to follow it") {
 		t.Fatalf("notices %+v", a.notices)
 	}
@@ -127,15 +96,7 @@ func TestCrashedMCPServerShowsInTools(t *testing.T) {
 	e := apptest.NewEnv(t, apptest.WriteNote)
 	apptest.MCPConfig(t, e.Config, "", false)
 	e.Setenv(t)
-	a, err := newApp(Options{Workspace: e.WS, Model: "test-model"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.close()
-	ag, err := a.buildAgent(true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, ag := openApp(t, e)
 	b := &tuiBackend{Agent: ag, app: a, notices: make(chan ui.Notice, 16)}
 	ctx := context.Background()
 	a.startMCP(ctx, b.mcpChanged)
@@ -237,4 +198,20 @@ func drainNotices(ch chan ui.Notice) string {
 			return noticeText(out)
 		}
 	}
+}
+
+// openApp starts the app in e's workspace with its agent, closed when the
+// test ends.
+func openApp(t *testing.T, e *apptest.Env) (*app, *agent.Agent) {
+	t.Helper()
+	a, err := newApp(Options{Workspace: e.WS, Model: "test-model"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.close)
+	ag, err := a.buildAgent(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, ag
 }

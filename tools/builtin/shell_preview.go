@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"myclaw/internal/durable"
@@ -445,7 +444,5 @@ func removeScratch(dir string) {
 		}
 		return nil
 	})
-	if err := os.RemoveAll(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return
-	}
+	os.RemoveAll(dir)
 }

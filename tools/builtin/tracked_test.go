@@ -53,4 +53,17 @@ func TestReadSourceTellsTrackedFromUntracked(t *testing.T) {
 	if got := read("sub/x.go"); got != "file:sub/x.go" {
 		t.Errorf("a tracked file in a folder: %q", got)
 	}
+	// A workspace inside the repository finds its index too.
+	sub, err := OpenWorkspace(filepath.Join(dir, "sub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	fsTestFile(t, dir, "sub/y.go", "package sub\n", 0o644)
+	for name, want := range map[string]string{"x.go": "file:x.go", "y.go": "untracked file:y.go"} {
+		res, err := NewFsRead(sub).Execute(context.Background(), json.RawMessage(`{"path":"`+name+`"}`))
+		if err != nil || res.Source != want {
+			t.Errorf("in a subfolder workspace, %s: %q, %v; want %q", name, res.Source, err, want)
+		}
+	}
 }
