@@ -20,7 +20,7 @@ import (
 // HostGate decides whether a confined command may reach hostport
 // ("host:port") through myclaw's proxy; nil allows. It may block while a
 // person decides, and must honour ctx.
-type HostGate func(ctx context.Context, hostport string) error
+type HostGate = func(ctx context.Context, hostport string) error
 
 // ProxyPort is where, inside a confined command's own network namespace,
 // myclaw's proxy listens (http://127.0.0.1:ProxyPort). The namespace has
