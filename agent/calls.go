@@ -564,6 +564,9 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 	ctx := t.ctx
 	if conf != nil {
 		ctx = tools.WithConfinement(ctx, conf.Tool())
+		if conf.Sandboxed && !conf.Network {
+			ctx = tools.WithHostGate(ctx, t.hostGate(call, args))
+		}
 	}
 	if run := t.previewed; run != nil && t.previewedID == call.ID {
 		t.previewed = nil

@@ -420,7 +420,7 @@ func (p *Policy) DropRule(r Rule) bool {
 // It is what the pane shows, what Remember grants and what SaveRule writes.
 func SessionRule(req Request) Rule {
 	c := newCall(req)
-	if !c.shell && req.Meta.Definition != "" && c.capability != "" {
+	if !c.shell && (req.Meta.Definition != "" || c.tool == NetworkTool) && c.capability != "" {
 		// A tool whose definition can change under us (MCP): the grant
 		// names the capability, which carries the definition, so a
 		// changed description or schema is asked about again.

@@ -17,6 +17,10 @@ package sandbox
 #include <string.h>
 #include <sys/mount.h>
 #include <sched.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -24,6 +28,10 @@ package sandbox
 #include <unistd.h>
 
 #define SB_SENTINEL "__myclaw-sandbox-launch__"
+#define SB_NETFWD "__myclaw-netfwd__"
+#define SB_PROXY_PORT 38451
+#define LL_RULE_NET_PORT 2
+#define NET_CONNECT_TCP (1ULL << 1)
 
 #define LL_CREATE_RULESET_VERSION 1U
 #define LL_RULE_PATH_BENEATH 1
@@ -47,6 +55,11 @@ struct sb_ruleset_attr {
 	uint64_t handled_access_net;
 	uint64_t scoped;
 };
+
+struct sb_net_port {
+	uint64_t allowed_access;
+	uint64_t port;
+} __attribute__((packed));
 
 struct sb_path_beneath {
 	uint64_t allowed_access;
@@ -140,12 +153,50 @@ static void sb_overlay(char **ovl) {
 	if (getcwd(cwd, sizeof cwd) == NULL || chdir(cwd) != 0) sb_fail("enter the preview layer");
 }
 
-// argv: exe SENTINEL net|nonet uid:gid W w... P p... O o... path arg0 args...
+// sb_proxy brings up the loopback of the command's new network namespace,
+// listens on 127.0.0.1:SB_PROXY_PORT there, and starts myclaw as the
+// forwarder that takes each connection to the proxy's socket (sock) outside.
+// The forwarder ends with this process, which becomes the command.
+static void sb_proxy(const char *sock, char **envp) {
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof ifr);
+	strcpy(ifr.ifr_name, "lo");
+	if (s < 0 || ioctl(s, SIOCGIFFLAGS, &ifr) != 0) sb_fail("read the loopback's flags");
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) != 0) sb_fail("bring up the loopback");
+	close(s);
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a;
+	memset(&a, 0, sizeof a);
+	a.sin_family = AF_INET;
+	a.sin_port = htons(SB_PROXY_PORT);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 64) != 0) sb_fail("listen for the proxy");
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0) sb_fail("start the proxy forwarder");
+	if (pid == 0) {
+		// Its output must not hold the command's pipes open.
+		int null = open("/dev/null", O_RDWR);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0) _exit(1);
+		if (l != 3 && (dup2(l, 3) != 3 || close(l) != 0)) _exit(1);
+		char ppid[32];
+		snprintf(ppid, sizeof ppid, "%d", (int)parent);
+		char *fargv[] = {"myclaw", SB_NETFWD, (char *)sock, ppid, NULL};
+		execve("/proc/self/exe", fargv, envp);
+		_exit(127);
+	}
+	close(l);
+}
+
+// argv: exe SENTINEL net|nonet|proxy:SOCK uid:gid W w... P p... O o... path arg0 args...
 static void sb_launch(int argc, char **argv, char **envp) {
 	if (argc < 3 || strcmp(argv[1], SB_SENTINEL) != 0) {
 		return;
 	}
 	int i = 2;
+	const char *proxy = strncmp(argv[i], "proxy:", 6) == 0 ? argv[i] + 6 : NULL;
 	int network = strcmp(argv[i++], "net") == 0;
 	if (i + 1 >= argc) sb_failx("bad launch arguments");
 	const char *ids = argv[i++];
@@ -173,6 +224,7 @@ static void sb_launch(int argc, char **argv, char **envp) {
 	sb_userns(CLONE_NEWNS | (network ? 0 : CLONE_NEWNET), 0, uid, 0, gid);
 	if (no == 3) sb_overlay(ovl);
 	sb_protect(protect, np);
+	if (proxy) sb_proxy(proxy, envp);
 	sb_userns(0, uid, 0, gid, 0);
 
 	long abi = syscall(__NR_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
@@ -197,6 +249,10 @@ static void sb_launch(int argc, char **argv, char **envp) {
 	const char *devs[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts"};
 	for (size_t k = 0; k < sizeof devs / sizeof devs[0]; k++) {
 		sb_rule(ruleset, devs[k], FS_READ_SET | FS_WRITE_SET | FS_IOCTL_DEV, h);
+	}
+	if (proxy && abi >= 4) {
+		struct sb_net_port port = {.allowed_access = NET_CONNECT_TCP, .port = SB_PROXY_PORT};
+		if (syscall(__NR_landlock_add_rule, ruleset, LL_RULE_NET_PORT, &port, 0) != 0) sb_fail("landlock_add_rule (proxy port)");
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) sb_fail("prctl(no_new_privs)");
 	if (syscall(__NR_landlock_restrict_self, ruleset, 0) != 0) sb_fail("landlock_restrict_self");

@@ -210,11 +210,17 @@ func Describe(active, network bool) string {
 	return "sandbox: writes in workspace + temp, no network"
 }
 
+// ProxiedLine is Describe's line for a command confined by ConfineProxied.
+const ProxiedLine = "sandbox: writes in workspace + temp, network only to hosts you allow"
+
 // call is one confined command: what to undo and report after it ran.
 type call struct {
 	tmp     string
 	missing []string // protected paths absent before: removed if created
 	network bool
+	// proxied: without network, but hosts are reachable one at a time
+	// through myclaw's proxy (ConfineProxied).
+	proxied bool
 	// newGit is the workspace's .git when it did not exist before.
 	newGit string
 }
@@ -241,7 +247,11 @@ func (c *call) finish(stderr string) (string, string) {
 			notes = append(notes, fmt.Sprintf("the command made a new git repository: %s/hooks and %s/config were writable to it, so tell the user to check them before running git outside myclaw", c.newGit, c.newGit))
 		}
 	}
-	return Describe(true, c.network), strings.Join(notes, ". ")
+	line := Describe(true, c.network)
+	if c.proxied {
+		line = ProxiedLine
+	}
+	return line, strings.Join(notes, ". ")
 }
 
 // denials are the errors a confined write or connect fails with, in lower

@@ -25,6 +25,9 @@ const launcherArg = "__myclaw-sandbox-launch__"
 // spec is what the launcher applies before it execs the command.
 type spec struct {
 	Network bool
+	// Proxy is, for a command without network that may reach hosts
+	// through myclaw's proxy, the proxy's Unix socket.
+	Proxy string
 	// IDs is "uid:gid" when the launcher starts as root of a user
 	// namespace and should run the command as these ids; "" otherwise.
 	IDs     string
@@ -44,6 +47,8 @@ func launchArgs(sp spec) []string {
 	net := "nonet"
 	if sp.Network {
 		net = "net"
+	} else if sp.Proxy != "" {
+		net = "proxy:" + sp.Proxy
 	}
 	ids := sp.IDs
 	if ids == "" {
@@ -65,6 +70,10 @@ func parseLaunchArgs(a []string) (spec, error) {
 		return sp, bad
 	}
 	sp.Network = a[0] == "net"
+	sp.Proxy, _ = strings.CutPrefix(a[0], "proxy:")
+	if sp.Proxy == a[0] {
+		sp.Proxy = ""
+	}
 	if a[1] != "-" {
 		sp.IDs = a[1]
 	}
@@ -98,6 +107,11 @@ func parseLaunchArgs(a []string) (spec, error) {
 // that run confined commands). With cgo the C launcher has already done
 // this before the Go runtime started; Launch is the fallback without cgo.
 func Launch() {
+	if len(os.Args) == 4 && os.Args[1] == netfwdArg {
+		err := forward(os.Args[2], os.Args[3])
+		fmt.Fprintf(os.Stderr, "myclaw proxy forwarder: %v\n", err)
+		os.Exit(1)
+	}
 	if len(os.Args) < 3 || os.Args[1] != launcherArg {
 		return
 	}
@@ -122,6 +136,11 @@ func launchGo(args []string) error {
 	if err := protect(sp.Protect); err != nil {
 		return err
 	}
+	if sp.Proxy != "" {
+		if err := startForwarder(sp.Proxy); err != nil {
+			return err
+		}
+	}
 	cfg := landlock.Config{HandledAccessFS: landlock.V11.HandledAccessFS, Scoped: landlock.V11.Scoped}
 	if sp.Network {
 		// Unix sockets (V9) and abstract ones stay reachable with network.
@@ -135,6 +154,9 @@ func launchGo(args []string) error {
 		landlock.RWDirs(sp.Write...).WithRefer().IgnoreIfMissing(),
 		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx").WithIoctlDev().IgnoreIfMissing(),
 		landlock.RWDirs("/dev/pts").WithIoctlDev().IgnoreIfMissing(),
+	}
+	if sp.Proxy != "" {
+		rules = append(rules, landlock.ConnectTCP(ProxyPort))
 	}
 	fd, flags, err := cfg.BestEffort().NewRulesetFD(rules...)
 	if err != nil {
@@ -222,6 +244,13 @@ func (s *Sandbox) confineOverlay(cmd *exec.Cmd, upper, work string) (*call, erro
 }
 
 func (s *Sandbox) confineLayer(cmd *exec.Cmd, network bool, ovl []string) (*call, error) {
+	return s.confineSpec(cmd, spec{Network: network, Overlay: ovl})
+}
+
+// confineSpec confines cmd as sp says (Network, Overlay, Proxy); the
+// rest of sp is filled in here.
+func (s *Sandbox) confineSpec(cmd *exec.Cmd, sp spec) (*call, error) {
+	network := sp.Network
 	exe, err := s.executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the launcher: %w", err)
@@ -233,7 +262,7 @@ func (s *Sandbox) confineLayer(cmd *exec.Cmd, network bool, ovl []string) (*call
 	write := append([]string{s.opts.Workspace, tmp}, s.writable()...)
 	existing, missing := s.protected(write)
 	slices.SortFunc(existing, func(a, b string) int { return len(a) - len(b) }) // parents first
-	sp := spec{Network: network, Write: write, Protect: existing, Overlay: ovl, Path: cmd.Path, Args: cmd.Args}
+	sp.Write, sp.Protect, sp.Path, sp.Args = write, existing, cmd.Path, cmd.Args
 	uid, gid := os.Geteuid(), os.Getegid()
 	sp.IDs = strconv.Itoa(uid) + ":" + strconv.Itoa(gid)
 	if !launcherMakesNamespaces {

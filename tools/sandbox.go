@@ -35,3 +35,28 @@ type Sandbox interface {
 	// and a permission_denied note ("" when nothing looks blocked).
 	Confine(cmd *exec.Cmd, network bool) (finish func(stderr string) (confinement, note string), err error)
 }
+
+// HostGate decides whether a confined command may reach hostport
+// ("host:port") through myclaw's proxy: nil allows, an error says why not.
+// It may wait for a person, and honours ctx.
+type HostGate = func(ctx context.Context, hostport string) error
+
+type hostGateKey struct{}
+
+// WithHostGate returns ctx carrying the gate for the call's hosts: a
+// confined command without network may then reach the hosts it allows.
+func WithHostGate(ctx context.Context, g HostGate) context.Context {
+	return context.WithValue(ctx, hostGateKey{}, g)
+}
+
+// HostGateFrom returns the gate ctx carries, or nil.
+func HostGateFrom(ctx context.Context) HostGate {
+	g, _ := ctx.Value(hostGateKey{}).(HostGate)
+	return g
+}
+
+// ProxiedSandbox is a Sandbox that can give a command without network a
+// way out one host at a time, each put to a HostGate (Linux).
+type ProxiedSandbox interface {
+	ConfineProxied(cmd *exec.Cmd, gate HostGate) (finish func(stderr string) (confinement, note string), err error)
+}

@@ -25,7 +25,14 @@ func (s *shellRun) confine(ctx context.Context, cmd *exec.Cmd) (*confinedRun, er
 	if s.opts.Sandbox == nil {
 		return nil, tools.Errorf(tools.KindUnsupported, "Tell the user the sandbox is missing; do not retry.", "the call was approved to run sandboxed, but no sandbox is set up")
 	}
-	finish, err := s.opts.Sandbox.Confine(cmd, c.Network)
+	var finish func(string) (string, string)
+	var err error
+	ps, proxied := s.opts.Sandbox.(tools.ProxiedSandbox)
+	if gate := tools.HostGateFrom(ctx); gate != nil && proxied && !c.Network {
+		finish, err = ps.ConfineProxied(cmd, gate)
+	} else {
+		finish, err = s.opts.Sandbox.Confine(cmd, c.Network)
+	}
 	if err != nil {
 		return nil, tools.Errorf(tools.KindUnsupported, "Tell the user the sandbox could not start; do not retry blindly.", "the sandbox could not confine the command: %v", err)
 	}

@@ -1,0 +1,64 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"myclaw/approval"
+	"myclaw/tools"
+)
+
+// hostGate decides, for one confined shell call, each host its command
+// asks myclaw's proxy for: through the same gate as a call (rules, grants,
+// the level, hooks, then a person), audited the same way. Asks are put one
+// at a time; once the turn is over (a background job that goes on),
+// nobody can be asked, and only rules and grants can allow a host.
+func (t *turn) hostGate(call Call, args json.RawMessage) tools.HostGate {
+	var mu sync.Mutex
+	var line struct {
+		Command string `json:"command"`
+	}
+	json.Unmarshal(args, &line)
+	return func(ctx context.Context, hostport string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		req := approval.NetworkRequest(call.ID, line.Command, hostport)
+		v := t.evaluate(req)
+		switch v.Outcome {
+		case approval.OutcomeAllow:
+			t.audit(approval.VerdictEntry(req, v))
+			return nil
+		case approval.OutcomeDeny:
+			t.audit(approval.VerdictEntry(req, v))
+			return errors.New("denied by " + v.By)
+		}
+		if t.ctx.Err() != nil || ctx.Err() != nil {
+			return errors.New("no one could be asked: the turn has ended")
+		}
+		if strings.HasPrefix(v.By, "rule: ") {
+			req.Why = v.Why
+		}
+		dec, denial, _ := t.ask(req)
+		switch {
+		case denial == nil:
+		case dec.By == "headless":
+			return fmt.Errorf("nobody to ask in a headless run; a rule allows it: [[approval.rules]] tool = %q, match = %q, decision = \"allow\"", approval.NetworkTool, req.Capability)
+		case dec.Reason != "":
+			return errors.New("the user denied it: " + dec.Reason)
+		default:
+			return errors.New("the user denied it")
+		}
+		if dec.SaveRule && dec.Choice == approval.ApproveSession {
+			saved, err := t.saveRule(req, dec)
+			t.audit(approval.SavedEntry(req, dec, saved, err))
+		} else {
+			t.audit(approval.DecisionEntry(req, dec))
+		}
+		t.a.opts.Policy.Remember(req, dec)
+		return nil
+	}
+}

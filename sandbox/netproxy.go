@@ -1,0 +1,264 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// HostGate decides whether a confined command may reach hostport
+// ("host:port") through myclaw's proxy; nil allows. It may block while a
+// person decides, and must honour ctx.
+type HostGate = func(ctx context.Context, hostport string) error
+
+// ProxyPort is where, inside a confined command's own network namespace,
+// myclaw's proxy listens (http://127.0.0.1:ProxyPort). The namespace has
+// nothing else: the proxy is the only way out, one host at a time.
+const ProxyPort = 38451
+
+// proxyEnv are the variables that point HTTP clients at the proxy.
+func proxyEnv() []string {
+	u := "http://127.0.0.1:" + strconv.Itoa(ProxyPort)
+	out := []string{"NO_PROXY=", "no_proxy="}
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"} {
+		out = append(out, k+"="+u)
+	}
+	return out
+}
+
+// withProxyEnv is env pointing at the proxy, any earlier proxy settings
+// dropped.
+func withProxyEnv(env []string) []string {
+	env = slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		switch strings.ToLower(k) {
+		case "http_proxy", "https_proxy", "all_proxy", "no_proxy":
+			return true
+		}
+		return false
+	})
+	return append(env, proxyEnv()...)
+}
+
+// hostProxy is the HTTP proxy (CONNECT, and plain HTTP with an absolute
+// URL) one confined command reaches the network through. It listens on a
+// Unix socket in a directory of its own, outside what the command may
+// write, and asks gate about each host before it connects.
+type hostProxy struct {
+	dir  string
+	ln   net.Listener
+	gate HostGate
+	ctx  context.Context
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+
+	mu      sync.Mutex
+	decided map[string]error // per hostport, for this command
+	reached []string
+	refused []string
+}
+
+// startProxy listens on a new Unix socket; the socket's path is
+// p.socket().
+func startProxy(gate HostGate) (*hostProxy, error) {
+	dir, err := os.MkdirTemp("", "myclaw-net-")
+	if err != nil {
+		return nil, fmt.Errorf("make the proxy's directory: %w", err)
+	}
+	ln, err := net.Listen("unix", filepath.Join(dir, "s"))
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("listen for the proxy: %w", err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	p := &hostProxy{dir: dir, ln: ln, gate: gate, ctx: ctx, stop: stop, decided: map[string]error{}}
+	p.wg.Add(1)
+	go p.serve()
+	return p, nil
+}
+
+func (p *hostProxy) socket() string { return filepath.Join(p.dir, "s") }
+
+// close stops the proxy and every connection through it, and reports the
+// hosts reached and refused.
+func (p *hostProxy) close() (reached, refused []string) {
+	p.stop()
+	p.ln.Close()
+	p.wg.Wait()
+	os.RemoveAll(p.dir)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.reached, p.refused
+}
+
+func (p *hostProxy) serve() {
+	defer p.wg.Done()
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			p.handle(c)
+		}()
+	}
+}
+
+// allow asks the gate once per host and command.
+func (p *hostProxy) allow(hostport string) error {
+	p.mu.Lock()
+	err, done := p.decided[hostport]
+	p.mu.Unlock()
+	if done {
+		return err
+	}
+	err = p.gate(p.ctx, hostport)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, again := p.decided[hostport]; !again {
+		p.decided[hostport] = err
+		if err != nil {
+			p.refused = append(p.refused, hostport+" ("+err.Error()+")")
+		} else {
+			p.reached = append(p.reached, hostport)
+		}
+	}
+	return p.decided[hostport]
+}
+
+// maxProxyHeader bounds a request head from the command.
+const maxProxyHeader = 64 << 10
+
+func (p *hostProxy) handle(c net.Conn) {
+	defer c.Close()
+	stop := context.AfterFunc(p.ctx, func() { c.Close() })
+	defer stop()
+	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	head := &headLimit{r: c, left: maxProxyHeader}
+	br := bufio.NewReader(head)
+	req, err := http.ReadRequest(br)
+	if err != nil {
+		return
+	}
+	head.left = -1 // the body and the tunnel are not bounded
+	c.SetReadDeadline(time.Time{})
+	hostport, err := proxyTarget(req)
+	if err != nil {
+		refuse(c, http.StatusBadRequest, err.Error())
+		return
+	}
+	if err := p.allow(hostport); err != nil {
+		refuse(c, http.StatusForbidden, "myclaw did not allow "+hostport+": "+err.Error())
+		return
+	}
+	var d net.Dialer
+	up, err := d.DialContext(p.ctx, "tcp", hostport)
+	if err != nil {
+		refuse(c, http.StatusBadGateway, "myclaw could not reach "+hostport+": "+err.Error())
+		return
+	}
+	defer up.Close()
+	stopUp := context.AfterFunc(p.ctx, func() { up.Close() })
+	defer stopUp()
+	if req.Method == http.MethodConnect {
+		if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+			return
+		}
+	} else {
+		// Plain HTTP: pass the request on in origin form; one request per
+		// connection keeps each one gated.
+		req.RequestURI = ""
+		req.Header.Set("Connection", "close")
+		req.Close = true
+		if err := req.Write(up); err != nil {
+			return
+		}
+	}
+	if req.Method != http.MethodConnect {
+		io.Copy(c, up)
+		return
+	}
+	// What the reader buffered past the head belongs to the tunnel.
+	done := make(chan struct{}, 2)
+	go func() { io.Copy(up, io.MultiReader(br, c)); closeWrite(up); done <- struct{}{} }()
+	go func() { io.Copy(c, up); closeWrite(c); done <- struct{}{} }()
+	<-done
+	<-done
+}
+
+// proxyTarget is the host:port a proxy request is for.
+func proxyTarget(req *http.Request) (string, error) {
+	if req.Method == http.MethodConnect {
+		host, port, err := net.SplitHostPort(req.RequestURI)
+		if err != nil || host == "" {
+			return "", fmt.Errorf("CONNECT needs host:port, not %q", req.RequestURI)
+		}
+		return net.JoinHostPort(strings.ToLower(host), port), nil
+	}
+	u := req.URL
+	if u == nil || u.Host == "" || u.Scheme != "http" {
+		return "", errors.New("myclaw's proxy takes CONNECT and http:// requests with an absolute URL")
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	return net.JoinHostPort(strings.ToLower(u.Hostname()), port), nil
+}
+
+// headLimit fails a read past left bytes; left < 0 is no bound.
+type headLimit struct {
+	r    io.Reader
+	left int
+}
+
+func (h *headLimit) Read(b []byte) (int, error) {
+	if h.left < 0 {
+		return h.r.Read(b)
+	}
+	if h.left == 0 {
+		return 0, errors.New("request head too large")
+	}
+	if len(b) > h.left {
+		b = b[:h.left]
+	}
+	n, err := h.r.Read(b)
+	h.left -= n
+	return n, err
+}
+
+func refuse(c net.Conn, code int, msg string) {
+	fmt.Fprintf(c, "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s\n", code, http.StatusText(code), len(msg)+1, msg)
+}
+
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+	}
+}
+
+// proxyNote says, for the result, which hosts the command reached and
+// which myclaw refused.
+func proxyNote(reached, refused []string) string {
+	var parts []string
+	if len(reached) > 0 {
+		parts = append(parts, "reached through myclaw's proxy: "+strings.Join(reached, ", "))
+	}
+	if len(refused) > 0 {
+		parts = append(parts, "permission_denied: myclaw's proxy refused "+strings.Join(refused, ", ")+"; the command had no other way out. Do not retry: tell the user which host the command needs, and let them allow it")
+	}
+	return strings.Join(parts, ". ")
+}
