@@ -266,7 +266,8 @@ func (f *elicitForm) view() []string {
 		}
 	} else {
 		fields, from, to := f.fieldLines(w)
-		msg := f.message(w, room-len(fields))
+		// Many fields leave the message half the room, up to 7 lines.
+		msg := f.message(w, max(room-len(fields), min(7, room/2)))
 		body = append(msg, windowAround(fields, from, to, room-len(msg))...)
 	}
 	return append(append(head, body...), foot...)

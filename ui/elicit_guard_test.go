@@ -242,3 +242,24 @@ func TestFormGolden(t *testing.T) {
 		})
 	}
 }
+
+// A form with many fields still shows the start of the message and the
+// focused field, within the form's height.
+func TestFormWithManyFieldsKeepsTheMessageAndFocusInView(t *testing.T) {
+	e := secretForm()
+	for i := range 16 {
+		e.Fields = append(e.Fields, mcp.ElicitField{Name: fmt.Sprintf("f%02d", i), Title: fmt.Sprintf("Field %d", i), Kind: "string"})
+	}
+	m, _ := sendForm(t, newTestModel(t, newFake()), e)
+	for i := range 12 {
+		m = press(t, m, "tab")
+		s := screen(m)
+		focused := "> " + oneLine(e.Fields[i+1].Title)
+		if !strings.Contains(s, "Please confirm the deployment") || !strings.Contains(s, focused) {
+			t.Fatalf("after %d tabs the message or the focused field is out of view:\n%s", i+1, s)
+		}
+		if n := len(m.bottomView()); n > m.form.maxHeight() {
+			t.Fatalf("the form takes %d lines; at most %d", n, m.form.maxHeight())
+		}
+	}
+}
