@@ -105,7 +105,8 @@ func newElicitForm(c *common, r FormRequest) *elicitForm {
 	f := &elicitForm{c: c, r: r, keys: newFormKeys(), values: make([]string, n), errs: make([]string, n), secret: make([]bool, n)}
 	for i, fl := range r.Form.Fields {
 		f.values[i] = fl.Default
-		f.secret[i] = fl.Secret()
+		// Only typed values are masked: a choice shows what it is.
+		f.secret[i] = fl.Secret() && fl.Kind != "boolean" && fl.Kind != "enum" && fl.Kind != "multi"
 	}
 	return f
 }
@@ -416,8 +417,7 @@ func (f *elicitForm) summary(w int) []string {
 		}
 		var text string
 		if f.secret[i] {
-			s, _ := v.(string)
-			text = "•••••••• (" + count(utf8.RuneCountInString(s), "character") + ", hidden)"
+			text = "•••••••• (" + count(utf8.RuneCountInString(strings.TrimSpace(f.values[i])), "character") + ", hidden)"
 		} else {
 			b, _ := json.Marshal(v)
 			text = oneLine(string(b))

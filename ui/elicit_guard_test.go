@@ -263,3 +263,33 @@ func TestFormWithManyFieldsKeepsTheMessageAndFocusInView(t *testing.T) {
 		}
 	}
 }
+
+// A form without fields asks too before it answers: the server learns
+// only that the person accepted, and the summary says so.
+func TestFormWithoutFieldsConfirmsToo(t *testing.T) {
+	m, reply := sendForm(t, newTestModel(t, newFake()), mcp.Elicitation{Server: "ci", Message: "Rerun the pipeline?"})
+	m = press(t, m, "enter")
+	if len(reply) != 0 || !strings.Contains(screen(m), "Accept: MCP server ci asks you? y/n") || !strings.Contains(screen(m), "ci learns only that you accepted") {
+		t.Fatalf("enter answered, or no summary:\n%s", screen(m))
+	}
+	press(t, m, "y")
+	if a := answerOf(t, reply); a.Action != mcp.ElicitAccept || len(a.Content) != 0 {
+		t.Fatalf("y sent %+v", a)
+	}
+}
+
+// A secret typed as a number is masked with its own length; a choice
+// whose name looks secret shows what was chosen.
+func TestFormMasksTypedSecretsOnly(t *testing.T) {
+	e := mcp.Elicitation{Server: "bank", Fields: []mcp.ElicitField{
+		{Name: "pin", Title: "PIN", Kind: "integer", Required: true},
+		{Name: "store_token", Title: "Store the token?", Kind: "boolean", Default: "true"},
+	}}
+	m, _ := sendForm(t, newTestModel(t, newFake()), e)
+	m = typeText(m, "4711")
+	m = press(t, m, "enter", "enter")
+	s := screen(m)
+	if strings.Contains(s, "4711") || !strings.Contains(s, "PIN (pin): •••••••• (4 characters, hidden)") || !strings.Contains(s, "Store the token? (store_token): true") {
+		t.Fatalf("summary:\n%s", s)
+	}
+}
