@@ -212,7 +212,7 @@ func (b *tuiBackend) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitA
 func (b *tuiBackend) sample(ctx context.Context, r mcp.SamplingRequest) (mcp.SamplingAnswer, error) {
 	model := b.Agent.Model()
 	ans, err := b.elicit(ctx, mcp.Elicitation{Server: r.Server, Message: r.Describe(),
-		Title: "asks to use your model", Note: "enter sends it to " + model + ", ctrl+d declines; the answer goes to " + r.Server + " only"})
+		Title: "asks to use your model", Note: "enter, then y, sends it to " + model + "; ctrl+d declines; the answer goes to " + r.Server + " only"})
 	if err != nil {
 		return mcp.SamplingAnswer{}, err
 	}

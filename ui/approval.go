@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 	"unicode/utf16"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -767,26 +766,6 @@ func (a *approvalPane) view() []string {
 		out = append(out, a.c.styles.Dim.Render(fmt.Sprintf("  lines %d–%d of %d · ↑/↓ pgup/pgdown scroll", start+1, end, len(prev))))
 	}
 	return append(out, foot...)
-}
-
-// paneArmDelay is how long a new pane ignores keys: long enough to stop the
-// keys of a sentence being typed as it opens, short enough to go unnoticed.
-var paneArmDelay = 400 * time.Millisecond
-
-// paneArmedMsg arms the pane of p.
-type paneArmedMsg struct{ p *pendingApproval }
-
-// armPane arms the pane now open, after paneArmDelay (at once with none).
-func (m Model) armPane() (Model, tea.Cmd) {
-	if m.pane == nil || m.pane.armed {
-		return m, nil
-	}
-	if paneArmDelay <= 0 {
-		m.pane.armed = true
-		return m, nil
-	}
-	p := m.pane.p
-	return m, tea.Tick(paneArmDelay, func(time.Time) tea.Msg { return paneArmedMsg{p: p} })
 }
 
 // hangWrap wraps text to width w with a hanging indent: lines after the

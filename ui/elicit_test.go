@@ -64,6 +64,16 @@ func TestElicitationFormAccept(t *testing.T) {
 	m = press(t, m, "backspace", "tab", "tab", "backspace", "backspace", "backspace")
 	m = typeText(m, "ops@example.com")
 	m = press(t, m, "enter")
+	if len(reply) != 0 {
+		t.Fatal("enter on the last field sent the form without a confirmation")
+	}
+	got = screen(m)
+	for _, want := range []string{"Send to deploy? y/n", `Environment (env): "prod"`, "Replicas (replicas): 1", "Notify (notify): true", `Email (email): "ops@example.com"`, "y send"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, got)
+		}
+	}
+	m = press(t, m, "y")
 	a := answerOf(t, reply)
 	b, _ := json.Marshal(a.Content)
 	if a.Action != mcp.ElicitAccept || string(b) != `{"email":"ops@example.com","env":"prod","notify":true,"replicas":1}` {
@@ -101,9 +111,9 @@ func TestElicitationFormDeclineCancelAndQueue(t *testing.T) {
 func TestSamplingApprovalUsesTheForm(t *testing.T) {
 	m := newTestModel(t, newFake())
 	m, reply := sendForm(t, m, mcp.Elicitation{Server: "review", Message: "The server asks your model for an answer of at most 500 tokens.\n\n[user]\nSummarise it.",
-		Title: "asks to use your model", Note: "enter sends it to test-model, ctrl+d declines"})
+		Title: "asks to use your model", Note: "enter, then y, sends it to test-model; ctrl+d declines"})
 	s := screen(m)
-	if !strings.Contains(s, "MCP server review asks to use your model") || !strings.Contains(s, "enter sends it to test-model") ||
+	if !strings.Contains(s, "MCP server review asks to use your model") || !strings.Contains(s, "enter, then y, sends it to test-model") ||
 		!strings.Contains(s, "at most 500 tokens") || !strings.Contains(s, "Summarise it.") || strings.Contains(s, "never to the model") {
 		t.Fatalf("the approval does not show the request:\n%s", s)
 	}

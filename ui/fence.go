@@ -58,7 +58,6 @@ func fenceLabel(source string, at time.Time) string {
 // a count of the rest. Nothing in body can end the frame early: every line
 // is cut to fit inside it and carries no escape sequence.
 func renderFence(c *common, width int, source string, at time.Time, body string, folded bool) []string {
-	st := &c.styles
 	width = max(width, minWidth)
 	inner := width - 4 // "║ " + text + " ║"
 
@@ -91,6 +90,19 @@ func renderFence(c *common, width int, source string, at time.Time, body string,
 	if approval.QuietSource(source) {
 		return thinFence(c, width, label, lines, hidden)
 	}
+	more := ""
+	if hidden > 0 {
+		more = "… " + strconv.Itoa(hidden) + " more lines (" + c.keys.ToggleTools.Help().Key + " shows all)"
+	}
+	return fenceFrame(c, width, label, lines, more)
+}
+
+// fenceFrame draws the double frame of untrusted text around lines, which
+// are plain and at most width-4 columns wide; more, if set, is a dim last
+// line saying what was left out.
+func fenceFrame(c *common, width int, label string, lines []string, more string) []string {
+	st := &c.styles
+	inner := width - 4
 	top := st.FenceBorder.Render("╔═ ") + st.FenceLabel.Render(label) + " " +
 		st.FenceBorder.Render(strings.Repeat("═", max(width-5-ansi.StringWidth(label), 0))+"╗")
 	out := make([]string, 0, len(lines)+3)
@@ -100,8 +112,8 @@ func renderFence(c *common, width int, source string, at time.Time, body string,
 		pad := max(inner-ansi.StringWidth(l), 0)
 		out = append(out, side+" "+st.FenceText.Render(l)+strings.Repeat(" ", pad)+" "+side)
 	}
-	if hidden > 0 {
-		more := truncate("… "+strconv.Itoa(hidden)+" more lines ("+c.keys.ToggleTools.Help().Key+" shows all)", inner)
+	if more != "" {
+		more = truncate(more, inner)
 		pad := max(inner-ansi.StringWidth(more), 0)
 		out = append(out, side+" "+st.Dim.Render(more)+strings.Repeat(" ", pad)+" "+side)
 	}

@@ -49,6 +49,9 @@ type Styles struct {
 	FenceText   lipgloss.Style
 	// FenceQuiet draws the thin frame of the workspace's own content.
 	FenceQuiet lipgloss.Style
+	// FormLabel names the MCP server whose form is open, in the colour
+	// of untrusted text and unlike any heading of myclaw's own.
+	FormLabel lipgloss.Style
 
 	// Approval pane.
 	PaneRule     lipgloss.Style
@@ -107,6 +110,7 @@ func NewStyles(dark bool) Styles {
 		FenceLabel:  s().Foreground(p.fence).Bold(true),
 		FenceText:   s().Foreground(p.text),
 		FenceQuiet:  s().Foreground(p.dim),
+		FormLabel:   s().Foreground(p.fence).Bold(true).Reverse(true),
 
 		PaneRule:     s().Foreground(p.accent),
 		PaneTitle:    s().Foreground(p.accent).Bold(true),

@@ -146,6 +146,16 @@ func (m Model) Init() tea.Cmd {
 
 // Update implements tea.Model.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m, cmd := m.update(msg)
+	m, arm := m.guardForm()
+	if arm != nil {
+		cmd = tea.Batch(cmd, arm)
+	}
+	return m, cmd
+}
+
+// update handles msg; Update then keeps the form's key guard.
+func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.c.width, m.c.height = max(msg.Width, 1), max(msg.Height, 1)
@@ -185,6 +195,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case paneArmedMsg:
 		if m.pane != nil && m.pane.p == msg.p {
 			m.pane.armed = true
+		}
+		return m, nil
+	case formArmedMsg:
+		if m.form == msg.f && m.form.arming && m.form.shown == msg.shown {
+			m.form.armed, m.form.arming = true, false
 		}
 		return m, nil
 	case commandResultMsg:
@@ -303,6 +318,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.pane, cmd = m.pane.update(msg)
 		return m, cmd
+	}
+	if m.form != nil && !m.form.armed {
+		return m.typeAhead(msg), nil
 	}
 	if m.form != nil {
 		var cmd tea.Cmd

@@ -276,3 +276,28 @@ func testServerLogMessages(t *testing.T, v string) {
 		t.Errorf("got log %q; want the warning only (level info), cleaned", st.Log)
 	}
 }
+
+func TestElicitFieldSecret(t *testing.T) {
+	for _, tt := range []struct {
+		f    ElicitField
+		want bool
+	}{
+		{ElicitField{Name: "password"}, true},
+		{ElicitField{Name: "apiKey"}, true},
+		{ElicitField{Name: "APIKEY"}, true},
+		{ElicitField{Name: "gh_token"}, true},
+		{ElicitField{Name: "x", Title: "Client secret"}, true},
+		{ElicitField{Name: "x", Title: "PIN"}, true},
+		{ElicitField{Name: "x", Title: "OTP code"}, true},
+		{ElicitField{Name: "x", Description: "Your SSH key passphrase"}, true},
+		{ElicitField{Name: "x", Description: "AWS credentials"}, true},
+		{ElicitField{Name: "x", Format: "password"}, true},
+		{ElicitField{Name: "layout", Title: "Keyboard layout"}, false},
+		{ElicitField{Name: "address", Description: "Shipping address"}, false},
+		{ElicitField{Name: "env", Title: "Environment", Description: "Where to deploy"}, false},
+	} {
+		if got := tt.f.Secret(); got != tt.want {
+			t.Errorf("%+v: Secret() = %v; want %v", tt.f, got, tt.want)
+		}
+	}
+}

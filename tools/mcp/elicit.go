@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -339,4 +340,65 @@ func (m *Manager) elicitHandler(server string) func(context.Context, *sdk.Elicit
 		}
 		return &sdk.ElicitResult{Action: ElicitAccept, Content: content}, nil
 	}
+}
+
+// secretWords name what a form should not show as it is typed. The long
+// ones are found inside words (apiToken, passwords); key, pin and otp only
+// as words of their own (or apikey, sshkey), so that "keyboard" or
+// "shipping" stay in clear.
+var secretWords, secretShort = []string{"password", "passphrase", "passwd", "passcode", "token", "secret", "credential"},
+	[]string{"key", "pin", "otp", "pwd"}
+
+// Secret reports whether the field looks like it asks for a secret (by its
+// name, title, description or the format "password"): the form masks it
+// as it is typed and in the summary of what is sent. It errs on the side of
+// masking.
+func (f ElicitField) Secret() bool {
+	if strings.EqualFold(f.Format, "password") {
+		return true
+	}
+	for _, s := range []string{f.Name, f.Title, f.Description} {
+		low := strings.ToLower(s)
+		for _, w := range secretWords {
+			if strings.Contains(low, w) {
+				return true
+			}
+		}
+		for _, w := range words(s) {
+			for _, short := range secretShort {
+				if w == short || w == short+"s" || short == "key" && strings.HasSuffix(w, "key") && len(w) <= 6 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// words splits s into lower-case words at every non-letter and at each
+// lower-to-upper change (apiKey, api_key, API-KEY all give "key").
+func words(s string) []string {
+	var out []string
+	var cur []rune
+	var prev rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	for _, r := range s {
+		switch {
+		case !unicode.IsLetter(r):
+			flush()
+		case unicode.IsUpper(r) && unicode.IsLower(prev):
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+		prev = r
+	}
+	flush()
+	return out
 }
