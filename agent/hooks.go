@@ -63,6 +63,9 @@ func runHooks(ctx context.Context, hooks []Hook, req approval.Request, workspace
 	for _, h := range matchingHooks(hooks, req.Tool) {
 		v, decided := runHook(ctx, h, req, workspace)
 		if decided {
+			// The reason reaches the model and the audit log; a hook's
+			// output may hold a credential like any command's.
+			v.Why = tools.Redact(v.Why)
 			return v, true
 		}
 	}

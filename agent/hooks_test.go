@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"myclaw/approval"
+	"myclaw/tools/secret"
 )
 
 // writeHook writes an executable hook script into dir.
@@ -113,5 +115,35 @@ func TestHookEnvironment(t *testing.T) {
 	content := toolMessages(srv.messages(1))[0]["content"].(string)
 	if !strings.Contains(content, "probe=visible") || strings.Contains(content, "sk-hidden") {
 		t.Fatalf("hook saw %s; want the probe and no key", content)
+	}
+}
+
+// A credential myclaw holds reaches no hook under any name, and a hook
+// that prints one in its reason (read from a file, say) has it redacted
+// for the model, the screen and the audit log.
+func TestHookCredentialByValue(t *testing.T) {
+	const key = "hook-known-credential-8c2f"
+	secret.Add(key)
+	t.Setenv("INNOCENT_NAME", key)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "k"), []byte(key), 0o600)
+	script := writeHook(t, dir, "env", `echo "{\"decision\":\"deny\",\"reason\":\"env=$INNOCENT_NAME file=$(cat `+filepath.Join(dir, "k")+`)\"}"`)
+	srv := newFakeServer(t, openAIStyle("", call{"k1", "fs_write", `{"path":"a.txt","content":"x"}`}), openAIStyle("ok"))
+	h := newHarness(t, approval.Full, srv, func(o *Options) {
+		o.Hooks = []Hook{{Tool: mustPattern(t, "*"), Command: []string{script}}}
+	})
+	if err := h.run(context.Background(), "write", nil); err != nil {
+		t.Fatal(err)
+	}
+	content := toolMessages(srv.messages(1))[0]["content"].(string)
+	if !strings.Contains(content, "env= file=[redacted]") || strings.Contains(content, key) {
+		t.Fatalf("the model got %s; want no value in the hook's env and the file's redacted", content)
+	}
+	// The screen and the audit log get the decision from the events.
+	h.mu.Lock()
+	events, _ := json.Marshal(h.events)
+	h.mu.Unlock()
+	if strings.Contains(string(events), key) || !strings.Contains(string(events), "file=[redacted]") {
+		t.Fatalf("events %s; want the hook's reason with the key redacted", events)
 	}
 }

@@ -3,6 +3,8 @@ package agent
 import (
 	"sync"
 	"time"
+
+	"myclaw/tools/secret"
 )
 
 // Pace and size of the live output of a running call.
@@ -13,8 +15,8 @@ const (
 
 // ToolOutputEvent carries what a running call printed since the last one
 // (throttled, the newest outputKeep bytes at most), for the screen only:
-// the result still carries the output the model reads. It is raw text:
-// sanitise it before drawing.
+// the result still carries the output the model reads. It is raw text with
+// credentials redacted: sanitise it before drawing.
 type ToolOutputEvent struct {
 	CallID string `json:"call_id"`
 	Text   string `json:"text"`
@@ -50,7 +52,13 @@ func (o *outputStream) write(p []byte) {
 	if o.closed {
 		return
 	}
+	// Credentials are cut out before anything is dropped or sent, so that
+	// no cut leaves a piece of one; the end of one still arriving is held
+	// back (sendLocked).
 	o.buf = append(o.buf, p...)
+	if s := string(o.buf); secret.Redact(s) != s {
+		o.buf = append(o.buf[:0], secret.Redact(s)...)
+	}
 	if len(o.buf) > outputKeep {
 		o.buf = append(o.buf[:0], o.buf[len(o.buf)-outputKeep:]...)
 	}
@@ -91,8 +99,14 @@ func (o *outputStream) flush() {
 
 func (o *outputStream) sendLocked() {
 	o.last = time.Now()
-	text, note := string(o.buf), o.note
-	o.buf, o.note = o.buf[:0], ""
+	// What could be the beginning of a credential waits for the next piece
+	// (or for the result, which is redacted whole).
+	n := len(o.buf) - secret.Pending(string(o.buf))
+	text, note := string(o.buf[:n]), o.note
+	o.buf, o.note = append(o.buf[:0], o.buf[n:]...), ""
+	if text == "" && note == "" {
+		return
+	}
 	o.emit(ToolOutputEvent{CallID: o.id, Text: text, Progress: note})
 }
 

@@ -24,6 +24,7 @@ import (
 	"myclaw/tools/command"
 	"myclaw/tools/mcp"
 	"myclaw/tools/proc"
+	"myclaw/tools/secret"
 	"myclaw/ui"
 )
 
@@ -80,14 +81,6 @@ type app struct {
 	userTools agent.UserTools
 }
 
-// lookup reads a variable: the secrets taken out of the environment first.
-func (a *app) lookup(name string) string {
-	if v, ok := a.secrets[name]; ok {
-		return v
-	}
-	return os.Getenv(name)
-}
-
 func (a *app) logf(format string, args ...any) {
 	if a.logger != nil {
 		a.logger.Printf(format, args...)
@@ -124,7 +117,20 @@ func newApp(o Options, secrets map[string]string) (*app, error) {
 			return nil, &UsageError{"--autonomy: " + err.Error()}
 		}
 	}
+	// Every key the config names is a credential from here on, whatever
+	// its variable is called: out of the environment, out of every output.
+	for _, name := range cfg.CredentialVars() {
+		a.credential(name)
+	}
+	for _, u := range cfg.CredentialURLs() {
+		addURLSecrets(u)
+	}
 	a.settings = cfg.Resolve(a.lookup, config.Overrides{Model: o.Model, Autonomy: o.Autonomy})
+	secret.Add(a.settings.APIKey)
+	addURLSecrets(a.settings.BaseURL)
+	if err := proc.HideRegistered(); err != nil {
+		a.logf("hide credentials: %v", err)
+	}
 
 	if a.stateDir, err = stateDir(); err != nil {
 		return nil, err
@@ -279,7 +285,7 @@ func (a *app) buildTools() error {
 			}
 		}
 		if keyEnv != "" {
-			opts.APIKey = a.lookup(keyEnv)
+			opts.APIKey = a.credential(keyEnv)
 		}
 		reg.MustRegister(builtin.NewSupraLLM(opts))
 	}
@@ -350,29 +356,31 @@ func (a *app) addHooks(cfg *config.Config) error {
 
 // mcpServers turns the [mcp.servers] tables into the manager's configs.
 // Environment and header values may name variables ($GITHUB_TOKEN),
-// including the secrets taken out of myclaw's own environment.
+// including the secrets taken out of myclaw's own environment. What they
+// name is a credential (a.reference): only the server whose env names it
+// gets it, and no output shows it.
 func (a *app) mcpServers(cfg *config.Config) []mcp.ServerConfig {
 	var out []mcp.ServerConfig
 	for name, s := range cfg.MCP.Servers {
+		addURLSecrets(s.URL)
 		env := map[string]string{}
 		for k, v := range s.Env {
-			fromSecret := false
-			env[k] = os.Expand(v, func(name string) string {
-				_, ok := a.secrets[name]
-				fromSecret = fromSecret || ok
-				return a.lookup(name)
-			})
-			// A server's env holds its tokens: redacted wherever they show.
-			if fromSecret || proc.IsSecretName(k) {
-				tools.AddSecrets(env[k])
+			env[k] = os.Expand(v, a.reference)
+			// A value written in the config for a variable named like a
+			// secret is one too.
+			if proc.IsSecretName(k) {
+				secret.Add(env[k])
 			}
 		}
-		headers, unset := mcp.ExpandHeaders(s.Headers, a.lookup)
+		headers, unset := mcp.ExpandHeaders(s.Headers, a.reference)
+		for k, v := range headers {
+			addHeaderSecret(k, v)
+		}
 		var oauth *mcp.OAuthConfig
 		if o := s.OAuth; o != nil {
 			oauth = &mcp.OAuthConfig{ClientID: o.ClientID, Scopes: o.Scopes, CallbackPort: o.CallbackPort}
 			if o.ClientSecretEnv != "" {
-				if oauth.ClientSecret = a.lookup(o.ClientSecretEnv); oauth.ClientSecret == "" {
+				if oauth.ClientSecret = a.credential(o.ClientSecretEnv); oauth.ClientSecret == "" {
 					unset = append(unset, "$"+o.ClientSecretEnv)
 				}
 			}

@@ -1,6 +1,9 @@
 package config
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Settings is the effective model-server setup after the config, the
 // environment and the flags are combined (flags win over the environment,
@@ -68,4 +71,43 @@ func (c *Config) Resolve(lookup func(string) string, o Overrides) Settings {
 		s.Autonomy = o.Autonomy
 	}
 	return s
+}
+
+// CredentialVars names the variables c reads keys from: every provider's
+// api_key_env (not only the active one's: /model may switch), supra_llm's,
+// and the client_secret_env of MCP OAuth clients. myclaw holds their values
+// as credentials, whatever the variables are called. MCP header and env
+// references are resolved with the servers.
+func (c *Config) CredentialVars() []string {
+	var names []string
+	add := func(n string) {
+		if n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for _, name := range sortedKeys(c.Providers) {
+		add(c.Providers[name].APIKeyEnv)
+	}
+	add(c.SupraLLM.APIKeyEnv)
+	for _, name := range sortedKeys(c.MCP.Servers) {
+		if o := c.MCP.Servers[name].OAuth; o != nil {
+			add(o.ClientSecretEnv)
+		}
+	}
+	return names
+}
+
+// CredentialURLs are the URLs of c that may carry a credential in their
+// user info or query (a search_url with ?token=..., a base_url with
+// https://user:key@host).
+func (c *Config) CredentialURLs() []string {
+	var urls []string
+	for _, name := range sortedKeys(c.Providers) {
+		urls = append(urls, c.Providers[name].BaseURL)
+	}
+	urls = append(urls, c.SupraLLM.BaseURL, c.Web.SearchURL)
+	for _, name := range sortedKeys(c.MCP.Servers) {
+		urls = append(urls, c.MCP.Servers[name].URL)
+	}
+	return urls
 }

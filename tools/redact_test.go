@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"myclaw/tools/secret"
 )
 
 func TestRedactSecretsInResultsErrorsAndLogs(t *testing.T) {
 	const key = "sk-redact-test-0123456789"
-	AddSecrets(key, "short")
+	secret.Add(key, "short")
 	meta := Meta{Name: "shell_run", ReturnsUntrusted: true}
 	env := Envelope(meta, Result{Output: map[string]string{"note": "key " + key}, Body: "OPENAI_API_KEY=" + key + "\n", Source: "shell:env"}, nil, time.Unix(0, 0))
 	if strings.Contains(env, key) || !strings.Contains(env, "[redacted]") {

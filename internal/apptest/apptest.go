@@ -20,6 +20,7 @@ import (
 type Server struct {
 	Mu       sync.Mutex
 	Bodies   []map[string]any
+	Auths    []string // the Authorization header of each chat request
 	Script   Script
 	HTTP     *httptest.Server
 	ModelIDs []string
@@ -58,6 +59,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	json.NewDecoder(r.Body).Decode(&body)
 	s.Mu.Lock()
 	s.Bodies = append(s.Bodies, body)
+	s.Auths = append(s.Auths, r.Header.Get("Authorization"))
 	s.Mu.Unlock()
 	msgs, _ := body["messages"].([]any)
 	first, rounds := "", 0

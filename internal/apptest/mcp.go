@@ -12,8 +12,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// ServeMCP makes the test binary a stdio MCP server with a read-only
-// "shout" tool and a "crash" tool that kills the server.
+// ServeMCP makes the test binary a stdio MCP server with read-only
+// "shout" and "getenv" tools and a "crash" tool that kills the server.
 func ServeMCP() {
 	s := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
 	s.AddTool(&sdk.Tool{
@@ -44,6 +44,15 @@ func ServeMCP() {
 			b, _ := json.Marshal(res)
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}, nil
 		})
+	s.AddTool(&sdk.Tool{
+		Name: "getenv", Description: "Print one variable of the server's environment.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`),
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
+	}, func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		var in struct{ Name string }
+		_ = json.Unmarshal(req.Params.Arguments, &in)
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: in.Name + "=" + os.Getenv(in.Name)}}}, nil
+	})
 	s.AddTool(&sdk.Tool{Name: "crash", Description: "Exit at once.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			fmt.Fprintln(os.Stderr, "fatal: simulated crash")

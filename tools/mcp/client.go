@@ -93,7 +93,8 @@ func (r *run) logMessage(_ context.Context, req *sdk.LoggingMessageRequest) {
 	if p.Logger != "" {
 		line += " " + tools.Clip(tools.Neutralize(p.Logger), 60)
 	}
-	line += ": " + text
+	// A server holds its own tokens and may log them.
+	line = tools.Redact(line + ": " + text)
 	r.s.logs.add(time.Now().Format("15:04:05") + " " + line)
 	r.m.logf("mcp: server %s log %s", r.s.cfg.Name, line)
 }

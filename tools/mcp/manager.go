@@ -367,7 +367,7 @@ func (s *server) statusLocked() ServerStatus {
 		State:     s.state,
 		Tools:     append([]string(nil), names...),
 		Skipped:   append([]string(nil), s.skipped...),
-		LastError: s.lastErr,
+		LastError: tools.Redact(s.lastErr),
 		Since:     s.since,
 		Log:       s.logs.snapshot(),
 		Prompts:   append([]Prompt(nil), prompts...),

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"mime"
 	"myclaw/internal/durable"
+	"myclaw/tools/proc"
+	"myclaw/tools/secret"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -67,10 +69,20 @@ func (s *tokenStore) load(name string) (*savedToken, error) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		return nil, fmt.Errorf("read the login of %s: %w", name, err)
 	}
+	st.register()
 	return &st, nil
 }
 
+// register adds the login's credentials to the secret registry: no child
+// inherits them under any name and no output shows them. Every token passes
+// here, read at start or saved when obtained or refreshed.
+func (st *savedToken) register() {
+	secret.Add(st.Token.AccessToken, st.Token.RefreshToken, st.ClientSecret)
+	_ = proc.HideRegistered() // best effort: children are scrubbed by value anyway
+}
+
 func (s *tokenStore) save(name string, st *savedToken) error {
+	st.register()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dir == "" {

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"myclaw/tools"
+	"myclaw/tools/proc"
 )
 
 // fakeOAuth is an authorization server and an MCP server that requires its
@@ -39,6 +40,7 @@ type fakeOAuth struct {
 	expiresIn  int
 	refreshes  int
 	refreshRes []string // the resource parameter of each refresh
+	issued     []string // every access and refresh token handed out
 	authorized []url.Values
 }
 
@@ -159,6 +161,7 @@ func (f *fakeOAuth) serveAS(w http.ResponseWriter, r *http.Request) {
 		}
 		at, rt := "at-"+rand.Text(), "rt-"+rand.Text()
 		f.access[at], f.refresh[rt] = true, true
+		f.issued = append(f.issued, at, rt)
 		writeJSON(200, map[string]any{"access_token": at, "token_type": "Bearer", "refresh_token": rt, "expires_in": f.expiresIn})
 	default:
 		http.NotFound(w, r)
@@ -285,6 +288,17 @@ func TestOAuthLoginRefreshRevoke(t *testing.T) {
 	f.mu.Lock()
 	if f.refreshes != 1 || f.refreshRes[0] != f.rs.URL+"/mcp" {
 		t.Errorf("got %d refreshes with resources %q; want one with the resource", f.refreshes, f.refreshRes)
+	}
+	// Every token obtained or refreshed is a known credential: a child
+	// holding it under any name does not get it, an output showing it is
+	// redacted.
+	if len(f.issued) != 4 {
+		t.Errorf("%d tokens issued; want 4 (login and refresh)", len(f.issued))
+	}
+	for _, tok := range f.issued {
+		if env := proc.ScrubEnv([]string{"MY_VAR=" + tok}); len(env) != 0 || tools.Redact("tok "+tok) != "tok [redacted]" {
+			t.Errorf("token %s: child env %q, redacted %q; want it dropped and redacted", tok, env, tools.Redact("tok "+tok))
+		}
 	}
 	f.mu.Unlock()
 

@@ -1,13 +1,30 @@
 package proc
 
 import (
+	"os"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
+
+	"myclaw/tools/secret"
 )
 
-// secretNameParts are substrings that mark an environment variable as a
-// secret, compared upper-cased.
-var secretNameParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD"}
+// What marks an environment variable as a secret by its name, compared
+// upper-cased. Substrings: KEY, TOKEN (SESSION_TOKEN, NPM_TOKEN), SECRET,
+// PASSWORD, PASSWD, CREDENTIAL (GOOGLE_CREDENTIALS; also
+// GOOGLE_APPLICATION_CREDENTIALS, whose value is only the path of a key
+// file: it is dropped like every credential variable, though myclaw does
+// not register a path as a secret value), COOKIE. Suffixes, where the word
+// alone is too common: _AUTH (NPM_CONFIG__AUTH, LLM_AUTH; AUTHOR,
+// GIT_AUTHOR_NAME, SSH_AUTH_SOCK and AUTH_DOMAIN, a public host name, stay),
+// _PAT (GITHUB_PAT), _PWD (MYSQL_PWD; PWD and OLDPWD stay). Whole names:
+// DOCKER_AUTH_CONFIG.
+var (
+	secretNameParts    = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "COOKIE"}
+	secretNameSuffixes = []string{"_AUTH", "_PAT", "_PWD"}
+	secretNames        = []string{"OPENAI_API_KEY", "DOCKER_AUTH_CONFIG"}
+)
 
 // shellStartupNames are variables that make bash run code or change how it
 // parses before the command line does anything (BASH_ENV is sourced by
@@ -16,10 +33,13 @@ var secretNameParts = []string{"KEY", "TOKEN", "SECRET", "PASSWORD"}
 // a command means what its parse says.
 var shellStartupNames = []string{"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "PROMPT_COMMAND"}
 
-// ScrubEnv returns env (KEY=VALUE entries) without secrets: OPENAI_API_KEY and
-// any variable whose name contains KEY, TOKEN, SECRET or PASSWORD
-// (case-insensitive), plus the extra names given (also case-insensitive).
-// Credentials inside the other values are masked (MaskSecrets):
+// ScrubEnv returns env (KEY=VALUE entries) without secrets, for a child
+// process: variables named like secrets (IsSecretName) and the extra names
+// given (case-insensitive) are dropped, and so is any variable whose value
+// is a credential myclaw holds (package secret), whatever it is called
+// (LLM_AUTH=<the provider key>, a copy of an MCP token under another
+// name). A registered credential inside a longer value is replaced by
+// "[redacted]"; other credentials inside values are masked (MaskSecrets):
 // DATABASE_URL=postgres://app:***@db/x. Variables that make bash run code
 // at start-up (BASH_ENV, exported functions, ...) are dropped. An entry
 // without '=' counts as a name with an empty value. env is not modified.
@@ -27,10 +47,10 @@ func ScrubEnv(env []string, extra ...string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		name, value, _ := strings.Cut(kv, "=")
-		if isSecretName(name, extra) || isShellStartupName(name) {
+		if isSecretName(name, extra) || isShellStartupName(name) || secret.Is(value) {
 			continue
 		}
-		if masked := MaskSecrets(value); masked != value {
+		if masked := MaskSecrets(secret.Redact(value)); masked != value {
 			kv = name + "=" + masked
 		}
 		out = append(out, kv)
@@ -43,11 +63,16 @@ func IsSecretName(name string) bool { return isSecretName(name, nil) }
 
 func isSecretName(name string, extra []string) bool {
 	upper := strings.ToUpper(name)
-	if upper == "OPENAI_API_KEY" {
+	if slices.Contains(secretNames, upper) {
 		return true
 	}
 	for _, part := range secretNameParts {
 		if strings.Contains(upper, part) {
+			return true
+		}
+	}
+	for _, suffix := range secretNameSuffixes {
+		if strings.HasSuffix(upper, suffix) {
 			return true
 		}
 	}
@@ -58,6 +83,18 @@ func isSecretName(name string, extra []string) bool {
 	}
 	return false
 }
+
+// IsSharedName reports whether a variable is one every process has and
+// none keeps secret (PATH, HOME, USER, LANG, LC_*, XDG_*, ...). A config
+// that refers to one ($HOME in an MCP server's env) does not make its value
+// a credential: registering it would strip it from every child and blank
+// it in every output.
+func IsSharedName(name string) bool {
+	upper := strings.ToUpper(name)
+	return slices.Contains(sharedNames, upper) || strings.HasPrefix(upper, "LC_") || strings.HasPrefix(upper, "XDG_")
+}
+
+var sharedNames = []string{"PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "OLDPWD", "TMPDIR", "TMP", "TEMP", "LANG", "LANGUAGE", "TERM", "TZ", "HOSTNAME", "EDITOR", "VISUAL", "PAGER"}
 
 func isShellStartupName(name string) bool {
 	if strings.HasPrefix(name, "BASH_FUNC_") {
@@ -106,4 +143,55 @@ func MaskSecrets(s string) string {
 	s = tokenShape.ReplaceAllString(s, secretMask)
 	s = authValue.ReplaceAllString(s, "${1} "+secretMask)
 	return s
+}
+
+// hiddenVars are the variables HideEnviron took out of the environment,
+// for Getenv.
+var hiddenVars struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// rememberHidden keeps the values of the named variables before they are
+// unset.
+func rememberHidden(names []string) {
+	hiddenVars.mu.Lock()
+	defer hiddenVars.mu.Unlock()
+	for _, n := range names {
+		if v, ok := os.LookupEnv(n); ok {
+			if hiddenVars.m == nil {
+				hiddenVars.m = map[string]string{}
+			}
+			hiddenVars.m[n] = v
+		}
+	}
+}
+
+// Getenv returns the value of the variable name, also after HideEnviron
+// took it out of the environment: myclaw still uses the credentials it
+// keeps from its children.
+func Getenv(name string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	hiddenVars.mu.Lock()
+	defer hiddenVars.mu.Unlock()
+	return hiddenVars.m[name]
+}
+
+// HideRegistered hides (HideEnviron) every variable of this process whose
+// value is a registered credential (package secret), whatever its name: a
+// copy of a key or token under a name no rule knows. Call it after
+// registering values.
+func HideRegistered() error {
+	var names []string
+	for _, kv := range os.Environ() {
+		if name, value, _ := strings.Cut(kv, "="); secret.Is(value) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return HideEnviron(names...)
 }

@@ -9,7 +9,8 @@ import (
 
 // HideEnviron removes the named variables (secrets read at start-up, such
 // as OPENAI_API_KEY) from this process, so that the commands it runs do not
-// inherit them. Call it once, after reading the values it hides.
+// inherit them; Getenv still finds them. Calling it again for more names
+// is fine.
 //
 // What it cannot do here: on macOS the environment the process started
 // with stays readable to other processes of the same user through
@@ -18,6 +19,7 @@ import (
 // process's memory, the environment block included (unsetting takes the
 // variables out of that block, but the freed memory is not wiped).
 func HideEnviron(names ...string) error {
+	rememberHidden(names)
 	var errs []error
 	for _, n := range names {
 		if err := os.Unsetenv(n); err != nil {

@@ -3,6 +3,8 @@ package proc
 import (
 	"slices"
 	"testing"
+
+	"myclaw/tools/secret"
 )
 
 func TestScrubEnv(t *testing.T) {
@@ -22,8 +24,8 @@ func TestScrubEnv(t *testing.T) {
 		},
 		{
 			name:  "extra names dropped case-insensitively",
-			env:   []string{"PATH=/bin", "ANTHROPIC_AUTH=a", "Private_Stuff=b", "LANG=C"},
-			extra: []string{"anthropic_auth", "PRIVATE_STUFF"},
+			env:   []string{"PATH=/bin", "ANTHROPIC_CRED=a", "Private_Stuff=b", "LANG=C"},
+			extra: []string{"anthropic_cred", "PRIVATE_STUFF"},
 			want:  []string{"PATH=/bin", "LANG=C"},
 		},
 		{
@@ -77,5 +79,53 @@ func TestScrubEnv(t *testing.T) {
 				t.Errorf("ScrubEnv modified its input: got %q; want %q", tt.env, in)
 			}
 		})
+	}
+}
+
+// TestIsSecretName is the table of names: credentials by any of their
+// usual names go, ordinary variables that share a word with them stay.
+func TestIsSecretName(t *testing.T) {
+	for name, want := range map[string]bool{
+		// Credentials.
+		"OPENAI_API_KEY": true, "ANTHROPIC_API_KEY": true, "apikey": true, "GITHUB_TOKEN": true,
+		"AWS_SESSION_TOKEN": true, "AWS_SECRET_ACCESS_KEY": true, "DB_PASSWORD": true, "PGPASSWORD": true,
+		"NPM_CONFIG__AUTH": true, "npm_config__auth": true, "LLM_AUTH": true, "DOCKER_AUTH_CONFIG": true,
+		"GOOGLE_CREDENTIALS": true, "GOOGLE_APPLICATION_CREDENTIALS": true, "AZURE_CREDENTIAL": true,
+		"GITHUB_PAT": true, "GH_PAT": true, "FTP_PASSWD": true, "PASSWD": true, "SESSION_COOKIE": true,
+		"COOKIE_JAR": true, "MYSQL_PWD": true, "HTTP_AUTH": true,
+		// Ordinary names.
+		"PATH": false, "HOME": false, "AUTHOR": false, "GIT_AUTHOR_NAME": false, "GIT_AUTHOR_EMAIL": false,
+		"GIT_COMMITTER_NAME": false, "AUTH_DOMAIN": false, "AUTH_URL": false, "SSH_AUTH_SOCK": false,
+		"OAUTH_CALLBACK_PORT": false, "PWD": false, "OLDPWD": false, "XDG_SESSION_ID": false,
+		"XDG_SESSION_TYPE": false, "DBUS_SESSION_BUS_ADDRESS": false, "PATTERN": false, "COMPAT": false,
+		"PASSENGER_ENV": false, "LANG": false, "DATABASE_URL": false, "EDITOR": false, "DOCKER_CONFIG": false,
+	} {
+		if got := IsSecretName(name); got != want {
+			t.Errorf("IsSecretName(%q) = %v; want %v", name, got, want)
+		}
+	}
+}
+
+// TestScrubEnvDropsKnownValues: a credential myclaw holds leaves the
+// environment whatever its variable is called, and is cut out of a longer
+// value; short values are not matched.
+func TestScrubEnvDropsKnownValues(t *testing.T) {
+	const key = "llm-auth-value-4f9a2c"
+	secret.Add(key, "short")
+	env := []string{
+		"LLM_CRED=" + key, "COPY=" + key + "\n", "HEADER=Authorization: Custom " + key + " v2",
+		"NOTE=a short note", "PATH=/usr/bin",
+	}
+	want := []string{"HEADER=Authorization: Custom [redacted] v2", "NOTE=a short note", "PATH=/usr/bin"}
+	if got := ScrubEnv(env); !slices.Equal(got, want) {
+		t.Errorf("ScrubEnv(%q) = %q; want %q", env, got, want)
+	}
+}
+
+func TestIsSharedName(t *testing.T) {
+	for name, want := range map[string]bool{"PATH": true, "home": true, "LC_ALL": true, "XDG_CONFIG_HOME": true, "GH": false, "MY_PATH": false, "TOKEN": false} {
+		if got := IsSharedName(name); got != want {
+			t.Errorf("IsSharedName(%q) = %v; want %v", name, got, want)
+		}
 	}
 }

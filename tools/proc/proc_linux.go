@@ -187,9 +187,10 @@ func procWaitExit(handles map[int]procHandle) {
 // the kernel shows in /proc/<pid>/environ (which os.Unsetenv leaves intact,
 // so a child could read the key from its parent there), and marks the
 // process non-dumpable, so that other processes of the same user can read
-// neither that file nor its memory (root still can). Call it once, after
-// reading the values it hides.
+// neither that file nor its memory (root still can). Getenv still finds
+// them. Calling it again for more names is fine.
 func HideEnviron(names ...string) error {
+	rememberHidden(names)
 	for _, n := range names {
 		os.Unsetenv(n)
 	}
