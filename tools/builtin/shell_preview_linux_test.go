@@ -250,6 +250,9 @@ func TestPreviewHonoursCancellationAfterTheCommand(t *testing.T) {
 		finish: cancel,
 	})
 	p, err := tool.Preview(ctx, previewArgs("true"))
+	if p != nil {
+		p.Discard()
+	}
 	if !errors.Is(err, context.Canceled) || p != nil {
 		t.Fatalf("Preview = %v, %v; want it cancelled", p, err)
 	}
