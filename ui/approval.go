@@ -725,6 +725,8 @@ func diffStyle(st *Styles, l string) func(...string) string {
 		return st.DiffHeader.Render
 	case strings.HasPrefix(l, "@@"):
 		return st.DiffHunk.Render
+	case strings.HasPrefix(l, "⚠"): // a preview's warning (a setuid file)
+		return st.Warn.Render
 	case strings.HasPrefix(l, "+"):
 		return st.DiffAdd.Render
 	case strings.HasPrefix(l, "-"):

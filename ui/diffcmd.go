@@ -6,7 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // diffCommand runs /diff [N]: the session's changes from the journal, or
@@ -36,7 +36,8 @@ func (m Model) diffCommand(args []string, usage func() (Model, tea.Cmd)) (Model,
 
 // diffDraw shows a unified diff coloured like the approval preview.
 func diffDraw(d string) func(c *common) []string {
-	d = strings.TrimRight(tools.SanitizeForScreen(d), "\n")
+	// Escaped as the approval pane shows a diff, names included.
+	d = strings.TrimRight(termtext.Visible(d), "\n")
 	return func(c *common) []string {
 		st := &c.styles
 		if d == "" {

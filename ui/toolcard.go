@@ -13,6 +13,7 @@ import (
 	"myclaw/agent"
 	"myclaw/approval"
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // keyArgNames are the arguments that best say what a call is about, in
@@ -281,7 +282,9 @@ const collapsedDiffLines = 8
 func (t *toolCard) drawDiff(c *common, inner int, collapsed bool) []string {
 	st := &c.styles
 	var out []string
-	src := strings.Split(strings.TrimRight(tools.SanitizeForScreen(t.diff), "\n"), "\n")
+	// Escaped as the pane showed it: a file name with a control in it
+	// reads the same on the card as where it was approved.
+	src := strings.Split(strings.TrimRight(termtext.Visible(t.diff), "\n"), "\n")
 	shown := src
 	if collapsed && len(src) > collapsedDiffLines {
 		shown = src[:collapsedDiffLines]
