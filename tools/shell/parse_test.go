@@ -1,4 +1,4 @@
-package builtin
+package shell
 
 import (
 	"slices"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestParseCommandLine(t *testing.T) {
+func TestParse(t *testing.T) {
 	const ws = "/home/dev/project"
 	tests := []struct {
 		name      string
@@ -141,9 +141,9 @@ func TestParseCommandLine(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cl, err := ParseCommandLine(tt.src, ws)
+			cl, err := Parse(tt.src, ws)
 			if err != nil {
-				t.Fatalf("ParseCommandLine(%q): %v", tt.src, err)
+				t.Fatalf("Parse(%q): %v", tt.src, err)
 			}
 			if !slices.Equal(cl.Commands, tt.commands) {
 				t.Errorf("Commands = %q; want %q", cl.Commands, tt.commands)
@@ -158,8 +158,8 @@ func TestParseCommandLine(t *testing.T) {
 	}
 }
 
-func TestParseCommandLineNoWorkspace(t *testing.T) {
-	cl, err := ParseCommandLine("echo x > /anywhere/at/all; echo y > rel", "")
+func TestParseNoWorkspace(t *testing.T) {
+	cl, err := Parse("echo x > /anywhere/at/all; echo y > rel", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestParseCommandLineNoWorkspace(t *testing.T) {
 	}
 }
 
-func TestParseCommandLineErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name, src, want string
 	}{
@@ -182,15 +182,15 @@ func TestParseCommandLineErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cl, err := ParseCommandLine(tt.src, "/ws")
+			cl, err := Parse(tt.src, "/ws")
 			if err == nil {
-				t.Fatalf("ParseCommandLine(%q) = %+v; want an error", tt.src, cl)
+				t.Fatalf("Parse(%q) = %+v; want an error", tt.src, cl)
 			}
 			if !strings.HasPrefix(err.Error(), "cannot parse the command: ") || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %q; want \"cannot parse the command: …%s…\"", err, tt.want)
 			}
 			if len(cl.Commands) != 0 || len(cl.Redirects) != 0 || len(cl.Warnings) != 0 {
-				t.Errorf("ParseCommandLine(%q) returned %+v with its error; want the zero value", tt.src, cl)
+				t.Errorf("Parse(%q) returned %+v with its error; want the zero value", tt.src, cl)
 			}
 		})
 	}
