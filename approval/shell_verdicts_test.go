@@ -149,7 +149,7 @@ func TestShellVerdicts(t *testing.T) {
 		{`python3 -c 'import os; os.system("touch x")'`, Full, []Rule{deny("touch*")}, asks, "python3 runs a program given on the command line"},
 		{`perl -e 'system("touch x")'`, Full, []Rule{deny("touch*")}, asks, "perl runs"},
 		{`bash -c 'touch x'`, Full, []Rule{deny("touch*")}, denied, ""},
-		{`bash -c "$(echo dG91Y2ggeA== | base64 -d)"`, Full, []Rule{deny("touch*")}, asks, "bash runs"},
+		{`bash -c "$(echo dG91Y2ggeA== | base64 -d)"`, Full, []Rule{deny("touch*")}, asks, "built when it runs"},
 		{`eval "tou""ch x"`, Full, []Rule{deny("touch*")}, denied, ""},
 		{`eval "$(printf 't%s' ouch) x"`, Full, []Rule{deny("touch*")}, asks, "eval runs code"},
 		{`. ./setup.sh`, Full, []Rule{deny("touch*")}, asks, "runs code given as data"},

@@ -8,24 +8,35 @@ import (
 	"slices"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
 // Parse parses a bash command line. workspace (absolute) is used
 // to flag writes outside it; it may be empty.
 func Parse(src, workspace string) (tools.CommandLine, error) {
+	return parse(src, workspace, 0)
+}
+
+// maxDepth bounds how deep command lines run by commands (bash -c, awk's
+// system()) are read; deeper ones are not read, and fail closed.
+const maxDepth = 4
+
+func parse(src, workspace string, depth int) (tools.CommandLine, error) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
 		return tools.CommandLine{}, fmt.Errorf("cannot parse the command: %w", err)
 	}
-	p := &lineParser{workspace: workspace, warned: map[string]bool{}, printer: syntax.NewPrinter()}
+	p := &lineParser{workspace: workspace, warned: map[string]bool{}, printer: syntax.NewPrinter(), depth: depth}
 	syntax.Walk(f, p.visit)
 	for _, n := range p.names {
 		switch n {
 		case "eval", "source", ".":
 			p.warn(n + " runs code that cannot be previewed")
+			p.raise(tools.RiskHigh, n+" runs code that cannot be previewed")
 		}
 	}
+	p.raise(tools.RiskLow, "")
 	return p.cl, nil
 }
 
@@ -36,6 +47,7 @@ type lineParser struct {
 	warned    map[string]bool
 	printer   *syntax.Printer
 	names     []string // every command name, wrapped ones included
+	depth     int      // how deep in command lines run by commands
 }
 
 func (p *lineParser) warn(s string) {
@@ -58,6 +70,7 @@ func (p *lineParser) uncover(why string) {
 func (p *lineParser) evaluates(construct, why string) {
 	p.uncover("it uses " + construct + ", which " + why)
 	p.warn(construct + " " + why)
+	p.raise(tools.RiskHigh, construct+" "+why)
 }
 
 func (p *lineParser) print(n syntax.Node) string {
@@ -85,6 +98,7 @@ func (p *lineParser) visit(n syntax.Node) bool {
 	case *syntax.Stmt:
 		if x.Background {
 			p.warn("starts a background process that may outlive the call")
+			p.raise(tools.RiskMedium, "starts a background process that may outlive the call")
 		}
 	case *syntax.CallExpr:
 		if len(x.Assigns) > 0 {
@@ -97,6 +111,7 @@ func (p *lineParser) visit(n syntax.Node) bool {
 		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
 			if isFetcher(x.X) && isInterpreter(x.Y) {
 				p.warn(fetchedIntoInterpreter)
+				p.raise(tools.RiskHigh, fetchedIntoInterpreter)
 			}
 		}
 	case *syntax.ParamExp:
@@ -130,6 +145,10 @@ func (p *lineParser) visit(n syntax.Node) bool {
 		p.uncover("it uses shell arithmetic, which can set variables")
 	case *syntax.FuncDecl:
 		p.uncover("it defines shell functions")
+		if callsItself(x) {
+			p.warn("defines a function that calls itself (a fork bomb spawns processes until the machine stalls)")
+			p.raise(tools.RiskHigh, "defines a function that calls itself, as a fork bomb does")
+		}
 	default:
 		p.uncover(fmt.Sprintf("it uses shell syntax (%T) that allow rules do not cover", n))
 	}
@@ -229,9 +248,16 @@ func (p *lineParser) redirect(x *syntax.Redirect) {
 		if x.Word != nil {
 			target := p.print(x.Word)
 			p.cl.Redirects = append(p.cl.Redirects, target)
+			if t, ok := redirectWrites(x); ok && !isNetDevice(target) {
+				if t == "a computed file name" {
+					t = target
+				}
+				p.change("writes", t)
+			}
 			switch {
 			case isNetDevice(target):
 				p.warn("opens a network connection: " + target)
+				p.raise(tools.RiskHigh, "opens a network connection: "+target)
 			case isDynamic(target):
 				p.warn("writes to a path known only when it runs: " + target)
 			case outside(target, p.workspace):
@@ -241,6 +267,10 @@ func (p *lineParser) redirect(x *syntax.Redirect) {
 	case syntax.RdrIn:
 		if x.Word != nil && isNetDevice(p.print(x.Word)) {
 			p.warn("opens a network connection: " + p.print(x.Word))
+			p.raise(tools.RiskHigh, "opens a network connection: "+p.print(x.Word))
+		}
+		if x.Word != nil && secret(p.print(x.Word)) {
+			p.raise(tools.RiskHigh, "reads a credential store: "+p.print(x.Word))
 		}
 	}
 	if target, ok := redirectWrites(x); ok {
@@ -274,21 +304,35 @@ func redirectWrites(r *syntax.Redirect) (string, bool) {
 	return target, true
 }
 
-// call records one simple command: as written, its warnings, and what the
-// rules judge.
+// call records one simple command: as written, its warnings, its effects
+// and what the rules judge.
 func (p *lineParser) call(x *syntax.CallExpr) {
 	if len(x.Args) == 0 {
 		return
 	}
-	args := make([]string, len(x.Args))  // as written
-	words := make([]string, len(x.Args)) // quotes removed where literal
-	literal := make([]bool, len(x.Args)) // the word's value is known
+	var args []string  // as written
+	var words []string // quotes removed where literal
+	var literal []bool // the word's value is known
+	var written []string
 	for i, w := range x.Args {
-		args[i] = p.print(w)
-		words[i], literal[i] = literalWord(w)
-		if !literal[i] {
-			words[i] = args[i]
+		shown := p.print(w)
+		written = append(written, shown)
+		if v, ok := literalWord(w); ok || i == 0 {
+			args, words, literal = append(args, shown), append(words, v), append(literal, ok)
+			if !ok {
+				words[i] = shown
+			}
+			continue
 		}
+		// A brace list expands into several words (-{delete,print} is
+		// -delete -print): the rules read those.
+		if exp, ok := p.braces(w); ok {
+			for _, e := range exp {
+				args, words, literal = append(args, e), append(words, e), append(literal, true)
+			}
+			continue
+		}
+		args, words, literal = append(args, shown), append(words, shown), append(literal, false)
 	}
 	// Assignments before a command change what it does (PATH=...,
 	// LD_PRELOAD=...): show them with it.
@@ -296,12 +340,18 @@ func (p *lineParser) call(x *syntax.CallExpr) {
 	for _, a := range x.Assigns {
 		assigns = append(assigns, p.print(a))
 	}
-	p.cl.Commands = append(p.cl.Commands, strings.Join(append(assigns, args...), " "))
+	p.cl.Commands = append(p.cl.Commands, strings.Join(append(assigns, written...), " "))
 
-	sc := tools.ShellCall{Forms: []string{strings.Join(args, " ")}}
+	sc := tools.ShellCall{Forms: []string{strings.Join(written, " ")}}
+	if expanded := strings.Join(args, " "); expanded != sc.Forms[0] {
+		sc.Forms = append(sc.Forms, expanded)
+	}
 	words = words[:len(words):len(words)]
 	judged := words
 	fed := false // xargs adds arguments
+	if c, _ := Lookup(words[0]); c.Exact || !literal[0] {
+		sc.Exact = true
+	}
 	// A wrapper (sudo, env, xargs, ...) runs the command after its own
 	// options: analyse that one too.
 	for cmd := words; len(cmd) > 0; cmd = unwrap(cmd) {
@@ -324,6 +374,30 @@ func (p *lineParser) call(x *syntax.CallExpr) {
 				sc.Opaque = "its name " + args[at] + " is built when it runs"
 			} else if why := opaqueCommand(cmd); why != "" {
 				sc.Opaque = why
+			}
+		}
+		if literal[at] {
+			p.effects(cmd)
+		} else {
+			p.raise(tools.RiskHigh, "runs a command whose name is built when it runs: "+args[at])
+		}
+		// A command that runs a command line (bash -c, su -c, awk's
+		// system()) counts as running what that line runs.
+		if i, ok := commandLineArg(cmd); ok {
+			if literal[at+i] {
+				p.nested(cmd[i], name+" -c", &sc)
+			} else {
+				p.opaque(&sc, name+" -c runs a command line built when it runs: "+args[at+i])
+			}
+		}
+		switch name {
+		case "awk", "gawk", "mawk", "nawk":
+			lines, why := awkCommands(cmd[1:])
+			for _, l := range lines {
+				p.nested(l, name+" system()", &sc)
+			}
+			if why != "" {
+				p.opaque(&sc, why)
 			}
 		}
 		if at > 0 {
@@ -358,9 +432,93 @@ func (p *lineParser) call(x *syntax.CallExpr) {
 		for _, w := range x.Args[1:] {
 			if feedsFetched(w) {
 				p.warn(fetchedIntoInterpreter)
+				p.raise(tools.RiskHigh, fetchedIntoInterpreter)
 			}
 		}
 	}
+}
+
+// braces expands a word's brace lists when every word they give is
+// literal, within a bound.
+func (p *lineParser) braces(w *syntax.Word) ([]string, bool) {
+	cp := &syntax.Word{Parts: slices.Clone(w.Parts)}
+	if !syntax.SplitBraces(cp) {
+		return nil, false
+	}
+	var out []string
+	for e, err := range expand.BracesSeq(nil, cp) {
+		if err != nil || len(out) >= 256 {
+			p.uncover("it uses a brace list too long to read")
+			p.raise(tools.RiskHigh, "it uses a brace list too long to read")
+			return nil, false
+		}
+		v, ok := literalWord(e)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, v)
+	}
+	return out, len(out) > 0
+}
+
+// opaque records that a call runs something the line does not show: no
+// deny rule can be checked against it, no allow rule covers it, and the
+// line is high risk.
+func (p *lineParser) opaque(sc *tools.ShellCall, why string) {
+	if sc.Opaque == "" {
+		sc.Opaque = why
+	}
+	p.uncover(why)
+	p.raise(tools.RiskHigh, why)
+}
+
+// nested reads a command line that a command runs (bash -c 'line'): its
+// commands become readings of this call that deny and ask rules are tried
+// on, and its warnings and effects count as the line's. A line that does
+// not parse, or nests too deep, fails closed.
+func (p *lineParser) nested(line, via string, sc *tools.ShellCall) {
+	if p.depth >= maxDepth {
+		p.opaque(sc, via+" nests command lines deeper than myclaw reads")
+		return
+	}
+	in, err := parse(line, p.workspace, p.depth+1)
+	if err != nil {
+		p.opaque(sc, via+" runs a command line that cannot be parsed")
+		return
+	}
+	p.uncover("it runs a nested command line (" + via + ")")
+	for _, c := range in.Calls {
+		sc.Forms = append(sc.Forms, c.Judged)
+		sc.Forms = append(sc.Forms, c.Forms...)
+		if sc.Opaque == "" && c.Opaque != "" {
+			sc.Opaque = c.Opaque
+		}
+	}
+	for _, w := range in.Warnings {
+		p.warn(w)
+	}
+	if in.Uncovered != "" {
+		p.uncover(in.Uncovered)
+	}
+	p.cl.Redirects = append(p.cl.Redirects, in.Redirects...)
+	p.cl.Changes = append(p.cl.Changes, in.Changes...)
+	p.raise(in.Risk, in.RiskWhy)
+}
+
+// callsItself reports whether a function's body runs the function: the
+// shape of a fork bomb, :(){ :|:& };:.
+func callsItself(f *syntax.FuncDecl) bool {
+	if f.Name == nil || f.Body == nil {
+		return false
+	}
+	found := false
+	syntax.Walk(f.Body, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 && c.Args[0].Lit() == f.Name.Value {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // literalWord returns a word's value when the line alone determines it:

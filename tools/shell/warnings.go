@@ -303,7 +303,7 @@ func commandWarnings(args []string, workspace string) []string {
 		}
 	case "bash", "sh", "zsh", "dash", "ksh":
 		if has("-c") {
-			out = append(out, name+" -c runs a nested command line that is not analysed")
+			out = append(out, name+" -c runs a nested command line")
 		}
 	case "dd":
 		for _, a := range rest {
@@ -403,4 +403,49 @@ func outside(p, workspace string) bool {
 	}
 	clean := filepath.Clean(p)
 	return clean == ".." || strings.HasPrefix(clean, "../")
+}
+
+const fetchedIntoInterpreter = "pipes downloaded content into an interpreter (curl … | sh)"
+
+// awkCommands returns the command lines an awk program runs through
+// system("literal"), and why it runs commands the rules cannot read
+// (system() of a computed string, pipes to or from commands, a program in
+// a file); both empty for a program that runs none.
+func awkCommands(args []string) ([]string, string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-f" || strings.HasPrefix(a, "--file") || a == "-E" || strings.HasPrefix(a, "--exec"):
+			return nil, "awk " + a + " runs a program from a file the rules cannot see"
+		case a == "-v" || a == "-F":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			var lines []string
+			calls := awkSystem.FindAllStringIndex(a, -1)
+			for _, m := range calls {
+				lit := awkLiteralCall.FindStringSubmatch(a[m[0]:])
+				if lit == nil {
+					return lines, "awk system() runs a command built when it runs"
+				}
+				lines = append(lines, awkUnescape(lit[1]))
+			}
+			if strings.Contains(a, "|") && awkPipe.MatchString(a) {
+				return lines, "awk pipes to or from a command the rules cannot read"
+			}
+			return lines, ""
+		}
+	}
+	return nil, ""
+}
+
+var (
+	awkLiteralCall = regexp.MustCompile(`^system\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)`)
+	awkPipe        = regexp.MustCompile(`\|\s*(&\s*)?("|[A-Za-z_])|"\s*\|\s*getline`)
+)
+
+// awkUnescape reads the escapes of an awk string literal.
+func awkUnescape(s string) string {
+	r := strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\n`, "\n", `\t`, "\t", `\/`, "/")
+	return r.Replace(s)
 }
