@@ -431,8 +431,8 @@ func SessionRule(req Request) Rule {
 	}
 	var prefixes []string
 	seen := map[string]bool{}
-	for _, cmd := range c.commands {
-		if p := commandPrefix(cmd); !seen[p] {
+	for i, cmd := range c.commands {
+		if p := commandPrefix(cmd, c.calls[i].Exact); !seen[p] {
 			seen[p] = true
 			prefixes = append(prefixes, p)
 		}

@@ -349,9 +349,6 @@ func (p *lineParser) call(x *syntax.CallExpr) {
 	words = words[:len(words):len(words)]
 	judged := words
 	fed := false // xargs adds arguments
-	if c, _ := Lookup(words[0]); c.Exact || !literal[0] {
-		sc.Exact = true
-	}
 	// A wrapper (sudo, env, xargs, ...) runs the command after its own
 	// options: analyse that one too.
 	for cmd := words; len(cmd) > 0; cmd = unwrap(cmd) {
@@ -424,6 +421,9 @@ func (p *lineParser) call(x *syntax.CallExpr) {
 		j[0] = path.Base(j[0])
 	}
 	sc.Judged = strings.Join(j, " ")
+	if c, _ := Lookup(j[0]); c.Exact {
+		sc.Exact = true
+	}
 	if fed && len(judged) < len(words) {
 		sc.Judged += " …"
 	}

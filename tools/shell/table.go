@@ -90,7 +90,9 @@ func init() {
 	set(Command{Exact: true, Interpreter: true, Line: "-c"}, "sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "mksh", "busybox")
 	set(Command{Exact: true}, "eval", "source", ".", "parallel", "npx", "bunx", "pnpx", "uvx", "pkexec")
 	set(Command{Exact: true, Interpreter: true}, "python", "python2", "python3", "node", "nodejs", "deno", "perl", "ruby",
-		"php", "lua", "luajit", "tclsh", "Rscript", "osascript", "pwsh", "bun")
+		"php", "lua", "luajit", "tclsh", "Rscript", "osascript", "pwsh")
+	// bun is also a package manager: a grant covers its subcommand.
+	set(Command{Interpreter: true}, "bun")
 	set(Command{Exact: true, Effect: Reads}, "awk", "gawk", "mawk", "nawk", "sed", "gsed", "find")
 	// Network.
 	set(Command{Network: true, Exact: true}, "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "socat", "telnet", "ftp")
