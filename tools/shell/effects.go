@@ -85,6 +85,25 @@ func secret(w string) bool {
 	return false
 }
 
+// dangerRisk rates what dangerousArgs found: arguments that make a
+// command run a program the line does not show, point it elsewhere or
+// write where the line does not say are high; the rest (sed -i, find
+// -exec or awk system() whose commands are read and rated themselves,
+// setting variables) medium.
+func dangerRisk(why string) tools.Risk {
+	if strings.HasSuffix(why, "runs a command on every match") {
+		return tools.RiskLow // find -exec: the command it runs is rated itself
+	}
+	for _, s := range []string{"can run commands", "names a program", "runs external", "decompression programs",
+		"e runs a command", "from a file the rules cannot see", "splits a string", "pipes to or from",
+		"loads an extension", "writes to a file", "writes its output to a file", "another repository", "cannot follow"} {
+		if strings.Contains(why, s) {
+			return tools.RiskHigh
+		}
+	}
+	return tools.RiskMedium
+}
+
 // operands returns the words after the options: "--" ends the options.
 func operands(rest []string) []string {
 	var out []string
@@ -137,6 +156,9 @@ func (p *lineParser) effects(cmd []string) {
 		return
 	case "shutdown", "reboot", "halt", "poweroff", "systemctl", "service", "launchctl", "crontab", "at", "mount", "umount", "swapon", "iptables", "nft", "useradd", "usermod", "passwd":
 		p.raise(tools.RiskHigh, name+" changes the system outside the workspace")
+		return
+	case "setsid", "nohup", "disown":
+		p.raise(tools.RiskMedium, name+" detaches a process from the call")
 		return
 	case "dd", "mkfs", "fdisk", "sfdisk", "parted", "wipefs", "mkswap":
 		p.raise(tools.RiskHigh, name+" writes raw data and cannot be undone")

@@ -201,3 +201,29 @@ func TestRunsWhatItRuns(t *testing.T) {
 		t.Errorf("find -{delete,print}: uncovered %q; want -delete named", cl.Uncovered)
 	}
 }
+
+// TestArgumentRisk: arguments that turn a reader into a writer or runner
+// are rated, and every warning comes with a risk above low.
+func TestArgumentRisk(t *testing.T) {
+	tests := []struct {
+		src  string
+		want tools.Risk
+	}{
+		{"git -c core.fsmonitor='touch x' status", tools.RiskHigh},
+		{"rg --pre ./evil TODO", tools.RiskHigh},
+		{"sed 's/a/touch x/e' f", tools.RiskHigh},
+		{"sort -o /tmp/x f", tools.RiskHigh},
+		{"find . -name '*.go' -exec gofmt -l {} +", tools.RiskLow},
+		{"set -e; go test ./...", tools.RiskMedium},
+		{"nohup make &", tools.RiskMedium},
+	}
+	for _, tt := range tests {
+		cl, err := Parse(tt.src, "/ws")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cl.Risk != tt.want {
+			t.Errorf("%q: risk %s (%s); want %s", tt.src, cl.Risk, cl.RiskWhy, tt.want)
+		}
+	}
+}

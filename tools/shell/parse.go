@@ -360,8 +360,14 @@ func (p *lineParser) call(x *syntax.CallExpr) {
 		for _, s := range commandWarnings(cmd, p.workspace) {
 			p.warn(s)
 		}
+		if literal[at] {
+			p.effects(cmd)
+		} else {
+			p.raise(tools.RiskHigh, "runs a command whose name is built when it runs: "+args[at])
+		}
 		if why := dangerousArgs(cmd); why != "" {
 			p.uncover(why)
+			p.raise(dangerRisk(why), why)
 			if !strings.HasPrefix(why, "env ") || strings.Contains(why, "-S") {
 				p.warn(why) // an assignment shows in the command itself
 			}
@@ -372,11 +378,6 @@ func (p *lineParser) call(x *syntax.CallExpr) {
 			} else if why := opaqueCommand(cmd); why != "" {
 				sc.Opaque = why
 			}
-		}
-		if literal[at] {
-			p.effects(cmd)
-		} else {
-			p.raise(tools.RiskHigh, "runs a command whose name is built when it runs: "+args[at])
 		}
 		// A command that runs a command line (bash -c, su -c, awk's
 		// system()) counts as running what that line runs.
