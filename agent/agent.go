@@ -147,7 +147,7 @@ type Agent struct {
 	// in a later turn. A resumed session rebuilds it from its transcript;
 	// a compaction keeps it.
 	earlier []approval.Seen
-	hooks     []Hook
+	hooks   []Hook
 }
 
 // ErrBusy is returned when a turn or an undo is requested while a turn runs.

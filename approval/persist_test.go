@@ -96,3 +96,21 @@ func TestKeepEarlier(t *testing.T) {
 		t.Errorf("KeepEarlier kept %d texts, first %q; want b and c", len(e), e[0].Source)
 	}
 }
+
+// TestGrantsDoNotCoverDestructive: a session grant made on a harmless
+// line does not allow a destructive one with the same prefix, and the
+// destructive one offers no grant.
+func TestGrantsDoNotCoverDestructive(t *testing.T) {
+	p := sandboxed(t, AutoEdit, activeSandbox)
+	p.Remember(shellReq("git branch topic"), Decision{Choice: ApproveSession})
+	if v := p.Evaluate(shellReq("git branch other")); v.Outcome != OutcomeAllow {
+		t.Fatalf("granted prefix: %s (%s); want allow", v.Outcome, v.Why)
+	}
+	req := undoable(shellReq("git branch -D topic"))
+	if v := p.Evaluate(req); v.Outcome != OutcomeAsk || !strings.Contains(v.Why, "git branch -D deletes a branch") {
+		t.Errorf("git branch -D = %s (%s); want ask saying why", v.Outcome, v.Why)
+	}
+	if ok, why := Grantable(req); ok || !strings.Contains(why, "high risk") {
+		t.Errorf("Grantable = %v, %q; want no grant for a high-risk line", ok, why)
+	}
+}

@@ -186,7 +186,13 @@ func (p *Policy) evaluate(req Request, c call) Verdict {
 			Why: "writes " + what + ": myclaw asks for it at every level below full"}
 	}
 	conf := p.confinement()
-	by, whyNot, network := c.allowedBy(p.rules, p.grants, conf.Sandboxed)
+	grants := p.grants
+	if c.shell && shellRisk(req.Command) == tools.RiskHigh {
+		// A grant was made for a prefix ("git branch *") on a harmless
+		// line; it does not vouch for the destructive one (git branch -D).
+		grants = nil
+	}
+	by, whyNot, network := c.allowedBy(p.rules, grants, conf.Sandboxed)
 	if by != "" {
 		if network && conf.Sandboxed {
 			conf.Network = true
@@ -356,6 +362,8 @@ func Grantable(req Request) (bool, string) {
 		switch {
 		case len(cl.Warnings) > 0:
 			return false, "the command line is risky: " + cl.Warnings[0]
+		case shellRisk(cl) == tools.RiskHigh:
+			return false, "the command line is high risk: it " + cl.RiskWhy
 		case c.guard != "":
 			return false, "no rule can cover this line: " + strings.TrimPrefix(c.guard, "allow rules do not cover this command line: ")
 		}
