@@ -543,6 +543,11 @@ func (t *turn) request(tool tools.Tool, call Call, args json.RawMessage, dry too
 	if req.Capability == "" {
 		req.Capability = meta.Capability
 	}
+	if req.Command != nil && approval.DrawnFrom(req) != "" {
+		// A command that may come from planted instructions is rated as
+		// such, so a reflexive Enter on the pane does not run it.
+		req.Meta.Risk = tools.RiskHigh
+	}
 	if req.Summary == "" {
 		req.Summary = "Run " + meta.Name + " (no preview available for this tool)"
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"myclaw/approval"
+	"myclaw/tools"
 )
 
 // TestPlantedCommandAsksInALaterTurn: a command planted in a file read in
@@ -37,6 +38,9 @@ func TestPlantedCommandAsksInALaterTurn(t *testing.T) {
 	}
 	if len(ap.requests) != 1 || ap.requests[0].Taint != nil || !strings.Contains(ap.requests[0].Why, "appears in notes.md, read in an earlier turn") {
 		t.Fatalf("requests %+v; want the planted command asked, naming notes.md read in an earlier turn", ap.requests)
+	}
+	if ap.requests[0].Meta.EffectiveRisk() != tools.RiskHigh {
+		t.Errorf("risk %s; want high for a command drawn from untrusted text", ap.requests[0].Meta.EffectiveRisk())
 	}
 	if _, err := os.Stat(filepath.Join(h.ws, "owned.txt")); err == nil {
 		t.Fatal("the planted command ran")

@@ -28,7 +28,7 @@ func (p *lineParser) raise(r tools.Risk, why string) {
 // outside the workspace, known only at run time or a file later sessions
 // trust is high, anything else medium.
 func (p *lineParser) change(verb, target string) {
-	p.cl.Changes = append(p.cl.Changes, target)
+	p.cl.Changes = append(p.cl.Changes, p.rel(target))
 	switch {
 	case isDynamic(target):
 		p.raise(tools.RiskHigh, verb+" a path known only when it runs: "+target)

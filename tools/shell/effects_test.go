@@ -227,3 +227,15 @@ func TestArgumentRisk(t *testing.T) {
 		}
 	}
 }
+
+// TestChangesRelative: an absolute path inside the workspace is recorded
+// relative to it, so the trusted-file check reads it as the project's.
+func TestChangesRelative(t *testing.T) {
+	cl, err := Parse("echo x > /home/dev/project/.myclaw.toml; rm -r /home/dev/project/build", "/home/dev/project")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cl.Changes, []string{".myclaw.toml", "build"}) || !strings.Contains(cl.RiskWhy, ".myclaw.toml") {
+		t.Errorf("changes %q, risk %s (%s); want relative paths and .myclaw.toml named", cl.Changes, cl.Risk, cl.RiskWhy)
+	}
+}
