@@ -142,7 +142,12 @@ type Agent struct {
 	roomWarned  bool
 	// pastCalls are the call records of the session as loaded.
 	pastCalls []CallRecord
-	hooks     []Hook
+	// earlier is the untrusted text read in earlier turns of the session,
+	// bounded (approval.KeepEarlier): a command planted there still asks
+	// in a later turn. A resumed session rebuilds it from its transcript;
+	// a compaction keeps it.
+	earlier []approval.Seen
+	hooks   []Hook
 }
 
 // ErrBusy is returned when a turn or an undo is requested while a turn runs.
@@ -231,6 +236,7 @@ func (a *Agent) attach(s *history.Session) error {
 	a.notes = notes
 	a.attachments = atts
 	a.pastCalls = calls
+	a.earlier = untrustedOf(a.messages)
 	a.compactions, a.pinned = compactions, pinned
 	a.tokensUsed, a.measured = estimateMessages(a.messages), false
 	return nil

@@ -510,7 +510,14 @@ func (t *turn) trustHints(server string) {
 // request builds the approval request of a call.
 func (t *turn) request(tool tools.Tool, call Call, args json.RawMessage, dry tools.Result) approval.Request {
 	meta := tool.Meta()
+	if cl := dry.Command; cl != nil && cl.Risk != "" {
+		// A command line is as risky as what it does, not as the tool.
+		meta.Risk = cl.Risk
+	}
 	_, reversible := tool.(tools.Reverter)
+	t.a.mu.Lock()
+	earlier := slices.Clone(t.a.earlier)
+	t.a.mu.Unlock()
 	req := approval.Request{
 		CallID:     call.ID,
 		Tool:       meta.Name,
@@ -524,6 +531,7 @@ func (t *turn) request(tool tools.Tool, call Call, args json.RawMessage, dry too
 		UndoPlan:   dry.UndoPlan,
 		Command:    dry.Command,
 		Taint:      t.taint,
+		Earlier:    earlier,
 		Position:   t.position,
 		Count:      t.count,
 	}
@@ -534,6 +542,11 @@ func (t *turn) request(tool tools.Tool, call Call, args json.RawMessage, dry too
 	}
 	if req.Capability == "" {
 		req.Capability = meta.Capability
+	}
+	if req.Command != nil && approval.DrawnFrom(req) != "" {
+		// A command that may come from planted instructions is rated as
+		// such, so a reflexive Enter on the pane does not run it.
+		req.Meta.Risk = tools.RiskHigh
 	}
 	if req.Summary == "" {
 		req.Summary = "Run " + meta.Name + " (no preview available for this tool)"

@@ -83,6 +83,12 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event), approv
 			}
 		}
 		emit(DoneEvent{Reason: reason, Rounds: t.rounds})
+		if t.taint != nil {
+			// What this turn read stays evidence for the turns after.
+			a.mu.Lock()
+			a.earlier = approval.KeepEarlier(a.earlier, t.taint.Seen...)
+			a.mu.Unlock()
+		}
 	}()
 
 	a.mu.Lock()

@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"myclaw/tools"
 )
@@ -64,6 +65,24 @@ type Seen struct {
 	Call int
 }
 
+// EarlierBytes bounds the untrusted text of earlier turns a session keeps
+// as evidence (Request.Earlier): the oldest goes first.
+const EarlierBytes = 2 << 20
+
+// KeepEarlier appends texts to the evidence of earlier turns and drops the
+// oldest past EarlierBytes.
+func KeepEarlier(earlier []Seen, texts ...Seen) []Seen {
+	earlier = append(earlier, texts...)
+	total := 0
+	for i := len(earlier) - 1; i >= 0; i-- {
+		total += len(earlier[i].Text)
+		if total > EarlierBytes {
+			return slices.Clone(earlier[i+1:])
+		}
+	}
+	return earlier
+}
+
 // Confinement is how a shell command would run: in the OS sandbox or not,
 // with or without network.
 type Confinement struct {
@@ -112,6 +131,10 @@ type Request struct {
 	Command *tools.CommandLine
 	// Taint is set when untrusted content came earlier in the turn.
 	Taint *Taint
+	// Earlier holds the untrusted texts read in earlier turns of the
+	// session (bounded, see KeepEarlier): a command planted in one still
+	// asks in a later turn.
+	Earlier []Seen
 	// Confinement is, for a shell command, how it runs if approved as is.
 	Confinement *Confinement
 	// Why says why the policy asks rather than allows, e.g. "auto-edit asks

@@ -30,8 +30,8 @@ func TestGrantable(t *testing.T) {
 		{"drawn from untrusted text", echoed, false, "appears in NOTES.md, read 3 calls ago"},
 		{"risky and drawn", planted, false, "risky"},
 		{"medium tool", callReq(writeMeta, "fs:write:a.txt"), true, ""},
-		{"a write in .git", callReq(writeMeta, "fs:write:.git/hooks/pre-commit"), false, "no grant covers this target, inside .git"},
-		{"the project config", callReq(writeMeta, "fs:write:.myclaw.toml"), false, "no grant covers this target, the project's .myclaw.toml"},
+		{"a write in .git", callReq(writeMeta, "fs:write:.git/hooks/pre-commit"), false, "no grant covers this target, .git/hooks/pre-commit, inside .git"},
+		{"the project config", callReq(writeMeta, "fs:write:.myclaw.toml"), false, "no grant covers this target, .myclaw.toml, the project's configuration"},
 		{"high-risk tool", callReq(highMeta, "deploy:prod"), false, "high risk"},
 		{"undeclared tool", callReq(bareMeta, ""), false, "high risk"},
 	}

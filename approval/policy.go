@@ -177,10 +177,22 @@ func (p *Policy) evaluate(req Request, c call) Verdict {
 		// A grant for the tool was given for another file; only a rule
 		// written for this path vouches for it.
 		return Verdict{Outcome: OutcomeAsk, By: "level: " + string(p.level),
-			Why: "myclaw never writes " + why + " without asking (a rule matching this path can allow it)"}
+			Why: "writes " + why + ": myclaw asks for it at every level below full (a rule matching this path can allow it)"}
+	}
+	if what := trustedChange(req.Command); c.shell && what != "" && p.level != Full {
+		// No command pattern names the file it writes: no rule or grant
+		// vouches for such a line.
+		return Verdict{Outcome: OutcomeAsk, By: "level: " + string(p.level),
+			Why: "writes " + what + ": myclaw asks for it at every level below full"}
 	}
 	conf := p.confinement()
-	by, whyNot, network := c.allowedBy(p.rules, p.grants, conf.Sandboxed)
+	grants := p.grants
+	if c.shell && shellRisk(req.Command) == tools.RiskHigh {
+		// A grant was made for a prefix ("git branch *") on a harmless
+		// line; it does not vouch for the destructive one (git branch -D).
+		grants = nil
+	}
+	by, whyNot, network := c.allowedBy(p.rules, grants, conf.Sandboxed)
 	if by != "" {
 		if network && conf.Sandboxed {
 			conf.Network = true
@@ -198,6 +210,10 @@ func (p *Policy) evaluate(req Request, c call) Verdict {
 	}
 	switch p.level {
 	case Full:
+		if where := drawnFrom(c.source, c.commands, req.Taint, req.Earlier); c.shell && where != "" {
+			return Verdict{Outcome: OutcomeAsk, By: "level: full",
+				Why: where + ": full still asks for a command that may come from instructions planted there"}
+		}
 		return Verdict{Outcome: OutcomeAllow, By: "level: full"}
 	case AutoEdit:
 		why := p.autoEditAsks(req, c, conf)
@@ -256,30 +272,14 @@ func (p *Policy) autoEditAsks(req Request, c call, conf Confinement) string {
 	return ""
 }
 
-// sensitiveTarget says why a file write's target is one auto-edit must not
-// approve, or "": anything under a .git folder (hooks and config run code:
-// .git/hooks/pre-commit, core.fsmonitor), the workspace's .myclaw.toml
-// (tools, servers and hooks that run) and its .myclaw folder (commands
-// that become prompts). Letter case is ignored, as on macOS and Windows.
+// sensitiveTarget says, for a file write, what its target is when later
+// sessions trust it (tools.TrustedFile: instruction files, skills, custom
+// commands, .myclaw.toml, anything under .git), or "".
 func sensitiveTarget(c tools.Capability) string {
-	where := c.Target
-	if c.Kind != "fs" || c.Action == "read" || where == "" {
+	if c.Kind != "fs" || c.Action == "read" || c.Target == "" {
 		return ""
 	}
-	clean := path.Clean(strings.ReplaceAll(where, `\`, "/"))
-	segs := strings.Split(clean, "/")
-	for _, s := range segs {
-		if strings.EqualFold(s, ".git") {
-			return "inside .git (" + where + "): its hooks and config run code"
-		}
-	}
-	switch {
-	case strings.EqualFold(segs[0], ".myclaw.toml"):
-		return "the project's .myclaw.toml: it defines tools, servers and hooks that run"
-	case strings.EqualFold(segs[0], ".myclaw"):
-		return "inside .myclaw (" + where + "): its commands become prompts"
-	}
-	return ""
+	return tools.TrustedFile(c.Target)
 }
 
 // insideWorkspace reports whether a path from an fs: capability stays in
@@ -362,11 +362,16 @@ func Grantable(req Request) (bool, string) {
 		switch {
 		case len(cl.Warnings) > 0:
 			return false, "the command line is risky: " + cl.Warnings[0]
+		case shellRisk(cl) == tools.RiskHigh:
+			return false, "the command line is high risk: it " + cl.RiskWhy
 		case c.guard != "":
 			return false, "no rule can cover this line: " + strings.TrimPrefix(c.guard, "allow rules do not cover this command line: ")
 		}
-		if where := drawnFrom(c.source, c.commands, req.Taint); where != "" {
+		if where := drawnFrom(c.source, c.commands, req.Taint, req.Earlier); where != "" {
 			return false, where
+		}
+		if what := trustedChange(cl); what != "" {
+			return false, "no grant covers this line: it writes " + what
 		}
 		return true, ""
 	}
@@ -389,7 +394,7 @@ func DrawnFrom(req Request) string {
 		return ""
 	}
 	c := newCall(req)
-	return drawnFrom(c.source, c.commands, req.Taint)
+	return drawnFrom(c.source, c.commands, req.Taint, req.Earlier)
 }
 
 // Revoke drops the session grant that says the same as r; it reports
@@ -431,8 +436,8 @@ func SessionRule(req Request) Rule {
 	}
 	var prefixes []string
 	seen := map[string]bool{}
-	for _, cmd := range c.commands {
-		if p := commandPrefix(cmd); !seen[p] {
+	for i, cmd := range c.commands {
+		if p := commandPrefix(cmd, c.calls[i].Exact); !seen[p] {
 			seen[p] = true
 			prefixes = append(prefixes, p)
 		}

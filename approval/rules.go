@@ -6,6 +6,7 @@ import (
 	"myclaw/config"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -70,6 +71,12 @@ type compiledRule struct {
 	Rule
 	tool  glob
 	match glob
+	// For a command pattern with literal options ("touch -a *", "git
+	// push --force *"): the options, each short one on its own, and the
+	// pattern without them, so deny and ask rules hit the options in any
+	// order and clustered ("touch -m -a x", "rm -fr x").
+	opts    []string
+	sansOpt glob
 }
 
 // compileRule checks and parses one rule. Its errors start with the field
@@ -86,6 +93,11 @@ func compileRule(r Rule) (compiledRule, error) {
 	if r.Match != "" {
 		if cr.match, err = compileGlob(r.Match); err != nil {
 			return cr, fmt.Errorf("match: %q %w", r.Match, err)
+		}
+		if opts, rest := patternOptions(r.Match); len(opts) > 0 {
+			if g, err := compileGlob(rest); err == nil {
+				cr.opts, cr.sansOpt = opts, g
+			}
 		}
 	}
 	switch Outcome(r.Decision) {
@@ -124,25 +136,89 @@ func (cr compiledRule) hitsCommand(cmd string) bool {
 	words := strings.Fields(cmd)
 	for i := range words {
 		first := unquote.Replace(path.Base(words[i]))
-		if cr.matchCommand(strings.Join(append([]string{first}, words[i+1:]...), " ")) {
+		from := append([]string{first}, words[i+1:]...)
+		if cr.matchCommand(strings.Join(from, " ")) || cr.hitsOptions(from) {
 			return true
 		}
 	}
 	return false
 }
 
-// Commands whose first word says little about what runs: wrappers that run
-// another command and interpreters that run a program given as argument.
-// A session grant for them is the exact command, never "sudo *".
-var exactOnly = map[string]bool{
-	"sudo": true, "doas": true, "su": true, "env": true, "nohup": true, "nice": true,
-	"ionice": true, "time": true, "timeout": true, "xargs": true, "parallel": true,
-	"exec": true, "command": true, "builtin": true, "eval": true, "source": true, ".": true,
-	"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "fish": true,
-	"python": true, "python3": true, "node": true, "deno": true, "perl": true, "ruby": true,
-	"php": true, "lua": true, "awk": true, "gawk": true, "sed": true, "find": true,
-	"npx": true, "bunx": true, "pnpx": true, "uvx": true, "ssh": true, "setsid": true,
-	"stdbuf": true, "chroot": true, "watch": true, "strace": true,
+// literalWord reports whether a pattern word has no glob syntax.
+func literalWord(w string) bool { return !strings.ContainsAny(w, `*?[]{}\`) }
+
+// patternOptions splits a command pattern into its literal options after
+// the leading literal words and the pattern without them: "git push
+// --force *" gives ["--force"] and "git push *"; "rm -rf *" gives ["-r"
+// "-f"] and "rm *". No options: nil.
+func patternOptions(match string) ([]string, string) {
+	words := strings.Fields(match)
+	i := 0
+	for i < len(words) && !strings.HasPrefix(words[i], "-") && literalWord(words[i]) {
+		i++
+	}
+	if i == 0 {
+		return nil, ""
+	}
+	j := i
+	for j < len(words) && strings.HasPrefix(words[j], "-") && words[j] != "--" && len(words[j]) > 1 && literalWord(words[j]) {
+		j++
+	}
+	if j == i {
+		return nil, ""
+	}
+	opts := splitClusters(words[i:j])
+	return opts, strings.Join(append(slices.Clone(words[:i]), words[j:]...), " ")
+}
+
+// splitClusters writes each short option of a cluster on its own: -rf is
+// -r -f. Long options, and short ones with a value attached (-n5), stay.
+func splitClusters(words []string) []string {
+	var out []string
+	for _, w := range words {
+		if len(w) > 2 && w[0] == '-' && w[1] != '-' && strings.Trim(w[1:], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" {
+			for _, c := range w[1:] {
+				out = append(out, "-"+string(c))
+			}
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// hitsOptions reports whether a command (name first, quotes of the name
+// removed) holds every option of the pattern, in any order or cluster,
+// and without them matches the rest of the pattern.
+func (cr compiledRule) hitsOptions(words []string) bool {
+	if len(cr.opts) == 0 {
+		return false
+	}
+	var opts, others []string
+	ended := false
+	for _, w := range splitClusters(words[1:]) {
+		w = unquote.Replace(w)
+		switch {
+		case !ended && w == "--":
+			ended = true
+			others = append(others, w)
+		case !ended && strings.HasPrefix(w, "-"):
+			opts = append(opts, w)
+		default:
+			others = append(others, w)
+		}
+	}
+	for _, o := range cr.opts {
+		i := slices.Index(opts, o)
+		if i < 0 {
+			return false
+		}
+		opts = slices.Delete(opts, i, i+1)
+	}
+	// What stays keeps the command's order: options first is how the
+	// rest of the pattern was written against.
+	rest := strings.Join(append(append([]string{words[0]}, opts...), others...), " ")
+	return cr.sansOpt.match(rest) || cr.sansOpt.match(rest+" ")
 }
 
 // Multi-level tools: a grant covers the subcommand ("go test *"), not the
@@ -166,9 +242,10 @@ var thirdLevel = map[string]bool{
 
 // commandPrefix returns the pattern a session grant gives for one command:
 // "go test ./..." -> "go test *", "ls -la" -> "ls *". Where a prefix would
-// say too little (wrappers, interpreters, a flag before the subcommand,
-// quoting or expansions in the leading words) it is the exact command.
-func commandPrefix(cmd string) string {
+// say too little (wrappers and interpreters, which the shell table marks
+// exact, a flag before the subcommand, quoting or expansions in the
+// leading words) it is the exact command.
+func commandPrefix(cmd string, exactOnly bool) string {
 	words := strings.Fields(cmd)
 	exact := globQuote(cmd)
 	if len(words) == 0 || strings.HasSuffix(cmd, " …") {
@@ -178,7 +255,7 @@ func commandPrefix(cmd string) string {
 	plain := func(w string) bool { return !strings.ContainsAny(w, "$`'\"\\*?[]{}()<>|&;!~=") }
 	name := words[0]
 	switch {
-	case !plain(name) || exactOnly[path.Base(name)]:
+	case !plain(name) || exactOnly:
 		return exact
 	case !subcommandTools[path.Base(name)]:
 		return globQuote(name) + " *"

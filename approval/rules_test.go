@@ -7,6 +7,7 @@ import (
 
 	"myclaw/tools"
 	"myclaw/tools/builtin"
+	"myclaw/tools/shell"
 )
 
 var shellMeta = tools.Meta{Name: "shell_run", Shell: true, Risk: tools.RiskHigh, ReturnsUntrusted: true, Capability: "shell:exec", Source: tools.SourceBuiltin}
@@ -194,7 +195,7 @@ func TestCommandPrefix(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
-			if got := commandPrefix(tt.cmd); got != tt.want {
+			if got := commandPrefix(tt.cmd, shell.ExactGrant(strings.Fields(tt.cmd)[0])); got != tt.want {
 				t.Errorf("commandPrefix(%q) = %q; want %q", tt.cmd, got, tt.want)
 			}
 		})

@@ -5,13 +5,17 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"myclaw/tools"
 )
 
 // autoEditShell decides a shell command that the sandbox would confine:
-// auto-edit runs it unless it has network, the parse finds it risky, or
-// the command line (or a telling part of it) appears in untrusted content
-// of this turn. Plain taint does not stop it: every turn reads files and
-// test output, and the sandbox bounds what a planted command could do.
+// auto-edit runs it when what it does is low risk, or medium (a change in
+// the workspace) and the journal can undo it; it asks when the command has
+// network, is high risk (irreversible, or leaving the workspace), changes
+// what undo cannot restore, or appears in untrusted text read this
+// session. Plain taint does not stop it: every turn reads files and test
+// output, and the sandbox bounds what a planted command could do.
 func autoEditShell(req Request, c call, conf Confinement) string {
 	switch {
 	case conf.Network:
@@ -20,11 +24,48 @@ func autoEditShell(req Request, c call, conf Confinement) string {
 		return "auto-edit asks for command lines it cannot parse"
 	case len(c.commands) == 0:
 		return "auto-edit asks for command lines that run no plain command"
-	case req.Command != nil && len(req.Command.Warnings) > 0:
-		return "auto-edit asks for risky command lines: this one " + req.Command.Warnings[0]
 	}
-	if where := drawnFrom(c.source, c.commands, req.Taint); where != "" {
+	if where := drawnFrom(c.source, c.commands, req.Taint, req.Earlier); where != "" {
 		return where + ": the command may come from instructions planted there"
+	}
+	cl := req.Command
+	switch shellRisk(cl) {
+	case tools.RiskHigh:
+		why := cl.RiskWhy
+		if why == "" && len(cl.Warnings) > 0 {
+			why = cl.Warnings[0]
+		}
+		return "auto-edit asks for high-risk command lines: this one " + why
+	case tools.RiskMedium:
+		switch {
+		case cl.NotUndoable != "":
+			return "auto-edit asks when undo could not restore what the command changes: " + cl.NotUndoable
+		case !req.Reversible:
+			return "auto-edit asks for commands that change files while undo is off: this one " + cl.RiskWhy
+		}
+	}
+	return ""
+}
+
+// shellRisk is the risk of a parsed command line: what the parse rated
+// it, high when it did not rate it (a parse from before ratings).
+func shellRisk(cl *tools.CommandLine) tools.Risk {
+	if cl == nil || cl.Risk == "" {
+		return tools.RiskHigh
+	}
+	return cl.Risk
+}
+
+// trustedChange says, for a shell line, which file later sessions trust it
+// changes ("AGENTS.md, which later sessions follow as instructions"), or "".
+func trustedChange(cl *tools.CommandLine) string {
+	if cl == nil {
+		return ""
+	}
+	for _, ch := range cl.Changes {
+		if what := tools.TrustedFile(ch); what != "" {
+			return what
+		}
 	}
 	return ""
 }
@@ -32,7 +73,7 @@ func autoEditShell(req Request, c call, conf Confinement) string {
 var (
 	urlRE   = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'"<>|;&)]+`)
 	pathRE  = regexp.MustCompile(`(?:^|[\s='"])((?:~|/)[^\s'"|;&<>)]{3,})`)
-	interRE = regexp.MustCompile(`\|\s*(?:sudo\s+)?(?:[\w./-]*/)?(sh|bash|zsh|dash|ksh|fish|python3?|perl|ruby|node|php)\b`)
+	interRE = regexp.MustCompile(`\|\s*(?:sudo\s+)?(?:[\w./-]*/)?(sh|bash|zsh|dash|ksh|fish|python[0-9.]*|perl|ruby|node|deno|bun|php|lua)\b`)
 	// usual are the paths that every command names; they tell nothing.
 	usual = []string{"/dev/null", "/dev/stdout", "/dev/stderr", "/usr/", "/bin/", "/sbin/", "/lib", "/tmp/", "/opt/", "/nix/"}
 )
@@ -43,11 +84,10 @@ var (
 // "`echo … > planted.txt` appears in notes.md, read 2 calls ago"; "" when
 // it appears nowhere. Text is compared with spaces and quotes removed, so
 // re-spacing or re-quoting a planted line does not hide it.
-func drawnFrom(line string, commands []string, t *Taint) string {
-	if t == nil || len(t.Seen) == 0 || line == "" {
+func drawnFrom(line string, commands []string, t *Taint, earlier []Seen) string {
+	if (t == nil || len(t.Seen) == 0) && len(earlier) == 0 || line == "" {
 		return ""
 	}
-	type needle struct{ squashed, shown string }
 	var needles []needle
 	add := func(s, shown string, min int) {
 		if q := squash(s); len(q) >= min {
@@ -71,16 +111,34 @@ func drawnFrom(line string, commands []string, t *Taint) string {
 	if m := interRE.FindStringSubmatch(line); m != nil {
 		add("|"+m[1], "| "+m[1], 3)
 	}
-	for i := len(t.Seen) - 1; i >= 0; i-- {
-		seen := t.Seen[i]
-		text := squash(seen.Text)
-		for _, n := range needles {
-			if strings.Contains(text, n.squashed) {
+	if t != nil {
+		for i := len(t.Seen) - 1; i >= 0; i-- {
+			seen := t.Seen[i]
+			if n, ok := findNeedle(seen.Text, needles); ok {
 				return fmt.Sprintf("`%s` appears in %s, read %s", n.shown, sourceName(seen.Source), ago(t.Calls-seen.Call))
 			}
 		}
 	}
+	for i := len(earlier) - 1; i >= 0; i-- {
+		if n, ok := findNeedle(earlier[i].Text, needles); ok {
+			return fmt.Sprintf("`%s` appears in %s, read in an earlier turn", n.shown, sourceName(earlier[i].Source))
+		}
+	}
 	return ""
+}
+
+// needle is a telling part of a command line, squashed, and as shown.
+type needle struct{ squashed, shown string }
+
+// findNeedle returns the first needle found in text.
+func findNeedle(text string, needles []needle) (needle, bool) {
+	text = squash(text)
+	for _, n := range needles {
+		if strings.Contains(text, n.squashed) {
+			return n, true
+		}
+	}
+	return needle{}, false
 }
 
 // QuietSource reports whether untrusted content from source is the

@@ -149,7 +149,7 @@ func TestShellVerdicts(t *testing.T) {
 		{`python3 -c 'import os; os.system("touch x")'`, Full, []Rule{deny("touch*")}, asks, "python3 runs a program given on the command line"},
 		{`perl -e 'system("touch x")'`, Full, []Rule{deny("touch*")}, asks, "perl runs"},
 		{`bash -c 'touch x'`, Full, []Rule{deny("touch*")}, denied, ""},
-		{`bash -c "$(echo dG91Y2ggeA== | base64 -d)"`, Full, []Rule{deny("touch*")}, asks, "bash runs"},
+		{`bash -c "$(echo dG91Y2ggeA== | base64 -d)"`, Full, []Rule{deny("touch*")}, asks, "built when it runs"},
 		{`eval "tou""ch x"`, Full, []Rule{deny("touch*")}, denied, ""},
 		{`eval "$(printf 't%s' ouch) x"`, Full, []Rule{deny("touch*")}, asks, "eval runs code"},
 		{`. ./setup.sh`, Full, []Rule{deny("touch*")}, asks, "runs code given as data"},
@@ -159,6 +159,21 @@ func TestShellVerdicts(t *testing.T) {
 		{`$x`, Ask, []Rule{allow("ls*")}, asks, ""},
 		{"ls", Full, []Rule{deny("touch*")}, covered, ""},
 		{"python3 -m pytest", Full, []Rule{deny("rm *")}, asks, "cannot be checked"},
+
+		// Options hit in any order and clustered.
+		{"touch -m -a X", Full, []Rule{deny("touch -a *")}, denied, ""},
+		{"touch -ma X", Full, []Rule{deny("touch -a *")}, denied, ""},
+		{"touch -m X", Full, []Rule{deny("touch -a *")}, covered, ""},
+		{"rm -f -r x", Full, []Rule{deny("rm -rf *")}, denied, ""},
+		{"git push origin main --force", Full, []Rule{deny("git push --force *")}, denied, ""},
+		{"sudo touch -c -a X", Full, []Rule{deny("touch -a *")}, denied, ""},
+		// A program that runs commands runs what it runs.
+		{`awk 'BEGIN{system("touch X")}'`, Full, []Rule{deny("touch *")}, denied, ""},
+		{`awk 'BEGIN{system("/usr/bin/touch X")}'`, Full, []Rule{deny("touch *")}, denied, ""},
+		{`awk '{system($0)}' cmds.txt`, Full, []Rule{deny("touch *")}, asks, "built when it runs"},
+		{`bash -c 'cd x; touch -m -a y'`, Full, []Rule{deny("touch -a *")}, denied, ""},
+		{"find . -name x -{delete,print}", Ask, []Rule{allow("find *")}, asks, "-delete"},
+		{"timeout --signal KILL 5 rm -rf build", Ask, []Rule{allow("rm -rf build")}, covered, "rm -r deletes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.line, func(t *testing.T) {

@@ -20,6 +20,22 @@ type CommandLine struct {
 	// parser cannot prove inert (indirection, arithmetic on values,
 	// extglob, arguments that make a reader write or run code) set it.
 	Uncovered string
+	// Risk rates what the commands do: low for reading, building, testing
+	// and committing; medium for changes in the workspace that the journal
+	// can undo (sed -i, mv, rm -r build); high where something cannot be
+	// undone or leaves the workspace (paths outside it, credential stores,
+	// other processes, git that destroys history, pipes into a shell,
+	// instruction files). RiskWhy says why it is not low, in one sentence.
+	Risk    Risk
+	RiskWhy string
+	// Changes lists the paths the commands create, change, move or delete,
+	// as written (globs included), for the checks that need them: whether
+	// undo can capture them, whether one is an instruction file.
+	Changes []string
+	// NotUndoable says why the journal could not restore what the line
+	// changes (a file over its size bound, a folder it leaves out); set by
+	// the tool, which knows the journal's bounds. "" when it could.
+	NotUndoable string
 }
 
 // ShellCall is one simple command as the rules see it.
@@ -37,4 +53,7 @@ type ShellCall struct {
 	// (its name is built at run time, or it hands code to an interpreter),
 	// so no deny rule can be checked against it; "" when it can.
 	Opaque string
+	// Exact says the command's first word tells little of what runs (a
+	// wrapper, an interpreter), so a session grant is the exact command.
+	Exact bool
 }

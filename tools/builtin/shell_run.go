@@ -167,6 +167,10 @@ func (s *shellRun) DryRun(ctx context.Context, raw json.RawMessage) (tools.Resul
 		// reads (an OSC string hides its payload, a zero-width space
 		// splits a word invisibly).
 		cl.Warnings = append([]string{"the command holds raw control or invisible characters (shown escaped): what a terminal shows is not what bash runs"}, cl.Warnings...)
+		cl.Risk, cl.RiskWhy = tools.RiskHigh, "holds raw control or invisible characters: what a terminal shows is not what bash runs"
+	}
+	if s.opts.Undo != nil && cl.Risk == tools.RiskMedium {
+		cl.NotUndoable = s.opts.Undo.notUndoable(cl.Changes)
 	}
 	var p strings.Builder
 	fmt.Fprintf(&p, "$ %s\n", tools.ClipOneLine(a.Command, 2000))

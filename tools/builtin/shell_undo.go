@@ -358,3 +358,87 @@ func (u *ShellUndo) revert(ctx context.Context, undo json.RawMessage, force bool
 	}
 	return json.Marshal(redo)
 }
+
+// notUndoable says why undo could not restore what a command changes at
+// these paths (as the parse wrote them: relative to the workspace, or
+// absolute inside it, globs included): a file over the size the journal
+// keeps, a folder the capture leaves out (.git, node_modules), more files
+// or bytes than one capture holds. The walk stops at the capture's own
+// bounds. "" when undo could restore them all, or they do not exist yet.
+func (u *ShellUndo) notUndoable(changes []string) string {
+	o := u.Tracker.Options()
+	root := u.Workspace.Dir()
+	files, total := 0, int64(0)
+	excluded := func(rel string) string {
+		segs := strings.Split(rel, "/")
+		for i := range segs {
+			if why := o.Exclude(strings.Join(segs[:i+1], "/")); why != "" {
+				return fmt.Sprintf("%s is in %s/, which undo leaves out (%s)", rel, strings.Join(segs[:i+1], "/"), why)
+			}
+		}
+		return ""
+	}
+	if o.Exclude == nil {
+		excluded = func(string) string { return "" }
+	}
+	for _, ch := range changes {
+		if strings.ContainsAny(ch, "$`~") {
+			continue // rated high by the parse already
+		}
+		p := ch
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		matches := []string{p}
+		if strings.ContainsAny(ch, "*?[") {
+			matches, _ = filepath.Glob(p)
+		}
+		for _, m := range matches {
+			if _, ok := wsWithin(root, m); !ok {
+				continue
+			}
+			var why string
+			err := filepath.WalkDir(m, func(at string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return nil // gone or unreadable: the capture says so after
+				}
+				r, _ := wsWithin(root, at)
+				r = filepath.ToSlash(r)
+				if d.IsDir() {
+					if why = excluded(r); why != "" {
+						return fs.SkipAll
+					}
+					return nil
+				}
+				if !d.Type().IsRegular() {
+					return nil
+				}
+				info, err := d.Info()
+				if err != nil {
+					return nil
+				}
+				files++
+				total += info.Size()
+				switch {
+				case info.Size() > o.MaxFileBytes:
+					why = fmt.Sprintf("%s is over the %s undo keeps per file", r, tools.HumanSize(o.MaxFileBytes))
+				case files > o.MaxFiles || total > o.MaxTotalBytes:
+					why = fmt.Sprintf("it changes more than undo captures at once (over %d files or %s)", o.MaxFiles, tools.HumanSize(o.MaxTotalBytes))
+				}
+				if why != "" {
+					return fs.SkipAll
+				}
+				return nil
+			})
+			if why == "" && err == nil {
+				if r, _ := wsWithin(root, m); r != "." {
+					why = excluded(filepath.ToSlash(r))
+				}
+			}
+			if why != "" {
+				return why
+			}
+		}
+	}
+	return ""
+}

@@ -1,4 +1,4 @@
-package builtin
+package shell
 
 import (
 	"slices"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestParseCommandLine(t *testing.T) {
+func TestParse(t *testing.T) {
 	const ws = "/home/dev/project"
 	tests := []struct {
 		name      string
@@ -80,7 +80,7 @@ func TestParseCommandLine(t *testing.T) {
 			warnings: []string{"pipes downloaded content into an interpreter (curl … | sh)", "curl reaches the network"}},
 		{name: "command substitution into sh -c", src: `sh -c "$(wget -qO- x)"`,
 			commands: []string{`sh -c "$(wget -qO- x)"`, "wget -qO- x"},
-			warnings: []string{"sh -c runs a nested command line that is not analysed", "pipes downloaded content into an interpreter (curl … | sh)", "wget reaches the network"}},
+			warnings: []string{"sh -c runs a nested command line", "pipes downloaded content into an interpreter (curl … | sh)", "wget reaches the network"}},
 		{name: "background", src: "sleep 100 &",
 			commands: []string{"sleep 100"},
 			warnings: []string{"starts a background process that may outlive the call"}},
@@ -119,7 +119,7 @@ func TestParseCommandLine(t *testing.T) {
 			warnings: []string{"cp touches a path outside the workspace: /tmp/b", "mv touches a path outside the workspace: ../d", "ln touches a path outside the workspace: /etc"}},
 		{name: "nested shell", src: "bash -c 'rm -rf /'",
 			commands: []string{"bash -c 'rm -rf /'"},
-			warnings: []string{"bash -c runs a nested command line that is not analysed"}},
+			warnings: []string{"bash -c runs a nested command line", "rm -r deletes directories recursively", "rm touches a path outside the workspace: /"}},
 		{name: "dd", src: "dd if=/dev/zero of=/dev/sda bs=1M",
 			commands: []string{"dd if=/dev/zero of=/dev/sda bs=1M"},
 			warnings: []string{"dd writes raw data to /dev/sda"}},
@@ -141,9 +141,9 @@ func TestParseCommandLine(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cl, err := ParseCommandLine(tt.src, ws)
+			cl, err := Parse(tt.src, ws)
 			if err != nil {
-				t.Fatalf("ParseCommandLine(%q): %v", tt.src, err)
+				t.Fatalf("Parse(%q): %v", tt.src, err)
 			}
 			if !slices.Equal(cl.Commands, tt.commands) {
 				t.Errorf("Commands = %q; want %q", cl.Commands, tt.commands)
@@ -158,8 +158,8 @@ func TestParseCommandLine(t *testing.T) {
 	}
 }
 
-func TestParseCommandLineNoWorkspace(t *testing.T) {
-	cl, err := ParseCommandLine("echo x > /anywhere/at/all; echo y > rel", "")
+func TestParseNoWorkspace(t *testing.T) {
+	cl, err := Parse("echo x > /anywhere/at/all; echo y > rel", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestParseCommandLineNoWorkspace(t *testing.T) {
 	}
 }
 
-func TestParseCommandLineErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name, src, want string
 	}{
@@ -182,15 +182,15 @@ func TestParseCommandLineErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cl, err := ParseCommandLine(tt.src, "/ws")
+			cl, err := Parse(tt.src, "/ws")
 			if err == nil {
-				t.Fatalf("ParseCommandLine(%q) = %+v; want an error", tt.src, cl)
+				t.Fatalf("Parse(%q) = %+v; want an error", tt.src, cl)
 			}
 			if !strings.HasPrefix(err.Error(), "cannot parse the command: ") || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %q; want \"cannot parse the command: …%s…\"", err, tt.want)
 			}
 			if len(cl.Commands) != 0 || len(cl.Redirects) != 0 || len(cl.Warnings) != 0 {
-				t.Errorf("ParseCommandLine(%q) returned %+v with its error; want the zero value", tt.src, cl)
+				t.Errorf("Parse(%q) returned %+v with its error; want the zero value", tt.src, cl)
 			}
 		})
 	}
