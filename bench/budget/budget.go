@@ -18,6 +18,7 @@ package budget
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -95,12 +96,13 @@ func Routine(n int, port int) []Call {
 			tool("fs_write", map[string]any{"path": f, "content": fmt.Sprintf("note %d\n", round)}),
 			shell("go vet ./..."),
 			shell("git diff --stat"),
-			tool("fs_edit", map[string]any{"path": f, "old_string": "note", "new_string": "Note"}),
+			// An edit that finds its text whether or not earlier calls ran.
+			tool("fs_edit", map[string]any{"path": "README.md", "old_string": "# shop\n", "new_string": fmt.Sprintf("# shop\n\nRound %d.\n", round)}),
+			shell("git stash && git stash pop"),
 			shell("ls -la notes"),
 			shell("cat README.md"),
 			shell("git add -A && git commit -qm 'note " + fmt.Sprint(round) + "'"),
 			shell("sed -i 's/small/tiny/' README.md"),
-			shell("git stash && git stash pop"),
 			shell("gofmt -l ."),
 			shell("git log --oneline -3"),
 			shell("mv " + f + " " + g),
@@ -251,11 +253,16 @@ func Details(fs []Figures) string {
 	return b.String()
 }
 
-// uniq counts repeats: "go test ./... (×5)".
+// digits are what tells the rounds' calls apart.
+var digits = regexp.MustCompile(`[0-9]+`)
+
+// uniq counts repeats, the rounds' numbers aside: "go test ./... (×5)",
+// "fs_write notes/nN.txt (×6)".
 func uniq(xs []string) []string {
 	n := map[string]int{}
 	var order []string
 	for _, x := range xs {
+		x = digits.ReplaceAllString(x, "N")
 		if n[x] == 0 {
 			order = append(order, x)
 		}

@@ -24,7 +24,11 @@ import (
 
 func TestMain(m *testing.M) {
 	sandbox.Launch() // the sandbox's self-test re-executes this binary
-	os.Exit(m.Run())
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
 }
 
 // levels are the levels measured; readonly runs nothing by construction.
