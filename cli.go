@@ -64,7 +64,8 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 	switch mode {
 	case "main":
 		fs.Func("p", "run one `prompt` headless and exit (- reads stdin)", func(s string) error { o.Prompt, o.HasPrompt = s, true; return nil })
-		fs.StringVar(&o.Autonomy, "autonomy", "", "autonomy `level`: readonly, ask, auto-edit or full")
+		fs.StringVar(&o.Autonomy, "autonomy", "", "autonomy `level`: readonly, ask (default), auto-edit, or full (no prompts, commands still sandboxed)")
+		fs.StringVar(&o.Sandbox, "sandbox", "", "`off` runs shell commands unsandboxed, with your full rights (under full without asking); on (default) overrides [shell.sandbox] enabled = false")
 		fs.StringVar(&o.Output, "output", "text", "headless output `format`: text or json")
 		fs.BoolVar(&o.Continue, "continue", false, "resume the newest session of the workspace")
 		fs.BoolVar(&o.Fork, "fork", false, "with --continue or --session: go on in a new session copied from it (it stays as it was)")

@@ -32,6 +32,7 @@ type flagDoc struct {
 var flagValues = map[string]string{
 	"autonomy": "readonly ask auto-edit full",
 	"output":   "text json",
+	"sandbox":  "on off",
 }
 
 // modeFlags reads the flags of a mode from its -h output, which is what

@@ -112,6 +112,14 @@ func newApp(o Options, secrets map[string]string) (*app, error) {
 		cfg.Path = path
 	}
 	a.cfg = cfg
+	if d := cfg.Shell.Sandbox.Deprecated(); d != "" {
+		a.notices = append(a.notices, ui.Notice{Text: d, Warning: true})
+	}
+	switch o.Sandbox {
+	case "", "on", "off":
+	default:
+		return nil, &UsageError{fmt.Sprintf("--sandbox %q: want on or off", o.Sandbox)}
+	}
 	if o.Autonomy != "" {
 		if _, err := approval.ParseLevel(o.Autonomy); err != nil {
 			return nil, &UsageError{"--autonomy: " + err.Error()}

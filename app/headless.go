@@ -46,6 +46,9 @@ func headlessTask(ctx context.Context, o Options, secrets map[string]string, p *
 	for _, n := range a.notices {
 		p.notice(n.Text, n.Warning)
 	}
+	if w := a.fullWarning(); w != "" {
+		p.notice(w, true)
+	}
 	if err := ag.CheckServer(ctx); err != nil {
 		return err
 	}

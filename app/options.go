@@ -35,6 +35,10 @@ type Options struct {
 	Version string
 	// SandboxCheck runs the sandbox self-test and exits.
 	SandboxCheck bool
+	// Sandbox is "on", "off" (run shell commands unsandboxed, the person's
+	// explicit choice) or "" (as the config says: on unless
+	// [shell.sandbox] enabled = false).
+	Sandbox string
 }
 
 // UsageError is bad usage: the command line asks for something that

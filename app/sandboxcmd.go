@@ -17,8 +17,8 @@ import (
 // checkSandbox's self-test passed.
 func (a *app) buildSandbox() {
 	sc := a.cfg.Shell.Sandbox
-	if !sc.On() {
-		a.setSandboxState(approval.Sandbox{Why: "it is off in the config ([shell.sandbox] enabled = false)"})
+	if off, how := a.sandboxOff(); off {
+		a.setSandboxState(approval.Sandbox{Off: true, Why: "it is off (" + how + ")"})
 		return
 	}
 	writable, create := sc.Writable, []string(nil)
@@ -34,18 +34,45 @@ func (a *app) buildSandbox() {
 	a.setSandboxState(approval.Sandbox{Why: "its self-test is still running"})
 }
 
+// sandboxOff reports whether the person chose to run shell commands
+// unsandboxed, and how they said so: --sandbox wins over the config.
+func (a *app) sandboxOff() (bool, string) {
+	switch {
+	case a.opts.Sandbox == "off":
+		return true, "--sandbox off"
+	case a.opts.Sandbox == "" && !a.cfg.Shell.Sandbox.On():
+		return true, "[shell.sandbox] enabled = false"
+	}
+	return false, ""
+}
+
+// fullWarning is what a headless run says at start when autonomy full does
+// not run commands the usual way (sandboxed, without asking), or "".
+func (a *app) fullWarning() string {
+	if a.policy == nil || a.policy.Level() != approval.Full {
+		return ""
+	}
+	if off, how := a.sandboxOff(); off {
+		return "autonomy full, unsandboxed: every call runs without asking, and shell commands run with your full rights (" + how + ")"
+	}
+	switch st := a.sandboxStatus(); {
+	case !st.Active:
+		return "autonomy full: the sandbox is not active (" + st.Why + "), so shell commands are denied; --sandbox off runs them unsandboxed"
+	}
+	return ""
+}
+
 // checkSandbox runs the self-test once and tells the policy (when built)
 // the outcome. Until then shell commands ask.
 func (a *app) checkSandbox(ctx context.Context) {
 	if a.sandbox == nil {
 		return
 	}
-	sc := a.cfg.Shell.Sandbox
 	st := a.sandbox.Check(ctx)
 	if !st.Active {
 		a.logf("sandbox: not active: %s", st.Why)
 	}
-	a.setSandboxState(approval.Sandbox{Active: st.Active, Why: st.Why, Always: sc.Always, Network: sc.Network})
+	a.setSandboxState(approval.Sandbox{Active: st.Active, Why: st.Why, Network: a.cfg.Shell.Sandbox.Network})
 }
 
 func (a *app) setSandboxState(s approval.Sandbox) {
@@ -67,8 +94,12 @@ func (a *app) sandboxStatus() approval.Sandbox {
 func (a *app) sandboxReport() string {
 	var b strings.Builder
 	st := a.sandboxStatus()
-	if !st.Active {
-		fmt.Fprintf(&b, "Sandbox: not active: %s.\nShell commands run with your full rights and ask before they run, as without a sandbox.\n", strings.TrimSuffix(st.Why, "."))
+	switch {
+	case st.Off:
+		fmt.Fprintf(&b, "Sandbox: %s.\nShell commands run with your full rights: under ask and auto-edit they ask first; under full they run without asking.\n", strings.TrimSuffix(st.Why, "."))
+		return b.String()
+	case !st.Active:
+		fmt.Fprintf(&b, "Sandbox: not active: %s.\nShell commands run with your full rights and ask before they run, under full too (--sandbox off lets full run them unsandboxed).\n", strings.TrimSuffix(st.Why, "."))
 		return b.String()
 	}
 	full := a.sandbox.Status()
@@ -88,11 +119,7 @@ func (a *app) sandboxReport() string {
 	} else {
 		b.WriteString("Network: none, unless a call is approved with network (w once, W for the session, or a rule with network = true).\n")
 	}
-	if st.Always {
-		b.WriteString("Autonomy full: commands still run sandboxed ([shell.sandbox] always = true).\n")
-	} else {
-		b.WriteString("Autonomy full: commands run unsandboxed ([shell.sandbox] always = true changes that).\n")
-	}
+	b.WriteString("Autonomy full: commands run sandboxed, without asking (only --sandbox off runs them unsandboxed).\n")
 	b.WriteString("Auto-edit runs a sandboxed command without asking unless it has network, looks risky, or appears in untrusted content read this turn.\n")
 	if len(full.Gaps) > 0 {
 		b.WriteString("Not covered:\n")

@@ -39,18 +39,20 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 	// transcript through Notices.
 	a.mcpOpts = mcp.Options{Interactive: true, Notify: b.mcpNotify, Elicit: b.elicit, Sample: b.sample}
 	a.startMCP(ctx, b.mcpChanged)
+	off, _ := a.sandboxOff()
 	return ui.Run(ctx, b, ui.Options{
-		Workspace: a.workspace.Dir(),
-		LogPath:   filepath.Join(a.stateDir, "myclaw.log"),
-		Banner:    a.notices,
-		Notices:   b.notices,
-		Forms:     b.forms,
-		Earlier:   earlier(ag.Messages(), ag.PastCalls(), 60),
-		Commands:  b.commands,
-		EditorKey: a.cfg.UI.EditorKey,
-		Notify:    a.cfg.UI.Notify,
-		Version:   o.Version,
-		Server:    a.settings.BaseURL,
+		Unsandboxed: off,
+		Workspace:   a.workspace.Dir(),
+		LogPath:     filepath.Join(a.stateDir, "myclaw.log"),
+		Banner:      a.notices,
+		Notices:     b.notices,
+		Forms:       b.forms,
+		Earlier:     earlier(ag.Messages(), ag.PastCalls(), 60),
+		Commands:    b.commands,
+		EditorKey:   a.cfg.UI.EditorKey,
+		Notify:      a.cfg.UI.Notify,
+		Version:     o.Version,
+		Server:      a.settings.BaseURL,
 		// Per workspace, named by a digest of its path.
 		HistoryPath: filepath.Join(a.stateDir, "prompts", workspaceKey(a.workspace.Dir())+".jsonl"),
 	})

@@ -46,8 +46,10 @@ type Sandbox struct {
 	Active bool
 	// Why says why it is not active ("off in the config", "no Landlock").
 	Why string
-	// Always confines commands under full too.
-	Always bool
+	// Off is the person's explicit choice to run commands unsandboxed
+	// (--sandbox off, [shell.sandbox] enabled = false). Without it no level
+	// runs a command unconfined without asking: full needs the sandbox.
+	Off bool
 	// Network gives sandboxed commands network by default.
 	Network bool
 }
@@ -71,8 +73,6 @@ func (p *Policy) confinement() Confinement {
 			why = "no sandbox is set up"
 		}
 		return Confinement{Why: why}
-	case p.level == Full && !sb.Always:
-		return Confinement{Why: "autonomy full runs commands unsandboxed ([shell.sandbox] always = true changes that)"}
 	}
 	return Confinement{Sandboxed: true, Network: sb.Network}
 }
@@ -213,6 +213,10 @@ func (p *Policy) evaluate(req Request, c call) Verdict {
 		if where := drawnFrom(c.source, c.commands, req.Taint, req.Earlier); c.shell && where != "" {
 			return Verdict{Outcome: OutcomeAsk, By: "level: full",
 				Why: where + ": full still asks for a command that may come from instructions planted there"}
+		}
+		if c.shell && !conf.Sandboxed && !p.sandbox.Off {
+			return Verdict{Outcome: OutcomeAsk, By: "level: full", Why: "full runs commands only sandboxed, and the sandbox is not active: " +
+				conf.Why + " (--sandbox off runs them unsandboxed)"}
 		}
 		return Verdict{Outcome: OutcomeAllow, By: "level: full"}
 	case AutoEdit:

@@ -37,7 +37,8 @@ func TestEvaluateLevelMatrix(t *testing.T) {
 		{"write home", callReq(writeMeta, "fs:write:~/.bashrc"), [4]Outcome{OutcomeDeny, OutcomeAsk, OutcomeAsk, OutcomeAllow}},
 		{"write without path", callReq(writeMeta, "fs:write"), [4]Outcome{OutcomeDeny, OutcomeAsk, OutcomeAsk, OutcomeAllow}},
 		{"write capability from meta", callReq(writeMeta, ""), [4]Outcome{OutcomeDeny, OutcomeAsk, OutcomeAsk, OutcomeAllow}},
-		{"shell", shellReq("go test ./..."), [4]Outcome{OutcomeDeny, OutcomeAsk, OutcomeAsk, OutcomeAllow}},
+		// Without a sandbox full asks rather than run a command unconfined.
+		{"shell", shellReq("go test ./..."), [4]Outcome{OutcomeDeny, OutcomeAsk, OutcomeAsk, OutcomeAsk}},
 		{"web fetch", callReq(webMeta, "net:http:example.com"), [4]Outcome{OutcomeDeny, OutcomeAsk, OutcomeAllow, OutcomeAllow}},
 		{"memory store", callReq(memMeta, "memory:write:todo"), [4]Outcome{OutcomeDeny, OutcomeAsk, OutcomeAllow, OutcomeAllow}},
 		{"mcp without dry run", callReq(mcpMeta, "mcp:github/create_issue"), [4]Outcome{OutcomeDeny, OutcomeAsk, OutcomeAsk, OutcomeAllow}},
@@ -185,6 +186,9 @@ func TestTaint(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := mustPolicy(t, tt.level, tt.rules...)
+			if tt.level == Full {
+				p.SetSandbox(activeSandbox) // full runs commands only sandboxed
+			}
 			if tt.seen != "" {
 				p.Remember(callReq(webMeta, "net:http:"+tt.seen), Decision{Choice: ApproveOnce})
 			}

@@ -299,6 +299,9 @@ func TestShellRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := mustPolicy(t, tt.level, tt.rules...)
+			if tt.level == Full {
+				p.SetSandbox(activeSandbox) // full runs commands only sandboxed
+			}
 			v := p.Evaluate(shellReq(tt.command))
 			if v.Outcome != tt.want || !strings.Contains(v.By, tt.by) || !strings.Contains(v.Why, tt.why) {
 				t.Errorf("Evaluate(%q) = %+v; want outcome %s, By containing %q, Why containing %q", tt.command, v, tt.want, tt.by, tt.why)

@@ -118,13 +118,26 @@ func TestSandboxByLevel(t *testing.T) {
 	if v := sandboxed(t, Ask, activeSandbox).Evaluate(req); v.Outcome != OutcomeAsk || !v.Confinement.Sandboxed {
 		t.Errorf("ask: %+v; want ask, sandboxed", v)
 	}
+	// Full drops the prompts, never the sandbox.
 	v := sandboxed(t, Full, activeSandbox).Evaluate(req)
-	if v.Outcome != OutcomeAllow || v.Confinement.Sandboxed || !strings.Contains(v.Confinement.String(), "not sandboxed: autonomy full") {
-		t.Errorf("full: %+v %q; want allowed unsandboxed", v, v.Confinement)
-	}
-	v = sandboxed(t, Full, Sandbox{Active: true, Always: true}).Evaluate(req)
 	if v.Outcome != OutcomeAllow || !v.Confinement.Sandboxed {
-		t.Errorf("full with always: %+v; want allowed sandboxed", v)
+		t.Errorf("full: %+v %q; want allowed sandboxed", v, v.Confinement)
+	}
+	// Without a sandbox full asks rather than run a command unconfined.
+	v = sandboxed(t, Full, Sandbox{Why: "this kernel has no Landlock"}).Evaluate(req)
+	if v.Outcome != OutcomeAsk || v.Confinement.Sandboxed || !strings.Contains(v.Why, "full runs commands only sandboxed, and the sandbox is not active: this kernel has no Landlock (--sandbox off") {
+		t.Errorf("full without a sandbox: %+v; want ask", v)
+	}
+	// Only the named choice runs it unconfined.
+	v = sandboxed(t, Full, Sandbox{Off: true, Why: "--sandbox off"}).Evaluate(req)
+	if v.Outcome != OutcomeAllow || v.Confinement.Sandboxed || v.Confinement.String() != "not sandboxed: --sandbox off" {
+		t.Errorf("full with the sandbox off: %+v %q; want allowed unsandboxed", v, v.Confinement)
+	}
+	// Off changes nothing below full: an unconfined command asks.
+	for _, l := range []Level{Ask, AutoEdit} {
+		if v := sandboxed(t, l, Sandbox{Off: true, Why: "--sandbox off"}).Evaluate(req); v.Outcome != OutcomeAsk {
+			t.Errorf("%s with the sandbox off: %s; want ask", l, v.Outcome)
+		}
 	}
 	if v := sandboxed(t, AutoEdit, activeSandbox).Evaluate(callReq(writeMeta, "fs:write:a")); v.Confinement != nil {
 		t.Errorf("a file write got a confinement: %+v", v.Confinement)

@@ -182,6 +182,9 @@ func TestShellVerdicts(t *testing.T) {
 				t.Fatalf("%q does not parse", tt.line)
 			}
 			p := mustPolicy(t, tt.level, tt.rules...)
+			if tt.level == Full {
+				p.SetSandbox(activeSandbox) // full runs commands only sandboxed
+			}
 			v := p.Evaluate(req)
 			if v.Outcome != tt.want {
 				t.Errorf("Evaluate(%q) under %s = %+v; want %s", tt.line, tt.level, v, tt.want)

@@ -109,15 +109,25 @@ type Sandbox struct {
 	Writable []string `toml:"writable"`
 	// Network gives sandboxed commands network without asking for it.
 	Network bool `toml:"network"`
-	// Always confines commands under autonomy full too.
-	Always bool `toml:"always"`
+	// Always is read only to say it is no longer needed: autonomy full
+	// confines commands whenever the sandbox is on.
+	Always *bool `toml:"always"`
 }
 
 // On reports whether the sandbox is enabled (the default).
 func (s Sandbox) On() bool { return s.Enabled == nil || *s.Enabled }
 
+// Deprecated says what in [shell.sandbox] no longer does anything, or "".
+func (s Sandbox) Deprecated() string {
+	if s.Always == nil {
+		return ""
+	}
+	return "[shell.sandbox] always is no longer used: autonomy full always runs commands sandboxed; " +
+		"to run them unsandboxed, say so with --sandbox off or [shell.sandbox] enabled = false. Remove the line."
+}
+
 func (s Shell) isZero() bool {
-	return s.TimeoutS == 0 && s.MaxTimeoutS == 0 && s.Undo == nil && s.Sandbox.Enabled == nil && s.Sandbox.Writable == nil && !s.Sandbox.Network && !s.Sandbox.Always
+	return s.TimeoutS == 0 && s.MaxTimeoutS == 0 && s.Undo == nil && s.Sandbox.Enabled == nil && s.Sandbox.Writable == nil && !s.Sandbox.Network && s.Sandbox.Always == nil
 }
 
 // Web configures web_fetch and web_search.

@@ -11,8 +11,11 @@ func TestShellSandbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	sb := cfg.Shell.Sandbox
-	if sb.On() || len(sb.Writable) != 2 || !sb.Network || !sb.Always {
+	if sb.On() || len(sb.Writable) != 2 || !sb.Network {
 		t.Errorf("sandbox = %+v", sb)
+	}
+	if d := sb.Deprecated(); !strings.Contains(d, "always is no longer used") || !strings.Contains(d, "--sandbox off") {
+		t.Errorf("Deprecated() = %q; want always named with what replaces it", d)
 	}
 	if r := cfg.Approval.Rules[0]; r.Network == nil || !*r.Network {
 		t.Errorf("rule network = %v; want true", r.Network)

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"myclaw/approval"
 	"myclaw/tools"
 	"myclaw/tools/termtext"
 	"strconv"
@@ -266,11 +267,44 @@ func (b *reasoningBody) render(c *common, text string, out []string) []string {
 type welcomeBlock struct {
 	version, model, server string
 	state                  string // "checking…", "ready", "not answering"
-	cache                  lineCache
+	// level and unsandboxed choose the line that says what runs without
+	// asking.
+	level       approval.Level
+	unsandboxed bool
+	cache       lineCache
 }
 
-func newWelcome(version, model, server string) *welcomeBlock {
-	return &welcomeBlock{version: oneLine(version), model: oneLine(model), server: oneLine(server), state: "checking the server…"}
+func newWelcome(version, model, server string, level approval.Level, unsandboxed bool) *welcomeBlock {
+	return &welcomeBlock{version: oneLine(version), model: oneLine(model), server: oneLine(server), state: "checking the server…",
+		level: level, unsandboxed: unsandboxed}
+}
+
+// setLevel makes the welcome tell the truth for a new level.
+func (w *welcomeBlock) setLevel(l approval.Level) {
+	if w != nil && w.level != l {
+		w.level = l
+		w.cache.reset()
+	}
+}
+
+// levelPromise says what the level lets run without a person; warn is set
+// when commands run unsandboxed without asking.
+func levelPromise(l approval.Level, unsandboxed bool) (text string, warn bool) {
+	switch {
+	case l == approval.ReadOnly:
+		return "readonly: myclaw reads and answers, and changes nothing.", false
+	case l == approval.Full && unsandboxed:
+		return "full, unsandboxed: everything runs without asking, and commands run with your full rights (--sandbox off).", true
+	case l == approval.Full:
+		return "full: everything runs without asking, confined to the workspace.", false
+	case l == approval.AutoEdit && unsandboxed:
+		return "auto-edit: undoable edits run; commands run unsandboxed once you approve them (--sandbox off), and the rest waits for you.", true
+	case l == approval.AutoEdit:
+		return "auto-edit: undoable edits and confined commands run; the rest waits for you.", false
+	case unsandboxed:
+		return "edits and commands wait for your approval; commands you approve run unsandboxed (--sandbox off).", true
+	}
+	return "edits and commands wait for your approval.", false
 }
 
 // checked records the start-up check; the error itself has its own block.
@@ -305,12 +339,17 @@ func (w *welcomeBlock) lines(c *common) []string {
 	info += " · " + w.state
 	k := &c.keys
 	out := []string{truncate("  "+st.Bold.Render(head)+st.Notice.Render(info), width)}
-	for _, l := range []string{
-		"Ask in plain words (" + k.Send.Help().Key + " sends); edits and commands wait for your approval.",
+	promise, warn := levelPromise(w.level, w.unsandboxed)
+	for i, l := range []string{
+		"Ask in plain words (" + k.Send.Help().Key + " sends); " + promise,
 		"/undo walks changes back · @path attaches a file · !cmd runs one · /help",
 	} {
+		style := st.Notice
+		if i == 0 && warn {
+			style = st.LevelUnsandboxed
+		}
 		for _, wl := range wrapPlain(l, width-2) {
-			out = append(out, "  "+st.Notice.Render(wl))
+			out = append(out, "  "+style.Render(wl))
 		}
 	}
 	return w.cache.put(c, withGap(out))

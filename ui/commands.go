@@ -70,8 +70,8 @@ var commands = []command{
 var levelHelp = map[approval.Level]string{
 	approval.ReadOnly: "tools with side effects are hidden; nothing changes",
 	approval.Ask:      "every call with side effects asks (the default)",
-	approval.AutoEdit: "edits with a faithful preview inside the workspace run; the rest asks",
-	approval.Full:     "everything runs without asking; deny rules still hold",
+	approval.AutoEdit: "undoable edits in the workspace and confined commands run; the rest asks",
+	approval.Full:     "everything runs without asking, commands confined to the workspace; deny rules still hold",
 }
 
 // matchCommands returns the commands of list whose name starts with prefix.
@@ -623,6 +623,6 @@ func drawLevels(c *common, cur approval.Level) []string {
 		}
 		out = append(out, truncate("  "+mark+st.Key.Render(pad(string(l), 10))+levelHelp[l], c.contentWidth()))
 	}
-	out = append(out, "  "+st.Dim.Render("/autonomy <level> switches"))
+	out = append(out, "  "+st.Dim.Render("/autonomy <level> switches · "+c.keys.CycleLevel.Help().Key+" steps through ask, auto-edit, full"))
 	return out
 }

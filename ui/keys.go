@@ -26,6 +26,8 @@ type KeyMap struct {
 	ExpandPaste key.Binding
 	// ToggleMouse turns mouse capture off (the terminal selects text) and on.
 	ToggleMouse key.Binding
+	// CycleLevel steps the autonomy level: ask, auto-edit, full, ask.
+	CycleLevel key.Binding
 
 	// Approval pane.
 	ApproveOnce    key.Binding
@@ -80,7 +82,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	e := k.Editor
 	return [][]key.Binding{
 		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.Complete, k.PageUp, k.PageDown, k.Top, k.Bottom,
-			k.Cancel, k.Interrupt, k.ToggleTools, k.ToggleThink, k.ExternalEditor, k.ExpandPaste, k.ToggleMouse},
+			k.Cancel, k.Interrupt, k.ToggleTools, k.ToggleThink, k.ExternalEditor, k.ExpandPaste, k.ToggleMouse, k.CycleLevel},
 		{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.SaveRuleUserWide, k.Deny, k.DenyEsc, k.DenyReason, k.Edit,
 			k.ApproveNetwork, k.ApproveNetworkSession, k.PreviewRun, k.TrustHints, k.ChoiceLeft, k.ChoiceRight, k.Choose,
 			k.PreviewUp, k.PreviewDown, k.PreviewPgUp, k.PreviewPgDown},
@@ -119,6 +121,7 @@ func DefaultKeyMap() KeyMap {
 		ExternalEditor: b("edit the prompt in $VISUAL / $EDITOR", "ctrl+g"),
 		ExpandPaste:    b("expand a collapsed paste in the prompt", "ctrl+x"),
 		ToggleMouse:    b("mouse capture off (select text with the terminal) or on", "f2"),
+		CycleLevel:     b("next autonomy level: ask → auto-edit → full → ask", "shift+tab"),
 
 		ApproveOnce:           b("approve this call once", "y"),
 		ApproveSession:        b("approve for the rest of the session", "a"),

@@ -45,6 +45,10 @@ type Options struct {
 	Notify string
 	// Version and Server are named in the welcome line.
 	Version, Server string
+	// Unsandboxed is set when the person chose to run shell commands
+	// without the sandbox (--sandbox off): the status line and the
+	// welcome line say so in red.
+	Unsandboxed bool
 	// HistoryPath keeps the prompts for recall across restarts ("" keeps
 	// them for the run only).
 	HistoryPath string

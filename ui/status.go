@@ -44,6 +44,7 @@ type statusInfo struct {
 	cost        string // the session's cost so far, "" when unknown
 	jobs        int    // background jobs running
 	mouseOff    bool   // mouse capture is off (the wheel does not scroll)
+	unsandboxed bool   // shell commands run without the sandbox (--sandbox off)
 }
 
 // statusRefreshMsg brings fresh figures from the backend.
@@ -157,7 +158,7 @@ func (m Model) statusView() string {
 	if key != sc.leftKey || sc.left == "" {
 		left := " " + st.StatusModel.Render(oneLine(s.model))
 		if s.level != "" {
-			left += st.Status.Render(" · " + string(s.level))
+			left += st.Status.Render(" · ") + levelLabel(st, s.level, s.unsandboxed)
 		}
 		room -= ansi.StringWidth(left)
 		if ws := s.workspace; ws != "" && room > 5 {
@@ -173,6 +174,22 @@ func (m Model) statusView() string {
 		return truncate(sc.left+" "+right, w)
 	}
 	return sc.left + strings.Repeat(" ", gap) + right
+}
+
+// levelLabel is the autonomy level as the status line shows it: ask and
+// readonly plain, auto-edit and full in colours of their own, and the
+// choice to run commands unsandboxed in red, beside any level that can
+// run them.
+func levelLabel(st *Styles, l approval.Level, unsandboxed bool) string {
+	switch {
+	case unsandboxed && l != approval.ReadOnly:
+		return st.LevelUnsandboxed.Render(string(l) + " · unsandboxed")
+	case l == approval.AutoEdit:
+		return st.LevelAutoEdit.Render(string(l))
+	case l == approval.Full:
+		return st.LevelFull.Render(string(l))
+	}
+	return st.Status.Render(string(l))
 }
 
 // staticStatus is the right side of the status line but the running turn:
@@ -239,4 +256,51 @@ func formatElapsed(d time.Duration) string {
 		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
 	}
 	return formatDuration(d)
+}
+
+// levelCycle is the order Shift+Tab steps through; readonly is left out (it
+// hides tools, so /autonomy readonly says it), and so is running commands
+// unsandboxed, which only --sandbox off chooses.
+var levelCycle = []approval.Level{approval.Ask, approval.AutoEdit, approval.Full}
+
+// nextLevel is the level after l in the cycle; from readonly it is ask.
+func nextLevel(l approval.Level) approval.Level {
+	for i, c := range levelCycle {
+		if c == l {
+			return levelCycle[(i+1)%len(levelCycle)]
+		}
+	}
+	return approval.Ask
+}
+
+// levelSetMsg says the backend now decides calls at level.
+type levelSetMsg struct{ level approval.Level }
+
+// cycleLevel shows the next level at once and sets it in the backend; the
+// next call decision uses it, in this turn too.
+func (m Model) cycleLevel() (Model, tea.Cmd) {
+	next := nextLevel(m.status.level)
+	m.status.level = next
+	m.welcome.setLevel(next)
+	m.levelsPending++
+	return m, setLevel(m.backend, next)
+}
+
+func setLevel(b Backend, l approval.Level) tea.Cmd {
+	return func() tea.Msg {
+		b.SetAutonomy(l)
+		return levelSetMsg{level: l}
+	}
+}
+
+// levelSet notes that a change reached the backend. Cmds run in any
+// order, so a stale one may have set an older level last: set the shown
+// one again.
+func (m Model) levelSet(msg levelSetMsg) (Model, tea.Cmd) {
+	m.levelsPending = max(m.levelsPending-1, 0)
+	if msg.level != m.status.level {
+		m.levelsPending++
+		return m, setLevel(m.backend, m.status.level)
+	}
+	return m, nil
 }

@@ -77,6 +77,10 @@ type Styles struct {
 	StatusModel lipgloss.Style
 	StatusHint  lipgloss.Style
 	Spinner     lipgloss.Style
+	// The autonomy level in the status line (ask and readonly use Status).
+	LevelAutoEdit    lipgloss.Style
+	LevelFull        lipgloss.Style
+	LevelUnsandboxed lipgloss.Style
 }
 
 // NewStyles builds the styles for a dark or a light background.
@@ -134,5 +138,9 @@ func NewStyles(dark bool) Styles {
 		StatusModel: s().Foreground(p.accent).Bold(true),
 		StatusHint:  s().Foreground(p.warn).Bold(true),
 		Spinner:     s().Foreground(p.accent),
+
+		LevelAutoEdit:    s().Foreground(p.hunk),
+		LevelFull:        s().Foreground(p.warn).Bold(true),
+		LevelUnsandboxed: s().Foreground(p.err).Bold(true),
 	}
 }

@@ -79,6 +79,9 @@ type Model struct {
 	welcome *welcomeBlock
 	// historyPath is the prompt history file ("" keeps none).
 	historyPath string
+	// levelsPending counts Shift+Tab level changes not yet set in the
+	// backend; until they are, the status line keeps its own level.
+	levelsPending int
 }
 
 // New returns the root model for b. It reads the backend's status (no
@@ -112,9 +115,9 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 	m.input.history = loadPromptHistory(opts.HistoryPath)
 	m.input.histIdx = len(m.input.history)
 	home, _ := os.UserHomeDir()
-	m.status = statusInfo{workspace: oneLine(shortenHome(opts.Workspace, home)), model: b.Model()}
+	m.status = statusInfo{workspace: oneLine(shortenHome(opts.Workspace, home)), model: b.Model(), unsandboxed: opts.Unsandboxed}
 	m.status.apply(b.Status(), b.Autonomy())
-	m.welcome = newWelcome(opts.Version, b.Model(), opts.Server)
+	m.welcome = newWelcome(opts.Version, b.Model(), opts.Server, m.status.level, opts.Unsandboxed)
 	m.tr.add(m.welcome)
 	m = m.showEarlier(opts.Earlier)
 	for _, n := range opts.Banner {
@@ -242,8 +245,15 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		m.input.refresh()
 		return m, nil
+	case levelSetMsg:
+		return m.levelSet(msg)
 	case statusRefreshMsg:
-		m.status.apply(msg.status, msg.level)
+		level := msg.level
+		if m.levelsPending > 0 {
+			level = "" // read before a Shift+Tab's change reached the backend
+		}
+		m.status.apply(msg.status, level)
+		m.welcome.setLevel(m.status.level)
 		m.status.jobs = msg.jobs
 		return m, nil
 	case serverCheckedMsg:
@@ -376,6 +386,8 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(msg, k.ToggleMouse):
 		return m.setMouse(m.c.mouseOff)
+	case key.Matches(msg, k.CycleLevel):
+		return m.cycleLevel()
 	}
 	if key.Matches(msg, k.HistoryPrev) && len(m.queued) > 0 && m.input.ta.value() == "" {
 		m = m.unqueue()
