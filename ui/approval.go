@@ -198,7 +198,9 @@ type approvalPane struct {
 	head       []string // the title
 	fixed      []string // warnings and the signals line
 	preview    []string // the command, the diff or the preview text
-	more       []string // the details view
+	more       []string // the details view, then the preview
+	keys       []string // the key line, for keysFor
+	keysFor    paneKeysKey
 }
 
 func newApprovalPane(c *common, p *pendingApproval) *approvalPane {
@@ -893,7 +895,19 @@ func (a *approvalPane) footer() []string {
 			out = append(out, st.Error.Render(l))
 		}
 	}
-	return append(out, a.keyLine(w)...)
+	if k := (paneKeysKey{w, a.details}); a.keys == nil || a.keysFor != k {
+		a.keys, a.keysFor = a.keyLine(w), k
+	}
+	if len(out) == 0 {
+		return a.keys
+	}
+	return append(out, a.keys...)
+}
+
+// paneKeysKey is what the key line depends on besides the request.
+type paneKeysKey struct {
+	width   int
+	details bool
 }
 
 // body is the scrolled part: the details (when open) above the preview.

@@ -596,8 +596,8 @@ func TestCardShowsTheEditAndTheJob(t *testing.T) {
 	orig := agent.Call{ID: req.CallID, Tool: "shell_run", Args: json.RawMessage(`{"command":"npm start","background":true}`)}
 	m = events(m, agent.ToolCallEvent{Call: orig, Phase: "proposed"},
 		agent.ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Phase: "asked"})
-	if s := screen(m); !strings.Contains(s, "background job: keeps running (/jobs lists it); its changes are not undoable") {
-		t.Fatalf("the card does not say the call starts a job:\n%s", s)
+	if s := m.tr.text(m.c); strings.Contains(s, "keeps running") {
+		t.Fatalf("the card says the job keeps running before it is approved:\n%s", s)
 	}
 	ran := orig
 	ran.Args, ran.Edited = req.Args, true
@@ -606,6 +606,9 @@ func TestCardShowsTheEditAndTheJob(t *testing.T) {
 	s := m.tr.text(m.c)
 	if !strings.Contains(s, "shell_run npm run dev") || strings.Contains(s, "npm start") {
 		t.Fatalf("the running card does not show the edited command:\n%s", s)
+	}
+	if !strings.Contains(s, "background job: keeps running (/jobs lists it); its changes are not undoable") {
+		t.Fatalf("the card does not say the call starts a job:\n%s", s)
 	}
 	m = events(m, agent.ToolResultEvent{Call: ran, Status: agent.StatusOK, Summary: "Started `npm run dev` as job1"})
 	if s := m.tr.text(m.c); !strings.Contains(s, "its changes are not undoable") || !strings.Contains(s, "ran with the arguments as you edited them") {

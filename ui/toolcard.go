@@ -199,7 +199,7 @@ func (t *toolCard) draw(c *common) []string {
 	case t.call.Edited && t.status != "":
 		add(st.Dim.Render, "ran with the arguments as you edited them")
 	}
-	if t.job && (t.status == "" || t.status == agent.StatusOK) {
+	if t.job && (t.status == "" && !t.waiting || t.status == agent.StatusOK) {
 		add(st.Warn.Render, "background job: keeps running (/jobs lists it); its changes are not undoable")
 	}
 	if t.reason != "" && t.status == agent.StatusDenied {
