@@ -543,7 +543,8 @@ func (a *approvalPane) drawTitle(w int) []string {
 	if chip != "" {
 		line += st.RiskHigh.Render(chip)
 	}
-	out := []string{line + st.PaneRule.Render("─")}
+	// Tags too wide for a narrow screen are what gives way last.
+	out := []string{truncate(line+st.PaneRule.Render("─"), w)}
 	if summary != "" && !inTitle {
 		for _, l := range wrapPlain(summary, w-1) {
 			out = append(out, " "+st.Bold.Render(l))
@@ -986,7 +987,7 @@ func (a *approvalPane) view() []string {
 	out := make([]string, 0, len(head)+end-start+1+len(fixed)+len(foot))
 	out = append(append(out, head...), body[start:end]...)
 	if len(body) > ph {
-		out = append(out, a.c.styles.Dim.Render(fmt.Sprintf("  lines %d–%d of %d · ↑/↓ pgup/pgdown scroll", start+1, end, len(body))))
+		out = append(out, a.c.styles.Dim.Render(truncate(fmt.Sprintf("  lines %d–%d of %d · ↑/↓ pgup/pgdown scroll", start+1, end, len(body)), max(a.c.width, minWidth))))
 	}
 	out = append(out, fixed...)
 	return append(out, foot...)

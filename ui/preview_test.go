@@ -98,18 +98,23 @@ func TestPaneIgnoresTypeAhead(t *testing.T) {
 	}
 }
 
-// At 40 columns no line of the pane is cut: the long ones wrap.
+// At 40 columns no line of the pane is cut: the long ones wrap; none is
+// wider than the screen, the title included.
 func TestPaneWrapsAtFortyColumns(t *testing.T) {
 	req := writeRequest()
+	req.Position, req.Count = 2, 3
 	m, _ := withPane(t, req)
+	m.pane.edited = true
 	m = update(m, tea.WindowSizeMsg{Width: 40, Height: 30})
 	m = press(t, m, "?")
 	for _, l := range append(m.pane.footer(), m.pane.body()...) {
-		if w := ansi.StringWidth(l); w > 40 {
-			t.Errorf("line wider than the screen (%d): %q", w, ansi.Strip(l))
-		}
 		if strings.HasSuffix(ansi.Strip(l), "…") {
 			t.Errorf("line cut: %q", ansi.Strip(l))
+		}
+	}
+	for _, l := range m.pane.view() {
+		if w := ansi.StringWidth(l); w > 40 {
+			t.Errorf("line wider than the screen (%d): %q", w, ansi.Strip(l))
 		}
 	}
 }
