@@ -211,6 +211,10 @@ func (t *turn) handle(tc openai.ToolCall, fromText bool) (callResult, error) {
 		}
 		g := t.decide(tool, call, args, dry)
 		if g.denial != nil {
+			if g.args != nil && !sameJSON(call.Args, g.args) {
+				// Denied as the person edited it: the result names that call.
+				call.Edited, call.Args = true, g.args
+			}
 			return fail(g.status, g.denial), nil
 		}
 		args, dry, conf = g.args, g.dry, g.conf
@@ -222,7 +226,8 @@ func (t *turn) handle(tc openai.ToolCall, fromText bool) (callResult, error) {
 
 // gate is what the call gate decided about one call: the arguments to run
 // (edited ones, after validation) with their dry run and how a shell
-// command is confined, or the denial the model reads, with its status.
+// command is confined, or the denial the model reads, with its status
+// (and, when the edited call was denied, its arguments).
 type gate struct {
 	args   json.RawMessage
 	dry    tools.Result
@@ -233,6 +238,12 @@ type gate struct {
 
 // denied is a gate that does not let the call run.
 func denied(status string, e *tools.Error) gate { return gate{denial: e, status: status} }
+
+// deniedEdit is a gate that does not let the person's edit of the call
+// run; args are the edited arguments, which the result then shows.
+func deniedEdit(args json.RawMessage, status string, e *tools.Error) gate {
+	return gate{args: args, denial: e, status: status}
+}
 
 // decide applies the policy, the hooks and, when asked for, the approver.
 func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tools.Result) gate {
@@ -307,12 +318,12 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 		v := t.evaluate(req)
 		if v.Outcome == approval.OutcomeDeny {
 			t.audit(approval.VerdictEntry(req, v))
-			return denied(StatusDenied, ruleDenial(meta.Name, v))
+			return deniedEdit(args, StatusDenied, ruleDenial(meta.Name, v))
 		}
 		verdict.Confinement, req.Confinement = v.Confinement, v.Confinement
 		req.Why = "the arguments were edited: this is the edited call's preview"
 		if dec, denial, status = t.ask(req); denial != nil {
-			return denied(status, denial)
+			return deniedEdit(args, status, denial)
 		}
 	}
 	if edited {

@@ -70,8 +70,13 @@ func TestEditedCallCanBeDeniedAtTheRePreview(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.ws, "a.txt")); err == nil {
 		t.Fatal("a call denied at its re-preview ran")
 	}
-	if r := h.results(); len(r) != 1 || r[0].Status != StatusDenied {
+	r := h.results()
+	if len(r) != 1 || r[0].Status != StatusDenied {
 		t.Fatalf("results %+v; want one denial", r)
+	}
+	// What was denied is the edited call: the card and the record show it.
+	if !r[0].Call.Edited || !strings.Contains(string(r[0].Call.Args), "user") {
+		t.Fatalf("denied call %+v; want the edited arguments, marked edited", r[0].Call)
 	}
 }
 

@@ -95,6 +95,10 @@ func (a *Approver) waitForApproval() tea.Cmd {
 	}
 }
 
+// paneEndTurnMsg is Esc at the pane: the turn ends and no call waiting in
+// it runs, as Esc does when no pane is open.
+type paneEndTurnMsg struct{ p *pendingApproval }
+
 // paneMode is what the approval pane is doing.
 type paneMode int
 
@@ -104,33 +108,28 @@ const (
 	modeEdit
 )
 
-// paneChoice is one of the pane's answers, in the order the choices line
-// shows them.
+// paneChoice is one of the pane's answers, each taken by a key of its own.
 type paneChoice int
 
 const (
 	choiceApprove paneChoice = iota
-	choiceSession
-	choiceSaveRule
 	choiceDeny
 	choiceReason
 	choiceEdit
+	choicePreview
+	choiceSession
+	choiceSaveRule
+	choiceSaveUserWide
 	choiceNetwork
 	choiceNetworkSession
-	choicePreview
 	choiceTrustHints
-	choiceSaveUserWide
 	numChoices
 )
 
-// label is the choice's name on the choices line, next to its key.
-func (ch paneChoice) label() string {
-	return [...]string{"approve", "session", "save rule", "deny", "deny + reason", "edit", "with network", "with network for the session", "preview", "trust read-only hints", "save rule for every project"}[ch]
-}
-
 // binding is the key that takes the choice.
 func (ch paneChoice) binding(k *KeyMap) key.Binding {
-	return [...]key.Binding{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.Deny, k.DenyReason, k.Edit, k.ApproveNetwork, k.ApproveNetworkSession, k.PreviewRun, k.TrustHints, k.SaveRuleUserWide}[ch]
+	return [...]key.Binding{k.ApproveOnce, k.Deny, k.DenyReason, k.Edit, k.PreviewRun, k.ApproveSession, k.SaveRule,
+		k.SaveRuleUserWide, k.ApproveNetwork, k.ApproveNetworkSession, k.TrustHints}[ch]
 }
 
 // offers reports whether the pane offers a choice: approving with network
@@ -157,21 +156,6 @@ func (a *approvalPane) offers(ch paneChoice) bool {
 	return true
 }
 
-// onChoicesLine reports whether a choice is on the choices line (and in
-// the arrow keys' cycle); the others have lines of their own.
-func onChoicesLine(ch paneChoice) bool { return ch < choiceNetwork }
-
-// step moves the highlight by d over the choices the line offers.
-func (a *approvalPane) step(d int) {
-	n := int(choiceNetwork)
-	for range n {
-		a.sel = (a.sel + n + d) % n
-		if a.offers(paneChoice(a.sel)) {
-			return
-		}
-	}
-}
-
 // approvalPane shows one Request and collects the decision.
 type approvalPane struct {
 	c    *common
@@ -180,13 +164,25 @@ type approvalPane struct {
 	// grantable is approval.Grantable of the request; noGrant says why not.
 	grantable bool
 	noGrant   string
-	sel       int
-	mode      paneMode
-	scroll    int
-	editor    editor
-	shell     bool   // editing the command line rather than the JSON
-	shown     string // the text the editor started with
-	errMsg    string
+	// high is set when the call is high risk (see assess): the title says so.
+	high bool
+	// deliberate says why Enter does not approve this call ("" when it
+	// does): it is high risk, or it may follow instructions planted in
+	// untrusted text. Only y approves it.
+	deliberate string
+	// edited is set when the call is the person's own edit of a call,
+	// shown once more before it runs.
+	edited bool
+	// details is set while the details view is open.
+	details bool
+	// note says what the last key could not do.
+	note   string
+	mode   paneMode
+	scroll int
+	editor editor
+	shell  bool   // editing the command line rather than the JSON
+	shown  string // the text the editor started with
+	errMsg string
 	// decided is set once a decision is on its way: keys pressed before
 	// the pane closes must not answer twice.
 	decided bool
@@ -195,22 +191,59 @@ type approvalPane struct {
 	// not taken as an answer.
 	armed bool
 
-	preview      []string // rendered preview for previewWidth
-	previewWidth int
-	head         []string // rendered header for headWidth
-	headWidth    int
+	// Lines that do not change while the pane is open, rendered for the
+	// width they were drawn at.
+	cacheWidth int
+	head       []string // the title
+	fixed      []string // warnings and the signals line
+	preview    []string // the command, the diff or the preview text
+	more       []string // the details view, then the preview
+	keys       []string // the key line, for keysFor
+	keysFor    paneKeysKey
 }
 
 func newApprovalPane(c *common, p *pendingApproval) *approvalPane {
 	a := &approvalPane{c: c, p: p, rule: approval.SessionRule(p.req)}
 	a.grantable, a.noGrant = approval.Grantable(p.req)
-	// A reflexive Enter must not run a high-risk call, or one that may be
-	// following planted instructions: there the highlighted choice is deny.
-	t := p.req.Taint
-	if p.req.Meta.EffectiveRisk() == tools.RiskHigh || (t != nil && (!approval.QuietSource(t.Source) || approval.DrawnFrom(p.req) != "")) {
-		a.sel = int(choiceDeny)
-	}
+	a.high, a.deliberate = assess(p.req)
 	return a
+}
+
+// assess says how much care a call asks for. A shell command is judged by
+// its parse, not by shell_run's declared risk, which is high for every
+// command: it is high risk when the parse warns (rm -r, curl | sh, sudo,
+// code evaluated at run time …) or when the line appears in untrusted text
+// of the turn. Any other call is judged by its tool's risk. A reflexive
+// Enter must not run a high-risk call, nor one that may follow
+// instructions planted in untrusted text from outside the workspace: those
+// take y.
+func assess(req approval.Request) (high bool, deliberate string) {
+	if _, shell := shellCommand(req); shell && req.Command != nil {
+		high = len(req.Command.Warnings) > 0 || approval.DrawnFrom(req) != ""
+	} else {
+		high = req.Meta.EffectiveRisk() == tools.RiskHigh
+	}
+	t := req.Taint
+	switch {
+	case high:
+		deliberate = "high risk"
+	case t != nil && (!approval.QuietSource(t.Source) || approval.DrawnFrom(req) != ""):
+		deliberate = "after untrusted content"
+	}
+	return high, deliberate
+}
+
+// startsJob reports whether the call starts a background job: it keeps
+// running after the call returns, and what it changes is not recorded for
+// /undo.
+func startsJob(req approval.Request) bool {
+	if _, ok := shellCommand(req); !ok {
+		return false
+	}
+	var args struct {
+		Background bool `json:"background"`
+	}
+	return json.Unmarshal(req.Args, &args) == nil && args.Background
 }
 
 // decide answers the request through the root model.
@@ -237,20 +270,31 @@ func (a *approvalPane) update(km tea.KeyMsg) (*approvalPane, tea.Cmd) {
 		}
 		return a, nil
 	}
+	if km.Paste {
+		// Pasted text is never an answer.
+		return a, nil
+	}
+	a.note = ""
 	for ch := range numChoices {
 		if a.offers(ch) && key.Matches(km, ch.binding(k)) {
 			return a.take(ch)
 		}
 	}
 	switch {
+	case key.Matches(km, k.ApproveEnter):
+		if a.deliberate != "" {
+			a.note = a.deliberate + ": " + k.ApproveEnter.Help().Key + " does not approve this call; press " +
+				k.ApproveOnce.Help().Key + " to approve it or " + k.Deny.Help().Key + " to deny it"
+			return a, nil
+		}
+		return a.take(choiceApprove)
 	case key.Matches(km, k.DenyEsc):
-		return a.take(choiceDeny)
-	case key.Matches(km, k.ChoiceLeft):
-		a.step(-1)
-	case key.Matches(km, k.ChoiceRight):
-		a.step(1)
-	case key.Matches(km, k.Choose):
-		return a.take(paneChoice(a.sel))
+		a.decided = true
+		p := a.p
+		return a, func() tea.Msg { return paneEndTurnMsg{p: p} }
+	case key.Matches(km, k.Details):
+		a.details = !a.details
+		a.scroll = 0
 	case key.Matches(km, k.PreviewUp):
 		a.scroll--
 	case key.Matches(km, k.PreviewDown):
@@ -331,7 +375,7 @@ func (a *approvalPane) submit() (*approvalPane, tea.Cmd) {
 	if text == a.shown {
 		// Untouched: exactly the call that was asked about runs, byte for
 		// byte, whatever the editor had to escape to show it.
-		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce})
+		return a.unchanged()
 	}
 	if a.shell {
 		text = termtext.ParseEditable(text)
@@ -342,9 +386,22 @@ func (a *approvalPane) submit() (*approvalPane, tea.Cmd) {
 		return a, nil
 	}
 	if !changed {
-		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce})
+		return a.unchanged()
 	}
 	return a, a.decide(approval.Decision{Choice: approval.Edit, Args: args})
+}
+
+// unchanged ends an edit that changed nothing: Enter there approves the
+// call as Enter on the pane would, so a call that takes y goes back to
+// the pane.
+func (a *approvalPane) unchanged() (*approvalPane, tea.Cmd) {
+	if a.deliberate == "" {
+		return a, a.decide(approval.Decision{Choice: approval.ApproveOnce})
+	}
+	k := &a.c.keys
+	a.mode, a.errMsg = modeChoose, ""
+	a.note = "nothing changed: press " + k.ApproveOnce.Help().Key + " to approve the call as shown, or " + k.Deny.Help().Key + " to deny it"
+	return a, nil
 }
 
 // jsonEscapeInvisible writes every character of indented JSON that would
@@ -429,208 +486,142 @@ func editedArgs(req approval.Request, shell bool, text string) (json.RawMessage,
 // keeps a few transcript lines and the status line.
 func (a *approvalPane) maxHeight() int { return max(a.c.height-5, 8) }
 
-// header is everything above the preview. The request does not change,
-// so it is rendered once per width.
-func (a *approvalPane) header() []string {
+// draw renders what does not change while the pane is open (the title,
+// the warnings and signals, the preview, the details) once per width.
+func (a *approvalPane) draw() {
 	w := max(a.c.width, minWidth)
-	if a.head == nil || a.headWidth != w {
-		a.head, a.headWidth = a.drawHeader(w), w
+	if a.head != nil && a.cacheWidth == w {
+		return
 	}
-	return a.head
+	a.cacheWidth = w
+	a.head = a.drawTitle(w)
+	a.fixed = a.drawFixed(w)
+	a.preview = a.drawPreview(w)
+	a.more = append(a.drawDetails(w), a.preview...)
 }
 
-func (a *approvalPane) drawHeader(w int) []string {
+// drawTitle is the title line: the tool, where the call stands, the
+// summary and, for a high-risk call, a chip. The chip stays whole at any
+// width; a summary that does not fit gets a line of its own.
+func (a *approvalPane) drawTitle(w int) []string {
 	st := &a.c.styles
 	req := a.p.req
-	title := " approve " + oneLine(req.Tool) + "? "
+	var tags string
 	if req.Count > 1 && req.Position > 0 {
 		// More calls of the same answer wait behind this one.
-		title += fmt.Sprintf("· call %d of %d ", req.Position, req.Count)
+		tags += fmt.Sprintf("· call %d of %d ", req.Position, req.Count)
 	}
-	rule := st.PaneRule.Render("──") + st.PaneTitle.Render(title) +
-		st.PaneRule.Render(strings.Repeat("─", max(w-2-ansi.StringWidth(title), 0)))
-	out := []string{rule}
+	if a.edited {
+		tags += "· as you edited it "
+	}
+	chip, chipW := "", 0
+	if a.high {
+		chip = " HIGH RISK "
+		chipW = ansi.StringWidth(chip)
+	}
+	// "── approve NAME? TAGS" then the rule, the chip and "─".
+	fixedW := 2 + len(" approve ") + len("? ") + ansi.StringWidth(tags) + chipW + 2
+	name := truncate(oneLine(req.Tool), max(w-fixedW, 4))
+	title := " approve " + name + "? " + tags
+	summary := ""
+	if _, shell := shellCommand(req); req.Summary != "" && (!shell || req.Previewed) {
+		// A shell command is shown once, in the preview. Summaries are
+		// written for Markdown: the pane is plain text, so no backticks.
+		summary = strings.ReplaceAll(oneLine(req.Summary), "`", "")
+	}
+	room := w - 2 - ansi.StringWidth(title) - chipW - 2
+	inTitle := summary != "" && ansi.StringWidth(summary)+1 <= room
+	line := st.PaneRule.Render("──") + st.PaneTitle.Render(title)
+	used := 2 + ansi.StringWidth(title)
+	if inTitle {
+		line += st.Bold.Render(summary) + " "
+		used += ansi.StringWidth(summary) + 1
+	}
+	fill := max(w-used-chipW-1, 1)
+	line += st.PaneRule.Render(strings.Repeat("─", fill))
+	if chip != "" {
+		line += st.RiskHigh.Render(chip)
+	}
+	// Tags too wide for a narrow screen are what gives way last.
+	out := []string{truncate(line+st.PaneRule.Render("─"), w)}
+	if summary != "" && !inTitle {
+		for _, l := range wrapPlain(summary, w-1) {
+			out = append(out, " "+st.Bold.Render(l))
+		}
+	}
+	return out
+}
 
-	risk := req.Meta.EffectiveRisk()
-	badge := st.RiskLow
-	switch risk {
-	case tools.RiskMedium:
-		badge = st.RiskMedium
-	case tools.RiskHigh:
-		badge = st.RiskHigh
-	}
-	// The badge stays whole at any width: the name and the capability
-	// give way first.
-	tag := " " + strings.ToUpper(string(risk)) + " RISK "
-	name := truncate(oneLine(req.Tool), max(w-1-2-ansi.StringWidth(tag), 4))
-	line := " " + st.ToolName.Render(name) + "  " + badge.Render(tag)
-	capability := req.Capability
-	if capability == "" {
-		capability = req.Meta.Capability
-	}
-	if room := w - ansi.StringWidth(line) - 2; capability != "" && room > 3 {
-		line += "  " + st.Dim.Render(truncate(oneLine(capability), room))
-	}
-	out = append(out, line)
-
-	wrap := func(style func(...string) string, s string) {
-		for _, l := range wrapPlain(s, w-1) {
-			out = append(out, " "+style(l))
+// drawFixed is what stays under the preview whatever is scrolled or
+// toggled: every warning, then one line of compact signals (how the call
+// runs, whether /undo can walk it back, what it follows).
+func (a *approvalPane) drawFixed(w int) []string {
+	st := &a.c.styles
+	req := a.p.req
+	var out []string
+	warn := func(style func(...string) string, s string) {
+		for _, l := range hangWrap(" ⚠ "+s, w) {
+			out = append(out, style(l))
 		}
 	}
-	if req.Reversible {
-		plan := "reversible"
-		if req.UndoPlan != "" {
-			plan += ": " + oneLine(req.UndoPlan)
+	if cl := req.Command; cl != nil {
+		for _, m := range cl.Warnings {
+			warn(st.Warn.Render, oneLine(m))
 		}
-		wrap(st.OK.Render, plan)
-	} else if req.UndoPlan != "" {
-		// Not journaled because there is nothing to walk back (no change).
-		wrap(st.Dim.Render, oneLine(req.UndoPlan))
-	} else {
-		wrap(st.Warn.Render, "not reversible: /undo cannot walk this back")
 	}
-	if c := req.Confinement; c != nil {
-		style := st.OK.Render
-		if !c.Sandboxed {
-			style = st.Warn.Render
-		}
-		wrap(style, oneLine(c.String()))
-	}
+	var signals []string
+	follows := ""
 	if t := req.Taint; t != nil {
 		// Loud only where it carries signal: the call is drawn from the
 		// untrusted text, or that text came from outside the workspace.
 		switch where := approval.DrawnFrom(req); {
 		case where != "":
-			wrap(st.Error.Render, "⚠ "+oneLine(where)+": this call may be following instructions planted there")
+			warn(st.Error.Render, oneLine(where)+": this call may be following instructions planted there")
 		case approval.QuietSource(t.Source):
-			wrap(st.Dim.Render, "follows content read from "+oneLine(strings.TrimPrefix(t.Source, "file:")))
+			follows = "follows content read from " + oneLine(strings.TrimPrefix(t.Source, "file:"))
 		default:
-			wrap(st.Warn.Render, "⚠ this call follows untrusted content from "+oneLine(t.Source)+
+			warn(st.Warn.Render, "this call follows untrusted content from "+oneLine(t.Source)+
 				": it may be acting on instructions planted there")
 		}
 	}
+	if c := req.Confinement; c != nil {
+		switch {
+		case !c.Sandboxed:
+			warn(st.Warn.Render, oneLine(c.String()))
+		case c.Network:
+			signals = append(signals, "sandboxed", "network")
+		default:
+			signals = append(signals, "sandboxed", "no network")
+		}
+	}
+	job := startsJob(req)
+	if job {
+		warn(st.Warn.Render, "starts a background job: it keeps running after approval, and its changes are not undoable")
+	}
 	if req.Meta.Changed != "" {
-		wrap(st.Warn.Render, "⚠ the server changed this tool "+oneLine(req.Meta.Changed))
+		warn(st.Warn.Render, "the server changed this tool "+oneLine(req.Meta.Changed))
 	}
-	if req.Meta.Claims != "" {
-		wrap(st.Dim.Render, oneLine(req.Meta.Claims))
+	switch {
+	case req.Previewed:
+		signals = append(signals, "previewed: nothing changed yet")
+	case req.Reversible && !job:
+		signals = append(signals, "undoable")
+	default:
+		signals = append(signals, "not undoable")
 	}
-	if req.Why != "" {
-		wrap(st.Dim.Render, "asks because "+oneLine(req.Why))
+	if follows != "" {
+		signals = append(signals, follows)
 	}
-	if _, shell := shellCommand(req); req.Summary != "" && !shell {
-		// A shell command is shown once, in the preview. Summaries are
-		// written for Markdown: the pane is plain text, so no backticks.
-		wrap(st.Bold.Render, strings.ReplaceAll(oneLine(req.Summary), "`", ""))
-	}
-	return out
-}
-
-// footer is the choices line and what the session choices grant.
-func (a *approvalPane) footer() []string {
-	st := &a.c.styles
-	k := &a.c.keys
-	w := max(a.c.width, minWidth)
-	back := " · " + k.Cancel.Help().Key + " goes back"
-	switch a.mode {
-	case modeReason:
-		out := []string{st.Key.Render(" reason") + st.Dim.Render(" (the model reads it) · "+k.Send.Help().Key+" denies"+back)}
-		return append(out, indent(a.editor.view(), "  ")...)
-	case modeEdit:
-		what := "the arguments (JSON)"
-		if a.shell {
-			what = "the command"
-		}
-		out := []string{st.Key.Render(" edit "+what) + st.Dim.Render(" · "+k.Send.Help().Key+" approves · "+k.Newline.Help().Key+" newline"+back)}
-		out = append(out, indent(a.editor.view(), "  ")...)
-		if a.errMsg != "" {
-			for _, l := range wrapPlain(a.errMsg, w-2) {
-				out = append(out, "  "+st.Error.Render(l))
-			}
-		}
-		return out
-	}
-	// Every choice takes its width plus brackets, highlighted or not, so
-	// the line keeps the pane's left edge and does not shift as ←/→ move.
-	// A narrow screen gets the choices on more lines, never cut.
-	var out []string
-	line, lineW := "", 0
-	for ch := range numChoices {
-		if !onChoicesLine(ch) || !a.offers(ch) {
-			continue
-		}
-		name, label := ch.binding(k).Help().Key, ch.label()
-		seg := " " + st.Key.Render(name) + " " + st.Choice.Render(label) + " "
-		if int(ch) == a.sel {
-			seg = st.ChoiceActive.Render("[" + name + " " + label + "]")
-		}
-		segW := ansi.StringWidth(seg)
-		if lineW > 0 && lineW+segW > w {
-			out = append(out, line)
-			line, lineW = "", 0
-		}
-		line, lineW = line+seg, lineW+segW
-	}
-	out = append(out, truncate(line, w))
-	if a.offers(choiceNetwork) {
-		text := " " + k.ApproveNetwork.Help().Key + " approve with network once"
-		if a.offers(choiceNetworkSession) {
-			text += "  " + k.ApproveNetworkSession.Help().Key + " with network for the session"
-		}
-		for _, l := range hangWrap(text, w) {
-			out = append(out, st.Choice.Render(l))
-		}
-	}
-	if a.offers(choiceTrustHints) {
-		for _, l := range hangWrap(" "+k.TrustHints.Help().Key+" approve, and trust the read-only hints of "+oneLine(a.p.req.Meta.HintServer)+
-			" in this project: its tools that claim to be read-only run without asking until their definitions change", w) {
-			out = append(out, st.Choice.Render(l))
-		}
-	}
-	if a.offers(choicePreview) {
-		for i, l := range hangWrap(" "+k.PreviewRun.Help().Key+" preview: run it once in a scratch layer (no network), then approve or discard what it changed", w) {
-			if i == 0 {
-				l = " " + st.Key.Render(k.PreviewRun.Help().Key) + st.Choice.Render(strings.TrimPrefix(l, " "+k.PreviewRun.Help().Key))
-			} else {
-				l = st.Choice.Render(l)
-			}
-			out = append(out, l)
-		}
-	}
-	if a.p.req.Previewed {
-		out = append(out, truncate(st.Dim.Render(" "+k.ApproveOnce.Help().Key+" applies these changes (journaled: /undo reverts them) · "+k.Deny.Help().Key+" discards them"), w))
-		return out
-	}
-	if !a.grantable {
-		for _, l := range wrapPlain("once only, no session grant or saved rule: "+oneLine(a.noGrant), w-1) {
-			out = append(out, " "+st.Dim.Render(l))
-		}
-		return out
-	}
-	grant := oneLine(a.rule.Tool)
-	if a.rule.Match != "" {
-		grant += " matching " + oneLine(a.rule.Match)
-	}
-	for _, l := range hangWrap(" "+k.ApproveSession.Help().Key+" allows for this session: "+grant, w) {
-		out = append(out, st.Dim.Render(l))
-	}
-	saved := strings.ReplaceAll(oneLine(strings.ReplaceAll(a.rule.String(), "\n", ", ")), "  ", " ")
-	for _, l := range hangWrap(" "+k.SaveRule.Help().Key+" also saves it as a rule for this project ("+
-		k.SaveRuleUserWide.Help().Key+": for every project) in your config: "+saved, w) {
-		out = append(out, st.Dim.Render(l))
+	for _, l := range wrapPlain(strings.Join(signals, " · "), w-1) {
+		out = append(out, " "+st.Dim.Render(l))
 	}
 	return out
 }
 
-// previewLines renders the preview once per width: the parsed command
-// with its warnings for shell_run, the host for web_fetch, a coloured
-// diff for writes, or the preview text.
-func (a *approvalPane) previewLines() []string {
-	w := max(a.c.width, minWidth)
-	if a.preview != nil && a.previewWidth == w {
-		return a.preview
-	}
+// drawPreview renders what the call would do: the command line for
+// shell_run, the host for a fetch, a coloured diff for writes, or the
+// preview text.
+func (a *approvalPane) drawPreview(w int) []string {
 	st := &a.c.styles
 	req := a.p.req
 	inner := w - 2
@@ -645,7 +636,6 @@ func (a *approvalPane) previewLines() []string {
 		for l := range strings.SplitSeq(strings.TrimRight(termtext.Visible(req.Preview), "\n"), "\n") {
 			add(diffStyle(st, l), l)
 		}
-		a.preview, a.previewWidth = out, w
 		return out
 	}
 	if cmd, ok := shellCommand(req); ok {
@@ -655,24 +645,6 @@ func (a *approvalPane) previewLines() []string {
 				p = "  "
 			}
 			add(st.Bold.Render, p+l)
-		}
-	}
-	if cl := req.Command; cl != nil {
-		for _, wmsg := range cl.Warnings {
-			add(st.Warn.Render, "⚠ "+oneLine(wmsg))
-		}
-		if len(cl.Commands) > 1 {
-			add(st.Dim.Render, "runs "+strconv.Itoa(len(cl.Commands))+" commands:")
-			for _, c := range cl.Commands {
-				add(st.Dim.Render, "  · "+oneLine(c))
-			}
-		}
-		if len(cl.Redirects) > 0 {
-			r := make([]string, len(cl.Redirects))
-			for i, x := range cl.Redirects {
-				r[i] = oneLine(x)
-			}
-			add(st.Dim.Render, "writes to: "+strings.Join(r, ", "))
 		}
 	}
 	if host, u := fetchTarget(req); host != "" && !strings.Contains(req.Preview, "host: "+host) {
@@ -694,8 +666,257 @@ func (a *approvalPane) previewLines() []string {
 	if len(out) == 0 {
 		add(st.Dim.Render, "(no preview: this tool cannot show what it would do)")
 	}
-	a.preview, a.previewWidth = out, w
 	return out
+}
+
+// drawDetails is the details view: what the pane keeps out of the way
+// until asked (its key toggles it), the risk and capability, how the call
+// is undone and confined, why the policy asks, the full parse of a
+// command line, and what each grant would allow or save.
+func (a *approvalPane) drawDetails(w int) []string {
+	st := &a.c.styles
+	k := &a.c.keys
+	req := a.p.req
+	var out []string
+	add := func(style func(...string) string, s string) {
+		for _, l := range hangWrap("  "+s, w) {
+			out = append(out, style(l))
+		}
+	}
+	capability := req.Capability
+	if capability == "" {
+		capability = req.Meta.Capability
+	}
+	line := "risk " + string(req.Meta.EffectiveRisk())
+	if _, shell := shellCommand(req); shell && req.Command != nil {
+		// shell_run's declared risk is high for every command: the pane
+		// judges each line by what the policy makes of it (see assess).
+		line = "risk of this command line: routine"
+		if a.high {
+			line = "risk of this command line: high"
+		}
+	}
+	if capability != "" {
+		line += " · capability " + oneLine(capability)
+	}
+	add(st.Dim.Render, line)
+	switch {
+	case req.Previewed:
+		add(st.OK.Render, "applying is journaled: /undo reverts these changes")
+	case startsJob(req):
+		add(st.Warn.Render, "not reversible: a background job's changes are not recorded, so /undo cannot walk them back; /jobs lists and stops jobs")
+	case req.Reversible:
+		plan := "reversible"
+		if req.UndoPlan != "" {
+			plan += ": " + oneLine(req.UndoPlan)
+		}
+		add(st.OK.Render, plan)
+	case req.UndoPlan != "":
+		// Not journaled because there is nothing to walk back (no change).
+		add(st.Dim.Render, oneLine(req.UndoPlan))
+	default:
+		add(st.Warn.Render, "not reversible: /undo cannot walk this back")
+	}
+	if c := req.Confinement; c != nil {
+		add(st.Dim.Render, oneLine(c.String()))
+	}
+	if req.Meta.Claims != "" {
+		add(st.Dim.Render, oneLine(req.Meta.Claims))
+	}
+	if req.Why != "" {
+		add(st.Dim.Render, "asks because "+oneLine(req.Why))
+	}
+	if cl := req.Command; cl != nil {
+		if len(cl.Commands) > 1 {
+			add(st.Dim.Render, "runs "+strconv.Itoa(len(cl.Commands))+" commands:")
+			for _, c := range cl.Commands {
+				add(st.Dim.Render, "  · "+oneLine(c))
+			}
+		}
+		if len(cl.Redirects) > 0 {
+			r := make([]string, len(cl.Redirects))
+			for i, x := range cl.Redirects {
+				r[i] = oneLine(x)
+			}
+			add(st.Dim.Render, "writes to: "+strings.Join(r, ", "))
+		}
+	}
+	keyed := func(b key.Binding, text string) {
+		for i, l := range hangWrap("  "+b.Help().Key+" "+text, w) {
+			if i == 0 {
+				l = "  " + st.Key.Render(b.Help().Key) + st.Choice.Render(strings.TrimPrefix(l, "  "+b.Help().Key))
+			} else {
+				l = st.Choice.Render(l)
+			}
+			out = append(out, l)
+		}
+	}
+	if a.offers(choicePreview) {
+		keyed(k.PreviewRun, "preview: run it once in a scratch layer (no network), then approve or discard what it changed")
+	}
+	if a.offers(choiceNetwork) {
+		text := "approve with network once"
+		if a.offers(choiceNetworkSession) {
+			text += "  " + k.ApproveNetworkSession.Help().Key + " with network for the session"
+		}
+		keyed(k.ApproveNetwork, text)
+	}
+	if a.offers(choiceTrustHints) {
+		keyed(k.TrustHints, "approve, and trust the read-only hints of "+oneLine(req.Meta.HintServer)+
+			" in this project: its tools that claim to be read-only run without asking until their definitions change")
+	}
+	switch {
+	case req.Previewed:
+	case !a.grantable:
+		add(st.Dim.Render, "once only, no session grant or saved rule: "+oneLine(a.noGrant))
+	default:
+		grant := oneLine(a.rule.Tool)
+		if a.rule.Match != "" {
+			grant += " matching " + oneLine(a.rule.Match)
+		}
+		keyed(k.ApproveSession, "allows for this session: "+grant)
+		saved := strings.ReplaceAll(oneLine(strings.ReplaceAll(a.rule.String(), "\n", ", ")), "  ", " ")
+		keyed(k.SaveRule, "also saves it as a rule for this project ("+k.SaveRuleUserWide.Help().Key+
+			": for every project) in your config: "+saved)
+	}
+	if a.deliberate != "" {
+		keyed(k.ApproveOnce, "approves; "+k.ApproveEnter.Help().Key+" does not, on a call "+a.deliberate)
+	} else {
+		keyed(k.ApproveEnter, "or "+k.ApproveOnce.Help().Key+" approves this call once")
+	}
+	keyed(k.Deny, "denies this call and the turn goes on; "+k.DenyReason.Help().Key+" denies with a reason the model reads")
+	keyed(k.DenyEsc, "ends the turn: this call and every call still waiting are not run")
+	if a.offers(choiceEdit) {
+		keyed(k.Edit, "edits the arguments; "+k.Send.Help().Key+" then approves the edited call, shown once more first")
+	}
+	return out
+}
+
+// keySegment is one key of the key line and what it does; an optional
+// one is shown only where it fits on the line (the details view and the
+// status line say it anyway).
+type keySegment struct {
+	key, label string
+	optional   bool
+}
+
+// keyLine is the keys of the moment, short; the details view explains
+// them. A narrow screen gets them on more lines, never cut.
+func (a *approvalPane) keyLine(w int) []string {
+	st := &a.c.styles
+	k := &a.c.keys
+	h := func(b key.Binding) string { return b.Help().Key }
+	approve := keySegment{key: h(k.ApproveEnter), label: "approve"}
+	if a.deliberate != "" {
+		approve = keySegment{key: h(k.ApproveOnce), label: "approve (not " + h(k.ApproveEnter) + ")"}
+	}
+	var segs []keySegment
+	if a.p.req.Previewed {
+		approve.label = "applies these changes (journaled: /undo reverts them)"
+		segs = append(segs, approve, keySegment{key: h(k.Deny), label: "discards them"})
+	} else {
+		segs = append(segs, approve, keySegment{key: h(k.Deny), label: "deny"}, keySegment{key: h(k.DenyReason), label: "reason"})
+		if a.offers(choiceEdit) {
+			segs = append(segs, keySegment{key: h(k.Edit), label: "edit"})
+		}
+		if a.offers(choicePreview) {
+			segs = append(segs, keySegment{key: h(k.PreviewRun), label: "preview"})
+		}
+		if a.offers(choiceSession) {
+			segs = append(segs, keySegment{key: h(k.ApproveSession) + "/" + h(k.SaveRule), label: "grant"})
+		}
+		if a.offers(choiceTrustHints) {
+			segs = append(segs, keySegment{key: h(k.TrustHints), label: "trust hints"})
+		}
+	}
+	more := "details"
+	if a.details {
+		more = "hide details"
+	}
+	segs = append(segs, keySegment{key: h(k.Details), label: more})
+	if a.offers(choiceNetwork) {
+		segs = append(segs, keySegment{key: h(k.ApproveNetwork), label: "+network", optional: true})
+	}
+	segs = append(segs, keySegment{key: h(k.DenyEsc), label: "end turn", optional: true})
+	var out []string
+	line, lineW := "", 0
+	for _, s := range segs {
+		seg := " " + st.Key.Render(s.key) + " " + st.Choice.Render(s.label) + " "
+		segW := ansi.StringWidth(seg)
+		if lineW > 0 && lineW+segW > w {
+			if s.optional {
+				continue
+			}
+			out = append(out, line)
+			line, lineW = "", 0
+		}
+		line, lineW = line+seg, lineW+segW
+	}
+	return append(out, truncate(line, w))
+}
+
+// footer is the note about the last key and the key line, or the reason
+// or edit editor.
+func (a *approvalPane) footer() []string {
+	st := &a.c.styles
+	k := &a.c.keys
+	w := max(a.c.width, minWidth)
+	back := " · " + k.Cancel.Help().Key + " goes back"
+	switch a.mode {
+	case modeReason:
+		out := []string{st.Key.Render(" reason") + st.Dim.Render(" (the model reads it) · "+k.Send.Help().Key+" denies"+back)}
+		return append(out, indent(a.editor.view(), "  ")...)
+	case modeEdit:
+		what := "the arguments (JSON)"
+		if a.shell {
+			what = "the command"
+		}
+		var out []string
+		for i, l := range hangWrap(" edit "+what+" · "+k.Send.Help().Key+" approves the edited call (shown once more first) · "+
+			k.Newline.Help().Key+" newline"+back, w) {
+			if i == 0 {
+				l = st.Key.Render(" edit "+what) + st.Dim.Render(strings.TrimPrefix(l, " edit "+what))
+			} else {
+				l = st.Dim.Render(l)
+			}
+			out = append(out, l)
+		}
+		out = append(out, indent(a.editor.view(), "  ")...)
+		if a.errMsg != "" {
+			for _, l := range wrapPlain(a.errMsg, w-2) {
+				out = append(out, "  "+st.Error.Render(l))
+			}
+		}
+		return out
+	}
+	var out []string
+	if a.note != "" {
+		for _, l := range hangWrap(" "+a.note, w) {
+			out = append(out, st.Error.Render(l))
+		}
+	}
+	if k := (paneKeysKey{w, a.details}); a.keys == nil || a.keysFor != k {
+		a.keys, a.keysFor = a.keyLine(w), k
+	}
+	if len(out) == 0 {
+		return a.keys
+	}
+	return append(out, a.keys...)
+}
+
+// paneKeysKey is what the key line depends on besides the request.
+type paneKeysKey struct {
+	width   int
+	details bool
+}
+
+// body is the scrolled part: the details (when open) above the preview.
+func (a *approvalPane) body() []string {
+	a.draw()
+	if !a.details {
+		return a.preview
+	}
+	return a.more
 }
 
 // fetchTarget returns the host and URL a request reaches over the network.
@@ -735,38 +956,41 @@ func diffStyle(st *Styles, l string) func(...string) string {
 	return st.Choice.Render
 }
 
-// previewHeight is how many preview lines fit in the pane.
+// previewHeight is how many body lines fit in the pane.
 func (a *approvalPane) previewHeight() int {
-	return a.previewRoom(len(a.header()), len(a.footer()))
+	a.draw()
+	return a.previewRoom(len(a.head)+len(a.fixed), len(a.footer()))
 }
 
-// previewRoom is how many preview lines fit between a header and a footer
+// previewRoom is how many body lines fit between fixed lines and a footer
 // of these heights (one more line says where the scroll is).
-func (a *approvalPane) previewRoom(header, footer int) int {
-	return max(a.maxHeight()-header-footer-1, 3)
+func (a *approvalPane) previewRoom(fixed, footer int) int {
+	return max(a.maxHeight()-fixed-footer-1, 3)
 }
 
 func (a *approvalPane) clampScroll() {
-	a.scroll = max(min(a.scroll, len(a.previewLines())-a.previewHeight()), 0)
+	a.scroll = max(min(a.scroll, len(a.body())-a.previewHeight()), 0)
 }
 
-// view builds the header and the footer once: the footer holds the
-// editor, and both decide how much preview fits.
+// view is the title, the body (scrolled), the warnings and signals, and
+// the footer. The footer holds the editor; with the fixed lines it decides
+// how much of the body fits.
 func (a *approvalPane) view() []string {
-	head, foot := a.header(), a.footer()
-	prev := a.previewLines()
-	ph := a.previewRoom(len(head), len(foot))
+	body := a.body()
+	head, fixed, foot := a.head, a.fixed, a.footer()
+	ph := a.previewRoom(len(head)+len(fixed), len(foot))
 	if a.mode != modeChoose {
-		ph = max(min(ph, len(prev)), 0)
-		ph = min(ph, max(a.maxHeight()-len(head)-len(foot)-1, 0))
+		ph = max(min(ph, len(body)), 0)
+		ph = min(ph, max(a.maxHeight()-len(head)-len(fixed)-len(foot)-1, 0))
 	}
-	start := max(min(a.scroll, len(prev)-ph), 0)
-	end := min(start+ph, len(prev))
-	out := make([]string, 0, len(head)+end-start+1+len(foot))
-	out = append(append(out, head...), prev[start:end]...)
-	if len(prev) > ph {
-		out = append(out, a.c.styles.Dim.Render(fmt.Sprintf("  lines %d–%d of %d · ↑/↓ pgup/pgdown scroll", start+1, end, len(prev))))
+	start := max(min(a.scroll, len(body)-ph), 0)
+	end := min(start+ph, len(body))
+	out := make([]string, 0, len(head)+end-start+1+len(fixed)+len(foot))
+	out = append(append(out, head...), body[start:end]...)
+	if len(body) > ph {
+		out = append(out, a.c.styles.Dim.Render(truncate(fmt.Sprintf("  lines %d–%d of %d · ↑/↓ pgup/pgdown scroll", start+1, end, len(body)), max(a.c.width, minWidth))))
 	}
+	out = append(out, fixed...)
 	return append(out, foot...)
 }
 

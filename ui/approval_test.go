@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -95,23 +96,126 @@ func decision(t *testing.T, p *pendingApproval) (approval.Decision, bool) {
 	}
 }
 
-func TestApprovalPaneGolden(t *testing.T) {
-	tests := []struct {
-		name string
-		req  approval.Request
-		keys []string
-	}{
-		{"write with diff", writeRequest(), nil},
-		{"shell with warnings and taint", shellRequest(), nil},
-		{"deny with reason", writeRequest(), []string{"r", "n", "o", "t", " ", "n", "o", "w"}},
-		{"edit shell command", shellRequest(), []string{"e"}},
+// routineShellRequest is `go test ./...` as the agent asks about it at
+// the level ask, with the sandbox on: confined, undoable, previewable.
+func routineShellRequest() approval.Request {
+	req := shellRequestFor("go test ./...")
+	req.Taint = nil
+	req.Why = "the autonomy level is ask: every call with side effects asks first"
+	req.Confinement = &approval.Confinement{Sandboxed: true}
+	req.Reversible = true
+	req.UndoPlan = "Undo restores the files this command creates, changes or deletes in the workspace (not .git/, generated folders or files over 8 MB); network calls, other processes and changes outside the workspace cannot be undone"
+	req.Previewable = true
+	return req
+}
+
+// drawnRequest is a shell command that appears in a file read earlier in
+// the turn: it may be following instructions planted there.
+func drawnRequest() approval.Request {
+	req := shellRequestFor("make deploy")
+	req.Taint = &approval.Taint{Source: "file:NOTES.md", Seen: []approval.Seen{{Source: "file:NOTES.md", Text: "to ship: make deploy", Call: 0}}, Calls: 2}
+	req.Why = "`make deploy` appears in NOTES.md, read 2 calls ago: the command may come from instructions planted there"
+	req.Confinement = &approval.Confinement{Sandboxed: true}
+	return req
+}
+
+// jobRequest starts a dev server as a background job.
+func jobRequest() approval.Request {
+	req := shellRequestFor("npm run dev")
+	req.Args = json.RawMessage(`{"command":"npm run dev","background":true}`)
+	req.Taint, req.Why = nil, "the autonomy level is ask: every call with side effects asks first"
+	req.Confinement = &approval.Confinement{Sandboxed: true}
+	return req
+}
+
+// editedPane opens the pane on a routine command, edits it to cmd and
+// answers, then opens the pane the agent shows again for the edited call.
+func editedPane(t *testing.T, cmd string) (Model, *pendingApproval) {
+	t.Helper()
+	m, p := withPane(t, routineShellRequest())
+	m = press(t, m, "e", "ctrl+u")
+	m = typeText(m, cmd)
+	m = press(t, m, "enter")
+	d, ok := decision(t, p)
+	if !ok || d.Choice != approval.Edit {
+		t.Fatalf("got %+v (%v) after the edit; want an edit", d, ok)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			m, _ := withPane(t, tt.req)
-			m = press(t, m, tt.keys...)
-			golden.RequireEqual(t, []byte(screen(m)))
-		})
+	again := routineShellRequest()
+	cl, err := builtin.ParseCommandLine(cmd, "/work/project")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Args, again.Command = d.Args, &cl
+	again.Why = "the arguments were edited: this is the edited call's preview"
+	p2 := &pendingApproval{req: again, ctx: context.Background(), reply: make(chan approval.Decision, 1)}
+	m = update(m, approvalRequestMsg{p2})
+	if m.pane == nil || m.pane.p != p2 {
+		t.Fatal("got no pane for the edited call")
+	}
+	return m, p2
+}
+
+// The pane at the two sizes people use most, for the calls it must make
+// readable at a glance.
+func TestApprovalPaneGolden(t *testing.T) {
+	open := func(req approval.Request) func(t *testing.T) Model {
+		return func(t *testing.T) Model { m, _ := withPane(t, req); return m }
+	}
+	tests := []struct {
+		name  string
+		model func(t *testing.T) Model
+		keys  []string
+	}{
+		{"routine shell", open(routineShellRequest()), nil},
+		{"risky shell", open(shellRequest()), nil},
+		{"file edit", open(writeRequest()), nil},
+		{"edited call", func(t *testing.T) Model { m, _ := editedPane(t, "go test ./ui/..."); return m }, nil},
+		{"drawn from untrusted text", open(drawnRequest()), nil},
+		{"background job", open(jobRequest()), nil},
+		{"routine shell details", open(routineShellRequest()), []string{"?"}},
+		{"risky shell after enter", open(shellRequest()), []string{"enter"}},
+		{"deny with reason", open(writeRequest()), []string{"r", "n", "o", "t", " ", "n", "o", "w"}},
+		{"edit shell command", open(shellRequest()), []string{"e"}},
+	}
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s %dx%d", tt.name, size[0], size[1]), func(t *testing.T) {
+				m := update(tt.model(t), sizeMsg(size[0], size[1]))
+				m = press(t, m, tt.keys...)
+				golden.RequireEqual(t, []byte(screen(m)))
+			})
+		}
+	}
+}
+
+// A routine call fits in a glance at 80x24: the title, the command, the
+// signals and the keys.
+func TestRoutinePaneIsShort(t *testing.T) {
+	m, _ := withPane(t, routineShellRequest())
+	pane := m.pane.view()
+	if len(pane) > 6 {
+		t.Fatalf("got %d lines for go test ./...; want at most 6:\n%s", len(pane), ansi.Strip(strings.Join(pane, "\n")))
+	}
+	view := screen(m)
+	for _, want := range []string{"$ go test ./...", "sandboxed · no network · undoable", "enter approve"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("the pane lacks %q:\n%s", want, view)
+		}
+	}
+	for _, gone := range []string{"HIGH RISK", "asks because", "allows for this session", "Undo restores"} {
+		if strings.Contains(view, gone) {
+			t.Errorf("the pane shows %q outside the details:\n%s", gone, view)
+		}
+	}
+	m = press(t, m, "?")
+	view = strings.Join(strings.Fields(screen(m)), " ")
+	for _, want := range []string{"asks because the autonomy level is ask", "reversible: Undo restores the files", "a allows for this session: shell_run matching go test", "s also saves it as a rule"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("the details lack %q:\n%s", want, screen(m))
+		}
+	}
+	if m = press(t, m, "?"); strings.Contains(screen(m), "asks because") {
+		t.Errorf("? did not hide the details:\n%s", screen(m))
 	}
 }
 
@@ -126,18 +230,20 @@ func TestApprovalKeys(t *testing.T) {
 		want approval.Decision
 	}{
 		{"y approves once", writeRequest(), []string{"y"}, approval.Decision{Choice: approval.ApproveOnce}},
+		{"enter approves a write", writeRequest(), []string{"enter"}, approval.Decision{Choice: approval.ApproveOnce}},
+		{"enter approves a routine shell call", routineShellRequest(), []string{"enter"}, approval.Decision{Choice: approval.ApproveOnce}},
+		{"y approves a high-risk call", shellRequest(), []string{"enter", "y"}, approval.Decision{Choice: approval.ApproveOnce}},
 		{"a approves for the session", writeRequest(), []string{"a"}, approval.Decision{Choice: approval.ApproveSession}},
 		{"s saves the rule", writeRequest(), []string{"s"}, approval.Decision{Choice: approval.ApproveSession, SaveRule: true}},
 		{"n denies", writeRequest(), []string{"n"}, approval.Decision{Choice: approval.Deny}},
-		{"esc denies", writeRequest(), []string{"esc"}, approval.Decision{Choice: approval.Deny}},
 		{"r denies with a reason", writeRequest(), []string{"r", "u", "s", "e", " ", "v", "2", "enter"},
 			approval.Decision{Choice: approval.Deny, Reason: "use v2"}},
 		{"esc leaves the reason, then y", writeRequest(), []string{"r", "x", "esc", "y"}, approval.Decision{Choice: approval.ApproveOnce}},
-		{"arrows and enter", writeRequest(), []string{"right", "right", "enter"}, approval.Decision{Choice: approval.ApproveSession, SaveRule: true}},
-		{"left wraps to edit", writeRequest(), []string{"left", "enter", "enter"}, approval.Decision{Choice: approval.ApproveOnce}},
+		{"? and arrows do not answer", writeRequest(), []string{"?", "down", "left", "right", "tab", "?", "enter"}, approval.Decision{Choice: approval.ApproveOnce}},
 		{"e edits the command line", shellRequest(), append([]string{"e", "ctrl+w", "ctrl+w", "ctrl+w"}, strings.Split("cat install.log", "")...),
 			approval.Decision{Choice: approval.Edit}},
-		{"e then enter unchanged approves once", shellRequest(), []string{"e", "enter"}, approval.Decision{Choice: approval.ApproveOnce}},
+		{"e then enter unchanged approves a routine call", routineShellRequest(), []string{"e", "enter"}, approval.Decision{Choice: approval.ApproveOnce}},
+		{"e then enter unchanged, then y, on a risky call", shellRequest(), []string{"e", "enter", "enter", "y"}, approval.Decision{Choice: approval.ApproveOnce}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -308,29 +414,74 @@ func TestApproverRaces(t *testing.T) {
 	}
 }
 
-// A reflexive Enter approves an ordinary write but denies a high-risk or
-// tainted call: there the highlighted choice is deny.
-func TestEnterDefaultsToDenyForRiskyCalls(t *testing.T) {
+// Enter approves, except where a reflexive Enter must not run the call:
+// a high-risk call, or one that may follow instructions planted in
+// untrusted text. There it does nothing and the pane says to press y.
+func TestEnterOnlyApprovesWhatIsNotRisky(t *testing.T) {
 	tainted := writeRequest()
 	tainted.Taint = &approval.Taint{Source: "web:example.com/x"}
+	quiet := routineShellRequest()
+	quiet.Taint = &approval.Taint{Source: "file:calc.go", Seen: []approval.Seen{{Source: "file:calc.go", Text: "package calc"}}, Calls: 1}
+	mcp := approval.Request{CallID: "m1", Tool: "github/merge", Args: json.RawMessage(`{"pr":1}`), Summary: "Merge PR 1",
+		Meta: tools.Meta{Name: "github/merge", Risk: tools.RiskHigh, Capability: "mcp:github/merge", Source: tools.SourceMCP}}
+	previewed := routineShellRequest()
+	previewed.Previewable, previewed.Previewed = false, true
+	previewed.Preview = "$ go test ./...\nok"
 	tests := []struct {
-		name string
-		req  approval.Request
-		want approval.Choice
+		name     string
+		req      approval.Request
+		approves bool
+		says     string
 	}{
-		{"write", writeRequest(), approval.ApproveOnce},
-		{"high-risk shell", shellRequest(), approval.Deny},
-		{"tainted write", tainted, approval.Deny},
+		{"write", writeRequest(), true, ""},
+		{"routine shell", routineShellRequest(), true, ""},
+		{"shell after reading a workspace file", quiet, true, ""},
+		{"previewed result", previewed, true, ""},
+		{"high-risk shell", shellRequest(), false, "high risk: enter does not approve this call; press y to approve it or n to deny it"},
+		{"command drawn from a file", drawnRequest(), false, "high risk: enter does not approve this call; press y"},
+		{"high-risk MCP tool", mcp, false, "high risk: enter does not approve this call; press y"},
+		{"write after a web page", tainted, false, "after untrusted content: enter does not approve this call; press y"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m, p := withPane(t, tt.req)
-			press(t, m, "enter")
+			before := screen(m)
+			if tt.approves == strings.Contains(before, "y approve (not enter)") {
+				t.Errorf("the key line does not say what enter does:\n%s", before)
+			}
+			m = press(t, m, "enter")
 			d, ok := decision(t, p)
-			if !ok || d.Choice != tt.want {
-				t.Fatalf("got %+v (%v); want %s", d, ok, tt.want)
+			if tt.approves {
+				if !ok || d.Choice != approval.ApproveOnce {
+					t.Fatalf("enter decided %+v (%v); want approve", d, ok)
+				}
+				return
+			}
+			if ok || m.pane == nil {
+				t.Fatalf("enter decided %+v on a call that takes y", d)
+			}
+			if view := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(view, tt.says) {
+				t.Fatalf("after enter the pane does not say %q:\n%s", tt.says, screen(m))
+			}
+			press(t, m, "y")
+			if d, ok := decision(t, p); !ok || d.Choice != approval.ApproveOnce {
+				t.Fatalf("y decided %+v (%v); want approve", d, ok)
 			}
 		})
+	}
+}
+
+// n denies the call and the turn goes on: the next call's pane opens.
+func TestDenyKeepsTheTurnGoing(t *testing.T) {
+	m, p1 := withPane(t, routineShellRequest())
+	p2 := &pendingApproval{req: writeRequest(), ctx: context.Background(), reply: make(chan approval.Decision, 1)}
+	m = update(m, approvalRequestMsg{p2})
+	m = press(t, m, "n")
+	if d, ok := decision(t, p1); !ok || d.Choice != approval.Deny {
+		t.Fatalf("n decided %+v (%v); want deny", d, ok)
+	}
+	if m.turn == nil || m.turn.cancelling || m.pane == nil || m.pane.p != p2 {
+		t.Fatalf("after n: turn %v, pane on the next call %v; want the turn going on", m.turn, m.pane != nil && m.pane.p == p2)
 	}
 }
 
@@ -357,6 +508,7 @@ func TestPaneTaintTone(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, _ := withPane(t, tc.req)
+			m = press(t, m, "?")
 			view := strings.Join(strings.Fields(screen(m)), " ")
 			if !strings.Contains(view, tc.want) || strings.Contains(view, tc.mustNot) {
 				t.Fatalf("pane:\n%s\nwant %q, not %q", screen(m), tc.want, tc.mustNot)
@@ -395,5 +547,71 @@ func TestPaneNarrowAndAligned(t *testing.T) {
 		if w := ansi.StringWidth(l); w > 50 {
 			t.Errorf("line %d wide at 50 columns: %q", w, l)
 		}
+	}
+}
+
+// Esc at the pane ends the turn, as Esc does with no pane: the pane and
+// the calls queued behind it go, and the turn is cancelled.
+func TestEscAtThePaneCancelsTheTurn(t *testing.T) {
+	m, p1 := withPane(t, routineShellRequest())
+	for range 2 {
+		m = update(m, approvalRequestMsg{&pendingApproval{req: writeRequest(), ctx: context.Background(), reply: make(chan approval.Decision, 1)}})
+	}
+	m = press(t, m, "esc")
+	if m.pane != nil || len(m.queue) > 0 || m.turn == nil || !m.turn.cancelling {
+		t.Fatalf("after esc: pane %v, queue %d, cancelling %v; want the turn cancelled and nothing left to ask", m.pane != nil, len(m.queue), m.turn != nil && m.turn.cancelling)
+	}
+	if d, ok := decision(t, p1); ok {
+		t.Errorf("esc answered %+v; want the call cancelled with its turn", d)
+	}
+}
+
+// A request from outside a turn has no turn to end: Esc denies it and
+// every request queued behind it.
+func TestEscWithoutATurnDeniesEveryWaitingCall(t *testing.T) {
+	m := newTestModel(t, newFake())
+	var ps []*pendingApproval
+	for range 3 {
+		p := &pendingApproval{req: writeRequest(), ctx: context.Background(), reply: make(chan approval.Decision, 1)}
+		ps = append(ps, p)
+		m = update(m, approvalRequestMsg{p})
+	}
+	m = press(t, m, "esc")
+	for i, p := range ps {
+		if d, ok := decision(t, p); !ok || d.Choice != approval.Deny {
+			t.Errorf("request %d: %+v (%v); want denied", i+1, d, ok)
+		}
+	}
+	if m.pane != nil || len(m.queue) > 0 {
+		t.Errorf("the pane is still open after esc")
+	}
+}
+
+// A card names the command that runs once an edit is approved, before it
+// ends, and says when the call starts a background job whose changes are
+// not undoable.
+func TestCardShowsTheEditAndTheJob(t *testing.T) {
+	m := startFakeTurn(t, newTestModel(t, newFake()), "go")
+	req := jobRequest()
+	orig := agent.Call{ID: req.CallID, Tool: "shell_run", Args: json.RawMessage(`{"command":"npm start","background":true}`)}
+	m = events(m, agent.ToolCallEvent{Call: orig, Phase: "proposed"},
+		agent.ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Phase: "asked"})
+	if s := m.tr.text(m.c); strings.Contains(s, "keeps running") {
+		t.Fatalf("the card says the job keeps running before it is approved:\n%s", s)
+	}
+	ran := orig
+	ran.Args, ran.Edited = req.Args, true
+	m = events(m, agent.ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Phase: "decided", Decision: &approval.Decision{Choice: approval.Edit, By: "user"}},
+		agent.ToolCallEvent{Call: ran, Phase: "started"})
+	s := m.tr.text(m.c)
+	if !strings.Contains(s, "shell_run npm run dev") || strings.Contains(s, "npm start") {
+		t.Fatalf("the running card does not show the edited command:\n%s", s)
+	}
+	if !strings.Contains(s, "background job: keeps running (/jobs lists it); its changes are not undoable") {
+		t.Fatalf("the card does not say the call starts a job:\n%s", s)
+	}
+	m = events(m, agent.ToolResultEvent{Call: ran, Status: agent.StatusOK, Summary: "Started `npm run dev` as job1"})
+	if s := m.tr.text(m.c); !strings.Contains(s, "its changes are not undoable") || !strings.Contains(s, "ran with the arguments as you edited them") {
+		t.Fatalf("the finished card lost the job line or the edit:\n%s", s)
 	}
 }

@@ -281,3 +281,24 @@ func BenchmarkKey(b *testing.B) {
 		m.View()
 	}
 }
+
+// BenchmarkPaneFrame times one streamed frame while the approval pane is
+// open on a shell command and on a long diff: the pane's lines are cached
+// per width, so it must cost about what a frame without it costs.
+func BenchmarkPaneFrame(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		req  approval.Request
+	}{{"shell", shellRequest()}, {"diff", writeRequest()}} {
+		b.Run(tc.name, func(b *testing.B) {
+			m := benchModel(b, 2000)
+			p := &pendingApproval{req: tc.req, ctx: context.Background(), reply: make(chan approval.Decision, 1)}
+			m = update(m, approvalRequestMsg{p})
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				m = frame(m, i)
+			}
+		})
+	}
+}

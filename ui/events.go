@@ -288,6 +288,10 @@ func (m Model) handleEvent(ev agent.Event) Model {
 			if ev.Summary != "" {
 				t.summary = ev.Summary
 			}
+			if ev.Call.Edited {
+				// It runs as the person edited it: the card names that.
+				t.call, t.arg = ev.Call, keyArg(ev.Call.Args)
+			}
 		})
 	case agent.ToolResultEvent:
 		var card *toolCard
@@ -307,11 +311,12 @@ func (m Model) handleEvent(ev agent.Event) Model {
 		if !ok {
 			break
 		}
+		job := startsJob(ev.Request)
 		if ev.Phase == "asked" {
-			card.update(func(t *toolCard) { t.waiting = true })
+			card.update(func(t *toolCard) { t.waiting, t.job = true, job })
 			break
 		}
-		card.update(func(t *toolCard) { t.waiting = false })
+		card.update(func(t *toolCard) { t.waiting, t.job = false, job })
 		if ev.Phase == "decided" && ev.Decision != nil {
 			card.decided(*ev.Decision)
 		}
@@ -468,6 +473,14 @@ func (m Model) handleDecision(msg approvalDecidedMsg) (Model, tea.Cmd) {
 	msg.p.answered = true
 	msg.p.reply <- msg.d // capacity 1 and answered once: never blocks
 	m.c.log.Info("approval decided", "tool", msg.p.req.Tool, "call", msg.p.req.CallID, "decision", describeDecision(msg.d))
+	switch msg.d.Choice {
+	case approval.Edit:
+		m.editedCall = msg.p.req.CallID
+	case approval.Preview:
+		// The result's pane is still about the same (edited) call.
+	default:
+		m.editedCall = ""
+	}
 	if m.pane != nil && m.pane.p == msg.p {
 		m.pane = nil
 		// A preview runs now, and asks again about its result: until then
@@ -501,6 +514,7 @@ func (m Model) nextApproval() Model {
 		m.queue = m.queue[1:]
 		if p.ctx.Err() == nil {
 			m.pane = newApprovalPane(m.c, p)
+			m.pane.edited = p.req.CallID != "" && p.req.CallID == m.editedCall
 			return m
 		}
 	}
@@ -511,12 +525,33 @@ func (m Model) nextApproval() Model {
 	return m
 }
 
+// handlePaneEndTurn is Esc at the pane: it ends the turn as Esc does when
+// no pane is open, so the call asked about and every call waiting behind
+// it are not run. A request from outside a turn (none ends) is denied,
+// with every request queued behind it.
+func (m Model) handlePaneEndTurn(msg paneEndTurnMsg) (Model, tea.Cmd) {
+	if m.pane == nil || m.pane.p != msg.p {
+		return m, nil
+	}
+	if m.turn != nil {
+		return m.cancelTurn()
+	}
+	for _, p := range append([]*pendingApproval{m.pane.p}, m.queue...) {
+		if !p.answered {
+			p.answered = true
+			p.reply <- approval.Decision{Choice: approval.Deny, By: "user"}
+		}
+	}
+	return m.closePane(), nil
+}
+
 // closePane drops the pane and the queue: their turn is over or being
 // cancelled, so Approve has returned or is about to with ctx.Err().
 func (m Model) closePane() Model {
 	m.pane = nil
 	m.queue = nil
 	m.previewing = false
+	m.editedCall = ""
 	m.input.ta.focus()
 	return m
 }

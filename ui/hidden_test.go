@@ -51,19 +51,20 @@ func TestApprovalShowsHiddenCharacters(t *testing.T) {
 	}
 }
 
-// Opening the editor and pressing Enter runs the original bytes; an edit
-// that keeps the escapes keeps the characters.
+// Opening the editor and pressing Enter runs the original bytes (a call
+// that takes y goes back to the pane, where y approves it); an edit that
+// keeps the escapes keeps the characters.
 func TestApprovalEditorIsByteExact(t *testing.T) {
 	for _, cmd := range []string{"rm -rf ./build \x1b] ./victim \x07", "rm -rf ./bu\u200bild", "printf 'a\tb'"} {
 		m, p := withPane(t, hiddenShellRequest(t, cmd))
-		press(t, m, "e", "enter")
+		press(t, m, "e", "enter", "y")
 		d, ok := decision(t, p)
 		if !ok || d.Choice != approval.ApproveOnce || d.Args != nil {
 			t.Errorf("%q: e then enter gave %+v (%v); want approve once, the call unchanged", cmd, d, ok)
 		}
 
 		m, p = withPane(t, hiddenShellRequest(t, cmd))
-		m = press(t, m, "e", "end", " ", "backspace", "enter")
+		m = press(t, m, "e", "end", " ", "backspace", "enter", "y")
 		d, ok = decision(t, p)
 		if !ok {
 			t.Fatalf("%q: no decision after a null edit:\n%s", cmd, screen(m))

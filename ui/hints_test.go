@@ -20,7 +20,11 @@ func claimedReadOnlyRequest(server string) approval.Request {
 
 func TestPaneOffersToTrustAServersReadOnlyHints(t *testing.T) {
 	m, p := withPane(t, claimedReadOnlyRequest("docs"))
-	view := ansi.Strip(m.View())
+	if view := ansi.Strip(m.View()); !strings.Contains(view, "t trust hints") {
+		t.Fatalf("the key line does not offer the hint grant:\n%s", view)
+	}
+	m = press(t, m, "?")
+	view := strings.Join(strings.Fields(ansi.Strip(m.View())), " ")
 	if !strings.Contains(view, "t approve, and trust the read-only hints of docs in this project") {
 		t.Fatalf("the pane does not offer the hint grant:\n%s", view)
 	}
@@ -33,7 +37,8 @@ func TestPaneOffersToTrustAServersReadOnlyHints(t *testing.T) {
 
 func TestPaneOffersNoHintGrantWithoutAClaim(t *testing.T) {
 	m, p := withPane(t, claimedReadOnlyRequest(""))
-	if view := ansi.Strip(m.View()); strings.Contains(view, "trust the read-only hints") {
+	m = press(t, m, "?")
+	if view := ansi.Strip(m.View()); strings.Contains(view, "trust the read-only hints") || strings.Contains(view, "trust hints") {
 		t.Fatalf("offered a hint grant for a tool that claims nothing:\n%s", view)
 	}
 	press(t, m, "t")

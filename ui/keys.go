@@ -46,11 +46,17 @@ type KeyMap struct {
 	ApproveNetworkSession key.Binding
 	TrustHints            key.Binding
 	// PreviewRun runs a shell command first in a scratch layer.
-	PreviewRun    key.Binding
-	ChoiceLeft    key.Binding
-	ChoiceRight   key.Binding
+	PreviewRun key.Binding
+	// ApproveEnter approves like ApproveOnce, except on a call that needs
+	// a deliberate answer (high risk, or after untrusted text).
+	ApproveEnter key.Binding
+	// DenyEsc ends the turn: every call still waiting is not run.
+	DenyEsc key.Binding
+	// Details shows or hides what the pane keeps behind it: how the call
+	// runs and is undone, the full parse, what the grants would save.
+	Details key.Binding
+	// Choose takes the highlighted item of a list (/sessions, /fork).
 	Choose        key.Binding
-	DenyEsc       key.Binding
 	PreviewUp     key.Binding
 	PreviewDown   key.Binding
 	PreviewPgUp   key.Binding
@@ -82,9 +88,9 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	e := k.Editor
 	return [][]key.Binding{
 		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.Complete, k.PageUp, k.PageDown, k.Top, k.Bottom,
-			k.Cancel, k.Interrupt, k.ToggleTools, k.ToggleThink, k.ExternalEditor, k.ExpandPaste, k.ToggleMouse, k.CycleLevel},
-		{k.ApproveOnce, k.ApproveSession, k.SaveRule, k.SaveRuleUserWide, k.Deny, k.DenyEsc, k.DenyReason, k.Edit,
-			k.ApproveNetwork, k.ApproveNetworkSession, k.PreviewRun, k.TrustHints, k.ChoiceLeft, k.ChoiceRight, k.Choose,
+			k.Cancel, k.Interrupt, k.ToggleTools, k.ToggleThink, k.ExternalEditor, k.ExpandPaste, k.ToggleMouse, k.CycleLevel, k.Choose},
+		{k.ApproveEnter, k.ApproveOnce, k.Deny, k.DenyReason, k.DenyEsc, k.Edit, k.Details, k.ApproveSession, k.SaveRule, k.SaveRuleUserWide,
+			k.ApproveNetwork, k.ApproveNetworkSession, k.PreviewRun, k.TrustHints,
 			k.PreviewUp, k.PreviewDown, k.PreviewPgUp, k.PreviewPgDown},
 		{e.Left, e.Right, e.Up, e.Down, e.LineStart, e.LineEnd, e.WordLeft, e.WordRight,
 			e.DeleteBack, e.DeleteForward, e.DeleteWordBack, e.DeleteWordForward, e.DeleteToStart, e.DeleteToEnd, e.Indent},
@@ -127,17 +133,17 @@ func DefaultKeyMap() KeyMap {
 		ApproveSession:        b("approve for the rest of the session", "a"),
 		SaveRule:              b("approve, and save as a rule for this project", "s"),
 		SaveRuleUserWide:      b("approve, and save as a rule for every project", "S"),
-		Deny:                  b("deny", "n"),
+		Deny:                  b("deny this call; the turn goes on", "n"),
 		DenyReason:            b("deny with a reason the model reads", "r"),
-		Edit:                  b("edit the arguments, then approve", "e"),
+		Edit:                  b("edit the arguments; enter then approves the edited call (shown once more first)", "e"),
 		ApproveNetwork:        b("approve a sandboxed command with network, once", "w"),
 		ApproveNetworkSession: b("approve a sandboxed command with network for the session", "W"),
 		PreviewRun:            b("run the command first in a preview, then decide on what it changed", "p"),
 		TrustHints:            b("approve, and trust this MCP server's read-only hints in this project", "t"),
-		ChoiceLeft:            b("previous choice", "left", "shift+tab"),
-		ChoiceRight:           b("next choice", "right", "tab"),
-		Choose:                b("take the highlighted choice", "enter"),
-		DenyEsc:               b("deny", "esc"),
+		ApproveEnter:          b("approve; on a high-risk call, or one after untrusted text, it does nothing: press y", "enter"),
+		DenyEsc:               b("end the turn: this call and every call waiting are not run", "esc"),
+		Details:               b("show or hide the details: undo, sandbox, the full parse, what a grant saves", "?"),
+		Choose:                b("take the highlighted item of a list (/sessions, /fork)", "enter"),
 		PreviewUp:             b("scroll the preview", "up", "k"),
 		PreviewDown:           b("scroll the preview", "down", "j"),
 		PreviewPgUp:           b("scroll the preview a page", "pgup"),

@@ -20,8 +20,11 @@ func TestPaneOffersAPreviewAndThenAppliesOrDiscards(t *testing.T) {
 	req.Confinement = &approval.Confinement{Sandboxed: true}
 	req.Previewable = true
 	m, p := withPane(t, req)
-	if s := screen(m); !strings.Contains(s, "p preview: run it once in a scratch layer") {
+	if s := screen(m); !strings.Contains(s, "p preview") {
 		t.Fatalf("the pane does not offer a preview:\n%s", s)
+	}
+	if s := screen(press(t, m, "?")); !strings.Contains(s, "p preview: run it once in a scratch layer") {
+		t.Fatalf("the details do not explain the preview:\n%s", s)
 	}
 	m = press(t, m, "p")
 	if d, ok := decision(t, p); !ok || d.Choice != approval.Preview {
@@ -41,7 +44,8 @@ func TestPaneOffersAPreviewAndThenAppliesOrDiscards(t *testing.T) {
 			t.Errorf("the previewed pane lacks %q:\n%s", want, s)
 		}
 	}
-	for _, gone := range []string{"allows for this session", "save rule", "with network", "p preview"} {
+	s = screen(press(t, m, "?"))
+	for _, gone := range []string{"allows for this session", "grant", "with network", "+network", "p preview"} {
 		if strings.Contains(s, gone) {
 			t.Errorf("the previewed pane offers %q:\n%s", gone, s)
 		}
@@ -94,17 +98,23 @@ func TestPaneIgnoresTypeAhead(t *testing.T) {
 	}
 }
 
-// At 40 columns no line of the pane is cut: the long ones wrap.
+// At 40 columns no line of the pane is cut: the long ones wrap; none is
+// wider than the screen, the title included.
 func TestPaneWrapsAtFortyColumns(t *testing.T) {
 	req := writeRequest()
+	req.Position, req.Count = 2, 3
 	m, _ := withPane(t, req)
+	m.pane.edited = true
 	m = update(m, tea.WindowSizeMsg{Width: 40, Height: 30})
-	for _, l := range m.pane.footer() {
-		if w := ansi.StringWidth(l); w > 40 {
-			t.Errorf("line wider than the screen (%d): %q", w, ansi.Strip(l))
-		}
+	m = press(t, m, "?")
+	for _, l := range append(m.pane.footer(), m.pane.body()...) {
 		if strings.HasSuffix(ansi.Strip(l), "…") {
 			t.Errorf("line cut: %q", ansi.Strip(l))
+		}
+	}
+	for _, l := range m.pane.view() {
+		if w := ansi.StringWidth(l); w > 40 {
+			t.Errorf("line wider than the screen (%d): %q", w, ansi.Strip(l))
 		}
 	}
 }

@@ -28,8 +28,13 @@ func TestPaneShowsConfinementAndNetworkKeys(t *testing.T) {
 	} {
 		m, p := withPane(t, sandboxedRequest(approval.Confinement{Sandboxed: true}))
 		view := ansi.Strip(m.View())
+		if !strings.Contains(view, "sandboxed · no network") || !strings.Contains(view, "w +network") {
+			t.Fatalf("the pane does not show the confinement and the network key:\n%s", view)
+		}
+		m = press(t, m, "?")
+		view = ansi.Strip(m.View())
 		if !strings.Contains(view, "sandbox: writes in workspace + temp, no network") || !strings.Contains(view, "w approve with network once  W with network for the session") {
-			t.Fatalf("the pane does not show the confinement and the network keys:\n%s", view)
+			t.Fatalf("the details do not show the confinement and the network keys:\n%s", view)
 		}
 		press(t, m, tc.key)
 		d, ok := decision(t, p)
@@ -57,8 +62,10 @@ func TestPaneHidesGrantsForRiskyCalls(t *testing.T) {
 	m, p := withPane(t, sandboxedRequest(approval.Confinement{Sandboxed: true}))
 	m.pane.p.req = shellRequest() // rm -rf, curl | sh
 	m.pane = newApprovalPane(m.c, m.pane.p)
-	view := ansi.Strip(m.View())
-	if strings.Contains(view, "a session") || strings.Contains(view, "s save rule") || !strings.Contains(view, "once only, no session grant or saved rule: the command line is risky") {
+	m.pane.armed = true
+	m = press(t, m, "?")
+	view := strings.Join(strings.Fields(ansi.Strip(m.View())), " ")
+	if strings.Contains(view, "a/s grant") || strings.Contains(view, "allows for this session") || !strings.Contains(view, "once only, no session grant or saved rule: the command line is risky") {
 		t.Fatalf("the pane offers grants for a risky line:\n%s", view)
 	}
 	for _, k := range []string{"a", "s", "S", "W"} {
@@ -72,9 +79,13 @@ func TestPaneHidesGrantsForRiskyCalls(t *testing.T) {
 		save, userWide bool
 	}{{"a", false, false}, {"s", true, false}, {"S", true, true}} {
 		m, p := withPane(t, sandboxedRequest(approval.Confinement{Sandboxed: true}))
-		view := ansi.Strip(m.View())
-		if !strings.Contains(view, "a session") || !strings.Contains(view, "saves it as a rule for this project (S: for every project)") {
+		if view := ansi.Strip(m.View()); !strings.Contains(view, "a/s grant") {
 			t.Fatalf("a plain line should offer the grants:\n%s", view)
+		}
+		m = press(t, m, "?")
+		view := strings.Join(strings.Fields(ansi.Strip(m.View())), " ")
+		if !strings.Contains(view, "a allows for this session") || !strings.Contains(view, "saves it as a rule for this project (S: for every project)") {
+			t.Fatalf("the details should explain the grants:\n%s", view)
 		}
 		press(t, m, tc.key)
 		d, ok := decision(t, p)

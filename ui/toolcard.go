@@ -95,6 +95,9 @@ type toolCard struct {
 	body       string
 	reversible bool
 	undoPlan   string
+	// job is set when the call starts a background job, which keeps
+	// running after the call and whose changes are not undoable.
+	job bool
 
 	cache lineCache
 }
@@ -191,8 +194,14 @@ func (t *toolCard) draw(c *common) []string {
 	if t.decision != "" {
 		add(st.Dim.Render, oneLine(t.decision))
 	}
-	if t.call.Edited && t.status != "" {
+	switch {
+	case t.call.Edited && t.status == agent.StatusDenied:
+		add(st.Dim.Render, "denied as you edited it")
+	case t.call.Edited && t.status != "":
 		add(st.Dim.Render, "ran with the arguments as you edited them")
+	}
+	if t.job && (t.status == "" && !t.waiting || t.status == agent.StatusOK) {
+		add(st.Warn.Render, "background job: keeps running (/jobs lists it); its changes are not undoable")
 	}
 	if t.reason != "" && t.status == agent.StatusDenied {
 		// A rule's or hook's own words; the message would only repeat who.

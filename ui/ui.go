@@ -64,6 +64,9 @@ type Model struct {
 	// previewing is set while a call the person chose to preview runs;
 	// the pane comes back with its result.
 	previewing bool
+	// editedCall is the id of the call the person just edited: its pane
+	// comes back with the edit, which it says.
+	editedCall string
 	formCh     <-chan FormRequest
 	// loadCommands loads the custom commands.
 	loadCommands CommandLoader
@@ -195,6 +198,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	case approvalDecidedMsg:
 		return m.handleDecision(msg)
+	case paneEndTurnMsg:
+		return m.handlePaneEndTurn(msg)
 	case paneArmedMsg:
 		if m.pane != nil && m.pane.p == msg.p {
 			m.pane.armed = true

@@ -600,10 +600,10 @@ func TestKeyMapDrivesKeys(t *testing.T) {
 	})
 	t.Run("pane", func(t *testing.T) {
 		m := remap(startFakeTurn(t, newTestModel(t, newFake()), "go"))
-		p := &pendingApproval{req: writeRequest(), ctx: context.Background(), reply: make(chan approval.Decision, 1)}
+		p := &pendingApproval{req: shellRequest(), ctx: context.Background(), reply: make(chan approval.Decision, 1)}
 		m = update(m, approvalRequestMsg{p})
-		if s := screen(m); !strings.Contains(s, "[o approve]") || strings.Contains(s, "y approve") {
-			t.Errorf("got choices without the new key:\n%s", s)
+		if s := screen(m); !strings.Contains(s, "o approve (not enter)") || strings.Contains(s, "y approve") {
+			t.Errorf("got keys without the new key:\n%s", s)
 		}
 		m = press(t, m, "y")
 		if _, ok := decision(t, p); ok {

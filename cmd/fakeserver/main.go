@@ -10,6 +10,8 @@
 //	"test"   -> shell_run "go test ./..."
 //	"long"   -> a long Markdown answer
 //	"run: CMD" (at the start) -> shell_run of CMD, as typed
+//	"runs: CMD1 ;; CMD2 ;; ..." -> one answer with a shell_run of each
+//	"bg: CMD" -> shell_run of CMD as a background job
 //	"tool: WIRE_NAME {json}" -> a call of that tool (an MCP tool, say)
 //	anything else -> a short Markdown answer with a code block
 //
@@ -72,6 +74,18 @@ func answer(req request) (string, []call) {
 	}
 	j := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	// The prompt may carry notes before what the user typed.
+	if i := strings.LastIndex(typed, "runs: "); i >= 0 && after == 0 {
+		var calls []call
+		for _, c := range strings.Split(typed[i+len("runs: "):], ";;") {
+			if c = strings.TrimSpace(c); c != "" {
+				calls = append(calls, call{"shell_run", j(map[string]string{"command": c})})
+			}
+		}
+		return "", calls
+	}
+	if i := strings.LastIndex(typed, "bg: "); i >= 0 && after == 0 {
+		return "", []call{{"shell_run", j(map[string]any{"command": strings.TrimSpace(typed[i+len("bg: "):]), "background": true})}}
+	}
 	if i := strings.LastIndex(typed, "run: "); i >= 0 && after == 0 {
 		return "", []call{{"shell_run", j(map[string]string{"command": strings.TrimSpace(typed[i+len("run: "):])})}}
 	}

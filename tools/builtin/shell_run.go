@@ -175,7 +175,7 @@ func (s *shellRun) DryRun(ctx context.Context, raw json.RawMessage) (tools.Resul
 	var p strings.Builder
 	fmt.Fprintf(&p, "$ %s\n", tools.ClipOneLine(a.Command, 2000))
 	if a.Background {
-		fmt.Fprintf(&p, "in %s, as a background job: it runs until stopped, until it ends, or until the session ends\n", s.opts.Dir)
+		fmt.Fprintf(&p, "in %s, as a background job: it runs until stopped, until it ends, or until the session ends; /undo cannot walk back what it changes\n", s.opts.Dir)
 	} else {
 		fmt.Fprintf(&p, "in %s, timeout %d s\n", s.opts.Dir, int(timeout/time.Second))
 	}
@@ -192,7 +192,8 @@ func (s *shellRun) DryRun(ctx context.Context, raw json.RawMessage) (tools.Resul
 	section("Writes to", cl.Redirects, "")
 	section("Warnings", cl.Warnings, "! ")
 	var plan string
-	if s.opts.Undo != nil {
+	if s.opts.Undo != nil && !a.Background {
+		// A job's changes are not recorded: it runs on after the call.
 		plan = s.opts.Undo.plan()
 	}
 	return tools.Result{

@@ -202,3 +202,22 @@ func TestShellUndoLeavesMyclawsOwnFilesOut(t *testing.T) {
 		t.Fatalf("excluded = %q", snap.Excluded)
 	}
 }
+
+// A background job's changes are not recorded (it runs on after the call),
+// so its dry run promises no undo; a command in the foreground does.
+func TestShellBackgroundJobPromisesNoUndo(t *testing.T) {
+	s := newShellUndoTest(t)
+	s.tool.opts.Jobs = NewShellJobs()
+	t.Cleanup(s.tool.opts.Jobs.StopAll)
+	fg, err := s.tool.DryRun(context.Background(), json.RawMessage(`{"command":"touch a.txt"}`))
+	if err != nil || fg.UndoPlan == "" {
+		t.Fatalf("foreground dry run: %v, undo plan %q; want a plan", err, fg.UndoPlan)
+	}
+	bg, err := s.tool.DryRun(context.Background(), json.RawMessage(`{"command":"touch a.txt","background":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bg.UndoPlan != "" || !strings.Contains(bg.Preview, "/undo cannot walk back what it changes") {
+		t.Fatalf("background dry run: undo plan %q, preview %q; want no plan and the preview saying so", bg.UndoPlan, bg.Preview)
+	}
+}
