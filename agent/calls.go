@@ -588,7 +588,7 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 	ctx := t.ctx
 	if conf != nil {
 		ctx = tools.WithConfinement(ctx, conf.Tool())
-		if conf.Sandboxed && !conf.Network {
+		if conf.Sandboxed && !conf.Network && conf.HostProxy {
 			ctx = tools.WithHostGate(ctx, t.hostGate(call, args))
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"myclaw/approval"
 	"myclaw/config"
 	"myclaw/sandbox"
+	"myclaw/tools"
 )
 
 // buildSandbox makes the shell sandbox from [shell.sandbox]; a.sandbox
@@ -72,7 +73,8 @@ func (a *app) checkSandbox(ctx context.Context) {
 	if !st.Active {
 		a.logf("sandbox: not active: %s", st.Why)
 	}
-	a.setSandboxState(approval.Sandbox{Active: st.Active, Why: st.Why, Network: a.cfg.Shell.Sandbox.Network})
+	_, proxied := any(a.sandbox).(tools.ProxiedSandbox)
+	a.setSandboxState(approval.Sandbox{Active: st.Active, Why: st.Why, Network: a.cfg.Shell.Sandbox.Network, HostProxy: proxied})
 }
 
 func (a *app) setSandboxState(s approval.Sandbox) {

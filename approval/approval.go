@@ -90,6 +90,9 @@ type Confinement struct {
 	Network   bool
 	// Why says, when not sandboxed, why not.
 	Why string
+	// HostProxy: without network, hosts are reachable one at a time
+	// through myclaw's proxy, each asked about (NetworkTool).
+	HostProxy bool
 }
 
 // String is the line the approval pane shows.
@@ -101,6 +104,8 @@ func (c Confinement) String() string {
 		return "not sandboxed"
 	case c.Network:
 		return "sandbox: writes in workspace + temp, network allowed"
+	case c.HostProxy:
+		return "sandbox: writes in workspace + temp, network only to hosts you allow"
 	}
 	return "sandbox: writes in workspace + temp, no network"
 }

@@ -52,6 +52,10 @@ type Sandbox struct {
 	Off bool
 	// Network gives sandboxed commands network by default.
 	Network bool
+	// HostProxy says a confined command without network can still reach
+	// hosts one at a time through myclaw's proxy, each decided as a
+	// NetworkTool call (Linux).
+	HostProxy bool
 }
 
 // SetSandbox tells the policy whether shell commands can run sandboxed.
@@ -74,7 +78,7 @@ func (p *Policy) confinement() Confinement {
 		}
 		return Confinement{Why: why}
 	}
-	return Confinement{Sandboxed: true, Network: sb.Network}
+	return Confinement{Sandboxed: true, Network: sb.Network, HostProxy: sb.HostProxy && !sb.Network}
 }
 
 // NewPolicy builds a policy. An empty level means Ask; rules are checked

@@ -146,7 +146,8 @@ func (a *approvalPane) offers(ch paneChoice) bool {
 	case choiceSession, choiceSaveRule, choiceSaveUserWide:
 		return !req.Previewed && a.grantable
 	case choiceEdit:
-		return !req.Previewed
+		// A host contact has no arguments to edit.
+		return !req.Previewed && req.Tool != approval.NetworkTool
 	case choiceNetwork, choiceNetworkSession:
 		c := req.Confinement
 		return !req.Previewed && c != nil && c.Sandboxed && !c.Network && (ch == choiceNetwork || a.grantable)
@@ -590,6 +591,8 @@ func (a *approvalPane) drawFixed(w int) []string {
 			warn(st.Warn.Render, oneLine(c.String()))
 		case c.Network:
 			signals = append(signals, "sandboxed", "network")
+		case c.HostProxy:
+			signals = append(signals, "sandboxed", "network to allowed hosts")
 		default:
 			signals = append(signals, "sandboxed", "no network")
 		}
@@ -924,7 +927,7 @@ func fetchTarget(req approval.Request) (host, raw string) {
 	// The call's capability names the host it reaches (the protocol's
 	// word, whatever the tool); the URL, when the arguments hold one.
 	c := tools.ParseCapability(req.Capability)
-	if !c.Is("net", "http") || c.Target == "" {
+	if !c.Is("net", "http") && !c.Is("net", "connect") || c.Target == "" {
 		return "", ""
 	}
 	var args struct {

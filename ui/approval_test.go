@@ -615,3 +615,31 @@ func TestCardShowsTheEditAndTheJob(t *testing.T) {
 		t.Fatalf("the finished card lost the job line or the edit:\n%s", s)
 	}
 }
+
+func networkRequest() approval.Request {
+	req := approval.NetworkRequest("c1", "go mod download", "proxy.golang.org:443")
+	req.Why = "the autonomy level is ask: every call with side effects asks first"
+	return req
+}
+
+func TestHostContactPaneNamesTheHostAndOffersNoEdit(t *testing.T) {
+	m, p := withPane(t, networkRequest())
+	view := ansi.Strip(m.View())
+	for _, want := range []string{"wants to reach proxy.golang.org:443", "host: proxy.golang.org:443"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("the pane lacks %q:\n%s", want, view)
+		}
+	}
+	if strings.Contains(view, "no preview") {
+		t.Errorf("a host contact is drawn as a call without a preview:\n%s", view)
+	}
+	m = press(t, m, "e")
+	if d, ok := decision(t, p); ok {
+		t.Fatalf("e answered a host contact: %+v", d)
+	}
+	press(t, m, "a")
+	d, ok := decision(t, p)
+	if !ok || d.Choice != approval.ApproveSession {
+		t.Fatalf("a on a host contact gave %+v", d)
+	}
+}
