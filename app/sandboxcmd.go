@@ -82,7 +82,7 @@ func (a *app) sandboxReport() string {
 	} else {
 		b.WriteString(".\n")
 	}
-	fmt.Fprintf(&b, "Never writable: .git/hooks, .git/config and .myclaw.toml of the workspace, %s.\n", strings.Join(full.Protected, ", "))
+	fmt.Fprintf(&b, "Never writable: what decides what git runs in the workspace's repositories (config, hooks, info/, commondir and gitdir pointers; nested repositories, submodules and worktrees too), .myclaw.toml, %s.\n", strings.Join(full.Protected, ", "))
 	if st.Network {
 		b.WriteString("Network: allowed for every sandboxed command ([shell.sandbox] network = true).\n")
 	} else {

@@ -32,7 +32,8 @@ type Options struct {
 	Writable []string
 	// Protected lists paths never writable even when they lie inside a
 	// writable directory (myclaw's state and config directories). The
-	// workspace's .git/hooks, .git/config and .myclaw.toml are always added.
+	// workspace's .myclaw.toml and the files that decide what git runs in
+	// its repositories (gitguard.go) are always added.
 	Protected []string
 	// Create lists writable directories to make when missing (caches
 	// the toolchains would make themselves, in a parent not writable).
@@ -159,25 +160,17 @@ func (s *Sandbox) writable() []string {
 }
 
 // protected returns the protected paths that lie in a writable place
-// (others are read-only anyway) and whether each exists now.
-func (s *Sandbox) protected(roots []string) (existing, missing []string) {
+// (others are read-only anyway) and whether each exists now, with the git
+// directories reachable from the workspace (see gitguard.go).
+func (s *Sandbox) protected(roots []string) (existing, missing []string, gitDirs map[string]bool) {
 	cands := slices.Clone(s.opts.Protected)
+	g := findGitFiles(s.opts.Workspace)
 	if ws := s.opts.Workspace; ws != "" {
 		cands = append(cands, filepath.Join(ws, ".myclaw.toml"))
-		git := filepath.Join(ws, ".git")
-		fi, err := os.Lstat(git)
-		switch {
-		case err != nil:
-			// No repository: a command may make one (git init), and
-			// finish says so rather than break it.
-		case !fi.IsDir():
-			cands = append(cands, git) // a worktree's pointer to its git dir
-		default:
-			cands = append(cands, git, filepath.Join(git, "hooks"), filepath.Join(git, "config"))
-		}
+		cands = append(cands, g.paths...)
 	}
 	for _, p := range cands {
-		if !under(p, roots) {
+		if !under(p, roots) || slices.Contains(existing, p) || slices.Contains(missing, p) {
 			continue
 		}
 		if _, err := os.Lstat(p); err == nil {
@@ -186,7 +179,7 @@ func (s *Sandbox) protected(roots []string) (existing, missing []string) {
 			missing = append(missing, p)
 		}
 	}
-	return existing, missing
+	return existing, missing, g.dirs
 }
 
 // under reports whether p is inside one of roots.
@@ -215,8 +208,12 @@ type call struct {
 	tmp     string
 	missing []string // protected paths absent before: removed if created
 	network bool
-	// newGit is the workspace's .git when it did not exist before.
-	newGit string
+	// ws, roots and gitDirs are the workspace, where the command could
+	// write and the git directories known before it ran: one it makes
+	// is checked afterwards.
+	ws      string
+	roots   []string
+	gitDirs map[string]bool
 }
 
 // finish cleans up after a confined command and reads its stderr for what
@@ -236,9 +233,9 @@ func (c *call) finish(stderr string) (string, string) {
 	if n := blocked(stderr, c.network); n != "" {
 		notes = append(notes, n)
 	}
-	if c.newGit != "" {
-		if _, err := os.Lstat(c.newGit); err == nil {
-			notes = append(notes, fmt.Sprintf("the command made a new git repository: %s/hooks and %s/config were writable to it, so tell the user to check them before running git outside myclaw", c.newGit, c.newGit))
+	if c.gitDirs != nil {
+		if n := newGitDirs(c.ws, c.gitDirs, c.roots); n != "" {
+			notes = append(notes, n)
 		}
 	}
 	return Describe(true, c.network), strings.Join(notes, ". ")
@@ -279,7 +276,7 @@ func blocked(stderr string, network bool) string {
 			return noNetworkNote
 		}
 		if p := deniedPath(line[:i]); p != "" {
-			return fmt.Sprintf("permission_denied: the sandbox blocked a write to %s (%s). Commands may write only in the workspace, the temp dir ($TMPDIR) and the directories of [shell.sandbox] writable, never in .git/hooks, .git/config or .myclaw.toml; if the command really needs it, ask the user to run it outside the sandbox or to add the directory to [shell.sandbox] writable", p, strings.TrimSpace(line[i:]))
+			return fmt.Sprintf("permission_denied: the sandbox blocked a write to %s (%s). Commands may write only in the workspace, the temp dir ($TMPDIR) and the directories of [shell.sandbox] writable, never in a repository's config, hooks or gitdir pointers, nor .myclaw.toml; if the command really needs it, ask the user to run it outside the sandbox or to add the directory to [shell.sandbox] writable", p, strings.TrimSpace(line[i:]))
 		}
 	}
 	return ""
@@ -403,18 +400,6 @@ func (s *Sandbox) ConfinePreview(cmd *exec.Cmd, upper, work string) (func(stderr
 		return nil, err
 	}
 	return c.finish, nil
-}
-
-// newGit returns the workspace's .git when it does not exist yet.
-func (s *Sandbox) newGit() string {
-	if s.opts.Workspace == "" {
-		return ""
-	}
-	git := filepath.Join(s.opts.Workspace, ".git")
-	if _, err := os.Lstat(git); err == nil {
-		return ""
-	}
-	return git
 }
 
 // tempDir makes the per-call TMPDIR and puts it in cmd's environment.

@@ -19,12 +19,12 @@ func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
 		return nil, err
 	}
 	write := append([]string{s.opts.Workspace, tmp}, s.writable()...)
-	existing, missing := s.protected(write)
+	existing, missing, gitDirs := s.protected(write)
 	profile := seatbeltProfile(write, append(existing, missing...), network)
 	cmd.Args = append([]string{sandboxExec, "-p", profile, cmd.Path}, cmd.Args[1:]...)
 	cmd.Path = sandboxExec
 	// Seatbelt denies creating the missing protected paths too.
-	return &call{tmp: tmp, network: network, newGit: s.newGit()}, nil
+	return &call{tmp: tmp, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs}, nil
 }
 
 func (s *Sandbox) detect() string {

@@ -231,7 +231,7 @@ func (s *Sandbox) confineLayer(cmd *exec.Cmd, network bool, ovl []string) (*call
 		return nil, err
 	}
 	write := append([]string{s.opts.Workspace, tmp}, s.writable()...)
-	existing, missing := s.protected(write)
+	existing, missing, gitDirs := s.protected(write)
 	slices.SortFunc(existing, func(a, b string) int { return len(a) - len(b) }) // parents first
 	sp := spec{Network: network, Write: write, Protect: existing, Overlay: ovl, Path: cmd.Path, Args: cmd.Args}
 	uid, gid := os.Geteuid(), os.Getegid()
@@ -255,7 +255,7 @@ func (s *Sandbox) confineLayer(cmd *exec.Cmd, network bool, ovl []string) (*call
 	}
 	cmd.Args = append([]string{exe}, launchArgs(sp)...)
 	cmd.Path = exe
-	return &call{tmp: tmp, missing: missing, network: network, newGit: s.newGit()}, nil
+	return &call{tmp: tmp, missing: missing, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs}, nil
 }
 
 // detect says why there is no sandbox here, or "".
