@@ -30,7 +30,11 @@ func (a *app) buildSandbox() {
 	if a.cfg.Path != "" && filepath.Dir(a.cfg.Path) != cfgDir {
 		protected = append(protected, a.cfg.Path)
 	}
-	a.sandbox = sandbox.New(sandbox.Options{Workspace: a.workspace.Dir(), Writable: writable, Create: create, Protected: protected})
+	// Credential stores and myclaw's own state and config (OAuth logins,
+	// transcripts) are unreadable to commands.
+	hidden := append(append(sandbox.DefaultHidden(), protected...), sc.Hidden...)
+	a.sandbox = sandbox.New(sandbox.Options{Workspace: a.workspace.Dir(), Writable: writable, Create: create, Protected: protected,
+		Hidden: hidden, Visible: sc.Visible})
 	a.setSandboxState(approval.Sandbox{Why: "its self-test is still running"})
 }
 
@@ -83,6 +87,12 @@ func (a *app) sandboxReport() string {
 		b.WriteString(".\n")
 	}
 	fmt.Fprintf(&b, "Never writable: what decides what git runs in the workspace's repositories (config, hooks, info/, commondir and gitdir pointers; nested repositories, submodules and worktrees too), .myclaw.toml, %s.\n", strings.Join(full.Protected, ", "))
+	if len(full.Hidden) > 0 {
+		b.WriteString("Hidden from commands (they read as empty; the self-test checked a hidden file is unreadable):\n")
+		for _, d := range full.Hidden {
+			fmt.Fprintf(&b, "  %s\n", d)
+		}
+	}
 	if st.Network {
 		b.WriteString("Network: allowed for every sandboxed command ([shell.sandbox] network = true).\n")
 	} else {

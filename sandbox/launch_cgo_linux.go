@@ -108,6 +108,19 @@ static void sb_protect(char **paths, int n) {
 	}
 }
 
+// sb_hide covers each path with an empty read-only tmpfs (a directory)
+// or /dev/null (a file).
+static void sb_hide(char **paths, int n) {
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		if (stat(paths[i], &st) != 0) sb_fail("hide a path");
+		int r = S_ISDIR(st.st_mode)
+			? mount("tmpfs", paths[i], "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0500")
+			: mount("/dev/null", paths[i], NULL, MS_BIND, NULL);
+		if (r != 0) sb_fail("hide a path");
+	}
+}
+
 static void sb_write(const char *path, const char *text) {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
@@ -140,7 +153,7 @@ static void sb_overlay(char **ovl) {
 	if (getcwd(cwd, sizeof cwd) == NULL || chdir(cwd) != 0) sb_fail("enter the preview layer");
 }
 
-// argv: exe SENTINEL net|nonet uid:gid W w... P p... O o... path arg0 args...
+// argv: exe SENTINEL net|nonet uid:gid W w... P p... H h... O o... path arg0 args...
 static void sb_launch(int argc, char **argv, char **envp) {
 	if (argc < 3 || strcmp(argv[1], SB_SENTINEL) != 0) {
 		return;
@@ -157,6 +170,10 @@ static void sb_launch(int argc, char **argv, char **envp) {
 	if (np < 0 || i + np + 1 >= argc) sb_failx("bad launch arguments");
 	char **protect = argv + i;
 	i += np;
+	int nh = atoi(argv[i++]);
+	if (nh < 0 || i + nh + 1 >= argc) sb_failx("bad launch arguments");
+	char **hidden = argv + i;
+	i += nh;
 	int no = atoi(argv[i++]);
 	if ((no != 0 && no != 3) || i + no + 1 >= argc) sb_failx("bad launch arguments");
 	char **ovl = argv + i;
@@ -173,6 +190,8 @@ static void sb_launch(int argc, char **argv, char **envp) {
 	sb_userns(CLONE_NEWNS | (network ? 0 : CLONE_NEWNET), 0, uid, 0, gid);
 	if (no == 3) sb_overlay(ovl);
 	sb_protect(protect, np);
+	if (nh > 0 && np == 0 && no == 0 && mount("", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) sb_fail("make the mounts private");
+	sb_hide(hidden, nh);
 	sb_userns(0, uid, 0, gid, 0);
 
 	long abi = syscall(__NR_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);

@@ -35,6 +35,13 @@ type Options struct {
 	// workspace's .myclaw.toml and the files that decide what git runs in
 	// its repositories (gitguard.go) are always added.
 	Protected []string
+	// Hidden lists files and directories commands cannot read (credential
+	// stores, myclaw's own state and config): each one that exists is
+	// covered by an empty one ("~/" is expanded). One that holds the
+	// workspace or a writable directory is left visible.
+	Hidden []string
+	// Visible takes paths off Hidden (the config's way to un-hide one).
+	Visible []string
 	// Create lists writable directories to make when missing (caches
 	// the toolchains would make themselves, in a parent not writable).
 	Create []string
@@ -57,6 +64,8 @@ type Status struct {
 	Writable []string
 	// Protected are the paths kept read-only.
 	Protected []string
+	// Hidden are the paths that exist here and commands cannot read.
+	Hidden []string
 	// Gaps names what the sandbox does not cover here.
 	Gaps []string
 }
@@ -87,6 +96,16 @@ func New(opts Options) *Sandbox {
 		}
 	}
 	opts.Writable = w
+	var h, vis []string
+	for _, d := range opts.Visible {
+		vis = append(vis, filepath.Clean(expandHome(d)))
+	}
+	for _, d := range opts.Hidden {
+		if d = expandHome(d); d != "" && filepath.IsAbs(d) && !slices.Contains(h, filepath.Clean(d)) && !slices.Contains(vis, filepath.Clean(d)) {
+			h = append(h, filepath.Clean(d))
+		}
+	}
+	opts.Hidden = h
 	for _, d := range opts.Create {
 		if d = expandHome(d); filepath.IsAbs(d) {
 			_ = os.MkdirAll(d, 0o755) // best effort: a missing cache is skipped
@@ -144,6 +163,7 @@ func (s *Sandbox) baseStatus() Status {
 		Mechanism: mechanism(),
 		Writable:  s.writable(),
 		Protected: s.opts.Protected,
+		Hidden:    s.hidden(),
 		Gaps:      gaps(),
 	}
 }
@@ -157,6 +177,41 @@ func (s *Sandbox) writable() []string {
 		}
 	}
 	return out
+}
+
+// hidden is the Hidden list that exists here, without the paths that
+// hold the workspace or a writable directory (covering those would
+// break every command).
+func (s *Sandbox) hidden() []string {
+	roots := append([]string{s.opts.Workspace}, s.writable()...)
+	var out []string
+	for _, p := range s.opts.Hidden {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		holds := false
+		for _, r := range roots {
+			if r != "" && under(r, []string{p}) {
+				holds = true
+			}
+		}
+		if !holds {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// DefaultHidden are the credential stores hidden from commands unless
+// the config says otherwise (myclaw's own state and config directories
+// are added by the caller).
+func DefaultHidden() []string {
+	return []string{"~/.ssh", "~/.aws", "~/.config/gcloud", "~/.kube", "~/.docker/config.json", "~/.netrc",
+		"~/.gnupg", "~/.password-store", "~/.git-credentials", "~/.config/gh", "~/.config/hub", "~/.azure",
+		"~/.npmrc", "~/.pypirc", "~/.cargo/credentials", "~/.cargo/credentials.toml", "~/.config/git/credentials",
+		"~/.local/share/keyrings", "~/.mozilla", "~/.config/google-chrome", "~/.config/chromium",
+		"~/.config/BraveSoftware", "~/Library/Keychains", "~/Library/Application Support/Google/Chrome",
+		"~/Library/Application Support/Firefox"}
 }
 
 // protected returns the protected paths that lie in a writable place

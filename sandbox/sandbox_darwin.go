@@ -20,7 +20,7 @@ func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
 	}
 	write := append([]string{s.opts.Workspace, tmp}, s.writable()...)
 	existing, missing, gitDirs := s.protected(write)
-	profile := seatbeltProfile(write, append(existing, missing...), network)
+	profile := seatbeltProfile(write, append(existing, missing...), s.hidden(), network)
 	cmd.Args = append([]string{sandboxExec, "-p", profile, cmd.Path}, cmd.Args[1:]...)
 	cmd.Path = sandboxExec
 	// Seatbelt denies creating the missing protected paths too.
@@ -37,7 +37,7 @@ func (s *Sandbox) detect() string {
 func mechanism() string { return "Seatbelt (sandbox-exec with a generated profile)" }
 
 func gaps() []string {
-	return []string{"reads are not restricted: commands can read every file you can", "sandbox-exec is deprecated by Apple, though still shipped"}
+	return []string{"reads are restricted only for the hidden paths: commands can read every other file you can", "sandbox-exec is deprecated by Apple, though still shipped"}
 }
 
 func (s *Sandbox) confineOverlay(*exec.Cmd, string, string) (*call, error) {

@@ -30,6 +30,9 @@ type spec struct {
 	IDs     string
 	Write   []string
 	Protect []string
+	// Hide are covered by an empty read-only directory (a tmpfs) or, for
+	// a file, by /dev/null.
+	Hide []string
 	// Overlay is, for a preview, the workspace, the upper and the work dir
 	// of the copy-on-write layer mounted over it; empty otherwise.
 	Overlay []string
@@ -39,7 +42,7 @@ type spec struct {
 
 // launchArgs lays out sp after the launcher's argv[0], as the C launcher
 // (launch_cgo_linux.go) and launchGo read it:
-// SENTINEL net|nonet uid:gid|- W w... P p... O o... path arg0 args...
+// SENTINEL net|nonet uid:gid|- W w... P p... H h... O o... path arg0 args...
 func launchArgs(sp spec) []string {
 	net := "nonet"
 	if sp.Network {
@@ -53,6 +56,8 @@ func launchArgs(sp spec) []string {
 	out = append(out, sp.Write...)
 	out = append(out, strconv.Itoa(len(sp.Protect)))
 	out = append(out, sp.Protect...)
+	out = append(out, strconv.Itoa(len(sp.Hide)))
+	out = append(out, sp.Hide...)
 	out = append(out, strconv.Itoa(len(sp.Overlay)))
 	out = append(out, sp.Overlay...)
 	return append(append(out, sp.Path), sp.Args...)
@@ -83,6 +88,9 @@ func parseLaunchArgs(a []string) (spec, error) {
 		return sp, bad
 	}
 	if sp.Protect, rest, ok = list(rest); !ok {
+		return sp, bad
+	}
+	if sp.Hide, rest, ok = list(rest); !ok {
 		return sp, bad
 	}
 	if sp.Overlay, rest, ok = list(rest); !ok || len(rest) < 2 || len(sp.Overlay) != 0 && len(sp.Overlay) != 3 {
@@ -120,6 +128,9 @@ func launchGo(args []string) error {
 		}
 	}
 	if err := protect(sp.Protect); err != nil {
+		return err
+	}
+	if err := hide(sp.Hide); err != nil {
 		return err
 	}
 	cfg := landlock.Config{HandledAccessFS: landlock.V11.HandledAccessFS, Scoped: landlock.V11.Scoped}
@@ -204,6 +215,32 @@ func protect(paths []string) error {
 	return nil
 }
 
+// hide covers each path with an empty read-only tmpfs (a directory) or
+// /dev/null (a file), in this private mount namespace.
+func hide(paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make the mounts private: %w", err)
+	}
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			return fmt.Errorf("hide %s: %w", p, err)
+		case fi.IsDir():
+			err = unix.Mount("tmpfs", p, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0500")
+		default:
+			err = unix.Mount("/dev/null", p, "", unix.MS_BIND, "")
+		}
+		if err != nil {
+			return fmt.Errorf("hide %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
 func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
 	return s.confineLayer(cmd, network, nil)
 }
@@ -233,7 +270,7 @@ func (s *Sandbox) confineLayer(cmd *exec.Cmd, network bool, ovl []string) (*call
 	write := append([]string{s.opts.Workspace, tmp}, s.writable()...)
 	existing, missing, gitDirs := s.protected(write)
 	slices.SortFunc(existing, func(a, b string) int { return len(a) - len(b) }) // parents first
-	sp := spec{Network: network, Write: write, Protect: existing, Overlay: ovl, Path: cmd.Path, Args: cmd.Args}
+	sp := spec{Network: network, Write: write, Protect: existing, Hide: s.hidden(), Overlay: ovl, Path: cmd.Path, Args: cmd.Args}
 	uid, gid := os.Geteuid(), os.Getegid()
 	sp.IDs = strconv.Itoa(uid) + ":" + strconv.Itoa(gid)
 	if !launcherMakesNamespaces {
@@ -278,6 +315,6 @@ func gaps() []string {
 	if v < 9 {
 		g = append(g, "Unix sockets named by a path (e.g. /var/run/docker.sock, an ssh-agent) stay reachable: Landlock restricts them from ABI 9, this kernel has ABI "+fmt.Sprint(v))
 	}
-	g = append(g, "reads are not restricted: commands can read every file you can")
+	g = append(g, "reads are restricted only for the hidden paths: commands can read every other file you can")
 	return g
 }

@@ -257,3 +257,45 @@ func BenchmarkConfinedStart(b *testing.B) {
 		})
 	}
 }
+
+// TestConfinedCannotReadCredentialStores: the credential stores of the
+// default hidden list, and myclaw's own state, read as empty or absent.
+func TestConfinedCannotReadCredentialStores(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	const secret = "AKIA-not-for-the-model"
+	state := filepath.Join(home, ".local", "state", "myclaw")
+	files := []string{".aws/credentials", ".ssh/id_ed25519", ".netrc", ".git-credentials", ".config/gh/hosts.yml",
+		".docker/config.json", ".kube/config", ".local/state/myclaw/mcp-auth/server.json"}
+	for _, f := range files {
+		p := filepath.Join(home, f)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		os.WriteFile(p, []byte(secret), 0o600)
+	}
+	ws := filepath.Join(home, "project")
+	os.MkdirAll(ws, 0o755)
+	s := New(Options{Workspace: ws, Hidden: append(DefaultHidden(), state)})
+	if why := s.detect(); why != "" {
+		t.Skip("no sandbox here: " + why)
+	}
+	if st := s.Check(context.Background()); !st.Active {
+		t.Fatalf("the sandbox is supported here but its check failed: %s", st.Why)
+	}
+	if got := s.Status().Hidden; len(got) != 8 {
+		t.Errorf("Status().Hidden = %q; want the 8 that exist", got)
+	}
+	for _, f := range files {
+		out, _, _, _ := run(t, s, ws, "cat ~/"+f, false)
+		if strings.Contains(out, secret) {
+			t.Errorf("a confined command read ~/%s: %q", f, out)
+		}
+	}
+	if out, _, _, _ := run(t, s, ws, "ls -A ~/.ssh", false); strings.Contains(out, "id_ed25519") {
+		t.Errorf("a confined command listed ~/.ssh: %q", out)
+	}
+	// Not hidden: a home folder that holds the workspace.
+	s2 := New(Options{Workspace: ws, Hidden: []string{home}})
+	if got := s2.hidden(); len(got) != 0 {
+		t.Errorf("hidden() = %q; a folder holding the workspace must stay visible", got)
+	}
+}
