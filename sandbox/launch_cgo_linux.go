@@ -153,7 +153,15 @@ static void sb_overlay(char **ovl) {
 	if (getcwd(cwd, sizeof cwd) == NULL || chdir(cwd) != 0) sb_fail("enter the preview layer");
 }
 
-// argv: exe SENTINEL net|nonet uid:gid W w... P p... H h... O o... path arg0 args...
+// sb_cache mounts a copy-on-write layer over a cache (c: the cache, the
+// upper dir, the work dir), so that the command's writes land in the layer.
+static void sb_cache(char **c) {
+	char opts[3 * 4096 + 64];
+	if (snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s,userxattr", c[0], c[1], c[2]) >= (int)sizeof opts) sb_failx("the cache paths are too long");
+	if (mount("overlay", c[0], "overlay", 0, opts) != 0) sb_fail("mount a cache layer");
+}
+
+// argv: exe SENTINEL net|nonet uid:gid W w... P p... H h... C c... O o... path arg0 args...
 static void sb_launch(int argc, char **argv, char **envp) {
 	if (argc < 3 || strcmp(argv[1], SB_SENTINEL) != 0) {
 		return;
@@ -174,6 +182,10 @@ static void sb_launch(int argc, char **argv, char **envp) {
 	if (nh < 0 || i + nh + 1 >= argc) sb_failx("bad launch arguments");
 	char **hidden = argv + i;
 	i += nh;
+	int nc = atoi(argv[i++]);
+	if (nc < 0 || nc % 3 != 0 || i + nc + 1 >= argc) sb_failx("bad launch arguments");
+	char **caches = argv + i;
+	i += nc;
 	int no = atoi(argv[i++]);
 	if ((no != 0 && no != 3) || i + no + 1 >= argc) sb_failx("bad launch arguments");
 	char **ovl = argv + i;
@@ -188,6 +200,8 @@ static void sb_launch(int argc, char **argv, char **envp) {
 	unsigned uid, gid;
 	if (sscanf(ids, "%u:%u", &uid, &gid) != 2) sb_failx("bad launch arguments");
 	sb_userns(CLONE_NEWNS | (network ? 0 : CLONE_NEWNET), 0, uid, 0, gid);
+	if (nc > 0 && mount("", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) sb_fail("make the mounts private");
+	for (int k = 0; k + 2 < nc; k += 3) sb_cache(caches + k);
 	if (no == 3) sb_overlay(ovl);
 	sb_protect(protect, np);
 	if (nh > 0 && np == 0 && no == 0 && mount("", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) sb_fail("make the mounts private");

@@ -12,6 +12,8 @@ package sandbox
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -40,6 +42,12 @@ type Options struct {
 	// covered by an empty one ("~/" is expanded). One that holds the
 	// workspace or a writable directory is left visible.
 	Hidden []string
+	// LayerDir holds, where the system can mount one, a copy-on-write
+	// layer for each writable cache: commands see the cache and write to
+	// the layer, never to the cache itself, so nothing they leave there
+	// reaches a program run later outside the sandbox. "" (or no overlay
+	// mount here) makes the caches read-only.
+	LayerDir string
 	// Visible takes paths off Hidden (the config's way to un-hide one).
 	Visible []string
 	// Create lists writable directories to make when missing (caches
@@ -66,6 +74,9 @@ type Status struct {
 	Protected []string
 	// Hidden are the paths that exist here and commands cannot read.
 	Hidden []string
+	// Caches says how commands see the writable caches: CacheLayered or
+	// CacheReadOnly.
+	Caches string
 	// Gaps names what the sandbox does not cover here.
 	Gaps []string
 }
@@ -76,6 +87,8 @@ type Sandbox struct {
 
 	mu      sync.Mutex
 	checked bool
+	// layered: the caches are seen through layers (known after Check).
+	layered bool
 	status  Status
 	// fail forces the self-test to fail, for tests of the fallback.
 	fail string
@@ -147,14 +160,23 @@ func (s *Sandbox) Check(ctx context.Context) Status {
 		st.Active, st.Why = false, fail
 	} else if why := s.detect(); why != "" {
 		st.Active, st.Why = false, why
-	} else if err := s.selfTest(ctx); err != nil {
-		st.Active, st.Why = false, "the self-test failed: "+err.Error()
 	} else {
-		st.Active, st.Why = true, ""
+		// Layered caches where the system mounts them, else read-only.
+		layered := s.opts.LayerDir != "" && len(s.writable()) > 0 && s.layerTest(ctx) == nil
+		if err := s.selfTest(ctx); err != nil {
+			st.Active, st.Why = false, "the self-test failed: "+err.Error()
+		} else {
+			st.Active, st.Why = true, ""
+		}
+		st.Caches = CacheReadOnly
+		if layered {
+			st.Caches = CacheLayered
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.status, s.checked = st, true
+	s.layered = st.Caches == CacheLayered
 	return st
 }
 
@@ -177,6 +199,29 @@ func (s *Sandbox) writable() []string {
 		}
 	}
 	return out
+}
+
+// How commands see the writable caches (Status.Caches).
+const (
+	CacheLayered  = "layered"
+	CacheReadOnly = "read-only"
+)
+
+func (s *Sandbox) cacheMode() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.layered {
+		return CacheLayered
+	}
+	return CacheReadOnly
+}
+
+// layerDirs are the upper and work dirs of the layer over cache d, named
+// after its path.
+func (s *Sandbox) layerDirs(d string) (upper, work string) {
+	sum := sha256.Sum256([]byte(d))
+	base := filepath.Join(s.opts.LayerDir, filepath.Base(d)+"-"+hex.EncodeToString(sum[:6]))
+	return filepath.Join(base, "upper"), filepath.Join(base, "work")
 }
 
 // hidden is the Hidden list that exists here, without the paths that

@@ -18,7 +18,8 @@ func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
-	write := append([]string{s.opts.Workspace, tmp}, s.writable()...)
+	// Seatbelt cannot layer a cache: the caches stay read-only.
+	write := []string{s.opts.Workspace, tmp}
 	existing, missing, gitDirs := s.protected(write)
 	profile := seatbeltProfile(write, append(existing, missing...), s.hidden(), network)
 	cmd.Args = append([]string{sandboxExec, "-p", profile, cmd.Path}, cmd.Args[1:]...)

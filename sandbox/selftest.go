@@ -94,3 +94,52 @@ func (s *Sandbox) selfTest(ctx context.Context) error {
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// layerTest checks that a cache seen through a layer (in LayerDir, where
+// the real layers go) takes a confined command's writes while the cache
+// itself stays as it was.
+func (s *Sandbox) layerTest(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := os.MkdirAll(s.opts.LayerDir, 0o700); err != nil {
+		return err
+	}
+	root, err := os.MkdirTemp(s.opts.LayerDir, ".check-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(root)
+	ws, cache := filepath.Join(root, "ws"), filepath.Join(root, "cache")
+	for _, d := range []string{ws, cache} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	existing := filepath.Join(cache, "existing")
+	if err := os.WriteFile(existing, []byte("cached"), 0o644); err != nil {
+		return err
+	}
+	probe := New(Options{Workspace: ws, Executable: s.opts.Executable, Writable: []string{cache}, LayerDir: filepath.Join(root, "layers")})
+	probe.layered = true
+	cmd := exec.CommandContext(ctx, "bash", "-c", fmt.Sprintf(`echo changed > %s/existing && echo x > %s/new && grep -q changed %s/existing && echo ok > layered`, shellQuote(cache), shellQuote(cache), shellQuote(cache)))
+	cmd.Dir = ws
+	c, err := probe.confine(cmd, false)
+	if err != nil {
+		return err
+	}
+	out, err := cmd.CombinedOutput()
+	c.finish("")
+	if err != nil {
+		return fmt.Errorf("a cache layer does not work here: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "cached" {
+		return errors.New("a write through the cache layer reached the cache")
+	}
+	if _, err := os.Lstat(filepath.Join(cache, "new")); err == nil {
+		return errors.New("a file made through the cache layer landed in the cache")
+	}
+	if _, err := os.Lstat(filepath.Join(ws, "layered")); err != nil {
+		return errors.New("the command could not write through the cache layer")
+	}
+	return nil
+}
