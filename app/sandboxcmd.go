@@ -23,9 +23,10 @@ func (a *app) buildSandbox() {
 		a.setSandboxState(approval.Sandbox{Why: "it is off in the config ([shell.sandbox] enabled = false)"})
 		return
 	}
-	writable, create := sc.Writable, []string(nil)
+	// Only caches that exist are bound: myclaw makes none in the home.
+	writable := sc.Writable
 	if writable == nil {
-		writable, create = sandbox.DefaultWritable(), sandbox.DefaultCreate()
+		writable = sandbox.DefaultWritable()
 	}
 	cfgDir := filepath.Dir(config.DefaultPath())
 	protected := []string{a.stateDir, cfgDir}
@@ -35,7 +36,7 @@ func (a *app) buildSandbox() {
 	// Credential stores and myclaw's own state and config (OAuth logins,
 	// transcripts) are unreadable to commands.
 	hidden := append(append(sandbox.DefaultHidden(), protected...), sc.Hidden...)
-	a.sandbox = sandbox.New(sandbox.Options{Workspace: a.workspace.Dir(), Writable: writable, Create: create, Protected: protected,
+	a.sandbox = sandbox.New(sandbox.Options{Workspace: a.workspace.Dir(), Writable: writable, Protected: protected,
 		Hidden: hidden, Visible: sc.Visible, LayerDir: filepath.Join(a.stateDir, "sandbox-layers", layerName(a.workspace.Dir()))})
 	a.setSandboxState(approval.Sandbox{Why: "its self-test is still running"})
 }

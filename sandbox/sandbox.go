@@ -50,9 +50,6 @@ type Options struct {
 	LayerDir string
 	// Visible takes paths off Hidden (the config's way to un-hide one).
 	Visible []string
-	// Create lists writable directories to make when missing (caches
-	// the toolchains would make themselves, in a parent not writable).
-	Create []string
 	// Executable is the launcher (myclaw itself); "" means os.Executable().
 	Executable string
 }
@@ -119,11 +116,6 @@ func New(opts Options) *Sandbox {
 		}
 	}
 	opts.Hidden = h
-	for _, d := range opts.Create {
-		if d = expandHome(d); filepath.IsAbs(d) {
-			_ = os.MkdirAll(d, 0o755) // best effort: a missing cache is skipped
-		}
-	}
 	return &Sandbox{opts: opts, status: Status{Why: "not checked yet"}}
 }
 
@@ -427,16 +419,6 @@ func expandHome(p string) string {
 		return filepath.Join(home, strings.TrimPrefix(p, "~"))
 	}
 	return p
-}
-
-// DefaultCreate are the default writable directories worth making when
-// missing: ~/.cache, and Go's caches where Go is installed.
-func DefaultCreate() []string {
-	out := []string{"~/.cache"}
-	if _, err := exec.LookPath("go"); err == nil {
-		out = append(out, goCaches()...)
-	}
-	return out
 }
 
 func goCaches() []string {
