@@ -95,10 +95,27 @@ func pointer(file, prefix string) string {
 // gitFiles are, for each git directory reachable from the workspace (its
 // own, nested repositories', their submodules' and worktrees', and the
 // common directories these point to), the files that name programs git
-// runs. dirs are those git directories.
+// runs. dirs are those git directories, infos what they were (a folder
+// renamed away and replaced by a new one at the same path is another).
 type gitFiles struct {
 	paths []string
 	dirs  map[string]bool
+	infos []os.FileInfo
+}
+
+// has reports whether d is one of g's git directories, the same folder
+// and not merely the same path.
+func (g *gitFiles) has(d string) bool {
+	fi, err := os.Stat(d)
+	if err != nil {
+		return false
+	}
+	for _, k := range g.infos {
+		if os.SameFile(k, fi) {
+			return true
+		}
+	}
+	return false
 }
 
 // findGitFiles looks for the repositories of the workspace ws.
@@ -123,6 +140,9 @@ func (g *gitFiles) gitDir(d string, worktree bool) {
 		return
 	}
 	g.dirs[d] = true
+	if fi, err := os.Stat(d); err == nil {
+		g.infos = append(g.infos, fi)
+	}
 	if worktree {
 		g.paths = append(g.paths, filepath.Join(d, "config.worktree"), filepath.Join(d, "commondir"), filepath.Join(d, "gitdir"))
 	} else {
@@ -293,14 +313,14 @@ func hasControl(s string) bool {
 // workspace that were not there before it (a git init, a clone, a new
 // worktree or submodule) and lie where the command could write, and
 // returns a note on what was made inert, or "".
-func newGitDirs(ws string, before map[string]bool, roots []string) string {
+func newGitDirs(ws string, before *gitFiles, roots []string) string {
 	if ws == "" {
 		return ""
 	}
 	after := findGitFiles(ws)
 	var made, removed []string
 	for d := range after.dirs {
-		if before[d] || !under(d, roots) {
+		if before.has(d) || !under(d, roots) {
 			continue
 		}
 		made = append(made, d)

@@ -173,3 +173,27 @@ func TestConfinedNewRepositoryIsMadeInert(t *testing.T) {
 		t.Error("a hook in the common dir survived")
 	}
 }
+
+// TestConfinedReplacedGitDirIsMadeInert: a git directory renamed away
+// (with its protected files) and replaced by a new one at the same path
+// is checked as a new repository.
+func TestConfinedReplacedGitDirIsMadeInert(t *testing.T) {
+	ws := t.TempDir()
+	writeFiles(t, ws, map[string]string{
+		"elsewhere/gd/HEAD": "ref: refs/heads/main\n", "elsewhere/gd/config": "[core]\n", "elsewhere/gd/objects/": "", "elsewhere/gd/refs/": "",
+		"linked/.git": "gitdir: ../elsewhere/gd\n",
+	})
+	s := active(t, ws)
+	line := "mv elsewhere/gd elsewhere/old && mkdir -p elsewhere/gd/objects elsewhere/gd/refs elsewhere/gd/hooks && " +
+		"echo 'ref: refs/heads/main' > elsewhere/gd/HEAD && printf '[core]\\n\\tfsmonitor = evil\\n' > elsewhere/gd/config && echo x > elsewhere/gd/hooks/pre-commit"
+	out, _, note, err := run(t, s, ws, line, false)
+	if err != nil {
+		t.Skipf("the folder could not be renamed here (%v: %s): nothing to check", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "elsewhere", "gd", "config")); strings.Contains(string(b), "fsmonitor") {
+		t.Errorf("the replacement's config kept fsmonitor: %q (note %q)", b, note)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, "elsewhere", "gd", "hooks", "pre-commit")); err == nil {
+		t.Errorf("the replacement's hook survived (note %q)", note)
+	}
+}

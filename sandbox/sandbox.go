@@ -254,7 +254,7 @@ func DefaultHidden() []string {
 // protected returns the protected paths that lie in a writable place
 // (others are read-only anyway) and whether each exists now, with the git
 // directories reachable from the workspace (see gitguard.go).
-func (s *Sandbox) protected(roots []string) (existing, missing []string, gitDirs map[string]bool) {
+func (s *Sandbox) protected(roots []string) (existing, missing []string, gitDirs *gitFiles) {
 	cands := slices.Clone(s.opts.Protected)
 	g := findGitFiles(s.opts.Workspace)
 	if ws := s.opts.Workspace; ws != "" {
@@ -271,7 +271,7 @@ func (s *Sandbox) protected(roots []string) (existing, missing []string, gitDirs
 			missing = append(missing, p)
 		}
 	}
-	return existing, missing, g.dirs
+	return existing, missing, &g
 }
 
 // under reports whether p is inside one of roots.
@@ -305,7 +305,7 @@ type call struct {
 	// is checked afterwards.
 	ws      string
 	roots   []string
-	gitDirs map[string]bool
+	gitDirs *gitFiles
 }
 
 // finish cleans up after a confined command and reads its stderr for what
