@@ -227,7 +227,7 @@ func (g *gitFiles) modules(dir string, depth int) {
 // none names a program or a file git would read more config from.
 var inertKeys = map[string]bool{
 	"core.repositoryformatversion": true, "core.filemode": true, "core.bare": true, "core.logallrefupdates": true,
-	"core.ignorecase": true, "core.precomposeunicode": true, "core.symlinks": true,
+	"core.ignorecase": true, "core.precomposeunicode": true, "core.symlinks": true, "core.worktree": true,
 	"extensions.objectformat": true, "extensions.worktreeconfig": true, "extensions.refstorage": true,
 	"remote.*.url": true, "remote.*.fetch": true, "remote.*.pushurl": true,
 	"branch.*.remote": true, "branch.*.merge": true,
