@@ -215,3 +215,26 @@ func openApp(t *testing.T, e *apptest.Env) (*app, *agent.Agent) {
 	}
 	return a, ag
 }
+
+// TestStartCreatesNothingInTheHome: opening myclaw and checking its
+// sandbox makes no folder outside its own state and config (no Go or
+// npm caches in a home that never used them).
+func TestStartCreatesNothingInTheHome(t *testing.T) {
+	e := apptest.NewEnv(t, nil)
+	e.Setenv(t)
+	home := t.TempDir()
+	for k, v := range map[string]string{"HOME": home, "XDG_CACHE_HOME": "", "GOCACHE": "", "GOMODCACHE": "", "GOPATH": ""} {
+		t.Setenv(k, v)
+	}
+	a, err := newApp(Options{Workspace: e.WS, Model: "test-model"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close()
+	a.buildSandbox()
+	a.checkSandbox(context.Background())
+	entries, _ := os.ReadDir(home)
+	for _, en := range entries {
+		t.Errorf("start-up made %s in the home", filepath.Join(home, en.Name()))
+	}
+}

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -22,16 +24,21 @@ func (a *app) buildSandbox() {
 		a.setSandboxState(approval.Sandbox{Off: true, Why: "it is off (" + how + ")"})
 		return
 	}
-	writable, create := sc.Writable, []string(nil)
+	// Only caches that exist are bound: myclaw makes none in the home.
+	writable := sc.Writable
 	if writable == nil {
-		writable, create = sandbox.DefaultWritable(), sandbox.DefaultCreate()
+		writable = sandbox.DefaultWritable()
 	}
 	cfgDir := filepath.Dir(config.DefaultPath())
 	protected := []string{a.stateDir, cfgDir}
 	if a.cfg.Path != "" && filepath.Dir(a.cfg.Path) != cfgDir {
 		protected = append(protected, a.cfg.Path)
 	}
-	a.sandbox = sandbox.New(sandbox.Options{Workspace: a.workspace.Dir(), Writable: writable, Create: create, Protected: protected})
+	// Credential stores and myclaw's own state and config (OAuth logins,
+	// transcripts) are unreadable to commands.
+	hidden := append(append(sandbox.DefaultHidden(), protected...), sc.Hidden...)
+	a.sandbox = sandbox.New(sandbox.Options{Workspace: a.workspace.Dir(), Writable: writable, Protected: protected,
+		Hidden: hidden, Visible: sc.Visible, LayerDir: filepath.Join(a.stateDir, "sandbox-layers", layerName(a.workspace.Dir()))})
 	a.setSandboxState(approval.Sandbox{Why: "its self-test is still running"})
 }
 
@@ -61,6 +68,13 @@ func (a *app) fullWarning() string {
 		return "autonomy full: the sandbox is not active (" + st.Why + "), so shell commands are denied; --sandbox off runs them unsandboxed"
 	}
 	return ""
+}
+
+// layerName names a workspace's cache layers: its folder name and a hash
+// of its path.
+func layerName(ws string) string {
+	sum := sha256.Sum256([]byte(ws))
+	return filepath.Base(ws) + "-" + hex.EncodeToString(sum[:6])
 }
 
 // checkSandbox runs the self-test once and tells the policy (when built)
@@ -115,7 +129,20 @@ func (a *app) sandboxReport() string {
 	} else {
 		b.WriteString(".\n")
 	}
-	fmt.Fprintf(&b, "Never writable: .git/hooks, .git/config and .myclaw.toml of the workspace, %s.\n", strings.Join(full.Protected, ", "))
+	fmt.Fprintf(&b, "Never writable: what decides what git runs in the workspace's repositories (config, hooks, info/, commondir and gitdir pointers; nested repositories, submodules and worktrees too), .myclaw.toml, %s.\n", strings.Join(full.Protected, ", "))
+	if len(full.Writable) > 0 {
+		if full.Caches == sandbox.CacheLayered {
+			b.WriteString("Caches: layered: commands write to a layer of this workspace's own (in myclaw's state), never to the caches themselves.\n")
+		} else {
+			b.WriteString("Caches: read-only: no copy-on-write layer can be mounted here, so commands cannot write to them.\n")
+		}
+	}
+	if len(full.Hidden) > 0 {
+		b.WriteString("Hidden from commands (they read as empty; the self-test checked a hidden file is unreadable):\n")
+		for _, d := range full.Hidden {
+			fmt.Fprintf(&b, "  %s\n", d)
+		}
+	}
 	if st.Network {
 		b.WriteString("Network: allowed for every sandboxed command ([shell.sandbox] network = true).\n")
 	} else {

@@ -107,6 +107,11 @@ type Sandbox struct {
 	// and their temp dir (absolute or ~/...); unset means the usual
 	// toolchain caches.
 	Writable []string `toml:"writable"`
+	// Hidden adds files and directories commands cannot read to the
+	// default credential stores (absolute or ~/...).
+	Hidden []string `toml:"hidden"`
+	// Visible takes paths off the hidden list (absolute or ~/...).
+	Visible []string `toml:"visible"`
 	// Network gives sandboxed commands network without asking for it.
 	Network bool `toml:"network"`
 	// Always is read only to say it is no longer needed: autonomy full
@@ -127,7 +132,7 @@ func (s Sandbox) Deprecated() string {
 }
 
 func (s Shell) isZero() bool {
-	return s.TimeoutS == 0 && s.MaxTimeoutS == 0 && s.Undo == nil && s.Sandbox.Enabled == nil && s.Sandbox.Writable == nil && !s.Sandbox.Network && s.Sandbox.Always == nil
+	return s.TimeoutS == 0 && s.MaxTimeoutS == 0 && s.Undo == nil && s.Sandbox.Enabled == nil && s.Sandbox.Writable == nil && s.Sandbox.Hidden == nil && s.Sandbox.Visible == nil && !s.Sandbox.Network && s.Sandbox.Always == nil
 }
 
 // Web configures web_fetch and web_search.
@@ -422,9 +427,11 @@ func (c *Config) check(src []byte) error {
 	if c.Shell.TimeoutS > 0 && c.Shell.MaxTimeoutS > 0 && c.Shell.TimeoutS > c.Shell.MaxTimeoutS {
 		return bad("shell", "timeout_s", "is above max_timeout_s")
 	}
-	for _, d := range c.Shell.Sandbox.Writable {
-		if !filepath.IsAbs(d) && d != "~" && !strings.HasPrefix(d, "~/") {
-			return bad("shell.sandbox", "writable", fmt.Sprintf("%q must be an absolute path or start with ~/", d))
+	for key, list := range map[string][]string{"writable": c.Shell.Sandbox.Writable, "hidden": c.Shell.Sandbox.Hidden, "visible": c.Shell.Sandbox.Visible} {
+		for _, d := range list {
+			if !filepath.IsAbs(d) && d != "~" && !strings.HasPrefix(d, "~/") {
+				return bad("shell.sandbox", key, fmt.Sprintf("%q must be an absolute path or start with ~/", d))
+			}
 		}
 	}
 	if c.Web.SearchURL != "" && !strings.HasPrefix(c.Web.SearchURL, "http://") && !strings.HasPrefix(c.Web.SearchURL, "https://") {

@@ -23,6 +23,13 @@ func TestShellSandbox(t *testing.T) {
 	if def, _ := Parse("c.toml", []byte("")); !def.Shell.Sandbox.On() {
 		t.Error("the sandbox is off by default; want on")
 	}
+	cfg, err = Parse("c.toml", []byte("[shell.sandbox]\nhidden = [\"~/.vault-token\"]\nvisible = [\"~/.npmrc\"]\n"))
+	if err != nil || len(cfg.Shell.Sandbox.Hidden) != 1 || len(cfg.Shell.Sandbox.Visible) != 1 {
+		t.Errorf("hidden/visible: %+v, %v", cfg.Shell.Sandbox, err)
+	}
+	if _, err := Parse("c.toml", []byte("[shell.sandbox]\nvisible = [\".ssh\"]\n")); err == nil || !strings.Contains(err.Error(), "shell.sandbox.visible") {
+		t.Errorf("relative visible: err = %v; want it named", err)
+	}
 	_, err = Parse("c.toml", []byte("[shell.sandbox]\nwritable = [\"cache\"]\n"))
 	if err == nil || !strings.Contains(err.Error(), "shell.sandbox.writable") || !strings.Contains(err.Error(), "absolute") {
 		t.Errorf("relative writable: err = %v; want it named", err)
@@ -30,7 +37,7 @@ func TestShellSandbox(t *testing.T) {
 }
 
 func TestProjectCannotTouchTheSandbox(t *testing.T) {
-	for _, src := range []string{"[shell.sandbox]\nwritable = [\"/\"]\n", "[shell.sandbox]\nenabled = false\n", "[shell.sandbox]\nnetwork = true\n"} {
+	for _, src := range []string{"[shell.sandbox]\nwritable = [\"/\"]\n", "[shell.sandbox]\nvisible = [\"~/.ssh\"]\n", "[shell.sandbox]\nhidden = [\"~/x\"]\n", "[shell.sandbox]\nenabled = false\n", "[shell.sandbox]\nnetwork = true\n"} {
 		cfg, err := Parse(".myclaw.toml", []byte(src))
 		if err != nil {
 			t.Fatal(err)

@@ -121,6 +121,19 @@ static void sb_protect(char **paths, int n) {
 	}
 }
 
+// sb_hide covers each path with an empty read-only tmpfs (a directory)
+// or /dev/null (a file).
+static void sb_hide(char **paths, int n) {
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		if (stat(paths[i], &st) != 0) sb_fail("hide a path");
+		int r = S_ISDIR(st.st_mode)
+			? mount("tmpfs", paths[i], "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0500")
+			: mount("/dev/null", paths[i], NULL, MS_BIND, NULL);
+		if (r != 0) sb_fail("hide a path");
+	}
+}
+
 static void sb_write(const char *path, const char *text) {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
@@ -190,7 +203,15 @@ static void sb_proxy(const char *sock, char **envp) {
 	close(l);
 }
 
-// argv: exe SENTINEL net|nonet|proxy:SOCK uid:gid W w... P p... O o... path arg0 args...
+// sb_cache mounts a copy-on-write layer over a cache (c: the cache, the
+// upper dir, the work dir), so that the command's writes land in the layer.
+static void sb_cache(char **c) {
+	char opts[3 * 4096 + 64];
+	if (snprintf(opts, sizeof opts, "lowerdir=%s,upperdir=%s,workdir=%s,userxattr", c[0], c[1], c[2]) >= (int)sizeof opts) sb_failx("the cache paths are too long");
+	if (mount("overlay", c[0], "overlay", 0, opts) != 0) sb_fail("mount a cache layer");
+}
+
+// argv: exe SENTINEL net|nonet|proxy:SOCK uid:gid W w... P p... H h... C c... O o... path arg0 args...
 static void sb_launch(int argc, char **argv, char **envp) {
 	if (argc < 3 || strcmp(argv[1], SB_SENTINEL) != 0) {
 		return;
@@ -208,6 +229,14 @@ static void sb_launch(int argc, char **argv, char **envp) {
 	if (np < 0 || i + np + 1 >= argc) sb_failx("bad launch arguments");
 	char **protect = argv + i;
 	i += np;
+	int nh = atoi(argv[i++]);
+	if (nh < 0 || i + nh + 1 >= argc) sb_failx("bad launch arguments");
+	char **hidden = argv + i;
+	i += nh;
+	int nc = atoi(argv[i++]);
+	if (nc < 0 || nc % 3 != 0 || i + nc + 1 >= argc) sb_failx("bad launch arguments");
+	char **caches = argv + i;
+	i += nc;
 	int no = atoi(argv[i++]);
 	if ((no != 0 && no != 3) || i + no + 1 >= argc) sb_failx("bad launch arguments");
 	char **ovl = argv + i;
@@ -222,8 +251,12 @@ static void sb_launch(int argc, char **argv, char **envp) {
 	unsigned uid, gid;
 	if (sscanf(ids, "%u:%u", &uid, &gid) != 2) sb_failx("bad launch arguments");
 	sb_userns(CLONE_NEWNS | (network ? 0 : CLONE_NEWNET), 0, uid, 0, gid);
+	if (nc > 0 && mount("", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) sb_fail("make the mounts private");
+	for (int k = 0; k + 2 < nc; k += 3) sb_cache(caches + k);
 	if (no == 3) sb_overlay(ovl);
 	sb_protect(protect, np);
+	if (nh > 0 && np == 0 && no == 0 && mount("", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) sb_fail("make the mounts private");
+	sb_hide(hidden, nh);
 	if (proxy) sb_proxy(proxy, envp);
 	sb_userns(0, uid, 0, gid, 0);
 

@@ -12,6 +12,8 @@ package sandbox
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -32,11 +34,22 @@ type Options struct {
 	Writable []string
 	// Protected lists paths never writable even when they lie inside a
 	// writable directory (myclaw's state and config directories). The
-	// workspace's .git/hooks, .git/config and .myclaw.toml are always added.
+	// workspace's .myclaw.toml and the files that decide what git runs in
+	// its repositories (gitguard.go) are always added.
 	Protected []string
-	// Create lists writable directories to make when missing (caches
-	// the toolchains would make themselves, in a parent not writable).
-	Create []string
+	// Hidden lists files and directories commands cannot read (credential
+	// stores, myclaw's own state and config): each one that exists is
+	// covered by an empty one ("~/" is expanded). One that holds the
+	// workspace or a writable directory is left visible.
+	Hidden []string
+	// LayerDir holds, where the system can mount one, a copy-on-write
+	// layer for each writable cache: commands see the cache and write to
+	// the layer, never to the cache itself, so nothing they leave there
+	// reaches a program run later outside the sandbox. "" (or no overlay
+	// mount here) makes the caches read-only.
+	LayerDir string
+	// Visible takes paths off Hidden (the config's way to un-hide one).
+	Visible []string
 	// Executable is the launcher (myclaw itself); "" means os.Executable().
 	Executable string
 }
@@ -56,6 +69,11 @@ type Status struct {
 	Writable []string
 	// Protected are the paths kept read-only.
 	Protected []string
+	// Hidden are the paths that exist here and commands cannot read.
+	Hidden []string
+	// Caches says how commands see the writable caches: CacheLayered or
+	// CacheReadOnly.
+	Caches string
 	// Gaps names what the sandbox does not cover here.
 	Gaps []string
 }
@@ -66,6 +84,8 @@ type Sandbox struct {
 
 	mu      sync.Mutex
 	checked bool
+	// layered: the caches are seen through layers (known after Check).
+	layered bool
 	status  Status
 	// fail forces the self-test to fail, for tests of the fallback.
 	fail string
@@ -86,11 +106,16 @@ func New(opts Options) *Sandbox {
 		}
 	}
 	opts.Writable = w
-	for _, d := range opts.Create {
-		if d = expandHome(d); filepath.IsAbs(d) {
-			_ = os.MkdirAll(d, 0o755) // best effort: a missing cache is skipped
+	var h, vis []string
+	for _, d := range opts.Visible {
+		vis = append(vis, filepath.Clean(expandHome(d)))
+	}
+	for _, d := range opts.Hidden {
+		if d = expandHome(d); d != "" && filepath.IsAbs(d) && !slices.Contains(h, filepath.Clean(d)) && !slices.Contains(vis, filepath.Clean(d)) {
+			h = append(h, filepath.Clean(d))
 		}
 	}
+	opts.Hidden = h
 	return &Sandbox{opts: opts, status: Status{Why: "not checked yet"}}
 }
 
@@ -127,14 +152,23 @@ func (s *Sandbox) Check(ctx context.Context) Status {
 		st.Active, st.Why = false, fail
 	} else if why := s.detect(); why != "" {
 		st.Active, st.Why = false, why
-	} else if err := s.selfTest(ctx); err != nil {
-		st.Active, st.Why = false, "the self-test failed: "+err.Error()
 	} else {
-		st.Active, st.Why = true, ""
+		// Layered caches where the system mounts them, else read-only.
+		layered := s.opts.LayerDir != "" && len(s.writable()) > 0 && s.layerTest(ctx) == nil
+		if err := s.selfTest(ctx); err != nil {
+			st.Active, st.Why = false, "the self-test failed: "+err.Error()
+		} else {
+			st.Active, st.Why = true, ""
+		}
+		st.Caches = CacheReadOnly
+		if layered {
+			st.Caches = CacheLayered
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.status, s.checked = st, true
+	s.layered = st.Caches == CacheLayered
 	return st
 }
 
@@ -143,6 +177,7 @@ func (s *Sandbox) baseStatus() Status {
 		Mechanism: mechanism(),
 		Writable:  s.writable(),
 		Protected: s.opts.Protected,
+		Hidden:    s.hidden(),
 		Gaps:      gaps(),
 	}
 }
@@ -158,26 +193,76 @@ func (s *Sandbox) writable() []string {
 	return out
 }
 
-// protected returns the protected paths that lie in a writable place
-// (others are read-only anyway) and whether each exists now.
-func (s *Sandbox) protected(roots []string) (existing, missing []string) {
-	cands := slices.Clone(s.opts.Protected)
-	if ws := s.opts.Workspace; ws != "" {
-		cands = append(cands, filepath.Join(ws, ".myclaw.toml"))
-		git := filepath.Join(ws, ".git")
-		fi, err := os.Lstat(git)
-		switch {
-		case err != nil:
-			// No repository: a command may make one (git init), and
-			// finish says so rather than break it.
-		case !fi.IsDir():
-			cands = append(cands, git) // a worktree's pointer to its git dir
-		default:
-			cands = append(cands, git, filepath.Join(git, "hooks"), filepath.Join(git, "config"))
+// How commands see the writable caches (Status.Caches).
+const (
+	CacheLayered  = "layered"
+	CacheReadOnly = "read-only"
+)
+
+func (s *Sandbox) cacheMode() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.layered {
+		return CacheLayered
+	}
+	return CacheReadOnly
+}
+
+// layerDirs are the upper and work dirs of the layer over cache d, named
+// after its path.
+func (s *Sandbox) layerDirs(d string) (upper, work string) {
+	sum := sha256.Sum256([]byte(d))
+	base := filepath.Join(s.opts.LayerDir, filepath.Base(d)+"-"+hex.EncodeToString(sum[:6]))
+	return filepath.Join(base, "upper"), filepath.Join(base, "work")
+}
+
+// hidden is the Hidden list that exists here, without the paths that
+// hold the workspace or a writable directory (covering those would
+// break every command).
+func (s *Sandbox) hidden() []string {
+	roots := append([]string{s.opts.Workspace}, s.writable()...)
+	var out []string
+	for _, p := range s.opts.Hidden {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		holds := false
+		for _, r := range roots {
+			if r != "" && under(r, []string{p}) {
+				holds = true
+			}
+		}
+		if !holds {
+			out = append(out, p)
 		}
 	}
+	return out
+}
+
+// DefaultHidden are the credential stores hidden from commands unless
+// the config says otherwise (myclaw's own state and config directories
+// are added by the caller).
+func DefaultHidden() []string {
+	return []string{"~/.ssh", "~/.aws", "~/.config/gcloud", "~/.kube", "~/.docker/config.json", "~/.netrc",
+		"~/.gnupg", "~/.password-store", "~/.git-credentials", "~/.config/gh", "~/.config/hub", "~/.azure",
+		"~/.npmrc", "~/.pypirc", "~/.cargo/credentials", "~/.cargo/credentials.toml", "~/.config/git/credentials",
+		"~/.local/share/keyrings", "~/.mozilla", "~/.config/google-chrome", "~/.config/chromium",
+		"~/.config/BraveSoftware", "~/Library/Keychains", "~/Library/Application Support/Google/Chrome",
+		"~/Library/Application Support/Firefox"}
+}
+
+// protected returns the protected paths that lie in a writable place
+// (others are read-only anyway) and whether each exists now, with the git
+// directories reachable from the workspace (see gitguard.go).
+func (s *Sandbox) protected(roots []string) (existing, missing []string, gitDirs *gitFiles) {
+	cands := slices.Clone(s.opts.Protected)
+	g := findGitFiles(s.opts.Workspace)
+	if ws := s.opts.Workspace; ws != "" {
+		cands = append(cands, filepath.Join(ws, ".myclaw.toml"))
+		cands = append(cands, g.paths...)
+	}
 	for _, p := range cands {
-		if !under(p, roots) {
+		if !under(p, roots) || slices.Contains(existing, p) || slices.Contains(missing, p) {
 			continue
 		}
 		if _, err := os.Lstat(p); err == nil {
@@ -186,7 +271,7 @@ func (s *Sandbox) protected(roots []string) (existing, missing []string) {
 			missing = append(missing, p)
 		}
 	}
-	return existing, missing
+	return existing, missing, &g
 }
 
 // under reports whether p is inside one of roots.
@@ -221,8 +306,12 @@ type call struct {
 	// proxied: without network, but hosts are reachable one at a time
 	// through myclaw's proxy (ConfineProxied).
 	proxied bool
-	// newGit is the workspace's .git when it did not exist before.
-	newGit string
+	// ws, roots and gitDirs are the workspace, where the command could
+	// write and the git directories known before it ran: one it makes
+	// is checked afterwards.
+	ws      string
+	roots   []string
+	gitDirs *gitFiles
 }
 
 // finish cleans up after a confined command and reads its stderr for what
@@ -242,9 +331,9 @@ func (c *call) finish(stderr string) (string, string) {
 	if n := blocked(stderr, c.network); n != "" {
 		notes = append(notes, n)
 	}
-	if c.newGit != "" {
-		if _, err := os.Lstat(c.newGit); err == nil {
-			notes = append(notes, fmt.Sprintf("the command made a new git repository: %s/hooks and %s/config were writable to it, so tell the user to check them before running git outside myclaw", c.newGit, c.newGit))
+	if c.gitDirs != nil {
+		if n := newGitDirs(c.ws, c.gitDirs, c.roots); n != "" {
+			notes = append(notes, n)
 		}
 	}
 	line := Describe(true, c.network)
@@ -289,7 +378,7 @@ func blocked(stderr string, network bool) string {
 			return noNetworkNote
 		}
 		if p := deniedPath(line[:i]); p != "" {
-			return fmt.Sprintf("permission_denied: the sandbox blocked a write to %s (%s). Commands may write only in the workspace, the temp dir ($TMPDIR) and the directories of [shell.sandbox] writable, never in .git/hooks, .git/config or .myclaw.toml; if the command really needs it, ask the user to run it outside the sandbox or to add the directory to [shell.sandbox] writable", p, strings.TrimSpace(line[i:]))
+			return fmt.Sprintf("permission_denied: the sandbox blocked a write to %s (%s). Commands may write only in the workspace, the temp dir ($TMPDIR) and the directories of [shell.sandbox] writable, never in a repository's config, hooks or gitdir pointers, nor .myclaw.toml; if the command really needs it, ask the user to run it outside the sandbox or to add the directory to [shell.sandbox] writable", p, strings.TrimSpace(line[i:]))
 		}
 	}
 	return ""
@@ -340,16 +429,6 @@ func expandHome(p string) string {
 		return filepath.Join(home, strings.TrimPrefix(p, "~"))
 	}
 	return p
-}
-
-// DefaultCreate are the default writable directories worth making when
-// missing: ~/.cache, and Go's caches where Go is installed.
-func DefaultCreate() []string {
-	out := []string{"~/.cache"}
-	if _, err := exec.LookPath("go"); err == nil {
-		out = append(out, goCaches()...)
-	}
-	return out
 }
 
 func goCaches() []string {
@@ -413,18 +492,6 @@ func (s *Sandbox) ConfinePreview(cmd *exec.Cmd, upper, work string) (func(stderr
 		return nil, err
 	}
 	return c.finish, nil
-}
-
-// newGit returns the workspace's .git when it does not exist yet.
-func (s *Sandbox) newGit() string {
-	if s.opts.Workspace == "" {
-		return ""
-	}
-	git := filepath.Join(s.opts.Workspace, ".git")
-	if _, err := os.Lstat(git); err == nil {
-		return ""
-	}
-	return git
 }
 
 // tempDir makes the per-call TMPDIR and puts it in cmd's environment.

@@ -18,13 +18,14 @@ func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
-	write := append([]string{s.opts.Workspace, tmp}, s.writable()...)
-	existing, missing := s.protected(write)
-	profile := seatbeltProfile(write, append(existing, missing...), network)
+	// Seatbelt cannot layer a cache: the caches stay read-only.
+	write := []string{s.opts.Workspace, tmp}
+	existing, missing, gitDirs := s.protected(write)
+	profile := seatbeltProfile(write, append(existing, missing...), s.hidden(), network)
 	cmd.Args = append([]string{sandboxExec, "-p", profile, cmd.Path}, cmd.Args[1:]...)
 	cmd.Path = sandboxExec
 	// Seatbelt denies creating the missing protected paths too.
-	return &call{tmp: tmp, network: network, newGit: s.newGit()}, nil
+	return &call{tmp: tmp, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs}, nil
 }
 
 func (s *Sandbox) detect() string {
@@ -37,7 +38,7 @@ func (s *Sandbox) detect() string {
 func mechanism() string { return "Seatbelt (sandbox-exec with a generated profile)" }
 
 func gaps() []string {
-	return []string{"reads are not restricted: commands can read every file you can", "sandbox-exec is deprecated by Apple, though still shipped"}
+	return []string{"reads are restricted only for the hidden paths: commands can read every other file you can", "sandbox-exec is deprecated by Apple, though still shipped"}
 }
 
 func (s *Sandbox) confineOverlay(*exec.Cmd, string, string) (*call, error) {

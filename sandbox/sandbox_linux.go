@@ -33,6 +33,13 @@ type spec struct {
 	IDs     string
 	Write   []string
 	Protect []string
+	// Hide are covered by an empty read-only directory (a tmpfs) or, for
+	// a file, by /dev/null.
+	Hide []string
+	// Caches are triples (a cache, the upper and the work dir of its
+	// layer): each cache is seen through a copy-on-write layer, so the
+	// command adds and changes files in the layer, never in the cache.
+	Caches []string
 	// Overlay is, for a preview, the workspace, the upper and the work dir
 	// of the copy-on-write layer mounted over it; empty otherwise.
 	Overlay []string
@@ -42,7 +49,7 @@ type spec struct {
 
 // launchArgs lays out sp after the launcher's argv[0], as the C launcher
 // (launch_cgo_linux.go) and launchGo read it:
-// SENTINEL net|nonet uid:gid|- W w... P p... O o... path arg0 args...
+// SENTINEL net|nonet uid:gid|- W w... P p... H h... C c... O o... path arg0 args...
 func launchArgs(sp spec) []string {
 	net := "nonet"
 	if sp.Network {
@@ -58,6 +65,10 @@ func launchArgs(sp spec) []string {
 	out = append(out, sp.Write...)
 	out = append(out, strconv.Itoa(len(sp.Protect)))
 	out = append(out, sp.Protect...)
+	out = append(out, strconv.Itoa(len(sp.Hide)))
+	out = append(out, sp.Hide...)
+	out = append(out, strconv.Itoa(len(sp.Caches)))
+	out = append(out, sp.Caches...)
 	out = append(out, strconv.Itoa(len(sp.Overlay)))
 	out = append(out, sp.Overlay...)
 	return append(append(out, sp.Path), sp.Args...)
@@ -94,6 +105,12 @@ func parseLaunchArgs(a []string) (spec, error) {
 	if sp.Protect, rest, ok = list(rest); !ok {
 		return sp, bad
 	}
+	if sp.Hide, rest, ok = list(rest); !ok {
+		return sp, bad
+	}
+	if sp.Caches, rest, ok = list(rest); !ok || len(sp.Caches)%3 != 0 {
+		return sp, bad
+	}
 	if sp.Overlay, rest, ok = list(rest); !ok || len(rest) < 2 || len(sp.Overlay) != 0 && len(sp.Overlay) != 3 {
 		return sp, bad
 	}
@@ -128,12 +145,20 @@ func launchGo(args []string) error {
 	}
 	// Landlock binds the calling thread; exec from the same one.
 	runtime.LockOSThread()
+	for i := 0; i+2 < len(sp.Caches); i += 3 {
+		if err := cacheLayer(sp.Caches[i : i+3]); err != nil {
+			return err
+		}
+	}
 	if len(sp.Overlay) == 3 {
 		if err := overlay(sp.Overlay); err != nil {
 			return err
 		}
 	}
 	if err := protect(sp.Protect); err != nil {
+		return err
+	}
+	if err := hide(sp.Hide); err != nil {
 		return err
 	}
 	if sp.Proxy != "" {
@@ -173,6 +198,19 @@ func launchGo(args []string) error {
 	}
 	unix.Close(fd)
 	return syscall.Exec(sp.Path, sp.Args, os.Environ())
+}
+
+// cacheLayer mounts a copy-on-write layer (c: cache, upper, work) over a
+// cache.
+func cacheLayer(c []string) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make the mounts private: %w", err)
+	}
+	opts := "lowerdir=" + c[0] + ",upperdir=" + c[1] + ",workdir=" + c[2] + ",userxattr"
+	if err := unix.Mount("overlay", c[0], "overlay", 0, opts); err != nil {
+		return fmt.Errorf("mount the cache layer over %s: %w", c[0], err)
+	}
+	return nil
 }
 
 // overlay mounts the preview's copy-on-write layer over the workspace
@@ -226,6 +264,32 @@ func protect(paths []string) error {
 	return nil
 }
 
+// hide covers each path with an empty read-only tmpfs (a directory) or
+// /dev/null (a file), in this private mount namespace.
+func hide(paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make the mounts private: %w", err)
+	}
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+			return fmt.Errorf("hide %s: %w", p, err)
+		case fi.IsDir():
+			err = unix.Mount("tmpfs", p, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0500")
+		default:
+			err = unix.Mount("/dev/null", p, "", unix.MS_BIND, "")
+		}
+		if err != nil {
+			return fmt.Errorf("hide %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
 func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
 	return s.confineLayer(cmd, network, nil)
 }
@@ -259,10 +323,11 @@ func (s *Sandbox) confineSpec(cmd *exec.Cmd, sp spec) (*call, error) {
 	if err != nil {
 		return nil, err
 	}
-	write := append([]string{s.opts.Workspace, tmp}, s.writable()...)
-	existing, missing := s.protected(write)
+	caches, layers := s.cacheLayers()
+	write := append([]string{s.opts.Workspace, tmp}, caches...)
+	existing, missing, gitDirs := s.protected(write)
 	slices.SortFunc(existing, func(a, b string) int { return len(a) - len(b) }) // parents first
-	sp.Write, sp.Protect, sp.Path, sp.Args = write, existing, cmd.Path, cmd.Args
+	sp.Write, sp.Protect, sp.Hide, sp.Caches, sp.Path, sp.Args = write, existing, s.hidden(), layers, cmd.Path, cmd.Args
 	uid, gid := os.Geteuid(), os.Getegid()
 	sp.IDs = strconv.Itoa(uid) + ":" + strconv.Itoa(gid)
 	if !launcherMakesNamespaces {
@@ -284,7 +349,7 @@ func (s *Sandbox) confineSpec(cmd *exec.Cmd, sp spec) (*call, error) {
 	}
 	cmd.Args = append([]string{exe}, launchArgs(sp)...)
 	cmd.Path = exe
-	return &call{tmp: tmp, missing: missing, network: network, newGit: s.newGit()}, nil
+	return &call{tmp: tmp, missing: missing, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs}, nil
 }
 
 // detect says why there is no sandbox here, or "".
@@ -294,6 +359,25 @@ func (s *Sandbox) detect() string {
 		return "this kernel has no Landlock (needs Linux 5.13 or later with Landlock enabled)"
 	}
 	return ""
+}
+
+// cacheLayers returns the writable caches commands may write (through a
+// layer) and the layers' triples (cache, upper, work). Without a layer
+// directory, or where a layer cannot be made, caches are read-only.
+func (s *Sandbox) cacheLayers() (writable, layers []string) {
+	if s.opts.LayerDir == "" || s.cacheMode() != CacheLayered {
+		return nil, nil
+	}
+	for _, d := range s.writable() {
+		upper, work := s.layerDirs(d)
+		// overlayfs reads its options split at commas and colons.
+		if strings.ContainsAny(d+upper, ",:\\") || os.MkdirAll(upper, 0o700) != nil || os.MkdirAll(work, 0o700) != nil {
+			continue
+		}
+		writable = append(writable, d)
+		layers = append(layers, d, upper, work)
+	}
+	return writable, layers
 }
 
 func mechanism() string {
@@ -307,6 +391,6 @@ func gaps() []string {
 	if v < 9 {
 		g = append(g, "Unix sockets named by a path (e.g. /var/run/docker.sock, an ssh-agent) stay reachable: Landlock restricts them from ABI 9, this kernel has ABI "+fmt.Sprint(v))
 	}
-	g = append(g, "reads are not restricted: commands can read every file you can")
+	g = append(g, "reads are restricted only for the hidden paths: commands can read every other file you can")
 	return g
 }

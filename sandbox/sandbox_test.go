@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 // really has none.
 func active(t testing.TB, ws string, writable ...string) *Sandbox {
 	t.Helper()
-	s := New(Options{Workspace: ws, Writable: writable, Create: DefaultCreate()})
+	s := New(Options{Workspace: ws, Writable: writable, LayerDir: t.TempDir()})
 	if why := s.detect(); why != "" {
 		t.Skip("no sandbox here: " + why)
 	}
@@ -255,5 +255,94 @@ func BenchmarkConfinedStart(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestConfinedCannotReadCredentialStores: the credential stores of the
+// default hidden list, and myclaw's own state, read as empty or absent.
+func TestConfinedCannotReadCredentialStores(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	const secret = "AKIA-not-for-the-model"
+	state := filepath.Join(home, ".local", "state", "myclaw")
+	files := []string{".aws/credentials", ".ssh/id_ed25519", ".netrc", ".git-credentials", ".config/gh/hosts.yml",
+		".docker/config.json", ".kube/config", ".local/state/myclaw/mcp-auth/server.json"}
+	for _, f := range files {
+		p := filepath.Join(home, f)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		os.WriteFile(p, []byte(secret), 0o600)
+	}
+	ws := filepath.Join(home, "project")
+	os.MkdirAll(ws, 0o755)
+	s := New(Options{Workspace: ws, Hidden: append(DefaultHidden(), state)})
+	if why := s.detect(); why != "" {
+		t.Skip("no sandbox here: " + why)
+	}
+	if st := s.Check(context.Background()); !st.Active {
+		t.Fatalf("the sandbox is supported here but its check failed: %s", st.Why)
+	}
+	if got := s.Status().Hidden; len(got) != 8 {
+		t.Errorf("Status().Hidden = %q; want the 8 that exist", got)
+	}
+	for _, f := range files {
+		out, _, _, _ := run(t, s, ws, "cat ~/"+f, false)
+		if strings.Contains(out, secret) {
+			t.Errorf("a confined command read ~/%s: %q", f, out)
+		}
+	}
+	if out, _, _, _ := run(t, s, ws, "ls -A ~/.ssh", false); strings.Contains(out, "id_ed25519") {
+		t.Errorf("a confined command listed ~/.ssh: %q", out)
+	}
+	// Not hidden: a home folder that holds the workspace.
+	s2 := New(Options{Workspace: ws, Hidden: []string{home}})
+	if got := s2.hidden(); len(got) != 0 {
+		t.Errorf("hidden() = %q; a folder holding the workspace must stay visible", got)
+	}
+}
+
+// TestConfinedCannotChangeACache: a confined command writes to a cache
+// through a layer of its own: the files of the cache itself, which later
+// programs outside the sandbox run or trust, are never changed.
+func TestConfinedCannotChangeACache(t *testing.T) {
+	root := t.TempDir()
+	ws, cache := filepath.Join(root, "ws"), filepath.Join(root, "gomodcache")
+	os.MkdirAll(ws, 0o755)
+	mod := filepath.Join(cache, "example.com", "m@v1.0.0", "m.go")
+	os.MkdirAll(filepath.Dir(mod), 0o755)
+	os.WriteFile(mod, []byte("package m\n"), 0o444)
+	// The layers live in myclaw's state, itself hidden from commands.
+	state := filepath.Join(root, "state")
+	os.MkdirAll(state, 0o700)
+	s := New(Options{Workspace: ws, Writable: []string{cache}, LayerDir: filepath.Join(state, "layers"), Hidden: []string{state}})
+	if why := s.detect(); why != "" {
+		t.Skip("no sandbox here: " + why)
+	}
+	if st := s.Check(context.Background()); !st.Active {
+		t.Fatalf("the sandbox is supported here but its check failed: %s", st.Why)
+	}
+	if st := s.Status(); st.Caches != CacheLayered {
+		t.Skipf("caches are %s here: this kernel cannot layer them", st.Caches)
+	}
+	out, _, _, err := run(t, s, ws, "chmod u+w "+mod+" && echo 'package m // planted' > "+mod+" && echo new > "+cache+"/new && cat "+mod, false)
+	if err != nil || !strings.Contains(out, "planted") {
+		t.Fatalf("the command could not write through its layer: %v: %s", err, out)
+	}
+	if b, _ := os.ReadFile(mod); string(b) != "package m\n" {
+		t.Errorf("the cached module became %q", b)
+	}
+	if exists(filepath.Join(cache, "new")) {
+		t.Error("a new file landed in the cache itself")
+	}
+	// The next command sees what the last one left in its layer.
+	if out, _, _, _ := run(t, s, ws, "cat "+cache+"/new", false); !strings.Contains(out, "new") {
+		t.Errorf("the layer did not persist: %q", out)
+	}
+	// Without a layer directory the cache is read-only.
+	ro := New(Options{Workspace: ws, Writable: []string{cache}})
+	if st := ro.Check(context.Background()); !st.Active || st.Caches != CacheReadOnly {
+		t.Fatalf("without layers: %+v", st)
+	}
+	if out, _, _, _ := run(t, ro, ws, "echo x > "+cache+"/ro", false); exists(filepath.Join(cache, "ro")) {
+		t.Errorf("wrote in a read-only cache: %s", out)
 	}
 }

@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// seatbeltProfile allows everything but writes outside write (and to the
-// protected paths, denied last so they win: in a Seatbelt profile the last
+// seatbeltProfile allows everything but reads and writes of hidden, and
+// writes outside write (and to the protected paths, denied last so they win: in a Seatbelt profile the last
 // matching rule decides) and, without network, any network access. It is
 // plain text so it is tested on every platform, though only macOS runs it.
-func seatbeltProfile(write, protected []string, network bool) string {
+func seatbeltProfile(write, protected, hidden []string, network bool) string {
 	var b strings.Builder
 	b.WriteString("(version 1)\n(allow default)\n(deny file-write*)\n(allow file-write*\n")
 	for _, d := range realPaths(write) {
@@ -23,6 +23,13 @@ func seatbeltProfile(write, protected []string, network bool) string {
 	if ps := realPaths(protected); len(ps) > 0 {
 		b.WriteString("(deny file-write*\n")
 		for _, p := range ps {
+			fmt.Fprintf(&b, "  (subpath %s)\n", sbString(p))
+		}
+		b.WriteString(")\n")
+	}
+	if hs := realPaths(hidden); len(hs) > 0 {
+		b.WriteString("(deny file-read* file-write*\n")
+		for _, p := range hs {
 			fmt.Fprintf(&b, "  (subpath %s)\n", sbString(p))
 		}
 		b.WriteString(")\n")

@@ -14,7 +14,7 @@ func TestSeatbeltProfileResolvesSymlinksAndDeniesLast(t *testing.T) {
 		t.Fatal(err)
 	}
 	realResolved, _ := filepath.EvalSymlinks(real)
-	p := seatbeltProfile([]string{link}, []string{filepath.Join(link, ".myclaw.toml")}, false)
+	p := seatbeltProfile([]string{link}, []string{filepath.Join(link, ".myclaw.toml")}, nil, false)
 	for _, want := range []string{
 		`(subpath "` + link + `")`,
 		`(subpath "` + realResolved + `")`,
@@ -28,8 +28,19 @@ func TestSeatbeltProfileResolvesSymlinksAndDeniesLast(t *testing.T) {
 	if strings.LastIndex(p, "(allow file-write*") > strings.LastIndex(p, "(deny file-write*") {
 		t.Errorf("the protected paths must be denied after the writable ones are allowed:\n%s", p)
 	}
-	if strings.Contains(seatbeltProfile([]string{real}, nil, true), "network") {
+	if strings.Contains(seatbeltProfile([]string{real}, nil, nil, true), "network") {
 		t.Error("a call approved with network must not deny it")
+	}
+}
+
+// TestSeatbeltHidesCredentialStores: the hidden paths are denied to
+// reads (and writes), after everything is allowed.
+func TestSeatbeltHidesCredentialStores(t *testing.T) {
+	home := t.TempDir()
+	p := seatbeltProfile([]string{t.TempDir()}, nil, []string{filepath.Join(home, ".aws")}, false)
+	deny := strings.Index(p, "(deny file-read* file-write*\n  (subpath \""+filepath.Join(home, ".aws")+"\")")
+	if deny < 0 || deny < strings.Index(p, "(allow default)") {
+		t.Errorf("the profile does not deny reading the hidden path:\n%s", p)
 	}
 }
 

@@ -14,7 +14,8 @@ import (
 
 // selfTest runs one confined command in a scratch workspace that must be
 // able to write there and must fail to write outside it, to write
-// .git/hooks, and to connect to a loopback listener.
+// .git/hooks, to read a hidden file, and to connect to a loopback
+// listener.
 func (s *Sandbox) selfTest(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
@@ -24,8 +25,15 @@ func (s *Sandbox) selfTest(ctx context.Context) error {
 	}
 	defer os.RemoveAll(root)
 	ws, outside := filepath.Join(root, "ws"), filepath.Join(root, "outside")
-	for _, d := range []string{filepath.Join(ws, ".git", "hooks"), outside} {
+	secretDir, secretFile := filepath.Join(root, "secret"), filepath.Join(root, "secret-file")
+	for _, d := range []string{filepath.Join(ws, ".git", "hooks"), outside, secretDir} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	const secret = "hidden-check-secret"
+	for _, f := range []string{filepath.Join(secretDir, "key"), secretFile} {
+		if err := os.WriteFile(f, []byte(secret), 0o600); err != nil {
 			return err
 		}
 	}
@@ -35,8 +43,8 @@ func (s *Sandbox) selfTest(ctx context.Context) error {
 	}
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
-	script := fmt.Sprintf(`echo ok > inside; echo x > "$TMPDIR/t" && echo ok > tmp-ok; echo x > %s/escape; echo x > .git/hooks/x; (echo x > /dev/tcp/127.0.0.1/%d) && echo x > connected; exit 0`, shellQuote(outside), port)
-	probe := New(Options{Workspace: ws, Executable: s.opts.Executable})
+	script := fmt.Sprintf(`echo ok > inside; echo x > "$TMPDIR/t" && echo ok > tmp-ok; echo x > %s/escape; echo x > .git/hooks/x; (echo x > /dev/tcp/127.0.0.1/%d) && echo x > connected; cat %s/key %s; exit 0`, shellQuote(outside), port, shellQuote(secretDir), shellQuote(secretFile))
+	probe := New(Options{Workspace: ws, Executable: s.opts.Executable, Hidden: []string{secretDir, secretFile}})
 	cmd := exec.CommandContext(ctx, "bash", "-c", script)
 	cmd.Dir = ws
 	c, err := probe.confine(cmd, false)
@@ -73,6 +81,9 @@ func (s *Sandbox) selfTest(ctx context.Context) error {
 	if aerr == nil || exists(filepath.Join(ws, "connected")) {
 		bad = append(bad, "it connected to a loopback listener")
 	}
+	if strings.Contains(text, secret) {
+		bad = append(bad, "it read a hidden file")
+	}
 	if len(bad) > 0 {
 		return errors.New(strings.Join(bad, "; ") + " (output: " + text + ")")
 	}
@@ -82,4 +93,53 @@ func (s *Sandbox) selfTest(ctx context.Context) error {
 // shellQuote quotes s for bash.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// layerTest checks that a cache seen through a layer (in LayerDir, where
+// the real layers go) takes a confined command's writes while the cache
+// itself stays as it was.
+func (s *Sandbox) layerTest(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := os.MkdirAll(s.opts.LayerDir, 0o700); err != nil {
+		return err
+	}
+	root, err := os.MkdirTemp(s.opts.LayerDir, ".check-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(root)
+	ws, cache := filepath.Join(root, "ws"), filepath.Join(root, "cache")
+	for _, d := range []string{ws, cache} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	existing := filepath.Join(cache, "existing")
+	if err := os.WriteFile(existing, []byte("cached"), 0o644); err != nil {
+		return err
+	}
+	probe := New(Options{Workspace: ws, Executable: s.opts.Executable, Writable: []string{cache}, LayerDir: filepath.Join(root, "layers")})
+	probe.layered = true
+	cmd := exec.CommandContext(ctx, "bash", "-c", fmt.Sprintf(`echo changed > %s/existing && echo x > %s/new && grep -q changed %s/existing && echo ok > layered`, shellQuote(cache), shellQuote(cache), shellQuote(cache)))
+	cmd.Dir = ws
+	c, err := probe.confine(cmd, false)
+	if err != nil {
+		return err
+	}
+	out, err := cmd.CombinedOutput()
+	c.finish("")
+	if err != nil {
+		return fmt.Errorf("a cache layer does not work here: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "cached" {
+		return errors.New("a write through the cache layer reached the cache")
+	}
+	if _, err := os.Lstat(filepath.Join(cache, "new")); err == nil {
+		return errors.New("a file made through the cache layer landed in the cache")
+	}
+	if _, err := os.Lstat(filepath.Join(ws, "layered")); err != nil {
+		return errors.New("the command could not write through the cache layer")
+	}
+	return nil
 }

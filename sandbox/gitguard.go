@@ -1,0 +1,341 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
+)
+
+// Every file that decides what git runs in a repository of the workspace
+// (its config, hooks, the pointers that lead to another git directory)
+// is protected while a confined command runs, and a repository the
+// command made is checked afterwards: git run later, unconfined, obeys
+// these files.
+
+// walkLimit bounds the folders searched for nested repositories; the
+// walk skips the usual big generated folders and never follows links.
+const walkLimit = 20000
+
+// skipDirs are folders not searched for nested repositories.
+var skipDirs = map[string]bool{"node_modules": true, ".venv": true, "venv": true, "__pycache__": true, ".tox": true,
+	".mypy_cache": true, ".pytest_cache": true, ".gradle": true, ".terraform": true, "target": true, ".next": true}
+
+// dotGits returns every `.git` (folder or gitdir file) in root's tree, root's
+// own first, within walkLimit folders.
+func dotGits(root string) []string {
+	var out []string
+	queue, seen := []string{root}, 0
+	for len(queue) > 0 && seen < walkLimit {
+		dir := queue[0]
+		queue = queue[1:]
+		seen++
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			name := e.Name()
+			p := filepath.Join(dir, name)
+			switch {
+			case name == ".git":
+				out = append(out, p)
+			case e.IsDir() && !skipDirs[name]: // a link is not a dir here
+				queue = append(queue, p)
+			}
+		}
+	}
+	return out
+}
+
+// gitDirOf is the git directory a `.git` leads to: itself, or the target
+// of its `gitdir:` line; "" when it leads nowhere.
+func gitDirOf(dotGit string) string {
+	fi, err := os.Lstat(dotGit)
+	if err != nil {
+		return ""
+	}
+	if fi.IsDir() {
+		return dotGit
+	}
+	if !fi.Mode().IsRegular() {
+		return ""
+	}
+	return pointer(dotGit, "gitdir: ")
+}
+
+// pointer reads a one-line file naming a directory (prefix, then a path
+// relative to the file's folder) and returns that directory, or "".
+func pointer(file, prefix string) string {
+	f, err := os.Open(file)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(io.LimitReader(f, 4096)).ReadString('\n')
+	target, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), prefix)
+	if !ok || target == "" {
+		return ""
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(file), target)
+	}
+	if fi, err := os.Stat(target); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return filepath.Clean(target)
+}
+
+// gitFiles are, for each git directory reachable from the workspace (its
+// own, nested repositories', their submodules' and worktrees', and the
+// common directories these point to), the files that name programs git
+// runs. dirs are those git directories, infos what they were (a folder
+// renamed away and replaced by a new one at the same path is another).
+type gitFiles struct {
+	paths []string
+	dirs  map[string]bool
+	infos []os.FileInfo
+}
+
+// has reports whether d is one of g's git directories, the same folder
+// and not merely the same path.
+func (g *gitFiles) has(d string) bool {
+	fi, err := os.Stat(d)
+	if err != nil {
+		return false
+	}
+	for _, k := range g.infos {
+		if os.SameFile(k, fi) {
+			return true
+		}
+	}
+	return false
+}
+
+// findGitFiles looks for the repositories of the workspace ws.
+func findGitFiles(ws string) gitFiles {
+	g := gitFiles{dirs: map[string]bool{}}
+	if ws == "" {
+		return g
+	}
+	for _, dg := range dotGits(ws) {
+		g.paths = append(g.paths, dg) // a .git folder is bound (it cannot be renamed away), a file read-only
+		if d := gitDirOf(dg); d != "" {
+			g.gitDir(d, false)
+		}
+	}
+	return g
+}
+
+// gitDir adds git directory d; worktree says it is one of a repository's
+// worktrees/NAME folders (which have no hooks of their own).
+func (g *gitFiles) gitDir(d string, worktree bool) {
+	if g.dirs[d] {
+		return
+	}
+	g.dirs[d] = true
+	if fi, err := os.Stat(d); err == nil {
+		g.infos = append(g.infos, fi)
+	}
+	if worktree {
+		g.paths = append(g.paths, filepath.Join(d, "config.worktree"), filepath.Join(d, "commondir"), filepath.Join(d, "gitdir"))
+	} else {
+		for _, f := range []string{"config", "hooks", "commondir", "config.worktree", "info"} {
+			g.paths = append(g.paths, filepath.Join(d, f))
+		}
+	}
+	for _, f := range []string{"config", "config.worktree"} {
+		g.includes(filepath.Join(d, f), 0)
+	}
+	if c := pointer(filepath.Join(d, "commondir"), ""); c != "" {
+		g.gitDir(c, false)
+	}
+	if entries, err := os.ReadDir(filepath.Join(d, "worktrees")); err == nil {
+		for _, e := range entries {
+			if e.IsDir() {
+				g.gitDir(filepath.Join(d, "worktrees", e.Name()), true)
+			}
+		}
+	}
+	g.modules(filepath.Join(d, "modules"), 0)
+}
+
+// includes adds the files a config file includes (include.path,
+// includeIf.*.path), and theirs.
+func (g *gitFiles) includes(file string, depth int) {
+	data, err := os.ReadFile(file)
+	cfg := gitconfig.New()
+	if err != nil || depth > 5 || gitconfig.NewDecoder(bytes.NewReader(data)).Decode(cfg) != nil {
+		return
+	}
+	var paths []string
+	for _, sec := range cfg.Sections {
+		switch strings.ToLower(sec.Name) {
+		case "include":
+			paths = append(paths, sec.Options.GetAll("path")...)
+		case "includeif":
+			for _, ss := range sec.Subsections {
+				paths = append(paths, ss.Options.GetAll("path")...)
+			}
+		}
+	}
+	for _, p := range paths {
+		if p = expandHome(p); p == "" {
+			continue
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(file), p)
+		}
+		p = filepath.Clean(p)
+		if !slices.Contains(g.paths, p) {
+			g.paths = append(g.paths, p)
+			g.includes(p, depth+1)
+		}
+	}
+}
+
+// modules adds the submodules' git directories below dir (a submodule's
+// name may hold slashes, so they nest).
+func (g *gitFiles) modules(dir string, depth int) {
+	if depth > 8 {
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if _, err := os.Stat(filepath.Join(p, "HEAD")); err == nil {
+			g.gitDir(p, false)
+		} else {
+			g.modules(p, depth+1)
+		}
+	}
+}
+
+// inertKeys are the config keys a repository the command made may keep:
+// none names a program or a file git would read more config from.
+var inertKeys = map[string]bool{
+	"core.repositoryformatversion": true, "core.filemode": true, "core.bare": true, "core.logallrefupdates": true,
+	"core.ignorecase": true, "core.precomposeunicode": true, "core.symlinks": true, "core.worktree": true,
+	"extensions.objectformat": true, "extensions.worktreeconfig": true, "extensions.refstorage": true,
+	"remote.*.url": true, "remote.*.fetch": true, "remote.*.pushurl": true,
+	"branch.*.remote": true, "branch.*.merge": true,
+	"user.name": true, "user.email": true, "init.defaultbranch": true,
+	"submodule.*.url": true, "submodule.*.active": true,
+}
+
+// checkNewGitDir makes a git directory the confined command made inert:
+// config keys outside inertKeys are dropped (the whole file when it
+// cannot be parsed), and hooks other than git's *.sample examples are
+// removed. It returns what it removed.
+func checkNewGitDir(d string) []string {
+	var removed []string
+	for _, name := range []string{"config", "config.worktree"} {
+		removed = append(removed, inertConfig(filepath.Join(d, name))...)
+	}
+	hooks := filepath.Join(d, "hooks")
+	if fi, err := os.Lstat(hooks); err == nil && !fi.IsDir() {
+		os.RemoveAll(hooks)
+		removed = append(removed, hooks)
+	}
+	entries, _ := os.ReadDir(hooks)
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".sample") {
+			p := filepath.Join(hooks, e.Name())
+			os.RemoveAll(p)
+			removed = append(removed, p)
+		}
+	}
+	return removed
+}
+
+// inertConfig rewrites the config file keeping only inertKeys, and says
+// what it dropped.
+func inertConfig(file string) []string {
+	fi, err := os.Lstat(file)
+	if err != nil {
+		return nil
+	}
+	data, err := os.ReadFile(file)
+	cfg := gitconfig.New()
+	if err != nil || !fi.Mode().IsRegular() || gitconfig.NewDecoder(bytes.NewReader(data)).Decode(cfg) != nil {
+		os.RemoveAll(file)
+		return []string{file}
+	}
+	var dropped []string
+	keep := gitconfig.New()
+	add := func(sec, sub string, opts gitconfig.Options) {
+		for _, o := range opts {
+			key := strings.ToLower(sec) + "." + strings.ToLower(o.Key)
+			if sub != "" {
+				key = strings.ToLower(sec) + ".*." + strings.ToLower(o.Key)
+			}
+			if inertKeys[key] && !hasControl(o.Value) && !hasControl(sub) {
+				keep.AddOption(sec, sub, o.Key, o.Value)
+			} else if !slices.Contains(dropped, key) {
+				dropped = append(dropped, key)
+			}
+		}
+	}
+	for _, s := range cfg.Sections {
+		add(s.Name, "", s.Options)
+		for _, ss := range s.Subsections {
+			add(s.Name, ss.Name, ss.Options)
+		}
+	}
+	if len(dropped) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	if err := gitconfig.NewEncoder(&b).Encode(keep); err != nil || os.WriteFile(file, b.Bytes(), 0o644) != nil {
+		os.RemoveAll(file)
+		return []string{file}
+	}
+	return []string{fmt.Sprintf("%s (%s)", file, strings.Join(dropped, ", "))}
+}
+
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
+}
+
+// newGitDirs checks, after a confined command, the git directories in the
+// workspace that were not there before it (a git init, a clone, a new
+// worktree or submodule) and lie where the command could write, and
+// returns a note on what was made inert, or "".
+func newGitDirs(ws string, before *gitFiles, roots []string) string {
+	if ws == "" {
+		return ""
+	}
+	after := findGitFiles(ws)
+	var made, removed []string
+	for d := range after.dirs {
+		if before.has(d) || !under(d, roots) {
+			continue
+		}
+		made = append(made, d)
+		removed = append(removed, checkNewGitDir(d)...)
+	}
+	if len(made) == 0 {
+		return ""
+	}
+	slices.Sort(made)
+	note := "the command made git repositories or worktrees (" + strings.Join(made, ", ") + ")"
+	if len(made) == 1 {
+		note = "the command made a new git repository " + made[0]
+	}
+	if len(removed) == 0 {
+		return note + "; its config and hooks name no program"
+	}
+	return note + "; myclaw made it inert, since git run later outside the sandbox would obey it, and removed: " + strings.Join(removed, "; ")
+}
