@@ -143,13 +143,16 @@ func (a *app) sandboxReport() string {
 			fmt.Fprintf(&b, "  %s\n", d)
 		}
 	}
-	if st.Network {
+	switch {
+	case st.Network:
 		b.WriteString("Network: allowed for every sandboxed command ([shell.sandbox] network = true).\n")
-	} else {
+	case st.HostProxy:
+		fmt.Fprintf(&b, "Network: only through myclaw's proxy (HTTP_PROXY=http://127.0.0.1:%d in the command's own namespace), one host at a time: the first contact with a host asks unless a rule or grant for the tool network allows it (w once, W for the session: all network for the call).\n", sandbox.ProxyPort)
+	default:
 		b.WriteString("Network: none, unless a call is approved with network (w once, W for the session, or a rule with network = true).\n")
 	}
 	b.WriteString("Autonomy full: commands run sandboxed, without asking (only --sandbox off runs them unsandboxed).\n")
-	b.WriteString("Auto-edit runs a sandboxed command without asking unless it has network, looks risky, or appears in untrusted content read this turn.\n")
+	b.WriteString("Auto-edit runs a sandboxed command without asking when what it does is low risk, or medium and undoable (rm -r, sed -i, mv inside the workspace); it asks for high risk and for a command drawn from untrusted content read this session.\n")
 	if len(full.Gaps) > 0 {
 		b.WriteString("Not covered:\n")
 		for _, g := range full.Gaps {
