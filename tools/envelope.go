@@ -26,7 +26,7 @@ import (
 // is added) is kept under "output_ok", "output_content".
 func Envelope(meta Meta, res Result, err error, retrievedAt time.Time) string {
 	if err != nil {
-		return ErrorEnvelope(AsError(err))
+		return errorEnvelope(AsError(err), retrievedAt)
 	}
 	// Secret values myclaw holds never reach the model or the transcript:
 	// the body is redacted before the fence may cut it, the rest after.
@@ -59,9 +59,12 @@ func envelope(meta Meta, res Result, retrievedAt time.Time) string {
 	return string(line) + "\n" + Fence(source, retrievedAt, res.Body)
 }
 
-// ErrorEnvelope renders {"ok":false,"error":{...}}. A nil e renders as an
-// unknown error rather than a crash.
-func ErrorEnvelope(e *Error) string {
+// ErrorEnvelope renders {"ok":false,"error":{...}}, followed by the error's
+// quoted text in a fence when it has one. A nil e renders as an unknown
+// error rather than a crash.
+func ErrorEnvelope(e *Error) string { return errorEnvelope(e, time.Now()) }
+
+func errorEnvelope(e *Error, retrievedAt time.Time) string {
 	if e == nil {
 		e = &Error{Kind: KindUnknown, Message: "the tool failed without saying why", Hint: "Report it to the user rather than retrying blindly."}
 	}
@@ -83,7 +86,15 @@ func ErrorEnvelope(e *Error) string {
 		clean.Details = nil
 		b, _ = json.Marshal(envelope{false, &clean})
 	}
-	return Redact(string(cleanObject(b, nil)))
+	line := string(cleanObject(b, nil))
+	if e.Quoted == "" {
+		return Redact(line)
+	}
+	source := e.QuotedSource
+	if source == "" {
+		source = "error"
+	}
+	return Redact(line + "\n" + Fence(source, retrievedAt, Redact(e.Quoted)))
 }
 
 // marshalObject returns Output as a JSON object ("{}" when empty); a value

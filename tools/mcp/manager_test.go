@@ -236,11 +236,17 @@ func TestCallResults(t *testing.T) {
 			t.Errorf("got body %q output %v; want %q in the fenced body and no output", res.Body, res.Output, want)
 		}
 	})
-	t.Run("isError", func(t *testing.T) {
+	t.Run("isError: the server's text reaches the model only inside a fence", func(t *testing.T) {
+		tl, _ := reg.Lookup("srv/fail")
 		_, err := call(t, reg, "srv/fail", `{}`)
 		var te *tools.Error
-		if !errors.As(err, &te) || te.Kind != tools.KindExternalError || !strings.Contains(te.Message, "boom: disk on fire") {
-			t.Errorf("got %v; want external_error with the server's text", err)
+		if !errors.As(err, &te) || te.Kind != tools.KindExternalError || !strings.Contains(te.Text(), "boom: disk on fire") {
+			t.Fatalf("got %v; want external_error with the server's text for people", err)
+		}
+		env := tools.Envelope(tl.Meta(), tools.Result{}, err, time.Now())
+		line, fenced, _ := strings.Cut(env, "\n")
+		if strings.Contains(line, "boom") || !strings.HasPrefix(fenced, `<untrusted source="mcp:srv/fail error"`) || !strings.Contains(fenced, "\nboom: disk on fire\n</untrusted>") {
+			t.Errorf("the model reads:\n%s\nwant the server's text only inside the fence", env)
 		}
 	})
 	t.Run("other content described", func(t *testing.T) {

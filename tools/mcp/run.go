@@ -393,15 +393,21 @@ func (r *run) downError() *tools.Error {
 
 func (r *run) downErrorLocked() *tools.Error {
 	name := r.s.cfg.Name
-	reason := r.reason
-	if reason == "" {
-		reason = "it was stopped"
-	}
-	return (&tools.Error{
+	e := (&tools.Error{
 		Kind:    tools.KindNetworkError,
-		Message: fmt.Sprintf("the MCP server %s is down: %s", name, reason),
+		Message: fmt.Sprintf("the MCP server %s is down", name),
 		Hint:    fmt.Sprintf("Its tools are withdrawn. Tell the user; they can restart it with /mcp restart %s. Meanwhile, use other tools or ask the user how to proceed; do not retry this call.", name),
 	}).With("server", name)
+	switch {
+	case r.reason == "":
+		e.Message += ": it was stopped"
+	case r.s.cfg.Trust:
+		e.Message += ": " + r.reason
+	default:
+		// The reason may end with the server's stderr: fenced like its output.
+		e.Quote("mcp:"+name+" error", r.reason)
+	}
+	return e
 }
 
 // listTools fetches every page of the server's tool list.
