@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 	"myclaw/tools/walk"
 )
 
@@ -226,6 +227,7 @@ func (t *grepSearchTool) search(ctx context.Context, args json.RawMessage) (tool
 		notes = append(notes, n)
 	}
 	out.Note = strings.Join(notes, "; ")
+	s.body.WriteString(globIgnoredSample(walked))
 	where := target
 	if fi.IsDir() {
 		where = globShowBase(target)
@@ -239,10 +241,12 @@ func (t *grepSearchTool) search(ctx context.Context, args json.RawMessage) (tool
 	}, nil
 }
 
-// grepShowPath quotes a path that holds control characters, so that a file
-// name cannot pose as more result lines.
-func grepShowPath(p string) string {
-	if strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+// fsShowPath quotes a path that holds a control character, a character a
+// reader may take for a line break (U+0085, U+2028, U+2029) or one that
+// does not show as itself, so that a file name cannot pose as more result
+// lines or hide what it is.
+func fsShowPath(p string) string {
+	if strings.ContainsAny(p, "\n\t") || termtext.HasHidden(p) {
 		return strconv.Quote(p)
 	}
 	return p
@@ -283,7 +287,7 @@ func (s *grepRun) take(p string, f grepFile) {
 	s.out.FilesMatched++
 	for i, l := range f.lines {
 		if s.out.Total+i >= s.offset && s.out.Returned < s.max {
-			fmt.Fprintf(&s.body, "%s:%d: %s\n", grepShowPath(p), l.no, l.text)
+			fmt.Fprintf(&s.body, "%s:%d: %s\n", fsShowPath(p), l.no, l.text)
 			s.out.Returned++
 		}
 	}
@@ -489,9 +493,13 @@ func (s *grepRun) file(ctx context.Context, p string, w *grepWorker) grepFile {
 }
 
 // grepCut renders a matching line: valid UTF-8, cut at grepMaxLineBytes on
-// a character boundary.
+// a character boundary, with every control and invisible character shown
+// as an escape (termtext.Visible): a bare '\r', VT, FF, U+0085, U+2028 or
+// U+2029 would read as a line break, and the file could forge result lines
+// for files that do not exist.
 func grepCut(line []byte) string {
 	text, shown := tools.CutText(line, grepMaxLineBytes)
+	text = termtext.Visible(text)
 	if shown == len(line) {
 		return text
 	}
