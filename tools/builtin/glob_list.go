@@ -73,10 +73,10 @@ func NewGlobList(ws *Workspace) tools.Tool { return &globListTool{ws: ws, exclud
 // Meta implements Tool.
 func (t *globListTool) Meta() tools.Meta {
 	return tools.Meta{
-		Name:           "glob_list",
-		Description:    globListDescription,
-		Schema:         json.RawMessage(globListSchema),
-		ReadOnly:       true,
+		Name:             "glob_list",
+		Description:      globListDescription,
+		Schema:           json.RawMessage(globListSchema),
+		ReadOnly:         true,
 		Risk:             tools.RiskLow,
 		ReturnsUntrusted: true,
 		Idempotent:       true,
