@@ -10,7 +10,9 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -155,6 +157,10 @@ func (t *grepSearchTool) search(ctx context.Context, args json.RawMessage) (tool
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return tools.Result{}, tools.Errorf(tools.KindInvalidArgs, "grep_search uses RE2 (Go regexp) syntax: escape ( ) [ ] { } . * + ? | \\ with a backslash to match them literally; lookarounds and backreferences are not supported.", "invalid regular expression %q: %v", a.Pattern, err).With("pattern", a.Pattern)
+	}
+	if grepWantsNewline(re) {
+		return tools.Result{}, tools.Errorf(tools.KindInvalidArgs, "Search for one line of the text (the most distinctive), then read around the matches with fs_read.",
+			"the pattern %q looks for a line break, and grep_search matches one line at a time: multiline patterns are not supported", a.Pattern).With("pattern", a.Pattern)
 	}
 	target, e := globTarget(t.ws, a.Path)
 	if e != nil {
@@ -484,7 +490,13 @@ func (s *grepRun) file(ctx context.Context, p string, w *grepWorker) grepFile {
 	keep := s.offset + s.max
 	s.m.each(data[:n], func(no int, line []byte) bool {
 		if len(g.lines) < keep {
-			g.lines = append(g.lines, grepLine{no, grepCut(line)})
+			at := 0
+			if len(line) > grepMaxLineBytes {
+				if loc := s.m.re.FindIndex(line); loc != nil {
+					at = loc[0]
+				}
+			}
+			g.lines = append(g.lines, grepLine{no, grepCut(line, at)})
 		}
 		g.count++
 		return g.count < grepMaxCount
@@ -492,16 +504,47 @@ func (s *grepRun) file(ctx context.Context, p string, w *grepWorker) grepFile {
 	return g
 }
 
-// grepCut renders a matching line: valid UTF-8, cut at grepMaxLineBytes on
-// a character boundary, with every control and invisible character shown
-// as an escape (termtext.Visible): a bare '\r', VT, FF, U+0085, U+2028 or
-// U+2029 would read as a line break, and the file could forge result lines
-// for files that do not exist.
-func grepCut(line []byte) string {
-	text, shown := tools.CutText(line, grepMaxLineBytes)
-	text = termtext.Visible(text)
-	if shown == len(line) {
-		return text
+// grepWantsNewline reports whether re holds a literal line break ("\n", or
+// one typed as \n): lines are matched without their ending, so such a
+// pattern would silently match nothing, or only through another branch.
+func grepWantsNewline(re *regexp.Regexp) bool {
+	tree, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return false
 	}
-	return text + fmt.Sprintf(" … [%d more bytes]", len(line)-shown)
+	var walk func(*syntax.Regexp) bool
+	walk = func(r *syntax.Regexp) bool {
+		if r.Op == syntax.OpLiteral && slices.Contains(r.Rune, '\n') {
+			return true
+		}
+		return slices.ContainsFunc(r.Sub, walk)
+	}
+	return walk(tree)
+}
+
+// grepCut renders a matching line whose match starts at byte at: valid
+// UTF-8, with every control and invisible character shown as an escape
+// (termtext.Visible: a bare '\r', VT, FF, U+0085, U+2028 or U+2029 would
+// read as a line break, and the file could forge result lines for files
+// that do not exist). A line over grepMaxLineBytes shows that many bytes on
+// character boundaries: from its start, or, when the match lies past them,
+// from a little before the match, saying how much was left out on each
+// side.
+func grepCut(line []byte, at int) string {
+	start := 0
+	if at+grepMaxLineBytes/2 > grepMaxLineBytes {
+		start = at - grepMaxLineBytes/4
+		for start < at && !utf8.RuneStart(line[start]) {
+			start++
+		}
+	}
+	text, shown := tools.CutText(line[start:], grepMaxLineBytes)
+	text = termtext.Visible(text)
+	if start > 0 {
+		text = fmt.Sprintf("[%d bytes before] … ", start) + text
+	}
+	if rest := len(line) - start - shown; rest > 0 {
+		text += fmt.Sprintf(" … [%d more bytes]", rest)
+	}
+	return text
 }

@@ -412,3 +412,34 @@ func TestGrepSearchCannotForgeResultLines(t *testing.T) {
 		t.Errorf("the model reads the lines\n%q\nwant\n%q", lines, want)
 	}
 }
+
+// A match past the first grepMaxLineBytes of a long line is shown, in a
+// window around it that says what was left out on either side.
+func TestGrepSearchShowsAMatchPastTheCut(t *testing.T) {
+	ws, dir := fsTestWorkspace(t)
+	fsTestFile(t, dir, "min.js", strings.Repeat("a", 700)+"NEEDLE"+strings.Repeat("b", 994)+"\n", 0o644)
+	res, err := NewGrepSearch(ws).Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": "NEEDLE"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "min.js:1: [625 bytes before] … " + strings.Repeat("a", 75) + "NEEDLE" + strings.Repeat("b", 219) + " … [775 more bytes]\n"
+	if res.Body != want {
+		t.Errorf("got %q; want %q", res.Body, want)
+	}
+}
+
+// A pattern with a line break would match nothing, since lines are matched
+// one at a time: the error says multiline patterns are not supported.
+func TestGrepSearchSaysMultilineIsNotSupported(t *testing.T) {
+	ws, dir := fsTestWorkspace(t)
+	fsTestFile(t, dir, "a.go", "func a() {\n}\n", 0o644)
+	for _, pattern := range []string{"func a\\(\\) \\{\\n\\}", "func a() {\n}", "(?i)end\\nbegin"} {
+		_, err := NewGrepSearch(ws).Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": pattern}))
+		if fsTestKind(err) != tools.KindInvalidArgs || !strings.Contains(err.Error(), "multiline patterns are not supported") {
+			t.Errorf("pattern %q: got %v; want invalid_args saying multiline is not supported", pattern, err)
+		}
+	}
+	if _, err := NewGrepSearch(ws).Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": `\\n`})); err != nil {
+		t.Errorf("a backslash then n is not a line break: %v", err)
+	}
+}
