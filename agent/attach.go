@@ -198,7 +198,7 @@ func (a *Agent) runUserTool(ctx context.Context, tool tools.Tool, prefix string,
 	switch {
 	case err != nil:
 		te := tools.AsError(err)
-		ev.Status, ev.Kind, ev.Message, ev.Hint, ev.Body = StatusError, string(te.Kind), te.Message, te.Hint, ""
+		ev.Status, ev.Kind, ev.Message, ev.Hint, ev.Body = StatusError, string(te.Kind), te.Text(), te.Hint, ""
 		if ctx.Err() != nil {
 			ev.Status = StatusCancelled
 		}

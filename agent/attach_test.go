@@ -131,7 +131,7 @@ func TestMentionAttachesExactlyFsRead(t *testing.T) {
 	if stripTime(got) != stripTime(want) {
 		t.Fatalf("attached\n%s\nwant\n%s", got, want)
 	}
-	if !strings.Contains(user, `"matches":["src/main.go","src/util.go"]`) {
+	if !strings.Contains(user, "<untrusted source=\"glob:src/*\"") || !strings.Contains(user, "\nsrc/main.go\nsrc/util.go\n</untrusted>") {
 		t.Fatalf("the folder listing is missing:\n%s", user)
 	}
 	if strings.Contains(user, "nope.go was") {

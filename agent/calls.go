@@ -156,7 +156,7 @@ func (t *turn) notRun(c openai.ToolCall, fromText bool, fatal error) callResult 
 // what the model reads, the event what the user sees.
 func (t *turn) failed(call Call, status string, e *tools.Error, took time.Duration) callResult {
 	content := tools.ErrorEnvelope(e)
-	t.emit(ToolResultEvent{Call: call, Status: status, Kind: string(e.Kind), Message: e.Message, Hint: e.Hint, Duration: took, Content: content})
+	t.emit(ToolResultEvent{Call: call, Status: status, Kind: string(e.Kind), Message: e.Text(), Hint: e.Hint, Duration: took, Content: content})
 	return callResult{content: content}
 }
 
@@ -676,7 +676,7 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 	}
 	if err != nil {
 		te := tools.AsError(err)
-		ev.Status, ev.Kind, ev.Message, ev.Hint = StatusError, string(te.Kind), te.Message, te.Hint
+		ev.Status, ev.Kind, ev.Message, ev.Hint = StatusError, string(te.Kind), te.Text(), te.Hint
 		if t.ctx.Err() != nil {
 			ev.Status = StatusCancelled
 		}

@@ -758,12 +758,16 @@ func (a *app) rememberTools(s mcp.ServerStatus) {
 }
 
 // withdrawn lists the tools of the MCP servers that are down (withdrawn
-// from the catalog), with the reason, for the agent's /tools.
+// from the catalog) and those left out for their size, with the reason,
+// for the agent's /tools.
 func (a *app) withdrawn() []agent.Withdrawn {
 	a.toolsMu.Lock()
 	defer a.toolsMu.Unlock()
 	var out []agent.Withdrawn
 	for _, s := range a.mcpStatus() {
+		for _, h := range s.Hidden {
+			out = append(out, agent.Withdrawn{Meta: tools.Meta{Name: h.Name, Source: tools.SourceMCP}, Why: h.Why})
+		}
 		if s.State != mcp.StateFailed && s.State != mcp.StateStopped {
 			continue
 		}

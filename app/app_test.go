@@ -132,6 +132,37 @@ func TestCrashedMCPServerShowsInTools(t *testing.T) {
 	}
 }
 
+// TestOversizedMCPToolShowsInTools: a tool whose schema would swell every
+// request is left out of the catalog; /tools lists it with the reason, and
+// a notice says so.
+func TestOversizedMCPToolShowsInTools(t *testing.T) {
+	e := apptest.NewEnv(t, apptest.WriteNote)
+	apptest.MCPConfig(t, e.Config, "", false)
+	e.Setenv(t)
+	a, ag := openApp(t, e)
+	b := &tuiBackend{Agent: ag, app: a, notices: make(chan ui.Notice, 16)}
+	a.mcpOpts.Notify = b.mcpNotify // as the TUI wires it
+	a.startMCP(context.Background(), b.mcpChanged)
+	apptest.WaitFor(t, func() bool { _, ok := a.registry.Lookup("t/shout"); return ok })
+	if _, ok := a.registry.Lookup("t/wide"); ok {
+		t.Fatal("t/wide is in the catalog")
+	}
+	var why string
+	for _, ti := range b.Tools() {
+		if ti.Meta.Name == "t/wide" {
+			why = ti.Hidden
+		}
+	}
+	if !strings.Contains(why, "hidden from the model: its input schema and description take") {
+		t.Fatalf("/tools gives t/wide the reason %q", why)
+	}
+	var notice string
+	apptest.WaitFor(t, func() bool {
+		notice += drainNotices(b.notices)
+		return strings.Contains(notice, "the tool t/wide is hidden from the model")
+	})
+}
+
 // TestEarlierSkipsToolImages: a resumed session does not show the message
 // that carried a tool's images as something the user typed, and shows an
 // MCP prompt's turn as the line the user typed.

@@ -3,6 +3,8 @@ package app
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,16 +14,17 @@ import (
 	"myclaw/history"
 	"myclaw/tools"
 	"myclaw/tools/termtext"
+	"myclaw/ui"
 )
 
 // FuzzSinks feeds one hostile string through the terminal-text sanitiser
 // and through every sink that prints for a person or a script: the
 // headless text printer (answer, tool lines, errors, notices, all through
 // the shell writer), every string of --output json, `myclaw history`,
-// `history --approvals`, error envelopes and the fence. Nothing that comes
-// out holds a control character, and what the sanitiser promises holds:
-// Strip is idempotent, a Stream gives what one call gives, Editable round
-// trips byte for byte.
+// `history --approvals`, error envelopes, result fields, the fence and a
+// custom command's front matter. Nothing that comes out holds a control
+// character, and what the sanitiser promises holds: Strip is idempotent, a
+// Stream gives what one call gives, Editable round trips byte for byte.
 func FuzzSinks(f *testing.F) {
 	for _, s := range []string{
 		"plain", "rm -rf ./build \x1b] ./victim \x07", "./bu\u200bild", "\x1b]0;title\x07file.txt",
@@ -91,9 +94,34 @@ func FuzzSinks(f *testing.F) {
 		inert("history", formatHistory([]history.Labelled{{Session: s, Entry: history.Entry{Seq: 1, Tool: s, Summary: s, Time: now, State: history.StateApplied}}}))
 		inert("approvals", approval.FormatAudit([]approval.AuditEntry{{Time: now, Tool: s, Summary: s, Decision: s, By: s, Reason: s}}, true))
 
-		// Errors that quote a path, and the fence.
-		inert("error envelope", decodedStrings(t, tools.ErrorEnvelope(&tools.Error{Kind: tools.KindNotFound, Message: "no file " + s, Hint: s})))
+		// Errors that quote a path, in the message and in details, and a
+		// result that names one: what the model decodes shows every escape
+		// as text, as the approval pane shows a name.
+		shown := func(where, out string) {
+			t.Helper()
+			inert(where, out)
+			if termtext.HasHidden(out) {
+				t.Fatalf("%s hides a character for %q: %q", where, s, out)
+			}
+		}
+		shown("error envelope", decodedStrings(t, tools.ErrorEnvelope((&tools.Error{Kind: tools.KindNotFound, Message: "no file " + s, Hint: s}).With("path", s).With(s, []string{s}))))
+		line, _, _ := strings.Cut(tools.Envelope(tools.Meta{Name: "fs_write"}, tools.Result{Output: map[string]any{"path": s, s: 1}}, nil, now), "\n")
+		shown("result fields", decodedStrings(t, line))
 		inert("fence", tools.Fence(s, now, s))
+
+		// A custom command's front matter, drawn in /help and completion.
+		if !strings.ContainsAny(s, "\r\n") { // one front-matter line
+			dir := t.TempDir()
+			src := "---\ndescription: " + s + "\nargument-hint: " + s + "\n---\nprompt"
+			if err := os.WriteFile(filepath.Join(dir, "c.md"), []byte(src), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cmds, _ := ui.LoadCommands(ui.CommandDir{Path: dir, Scope: "user", Trusted: true})
+			for _, c := range cmds {
+				shown("command description", c.Desc)
+				shown("command argument-hint", c.Hint)
+			}
+		}
 	})
 }
 

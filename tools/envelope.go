@@ -18,13 +18,15 @@ import (
 //
 // JSON keeps its HTML escaping on purpose: no '<' from a field can appear
 // literally outside the fence and pose as a marker. Strings in the JSON line
-// (keys too) also go through Neutralize, so a look-alike or encoded marker
-// in a field is defused and no C1 control or DEL gets through raw. An Output
+// (keys too, error details too) are shown as termtext.Visible shows them,
+// then go through Neutralize: a file name's escape sequence reaches the
+// model as the text "\e]0;..." (JSON escaping alone would give it back raw
+// once decoded), and a look-alike or encoded marker is defused. An Output
 // key that the envelope uses itself ("ok", and "content" when a trusted body
 // is added) is kept under "output_ok", "output_content".
 func Envelope(meta Meta, res Result, err error, retrievedAt time.Time) string {
 	if err != nil {
-		return ErrorEnvelope(AsError(err))
+		return errorEnvelope(AsError(err), retrievedAt)
 	}
 	// Secret values myclaw holds never reach the model or the transcript:
 	// the body is redacted before the fence may cut it, the rest after.
@@ -57,9 +59,12 @@ func envelope(meta Meta, res Result, retrievedAt time.Time) string {
 	return string(line) + "\n" + Fence(source, retrievedAt, res.Body)
 }
 
-// ErrorEnvelope renders {"ok":false,"error":{...}}. A nil e renders as an
-// unknown error rather than a crash.
-func ErrorEnvelope(e *Error) string {
+// ErrorEnvelope renders {"ok":false,"error":{...}}, followed by the error's
+// quoted text in a fence when it has one. A nil e renders as an unknown
+// error rather than a crash.
+func ErrorEnvelope(e *Error) string { return errorEnvelope(e, time.Now()) }
+
+func errorEnvelope(e *Error, retrievedAt time.Time) string {
 	if e == nil {
 		e = &Error{Kind: KindUnknown, Message: "the tool failed without saying why", Hint: "Report it to the user rather than retrying blindly."}
 	}
@@ -81,7 +86,15 @@ func ErrorEnvelope(e *Error) string {
 		clean.Details = nil
 		b, _ = json.Marshal(envelope{false, &clean})
 	}
-	return Redact(string(cleanObject(b, nil)))
+	line := string(cleanObject(b, nil))
+	if e.Quoted == "" {
+		return Redact(line)
+	}
+	source := e.QuotedSource
+	if source == "" {
+		source = "error"
+	}
+	return Redact(line + "\n" + Fence(source, retrievedAt, Redact(e.Quoted)))
 }
 
 // marshalObject returns Output as a JSON object ("{}" when empty); a value
@@ -144,7 +157,7 @@ func cleanObject(obj []byte, reserved []string) []byte {
 		}
 		rename[k] = nk
 	}
-	if rename == nil && !needsNeutralizing(obj) {
+	if rename == nil && !needsCleaning(obj) {
 		return obj
 	}
 	dec := json.NewDecoder(bytes.NewReader(obj))
@@ -157,13 +170,28 @@ func cleanObject(obj []byte, reserved []string) []byte {
 	return out.Bytes()
 }
 
-// needsNeutralizing reports whether JSON text holds a marker-like run (the
-// detector reads \u003c as '<'), a raw C1 control or a DEL: json.Marshal
-// escapes C0 controls, '<', '>' and '&' but leaves those.
-func needsNeutralizing(b []byte) bool {
-	for i, c := range b {
-		if c == 0x7f || c == 0xc2 && i+1 < len(b) && b[i+1] < 0xa0 {
-			return true
+// needsCleaning reports whether a string of JSON text would change in
+// writeJSONString: it holds a marker-like run (the detector reads \u003c as
+// '<'), a character Visible escapes (json.Marshal writes C0 controls as
+// escapes such as \u001b, and leaves C1 controls, DEL and invisible
+// characters raw) or an escape that is not one of the harmless ones.
+func needsCleaning(b []byte) bool {
+	if termtext.HasHidden(string(b)) {
+		return true
+	}
+	for i := 0; i < len(b); i++ {
+		if b[i] == '\\' && i+1 < len(b) {
+			i++
+			switch b[i] {
+			case '"', '\\', '/', 'n', 't':
+			case 'u':
+				// json.Marshal's HTML escapes of '<', '>' and '&'.
+				if h := string(b[i+1 : min(i+5, len(b))]); h != "003c" && h != "003e" && h != "0026" {
+					return true
+				}
+			default:
+				return true
+			}
 		}
 	}
 	found := false
@@ -172,7 +200,7 @@ func needsNeutralizing(b []byte) bool {
 }
 
 // reencode copies one JSON value from dec to out, passing strings through
-// Neutralize and renaming the keys of the outermost object per rename.
+// writeJSONString and renaming the keys of the outermost object per rename.
 func reencode(dec *json.Decoder, out *bytes.Buffer, rename map[string]string) error {
 	tok, err := dec.Token()
 	if err != nil {
@@ -222,6 +250,6 @@ func reencode(dec *json.Decoder, out *bytes.Buffer, rename map[string]string) er
 }
 
 func writeJSONString(out *bytes.Buffer, s string) {
-	b, _ := json.Marshal(Neutralize(s))
+	b, _ := json.Marshal(Neutralize(termtext.Visible(s)))
 	out.Write(b)
 }

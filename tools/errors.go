@@ -28,10 +28,31 @@ type Error struct {
 	Message string         `json:"message"`
 	Hint    string         `json:"llm_hint"`
 	Details map[string]any `json:"details,omitempty"`
+	// Quoted is text from outside that explains the failure, such as a
+	// server's own error message: the model reads it fenced after the
+	// JSON line, from QuotedSource (see Quote), never in Message.
+	Quoted       string `json:"-"`
+	QuotedSource string `json:"-"`
 }
 
 // Error implements error.
-func (e *Error) Error() string { return string(e.Kind) + ": " + e.Message }
+func (e *Error) Error() string { return string(e.Kind) + ": " + e.Text() }
+
+// Quote returns e with text from source quoted: fenced for the model, after
+// Message for people.
+func (e *Error) Quote(source, text string) *Error {
+	e.Quoted, e.QuotedSource = text, source
+	return e
+}
+
+// Text is the error for people: Message, then the quoted text if any. It
+// is raw: a screen sanitises it like any text from outside.
+func (e *Error) Text() string {
+	if e.Quoted == "" {
+		return e.Message
+	}
+	return e.Message + ": " + e.Quoted
+}
 
 // Errorf builds an *Error with a formatted message.
 func Errorf(kind Kind, hint string, format string, args ...any) *Error {

@@ -370,9 +370,9 @@ func Call(ctx context.Context, t Tool, args json.RawMessage, dry bool) (res Resu
 	// the transcript or the model gets.
 	res.Body, res.Summary, res.Preview = Redact(res.Body), Redact(res.Summary), Redact(res.Preview)
 	if errors.As(err, &te) {
-		if msg, hint := Redact(te.Message), Redact(te.Hint); msg != te.Message || hint != te.Hint {
+		if msg, hint, quoted := Redact(te.Message), Redact(te.Hint), Redact(te.Quoted); msg != te.Message || hint != te.Hint || quoted != te.Quoted {
 			c := *te
-			c.Message, c.Hint = msg, hint
+			c.Message, c.Hint, c.Quoted = msg, hint, quoted
 			err = &c
 		}
 	}

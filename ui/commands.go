@@ -352,7 +352,7 @@ func errorParts(err error) (msg, hint string) {
 	var h interface{ Hint() string }
 	switch {
 	case errors.As(err, &te):
-		return te.Message, te.Hint
+		return te.Text(), te.Hint
 	case errors.As(err, &ue):
 		return ue.Error(), ue.Hint
 	case errors.As(err, &h):

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"myclaw/tools/termtext"
 )
 
 // CustomCommand is a prompt file run as /NAME: the user's
@@ -156,10 +158,10 @@ func parseCommand(src string) (CustomCommand, error) {
 		first, _, _ := strings.Cut(c.Body, "\n")
 		c.Desc = strings.TrimSpace(strings.TrimLeft(first, "# "))
 	}
-	c.Desc = oneLine(c.Desc)
-	if len([]rune(c.Desc)) > 80 {
-		c.Desc = string([]rune(c.Desc)[:79]) + "…"
-	}
+	// Both are drawn in /help and the completion list: a file's escape
+	// sequences show as text there instead of acting on the terminal.
+	c.Desc = termtext.OneLine(c.Desc, 80)
+	c.Hint = termtext.OneLine(c.Hint, 60)
 	return c, nil
 }
 

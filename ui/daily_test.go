@@ -183,6 +183,34 @@ func TestLoadCommands(t *testing.T) {
 	}
 }
 
+// A command file's front matter is drawn in /help and the completion
+// list: its escape sequences (a window title, the clipboard through OSC 52)
+// show there as text and never reach the terminal.
+func TestCustomCommandHintCannotDriveTheTerminal(t *testing.T) {
+	dir := t.TempDir()
+	writeCmd(t, dir, "review.md", "---\ndescription: Review\x1b]0;pwned\x07 a file\nargument-hint: FILE\x1b]52;c;ZXZpbA==\x07 \u202e[x]\n---\nReview $1.")
+	cmds, _ := LoadCommands(CommandDir{dir, "user", true})
+	if len(cmds) != 1 {
+		t.Fatalf("%d commands; want 1", len(cmds))
+	}
+	c := cmds[0]
+	if want := `FILE\e]52;c;ZXZpbA==\a ⟨U+202E⟩[x]`; c.Hint != want {
+		t.Errorf("hint %q; want %q", c.Hint, want)
+	}
+	if want := `Review\e]0;pwned\a a file`; c.Desc != want {
+		t.Errorf("description %q; want %q", c.Desc, want)
+	}
+	m := New(newFake(), Options{Workspace: "/work/project", Commands: func() ([]CustomCommand, []string) {
+		return LoadCommands(CommandDir{dir, "user", true})
+	}})
+	m = update(m, sizeMsg(testWidth, testHeight))
+	m = runCmd(t, m, loadCustomCommands(m.loadCommands))
+	m = typeText(m, "/rev")
+	if s := screen(m); strings.Contains(s, "\x1b]") || !strings.Contains(s, `/review FILE\e]52`) {
+		t.Fatalf("completion shows the hint raw or not at all:\n%q", s)
+	}
+}
+
 func TestCustomCommandRunsAndCompletes(t *testing.T) {
 	dir := t.TempDir()
 	writeCmd(t, dir, "review.md", "---\ndescription: Review a file\nargument-hint: FILE\n---\nReview $1.")

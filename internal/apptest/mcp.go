@@ -13,7 +13,8 @@ import (
 )
 
 // ServeMCP makes the test binary a stdio MCP server with read-only
-// "shout" and "getenv" tools and a "crash" tool that kills the server.
+// "shout" and "getenv" tools, a "wide" tool whose schema is too big for
+// the catalog and a "crash" tool that kills the server.
 func ServeMCP() {
 	s := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
 	s.AddTool(&sdk.Tool{
@@ -53,6 +54,20 @@ func ServeMCP() {
 		_ = json.Unmarshal(req.Params.Arguments, &in)
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: in.Name + "=" + os.Getenv(in.Name)}}}, nil
 	})
+	// A schema over the 32 KB a tool may add to every request: hidden.
+	var wide strings.Builder
+	wide.WriteString(`{"type":"object","properties":{`)
+	for i := range 1500 {
+		if i > 0 {
+			wide.WriteByte(',')
+		}
+		fmt.Fprintf(&wide, `"field_%d":{"type":"string"}`, i)
+	}
+	wide.WriteString(`}}`)
+	s.AddTool(&sdk.Tool{Name: "wide", Description: "Take many fields.", InputSchema: json.RawMessage(wide.String())},
+		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{}, nil
+		})
 	s.AddTool(&sdk.Tool{Name: "crash", Description: "Exit at once.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			fmt.Fprintln(os.Stderr, "fatal: simulated crash")

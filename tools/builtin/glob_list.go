@@ -49,9 +49,11 @@ type globListArgs struct {
 	Limit          int    `json:"limit"`
 }
 
-// globListOutput is what glob_list tells the model.
+// globListOutput is what glob_list tells the model besides the paths.
 type globListOutput struct {
-	Matches        []string `json:"matches"`
+	// Matches go in the fenced body, one a line: a name is chosen by
+	// whoever made the file and may read as an instruction.
+	Matches        []string `json:"-"`
 	Total          int      `json:"total"`
 	Offset         int      `json:"offset"`
 	Returned       int      `json:"returned"`
@@ -71,16 +73,17 @@ func NewGlobList(ws *Workspace) tools.Tool { return &globListTool{ws: ws, exclud
 // Meta implements Tool.
 func (t *globListTool) Meta() tools.Meta {
 	return tools.Meta{
-		Name:           "glob_list",
-		Description:    globListDescription,
-		Schema:         json.RawMessage(globListSchema),
-		ReadOnly:       true,
-		Risk:           tools.RiskLow,
-		Idempotent:     true,
-		SupportsDryRun: true,
-		Capability:     "fs:read",
-		Timeout:        fsToolTimeout,
-		Source:         tools.SourceBuiltin,
+		Name:             "glob_list",
+		Description:      globListDescription,
+		Schema:           json.RawMessage(globListSchema),
+		ReadOnly:         true,
+		Risk:             tools.RiskLow,
+		ReturnsUntrusted: true,
+		Idempotent:       true,
+		SupportsDryRun:   true,
+		Capability:       "fs:read",
+		Timeout:          fsToolTimeout,
+		Source:           tools.SourceBuiltin,
 	}
 }
 
@@ -146,8 +149,16 @@ func (t *globListTool) list(ctx context.Context, args json.RawMessage) (tools.Re
 		notes = append(notes, n)
 	}
 	out.Note = strings.Join(notes, "; ")
+	var body strings.Builder
+	for _, m := range out.Matches {
+		body.WriteString(fsShowPath(m))
+		body.WriteByte('\n')
+	}
+	body.WriteString(globIgnoredSample(walked))
 	return tools.Result{
 		Output:     out,
+		Body:       body.String(),
+		Source:     "glob:" + path.Join(base, a.Pattern),
 		Summary:    fmt.Sprintf("List %s under %s (%s)", a.Pattern, globShowBase(base), fsCount(out.Total, "match")),
 		Capability: "fs:read:" + base,
 	}, nil
@@ -331,13 +342,23 @@ func globIgnoredNote(st walk.Stats) string {
 	if st.IgnoredFiles > 0 {
 		parts = append(parts, fsCount(st.IgnoredFiles, "file"))
 	}
+	return fmt.Sprintf("left out %s that .gitignore or .ignore files exclude (a folder counts once; the last line of the result names the first few); pass include_ignored=true, or a path inside them, to look there",
+		strings.Join(parts, " and "))
+}
+
+// globIgnoredSample is the last line of a listing or search that ignore
+// rules cut: the first paths they left out. Names go in the fenced body,
+// never in the note.
+func globIgnoredSample(st walk.Stats) string {
+	if st.Ignored() == 0 {
+		return ""
+	}
 	sample := make([]string, len(st.IgnoredSample))
 	for i, p := range st.IgnoredSample {
-		sample[i] = grepShowPath(p)
+		sample[i] = fsShowPath(p)
 	}
 	if st.Ignored() > len(sample) {
 		sample = append(sample, "…")
 	}
-	return fmt.Sprintf("left out %s that .gitignore or .ignore files exclude (%s; a folder counts once); pass include_ignored=true, or a path inside them, to look there",
-		strings.Join(parts, " and "), strings.Join(sample, ", "))
+	return "(left out by ignore rules: " + strings.Join(sample, ", ") + ")\n"
 }

@@ -10,7 +10,9 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 	"myclaw/tools/walk"
 )
 
@@ -155,6 +158,10 @@ func (t *grepSearchTool) search(ctx context.Context, args json.RawMessage) (tool
 	if err != nil {
 		return tools.Result{}, tools.Errorf(tools.KindInvalidArgs, "grep_search uses RE2 (Go regexp) syntax: escape ( ) [ ] { } . * + ? | \\ with a backslash to match them literally; lookarounds and backreferences are not supported.", "invalid regular expression %q: %v", a.Pattern, err).With("pattern", a.Pattern)
 	}
+	if grepWantsNewline(re) {
+		return tools.Result{}, tools.Errorf(tools.KindInvalidArgs, "Search for one line of the text (the most distinctive), then read around the matches with fs_read.",
+			"the pattern %q looks for a line break, and grep_search matches one line at a time: multiline patterns are not supported", a.Pattern).With("pattern", a.Pattern)
+	}
 	target, e := globTarget(t.ws, a.Path)
 	if e != nil {
 		return tools.Result{}, e
@@ -226,6 +233,7 @@ func (t *grepSearchTool) search(ctx context.Context, args json.RawMessage) (tool
 		notes = append(notes, n)
 	}
 	out.Note = strings.Join(notes, "; ")
+	s.body.WriteString(globIgnoredSample(walked))
 	where := target
 	if fi.IsDir() {
 		where = globShowBase(target)
@@ -239,10 +247,12 @@ func (t *grepSearchTool) search(ctx context.Context, args json.RawMessage) (tool
 	}, nil
 }
 
-// grepShowPath quotes a path that holds control characters, so that a file
-// name cannot pose as more result lines.
-func grepShowPath(p string) string {
-	if strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+// fsShowPath quotes a path that holds a control character, a character a
+// reader may take for a line break (U+0085, U+2028, U+2029) or one that
+// does not show as itself, so that a file name cannot pose as more result
+// lines or hide what it is.
+func fsShowPath(p string) string {
+	if strings.ContainsAny(p, "\n\t") || termtext.HasHidden(p) {
 		return strconv.Quote(p)
 	}
 	return p
@@ -283,7 +293,7 @@ func (s *grepRun) take(p string, f grepFile) {
 	s.out.FilesMatched++
 	for i, l := range f.lines {
 		if s.out.Total+i >= s.offset && s.out.Returned < s.max {
-			fmt.Fprintf(&s.body, "%s:%d: %s\n", grepShowPath(p), l.no, l.text)
+			fmt.Fprintf(&s.body, "%s:%d: %s\n", fsShowPath(p), l.no, l.text)
 			s.out.Returned++
 		}
 	}
@@ -480,7 +490,13 @@ func (s *grepRun) file(ctx context.Context, p string, w *grepWorker) grepFile {
 	keep := s.offset + s.max
 	s.m.each(data[:n], func(no int, line []byte) bool {
 		if len(g.lines) < keep {
-			g.lines = append(g.lines, grepLine{no, grepCut(line)})
+			at := 0
+			if len(line) > grepMaxLineBytes {
+				if loc := s.m.re.FindIndex(line); loc != nil {
+					at = loc[0]
+				}
+			}
+			g.lines = append(g.lines, grepLine{no, grepCut(line, at)})
 		}
 		g.count++
 		return g.count < grepMaxCount
@@ -488,12 +504,47 @@ func (s *grepRun) file(ctx context.Context, p string, w *grepWorker) grepFile {
 	return g
 }
 
-// grepCut renders a matching line: valid UTF-8, cut at grepMaxLineBytes on
-// a character boundary.
-func grepCut(line []byte) string {
-	text, shown := tools.CutText(line, grepMaxLineBytes)
-	if shown == len(line) {
-		return text
+// grepWantsNewline reports whether re holds a literal line break ("\n", or
+// one typed as \n): lines are matched without their ending, so such a
+// pattern would silently match nothing, or only through another branch.
+func grepWantsNewline(re *regexp.Regexp) bool {
+	tree, err := syntax.Parse(re.String(), syntax.Perl)
+	if err != nil {
+		return false
 	}
-	return text + fmt.Sprintf(" … [%d more bytes]", len(line)-shown)
+	var walk func(*syntax.Regexp) bool
+	walk = func(r *syntax.Regexp) bool {
+		if r.Op == syntax.OpLiteral && slices.Contains(r.Rune, '\n') {
+			return true
+		}
+		return slices.ContainsFunc(r.Sub, walk)
+	}
+	return walk(tree)
+}
+
+// grepCut renders a matching line whose match starts at byte at: valid
+// UTF-8, with every control and invisible character shown as an escape
+// (termtext.Visible: a bare '\r', VT, FF, U+0085, U+2028 or U+2029 would
+// read as a line break, and the file could forge result lines for files
+// that do not exist). A line over grepMaxLineBytes shows that many bytes on
+// character boundaries: from its start, or, when the match lies past them,
+// from a little before the match, saying how much was left out on each
+// side.
+func grepCut(line []byte, at int) string {
+	start := 0
+	if at+grepMaxLineBytes/2 > grepMaxLineBytes {
+		start = at - grepMaxLineBytes/4
+		for start < at && !utf8.RuneStart(line[start]) {
+			start++
+		}
+	}
+	text, shown := tools.CutText(line[start:], grepMaxLineBytes)
+	text = termtext.Visible(text)
+	if start > 0 {
+		text = fmt.Sprintf("[%d bytes before] … ", start) + text
+	}
+	if rest := len(line) - start - shown; rest > 0 {
+		text += fmt.Sprintf(" … [%d more bytes]", rest)
+	}
+	return text
 }

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"myclaw/tools"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"myclaw/tools"
 )
 
 func TestGrepSearch(t *testing.T) {
@@ -273,9 +276,9 @@ func TestGrepSearchIgnored(t *testing.T) {
 		{
 			name:        "ignored files left out and counted",
 			args:        map[string]any{"pattern": "needle"},
-			want:        "src/app.js:1: needle in source\nsrc/keep.min.js:1: needle kept\n",
+			want:        "src/app.js:1: needle in source\nsrc/keep.min.js:1: needle kept\n(left out by ignore rules: dist/, fixtures/, local.txt, node_modules/, src/app.min.js, …)\n",
 			wantIgnored: 6,
-			wantNote:    "left out 3 folders and 3 files that .gitignore or .ignore files exclude (dist/, fixtures/, local.txt, node_modules/, src/app.min.js, …; a folder counts once); pass include_ignored=true, or a path inside them, to look there",
+			wantNote:    "left out 3 folders and 3 files that .gitignore or .ignore files exclude (a folder counts once; the last line of the result names the first few); pass include_ignored=true, or a path inside them, to look there",
 		},
 		{
 			name: "explicit ignored folder",
@@ -297,7 +300,7 @@ func TestGrepSearchIgnored(t *testing.T) {
 		{
 			name:        "glob over what is not ignored",
 			args:        map[string]any{"pattern": "needle", "glob": "**/*.js"},
-			want:        "src/app.js:1: needle in source\nsrc/keep.min.js:1: needle kept\n",
+			want:        "src/app.js:1: needle in source\nsrc/keep.min.js:1: needle kept\n(left out by ignore rules: dist/, fixtures/, local.txt, node_modules/, src/app.min.js, …)\n",
 			wantIgnored: 6,
 		},
 	}
@@ -332,7 +335,7 @@ func TestGrepSearchUserExcludes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Body != "a.txt:1: needle\n" || res.Output.(grepSearchOutput).SkippedIgnored != 1 {
+	if res.Body != "a.txt:1: needle\n(left out by ignore rules: a.secret)\n" || res.Output.(grepSearchOutput).SkippedIgnored != 1 {
 		t.Errorf("got %q, %+v; want a.secret left out by the global excludes", res.Body, res.Output)
 	}
 }
@@ -372,5 +375,71 @@ func TestGrepSearchPagesInOrder(t *testing.T) {
 	}
 	if paged.String() != all.Body {
 		t.Errorf("pages put together differ from the whole listing")
+	}
+}
+
+// grepTestFenced returns the lines inside the fence of what the model reads
+// for res.
+func grepTestFenced(t *testing.T, meta tools.Meta, res tools.Result) []string {
+	t.Helper()
+	env := tools.Envelope(meta, res, nil, time.Now())
+	_, rest, ok := strings.Cut(env, "\">\n")
+	body, _, ok2 := strings.Cut(rest, "</untrusted>\n")
+	if !ok || !ok2 {
+		t.Fatalf("no fence in %q", env)
+	}
+	return strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+}
+
+// A file cannot forge result lines: a bare CR, VT, FF, NEL or a line or
+// paragraph separator in a matching line or in a file name is shown as an
+// escape, so the model reads one line per match, each naming a real file.
+func TestGrepSearchCannotForgeResultLines(t *testing.T) {
+	ws, dir := fsTestWorkspace(t)
+	fsTestFile(t, dir, "a.txt", "needle 1\rb.go:7: needle 2\v\fc.go:8: needle 3\u0085d.go:9: needle 4\u2028e.go:1: needle 5\u2029f.go:2: needle 6\n", 0o644)
+	fsTestFile(t, dir, "x\u2028y.go:3: needle 7", "needle 8\n", 0o644)
+	tool := NewGrepSearch(ws)
+	res, err := tool.Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": "needle"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := grepTestFenced(t, tool.Meta(), res)
+	want := []string{
+		`a.txt:1: needle 1\rb.go:7: needle 2\v\fc.go:8: needle 3⟨U+0085⟩d.go:9: needle 4⟨U+2028⟩e.go:1: needle 5⟨U+2029⟩f.go:2: needle 6`,
+		`"x\u2028y.go:3: needle 7":1: needle 8`,
+	}
+	if !reflect.DeepEqual(lines, want) {
+		t.Errorf("the model reads the lines\n%q\nwant\n%q", lines, want)
+	}
+}
+
+// A match past the first grepMaxLineBytes of a long line is shown, in a
+// window around it that says what was left out on either side.
+func TestGrepSearchShowsAMatchPastTheCut(t *testing.T) {
+	ws, dir := fsTestWorkspace(t)
+	fsTestFile(t, dir, "min.js", strings.Repeat("a", 700)+"NEEDLE"+strings.Repeat("b", 994)+"\n", 0o644)
+	res, err := NewGrepSearch(ws).Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": "NEEDLE"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "min.js:1: [625 bytes before] … " + strings.Repeat("a", 75) + "NEEDLE" + strings.Repeat("b", 219) + " … [775 more bytes]\n"
+	if res.Body != want {
+		t.Errorf("got %q; want %q", res.Body, want)
+	}
+}
+
+// A pattern with a line break would match nothing, since lines are matched
+// one at a time: the error says multiline patterns are not supported.
+func TestGrepSearchSaysMultilineIsNotSupported(t *testing.T) {
+	ws, dir := fsTestWorkspace(t)
+	fsTestFile(t, dir, "a.go", "func a() {\n}\n", 0o644)
+	for _, pattern := range []string{"func a\\(\\) \\{\\n\\}", "func a() {\n}", "(?i)end\\nbegin"} {
+		_, err := NewGrepSearch(ws).Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": pattern}))
+		if fsTestKind(err) != tools.KindInvalidArgs || !strings.Contains(err.Error(), "multiline patterns are not supported") {
+			t.Errorf("pattern %q: got %v; want invalid_args saying multiline is not supported", pattern, err)
+		}
+	}
+	if _, err := NewGrepSearch(ws).Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": `\\n`})); err != nil {
+		t.Errorf("a backslash then n is not a line break: %v", err)
 	}
 }

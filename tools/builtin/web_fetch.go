@@ -288,10 +288,9 @@ func webStatusError(resp *http.Response, u *url.URL) error {
 		return nil
 	}
 	host := u.Hostname()
-	status := strings.TrimSpace(resp.Status)
-	if status == "" {
-		status = fmt.Sprint(code)
-	}
+	// The code's standard phrase, not the server's: the error reaches the
+	// model outside any fence.
+	status := strings.TrimSpace(fmt.Sprintf("%d %s", code, http.StatusText(code)))
 	var kind tools.Kind
 	var hint string
 	switch {

@@ -249,7 +249,7 @@ func TestFileToolsRegister(t *testing.T) {
 		{"fs_read", true, true, "fs:read", false, `{"path":"a.txt","offset":1,"limit":10}`},
 		{"fs_write", false, false, "fs:write", true, `{"path":"a.txt","content":""}`},
 		{"fs_edit", false, false, "fs:write", true, `{"path":"a.txt","old_string":"a","new_string":"b","replace_all":true}`},
-		{"glob_list", true, false, "fs:read", false, `{"pattern":"**/*.go","path":"src","offset":0,"limit":5}`},
+		{"glob_list", true, true, "fs:read", false, `{"pattern":"**/*.go","path":"src","offset":0,"limit":5}`},
 		{"grep_search", true, true, "fs:read", false, `{"pattern":"x","path":".","glob":"*.go","ignore_case":true,"max_results":5,"offset":0}`},
 	}
 	for _, tt := range tests {

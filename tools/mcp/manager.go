@@ -89,6 +89,9 @@ type ServerStatus struct {
 	// Skipped lists the server's tools that were left out of the catalog,
 	// each with the reason.
 	Skipped []string
+	// Hidden are the tools of Skipped left out for the room their schema
+	// and description would take in every request.
+	Hidden []HiddenTool
 	// LastError says why the server last failed; it is kept while a restart
 	// is starting and cleared once the server runs.
 	LastError string
@@ -101,6 +104,12 @@ type ServerStatus struct {
 	Log []string
 	// Prompts are the prompts of a running server, run as /SERVER:NAME.
 	Prompts []Prompt
+}
+
+// HiddenTool is a tool of a server left out of the catalog, and why.
+type HiddenTool struct {
+	Name string // display name, server/tool
+	Why  string
 }
 
 // Manager starts the configured servers in the background and keeps their
@@ -148,7 +157,11 @@ type server struct {
 	lastErr string
 	since   time.Time
 	skipped []string
-	cur     *run // its names are the server's tools in the catalog
+	hidden  []HiddenTool
+	// warned holds the tools a notice said were hidden for their size,
+	// across runs: it is said once.
+	warned map[string]bool
+	cur    *run // its names are the server's tools in the catalog
 	// listed is the last definition seen of each tool, by display name,
 	// across runs: a definition that changes is noted on the tool.
 	listed map[string]tools.Meta
@@ -367,6 +380,7 @@ func (s *server) statusLocked() ServerStatus {
 		State:     s.state,
 		Tools:     append([]string(nil), names...),
 		Skipped:   append([]string(nil), s.skipped...),
+		Hidden:    append([]HiddenTool(nil), s.hidden...),
 		LastError: tools.Redact(s.lastErr),
 		Since:     s.since,
 		Log:       s.logs.snapshot(),

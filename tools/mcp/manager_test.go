@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -236,11 +237,17 @@ func TestCallResults(t *testing.T) {
 			t.Errorf("got body %q output %v; want %q in the fenced body and no output", res.Body, res.Output, want)
 		}
 	})
-	t.Run("isError", func(t *testing.T) {
+	t.Run("isError: the server's text reaches the model only inside a fence", func(t *testing.T) {
+		tl, _ := reg.Lookup("srv/fail")
 		_, err := call(t, reg, "srv/fail", `{}`)
 		var te *tools.Error
-		if !errors.As(err, &te) || te.Kind != tools.KindExternalError || !strings.Contains(te.Message, "boom: disk on fire") {
-			t.Errorf("got %v; want external_error with the server's text", err)
+		if !errors.As(err, &te) || te.Kind != tools.KindExternalError || !strings.Contains(te.Text(), "boom: disk on fire") {
+			t.Fatalf("got %v; want external_error with the server's text for people", err)
+		}
+		env := tools.Envelope(tl.Meta(), tools.Result{}, err, time.Now())
+		line, fenced, _ := strings.Cut(env, "\n")
+		if strings.Contains(line, "boom") || !strings.HasPrefix(fenced, `<untrusted source="mcp:srv/fail error"`) || !strings.Contains(fenced, "\nboom: disk on fire\n</untrusted>") {
+			t.Errorf("the model reads:\n%s\nwant the server's text only inside the fence", env)
 		}
 	})
 	t.Run("other content described", func(t *testing.T) {
@@ -619,4 +626,84 @@ func readPids(t *testing.T, path string) []int {
 func hashTag(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:4])
+}
+
+// bigSchema is an object schema with n string fields: about 40 bytes a field.
+func bigSchema(n int) json.RawMessage {
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"field_` + strconv.Itoa(i) + `":{"type":"string"}`)
+	}
+	b.WriteString(`}}`)
+	return json.RawMessage(b.String())
+}
+
+// A server cannot make every request megabytes long: a tool whose schema
+// and description pass 32 KB is hidden from the model, and so is each tool
+// past 256 KB for the whole server; /mcp and /tools say why, and a notice
+// says so once, not again when the server lists its tools anew.
+func TestOversizedToolSchemasAreHidden(t *testing.T) {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	nop := func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return &sdk.CallToolResult{}, nil
+	}
+	srv.AddTool(&sdk.Tool{Name: "huge", InputSchema: bigSchema(20000)}, nop)
+	for i := range 10 { // 10 tools of about 30 KB: the ninth passes 256 KB
+		srv.AddTool(&sdk.Tool{Name: "mid" + strconv.Itoa(i), InputSchema: bigSchema(1000)}, nop)
+	}
+	srv.AddTool(&sdk.Tool{Name: "small", InputSchema: json.RawMessage(`{"type":"object"}`)}, nop)
+	reg := tools.NewRegistry()
+	cfg := ServerConfig{Name: "srv", Enabled: true, Command: "unused", Timeout: 30 * time.Second}
+	m := newTestManager(t, reg, cfg)
+	var mu sync.Mutex
+	var notices []string
+	m.SetOptions(Options{Notify: func(_, text string) {
+		mu.Lock()
+		notices = append(notices, text)
+		mu.Unlock()
+	}})
+	inMemory(t, m, srv)
+	m.Start(context.Background(), nil)
+	st := waitStatus(t, m, "srv", inState(StateRunning))
+
+	hidden := map[string]string{}
+	for _, h := range st.Hidden {
+		hidden[h.Name] = h.Why
+	}
+	if why := hidden["srv/huge"]; !strings.Contains(why, "over the 32.0 KB one tool may take") {
+		t.Errorf("srv/huge: hidden %q; want it hidden for its own size", why)
+	}
+	for _, name := range []string{"srv/mid8", "srv/mid9"} {
+		if why := hidden[name]; !strings.Contains(why, "over the 256.0 KB one server may take") {
+			t.Errorf("%s: hidden %q; want it hidden for the server's total", name, why)
+		}
+	}
+	if len(hidden) != 3 {
+		t.Errorf("hidden %v; want srv/huge, srv/mid8, srv/mid9", hidden)
+	}
+	total := 0
+	for _, tl := range reg.List() {
+		total += len(tl.Meta().Schema) + len(tl.Meta().Description)
+		if _, ok := hidden[tl.Meta().Name]; ok {
+			t.Errorf("%s is in the catalog", tl.Meta().Name)
+		}
+	}
+	if _, ok := reg.Lookup("srv/small"); !ok || total > maxServerCatalogBytes {
+		t.Errorf("catalog %v takes %d bytes; want srv/small in it and at most %d", names(reg), total, maxServerCatalogBytes)
+	}
+	if !strings.Contains(strings.Join(st.Skipped, "\n"), `"huge": hidden from the model`) {
+		t.Errorf("/mcp's skipped list does not say why: %q", st.Skipped)
+	}
+	// A new listing hides the same tools without a second notice.
+	srv.AddTool(&sdk.Tool{Name: "late", InputSchema: json.RawMessage(`{"type":"object"}`)}, nop)
+	waitStatus(t, m, "srv", func(st ServerStatus) bool { return slices.Contains(st.Tools, "srv/late") })
+	mu.Lock()
+	defer mu.Unlock()
+	if len(notices) != 3 || !strings.Contains(notices[0], "MCP server srv: the tool srv/huge is hidden from the model") {
+		t.Errorf("notices %q; want one for each of the 3 hidden tools", notices)
+	}
 }

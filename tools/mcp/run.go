@@ -217,23 +217,29 @@ func (r *run) install(listed []*sdk.Tool, prompts []Prompt) bool {
 		return false
 	}
 	r.prompts = prompts
-	skipped, changed := r.registerLocked(listed)
+	skipped, changed, notices := r.registerLocked(listed)
 	r.s.setLocked(StateRunning, "")
 	r.m.events.push(r.s.statusLocked())
 	n := len(r.names)
 	metas := r.listedLocked()
 	r.m.mu.Unlock()
 	r.m.saveSeen(metas)
-	r.logSkipped(skipped, changed)
+	r.logSkipped(skipped, changed, notices)
 	r.m.logf("mcp: server %s running with %d tools (%d skipped)", r.s.cfg.Name, n, len(skipped))
 	return true
 }
 
-// logSkipped logs the tools left out; it is called without m.mu, as logf
-// is the caller's code.
-func (r *run) logSkipped(skipped, changed []string) {
+// logSkipped logs the tools left out and shows notices (once a tool, see
+// registerLocked); it is called without m.mu, as logf and Notify are the
+// caller's code.
+func (r *run) logSkipped(skipped, changed, notices []string) {
 	for _, reason := range skipped {
 		r.m.logf("mcp: server %s: skipping tool %s", r.s.cfg.Name, reason)
+	}
+	if notify := r.m.opts.Notify; notify != nil {
+		for _, n := range notices {
+			notify(r.s.cfg.Name, n)
+		}
 	}
 	for _, line := range changed {
 		r.m.logf("%s", line)
@@ -255,10 +261,37 @@ func (r *run) listedLocked() []tools.Meta {
 	return out
 }
 
+// Bounds of what a server's tools add to every request: each tool's input
+// schema and description go to the model with every request, so a tool
+// with 20,000 fields would make each one megabytes long.
+const (
+	maxToolCatalogBytes   = 32 << 10
+	maxServerCatalogBytes = 256 << 10
+)
+
+// catalogCost is what t adds to every request: its input schema and
+// description, serialized.
+func catalogCost(t *remoteTool) int { return len(t.meta.Schema) + len(t.meta.Description) }
+
+// oversized says why a tool that adds cost bytes to every request, after
+// tools of its server that add total, is hidden from the model, or "".
+func oversized(cost, total int) string {
+	switch {
+	case cost > maxToolCatalogBytes:
+		return fmt.Sprintf("hidden from the model: its input schema and description take %s of every request, over the %s one tool may take",
+			tools.HumanSize(int64(cost)), tools.HumanSize(maxToolCatalogBytes))
+	case total+cost > maxServerCatalogBytes:
+		return fmt.Sprintf("hidden from the model: it would bring the server's tools to %s of every request, over the %s one server may take",
+			tools.HumanSize(int64(total+cost)), tools.HumanSize(maxServerCatalogBytes))
+	}
+	return ""
+}
+
 // registerLocked replaces the run's tools in the registry with listed and
-// returns the reasons of the tools it skipped, and log lines for the tools
-// whose definition changed.
-func (r *run) registerLocked(listed []*sdk.Tool) (skipped, changed []string) {
+// returns the reasons of the tools it skipped, log lines for the tools
+// whose definition changed, and notices for tools newly hidden for their
+// size.
+func (r *run) registerLocked(listed []*sdk.Tool) (skipped, changed, notices []string) {
 	// Tools listed again are swapped in place, so a call looking one up
 	// while the list is refreshed never finds it missing.
 	old := r.names
@@ -272,8 +305,25 @@ func (r *run) registerLocked(listed []*sdk.Tool) (skipped, changed []string) {
 	if r.s.listed == nil {
 		r.s.listed = map[string]tools.Meta{}
 	}
+	if r.s.warned == nil {
+		r.s.warned = map[string]bool{}
+	}
+	r.s.hidden = nil
+	total := 0 // what the tools registered so far add to every request
 	for i, lt := range listed {
 		t, err := newRemoteTool(r, lt, displays[i])
+		if err == nil {
+			if why := oversized(catalogCost(t), total); why != "" {
+				r.s.hidden = append(r.s.hidden, HiddenTool{Name: displays[i], Why: why})
+				skipped = append(skipped, fmt.Sprintf("%q: %s", lt.Name, why))
+				if !r.s.warned[displays[i]] {
+					r.s.warned[displays[i]] = true
+					notices = append(notices, fmt.Sprintf("MCP server %s: the tool %s is %s (/mcp %s lists what was left out).", cfg.Name, displays[i], why, cfg.Name))
+				}
+				continue
+			}
+			total += catalogCost(t)
+		}
 		if err == nil {
 			if old, ok := r.s.listed[displays[i]]; ok && old.Definition != t.meta.Definition {
 				t.meta.Changed = "since it was first listed: " + describeChange(old, t.meta)
@@ -305,7 +355,7 @@ func (r *run) registerLocked(listed []*sdk.Tool) (skipped, changed []string) {
 		}
 	}
 	r.s.skipped = skipped
-	return skipped, changed
+	return skipped, changed, notices
 }
 
 // displayNames maps listed tools to display names. Names that are valid as
@@ -347,12 +397,12 @@ func (r *run) toolsChanged(_ context.Context, req *sdk.ToolListChangedRequest) {
 			r.m.mu.Unlock()
 			return
 		}
-		skipped, changed := r.registerLocked(listed)
+		skipped, changed, notices := r.registerLocked(listed)
 		r.m.events.push(r.s.statusLocked())
 		metas := r.listedLocked()
 		r.m.mu.Unlock()
 		r.m.saveSeen(metas)
-		r.logSkipped(skipped, changed)
+		r.logSkipped(skipped, changed, notices)
 	})
 }
 
@@ -393,15 +443,21 @@ func (r *run) downError() *tools.Error {
 
 func (r *run) downErrorLocked() *tools.Error {
 	name := r.s.cfg.Name
-	reason := r.reason
-	if reason == "" {
-		reason = "it was stopped"
-	}
-	return (&tools.Error{
+	e := (&tools.Error{
 		Kind:    tools.KindNetworkError,
-		Message: fmt.Sprintf("the MCP server %s is down: %s", name, reason),
+		Message: fmt.Sprintf("the MCP server %s is down", name),
 		Hint:    fmt.Sprintf("Its tools are withdrawn. Tell the user; they can restart it with /mcp restart %s. Meanwhile, use other tools or ask the user how to proceed; do not retry this call.", name),
 	}).With("server", name)
+	switch {
+	case r.reason == "":
+		e.Message += ": it was stopped"
+	case r.s.cfg.Trust:
+		e.Message += ": " + r.reason
+	default:
+		// The reason may end with the server's stderr: fenced like its output.
+		e.Quote("mcp:"+name+" error", r.reason)
+	}
+	return e
 }
 
 // listTools fetches every page of the server's tool list.

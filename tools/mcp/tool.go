@@ -278,11 +278,11 @@ func (t *remoteTool) callError(ctx context.Context, err error) error {
 		// The request never reached the server (HTTP: connection refused,
 		// reset). Not proof that it is gone: the session's own watch on
 		// its event stream decides that.
-		return (&tools.Error{
+		return t.quote((&tools.Error{
 			Kind:    tools.KindNetworkError,
-			Message: fmt.Sprintf("%s: could not reach the MCP server %s: %s", t.meta.Name, name, tools.Clip(err.Error(), maxErrorText)),
+			Message: fmt.Sprintf("%s: could not reach the MCP server %s", t.meta.Name, name),
 			Hint:    fmt.Sprintf("The server may be restarting or unreachable. Try once more later; if it keeps failing, tell the user (/mcp shows its state; /mcp restart %s).", name),
-		}).With("server", name)
+		}).With("server", name), err.Error())
 	case errors.As(err, &wire):
 		kind := tools.KindExternalError
 		hint := "The server refused the call. Read the message; fix the arguments or use another tool."
@@ -293,11 +293,11 @@ func (t *remoteTool) callError(ctx context.Context, err error) error {
 			kind = tools.KindNotFound
 			hint = "The server does not know this tool any more. Use another tool."
 		}
-		return (&tools.Error{
+		return t.quote((&tools.Error{
 			Kind:    kind,
-			Message: fmt.Sprintf("%s: the server answered: %s", t.meta.Name, tools.Clip(wire.Message, maxErrorText)),
+			Message: t.meta.Name + ": the server refused the call",
 			Hint:    hint,
-		}).With("code", wire.Code)
+		}).With("code", wire.Code), wire.Message)
 	}
 	// The connection broke. For a dying server, the watcher is about to end
 	// the run with a better reason (exit status, stderr); give it a moment.
@@ -309,6 +309,18 @@ func (t *remoteTool) callError(ctx context.Context, err error) error {
 		t.r.end(StateFailed, "connection lost: "+err.Error())
 	}
 	return t.r.downError()
+}
+
+// quote adds a server's error text to e, cut to maxErrorText: fenced for
+// the model like the tool's results (a trusted server's text is not, like
+// its results), after the message for people.
+func (t *remoteTool) quote(e *tools.Error, text string) *tools.Error {
+	text = tools.Clip(text, maxErrorText)
+	if !t.meta.ReturnsUntrusted {
+		e.Message += ": " + text
+		return e
+	}
+	return e.Quote("mcp:"+t.meta.Name+" error", text)
 }
 
 // result turns a CallToolResult into a tools.Result, or a tool error.
@@ -338,11 +350,11 @@ func (t *remoteTool) result(res *sdk.CallToolResult) (tools.Result, error) {
 		if text == "" {
 			text = "(no message)"
 		}
-		return tools.Result{}, (&tools.Error{
+		return tools.Result{}, t.quote((&tools.Error{
 			Kind:    tools.KindExternalError,
-			Message: fmt.Sprintf("%s failed: %s", t.meta.Name, tools.Clip(text, maxErrorText)),
+			Message: t.meta.Name + " failed",
 			Hint:    "The tool reported an error. Read it; fix the arguments, try another approach, or tell the user.",
-		}).With("server", t.r.s.cfg.Name)
+		}).With("server", t.r.s.cfg.Name), text)
 	}
 	if err := t.checkStructured(res.StructuredContent); err != nil {
 		return tools.Result{}, err
