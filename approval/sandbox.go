@@ -146,7 +146,7 @@ func findNeedle(text string, needles []needle) (needle, bool) {
 // alarm. Web pages, MCP results, command output and files git does not
 // track ("untracked file:", which may have come from anywhere) are not.
 func QuietSource(source string) bool {
-	return strings.HasPrefix(source, "file:") || strings.HasPrefix(source, "grep:")
+	return strings.HasPrefix(source, "file:") || strings.HasPrefix(source, "grep:") || strings.HasPrefix(source, "glob:")
 }
 
 // squash drops whitespace, quotes and backslashes and folds case.

@@ -643,3 +643,26 @@ func TestHostContactPaneNamesTheHostAndOffersNoEdit(t *testing.T) {
 		t.Fatalf("a on a host contact gave %+v", d)
 	}
 }
+
+func TestHostContactKeepsTheCardsOwnDecision(t *testing.T) {
+	m := startFakeTurn(t, newTestModel(t, newFake()), "go")
+	call := agent.Call{ID: "c1", Tool: "shell_run", Args: json.RawMessage(`{"command":"go mod download"}`)}
+	ok := approval.Decision{Choice: approval.ApproveOnce, By: "level: auto-edit"}
+	req := approval.NetworkRequest("c1", "go mod download", "proxy.golang.org:443")
+	m = events(m, agent.ToolCallEvent{Call: call, Phase: "proposed"},
+		agent.ApprovalEvent{Request: shellRequestFor("go mod download"), CallID: "c1", Tool: "shell_run", Phase: "decided", Decision: &ok},
+		agent.ToolCallEvent{Call: call, Phase: "started"},
+		agent.ApprovalEvent{Request: req, CallID: "c1", Tool: approval.NetworkTool, Phase: "asked"})
+	if got := m.tr.text(m.c); !strings.Contains(got, "running · asks to reach proxy.golang.org:443") {
+		t.Fatalf("the card does not say what it waits for:\n%s", got)
+	}
+	d := approval.Decision{Choice: approval.ApproveSession, By: "user"}
+	m = events(m, agent.ApprovalEvent{Request: req, CallID: "c1", Tool: approval.NetworkTool, Phase: "decided", Decision: &d})
+	got := m.tr.text(m.c)
+	if strings.Contains(got, "asks to reach") || strings.Contains(got, "waiting for approval") {
+		t.Fatalf("the card still waits after the host was decided:\n%s", got)
+	}
+	if !strings.Contains(got, "approved by level: auto-edit") {
+		t.Errorf("the host's decision replaced the call's own:\n%s", got)
+	}
+}

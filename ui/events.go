@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -309,6 +310,16 @@ func (m Model) handleEvent(ev agent.Event) Model {
 	case agent.ApprovalEvent:
 		card, ok := m.cards[ev.CallID]
 		if !ok {
+			break
+		}
+		if ev.Tool == approval.NetworkTool {
+			// A running command's host contact: the card keeps its own
+			// decision and says what it waits for.
+			host := ""
+			if ev.Phase == "asked" {
+				host = strings.TrimPrefix(ev.Request.Capability, "net:connect:")
+			}
+			card.update(func(t *toolCard) { t.waitingHost = host })
 			break
 		}
 		job := startsJob(ev.Request)

@@ -83,6 +83,9 @@ type toolCard struct {
 	decision string // who approved or denied it, when not the user
 	reason   string // why a rule or hook decided so
 	waiting  bool   // the call waits for the person's approval
+	// waitingHost is, while a running command waits for a host to be
+	// allowed (approval.NetworkTool), that host.
+	waitingHost string
 	queued   string // "queued · 2 of 3" until the call's turn comes
 	exitCode *int   // the exit status of the command it ran, if any
 	diff     string // what a journaled write or edit applied
@@ -142,6 +145,8 @@ func (t *toolCard) draw(c *common) []string {
 	w := c.contentWidth()
 	mark, state := st.Running.Render("●"), st.Running.Render("running…")
 	switch {
+	case t.waitingHost != "":
+		state = st.Running.Render("running · asks to reach " + oneLine(t.waitingHost))
 	case t.waiting:
 		state = st.Running.Render("waiting for approval")
 	case t.queued != "":
