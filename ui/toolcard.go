@@ -86,11 +86,11 @@ type toolCard struct {
 	// waitingHost is, while a running command waits for a host to be
 	// allowed (approval.NetworkTool), that host.
 	waitingHost string
-	queued   string // "queued · 2 of 3" until the call's turn comes
-	exitCode *int   // the exit status of the command it ran, if any
-	diff     string // what a journaled write or edit applied
-	live     string // the newest output while it runs (raw)
-	progress string // how far it got, while it runs (an MCP server's progress)
+	queued      string // "queued · 2 of 3" until the call's turn comes
+	exitCode    *int   // the exit status of the command it ran, if any
+	diff        string // what a journaled write or edit applied
+	live        string // the newest output while it runs (raw)
+	progress    string // how far it got, while it runs (an MCP server's progress)
 
 	untrusted  bool
 	source     string
