@@ -65,6 +65,12 @@ func newHarness(t testing.TB, level approval.Level, srv *fakeServer, opts ...har
 	if err != nil {
 		t.Fatal(err)
 	}
+	if level == approval.Full {
+		// The harness's shell_run has no sandbox: full runs it only as the
+		// person's explicit unsandboxed choice. Tests of confinement set
+		// their own sandbox.
+		h.policy.SetSandbox(approval.Sandbox{Off: true})
+	}
 	session, err := h.store.NewSession(h.ws, "test-model")
 	if err != nil {
 		t.Fatal(err)

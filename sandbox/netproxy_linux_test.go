@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -96,6 +97,7 @@ func TestProxiedCommandHasNoOtherWayOut(t *testing.T) {
 	}
 	// The proxy refuses what is not a proxy request, and the forwarder
 	// is gone once the command is.
+	before := forwarders()
 	out, _, _ = proxied(t, s, ws, fmt.Sprintf(`exec 3<>/dev/tcp/127.0.0.1/%d && printf 'GET /x HTTP/1.1\r\nHost: a\r\n\r\n' >&3 && cat <&3`, ProxyPort), allow)
 	if !strings.Contains(out, "400") {
 		t.Errorf("an origin-form request got %q; want 400", out)
@@ -103,14 +105,21 @@ func TestProxiedCommandHasNoOtherWayOut(t *testing.T) {
 	if _, err := exec.LookPath("pgrep"); err != nil {
 		return
 	}
-	// It ends as soon as it sees the command gone; give a loaded machine time.
+	// It ends as soon as it sees the command gone; give a loaded machine
+	// time. Forwarders of other commands on this machine are not ours.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		b, _ := exec.Command("pgrep", "-f", netfwdArg).Output()
-		if len(b) == 0 {
+		left := slices.DeleteFunc(forwarders(), func(pid string) bool { return slices.Contains(before, pid) })
+		if len(left) == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("a proxy forwarder outlived its command: pids %s", b)
+			t.Fatalf("a proxy forwarder outlived its command: pids %s", left)
 		}
 	}
+}
+
+// forwarders lists the pids of the proxy forwarders running here.
+func forwarders() []string {
+	b, _ := exec.Command("pgrep", "-f", netfwdArg).Output()
+	return strings.Fields(string(b))
 }

@@ -144,8 +144,10 @@ func (b *bench) env() []string {
 
 // event is the part of a JSON event the measurement reads.
 type event struct {
-	Type  string `json:"type"`
-	Phase string `json:"phase"`
+	Type    string `json:"type"`
+	Phase   string `json:"phase"`
+	Tool    string `json:"tool"`
+	Summary string `json:"summary"`
 	// approval events name the call by call_id, tool_result by call.id.
 	CallID   string              `json:"call_id"`
 	Call     struct{ ID string } `json:"call"`
@@ -191,6 +193,7 @@ func (b *bench) routine(t testing.TB, level approval.Level, calls []Call) Figure
 		t.Logf("myclaw at %s: %v\n%s", level, err, stderr.String())
 	}
 	asked := map[string]bool{}
+	hosts, hostOrder := map[string]bool{}, []string(nil)
 	results := map[string]event{}
 	sc := bufio.NewScanner(&stdout)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
@@ -200,13 +203,24 @@ func (b *bench) routine(t testing.TB, level approval.Level, calls []Call) Figure
 			continue
 		}
 		switch {
+		case e.Type == "approval" && e.Phase == "asked" && e.Tool == approval.NetworkTool:
+			// A host's first contact asks once; the answer (s) is saved
+			// for the project, so only the first ask of a host counts.
+			_, host, _ := strings.Cut(e.Summary, " wants to reach ")
+			if !hosts[host] {
+				hosts[host] = true
+				hostOrder = append(hostOrder, host)
+			}
 		case e.Type == "approval" && e.Phase == "asked":
 			asked[e.CallID] = true
 		case e.Type == "tool_result":
 			results[e.Call.ID] = e
 		}
 	}
-	f := Figures{Level: string(level), Routine: len(calls)}
+	f := Figures{Level: string(level), Routine: len(calls), Prompts: len(hostOrder)}
+	for _, h := range hostOrder {
+		f.PromptCalls = append(f.PromptCalls, "first contact with "+h)
+	}
 	for i, c := range calls {
 		id := fmt.Sprintf("call_%d_0", i)
 		r, ok := results[id]

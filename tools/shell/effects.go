@@ -134,6 +134,9 @@ func (p *lineParser) effects(cmd []string) {
 			p.raise(tools.RiskHigh, name+" reaches a credential store: "+v)
 		}
 	}
+	if where := wholeTree(name, rest); where != "" {
+		p.raise(tools.RiskHigh, name+" reads "+where)
+	}
 	c, known := Lookup(name)
 	switch name {
 	case "sudo", "doas", "su", "pkexec", "runuser":
@@ -324,4 +327,31 @@ func (p *lineParser) sedEffects(rest []string) {
 	if len(files) == 0 {
 		p.raise(tools.RiskMedium, "sed -i edits files in place")
 	}
+}
+
+// recursiveReaders read every file under their operands.
+var recursiveReaders = map[string]bool{"rg": true, "ag": true, "ack": true, "du": true, "tar": true, "rsync": true, "zip": true, "tree": true}
+
+// wholeTree says what a recursive read of the whole disk or a home folder
+// takes in ("your whole home folder (~)"), or "": everything a secret
+// could hide in, far from the workspace.
+func wholeTree(name string, rest []string) string {
+	recursive := recursiveReaders[name]
+	for _, a := range rest {
+		if a == "--recursive" || a == "--dereference-recursive" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], "rR") && (name == "grep" || name == "egrep" || name == "fgrep" || name == "ls" || name == "cp" || name == "chmod" || name == "chown") {
+			recursive = true
+		}
+	}
+	if !recursive {
+		return ""
+	}
+	for _, a := range operands(rest) {
+		switch clean := path.Clean(a); {
+		case clean == "/":
+			return "the whole disk (/)"
+		case a == "~" || a == "~/" || a == "$HOME" || a == "${HOME}" || a == "$HOME/" || clean == "/home" || clean == "/root" || clean == "/Users":
+			return "your whole home folder (" + a + ")"
+		}
+	}
+	return ""
 }

@@ -23,6 +23,10 @@ func (p *lineParser) gitEffects(rest []string) {
 		p.raise(tools.RiskHigh, why+": undo cannot restore it")
 		return
 	}
+	if sub == "config" && gitConfigWrites(args[1:]) {
+		p.raise(tools.RiskHigh, "git config changes the repository's configuration, which decides what git runs (hooks, fsmonitor, filters)")
+		return
+	}
 	switch sub {
 	case "status", "diff", "log", "show", "add", "commit", "blame", "grep", "ls-files", "ls-tree", "rev-parse",
 		"describe", "shortlog", "whatchanged", "cat-file", "rev-list", "for-each-ref", "show-ref", "reflog",
@@ -177,4 +181,26 @@ func gitDestroys(sub string, opts []string) string {
 		}
 	}
 	return ""
+}
+
+// gitConfigWrites reports whether git config with these arguments sets,
+// adds or removes a key rather than reading one.
+func gitConfigWrites(args []string) bool {
+	n := 0
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--get" || a == "--get-all" || a == "--get-regexp" || a == "--get-urlmatch" || a == "-l" || a == "--list" ||
+			a == "get" || a == "list" && n == 0:
+			return false
+		case a == "--add" || a == "--unset" || a == "--unset-all" || a == "--replace-all" || a == "--rename-section" ||
+			a == "--remove-section" || a == "-e" || a == "--edit" || a == "set" && n == 0 || a == "unset" && n == 0 || a == "edit" && n == 0:
+			return true
+		case a == "-f" || a == "--file" || a == "--blob" || a == "--type" || a == "--default":
+			i++ // takes a value
+		case strings.HasPrefix(a, "-"):
+		default:
+			n++
+		}
+	}
+	return n >= 2
 }
