@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -220,7 +221,9 @@ func newApprovalPane(c *common, p *pendingApproval) *approvalPane {
 // take y.
 func assess(req approval.Request) (high bool, deliberate string) {
 	if _, shell := shellCommand(req); shell && req.Command != nil {
-		high = len(req.Command.Warnings) > 0 || approval.DrawnFrom(req) != ""
+		// The shell table rates the line by what it does: rm -r inside
+		// the workspace warns but is undoable; a credential store is high.
+		high = req.Command.Risk == tools.RiskHigh || approval.DrawnFrom(req) != ""
 	} else {
 		high = req.Meta.EffectiveRisk() == tools.RiskHigh
 	}
@@ -568,6 +571,9 @@ func (a *approvalPane) drawFixed(w int) []string {
 	if cl := req.Command; cl != nil {
 		for _, m := range cl.Warnings {
 			warn(st.Warn.Render, oneLine(m))
+		}
+		if cl.Risk == tools.RiskHigh && cl.RiskWhy != "" && !slices.Contains(cl.Warnings, cl.RiskWhy) {
+			warn(st.Error.Render, oneLine(cl.RiskWhy))
 		}
 	}
 	var signals []string

@@ -441,6 +441,8 @@ func TestEnterOnlyApprovesWhatIsNotRisky(t *testing.T) {
 		{"command drawn from a file", drawnRequest(), false, "high risk: enter does not approve this call; press y"},
 		{"high-risk MCP tool", mcp, false, "high risk: enter does not approve this call; press y"},
 		{"write after a web page", tainted, false, "after untrusted content: enter does not approve this call; press y"},
+		{"reading a credential store", untainted(shellRequestFor("cat ~/.aws/credentials")), false, "high risk: enter does not approve this call; press y"},
+		{"undoable rm -r in the workspace", untainted(shellRequestFor("rm -r build")), true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -665,4 +667,10 @@ func TestHostContactKeepsTheCardsOwnDecision(t *testing.T) {
 	if !strings.Contains(got, "approved by level: auto-edit") {
 		t.Errorf("the host's decision replaced the call's own:\n%s", got)
 	}
+}
+
+// untainted is req as asked with no untrusted content before it.
+func untainted(req approval.Request) approval.Request {
+	req.Taint, req.Why = nil, "the autonomy level is ask: every call with side effects asks first"
+	return req
 }
