@@ -325,13 +325,17 @@ func fsRemoveDirs(ws *Workspace, dirs []string) {
 // or a symbolic link at rel is never written through, and readers see
 // either the old or the new content, never a mix.
 func fsAtomicWrite(root *os.Root, rel string, data []byte, mode fs.FileMode) error {
+	return fsAtomicFill(root, rel, mode, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// fsAtomicFill is fsAtomicWrite with the content written by fill. The
+// mode is set after the write, which would clear setuid and setgid.
+func fsAtomicFill(root *os.Root, rel string, mode fs.FileMode, fill func(io.Writer) error) error {
 	dir, base := path.Split(rel)
-	if len(base) > 100 {
-		base = base[:100]
-	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := dir + "." + base + ".myclaw-" + hex.EncodeToString(rnd[:]) + ".tmp"
+	tmp := dir + tempBeside(base)
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
@@ -343,7 +347,7 @@ func fsAtomicWrite(root *os.Root, rel string, data []byte, mode fs.FileMode) err
 			_ = root.Remove(tmp)
 		}
 	}()
-	if _, err := f.Write(data); err != nil {
+	if err := fill(f); err != nil {
 		return err
 	}
 	if err := f.Chmod(mode); err != nil {
@@ -361,6 +365,17 @@ func fsAtomicWrite(root *os.Root, rel string, data []byte, mode fs.FileMode) err
 	ok = true
 	fsSyncDir(root, path.Clean(dir))
 	return nil
+}
+
+// tempBeside is a temporary name for a file beside base, of the form
+// RemoveStaleTemps finds.
+func tempBeside(base string) string {
+	if len(base) > 100 {
+		base = base[:100]
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	return "." + base + ".myclaw-" + hex.EncodeToString(rnd[:]) + ".tmp"
 }
 
 // fsSyncDir makes a folder's entries durable. Failure is not reported:

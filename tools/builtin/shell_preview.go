@@ -3,8 +3,6 @@ package builtin
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -890,17 +888,6 @@ func (a *applier) close() {
 	}
 }
 
-// previewTemp is a temporary name beside base, of the form RemoveStaleTemps
-// removes if myclaw dies before renaming it.
-func previewTemp(base string) string {
-	if len(base) > 100 {
-		base = base[:100]
-	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	return "." + base + ".myclaw-" + hex.EncodeToString(rnd[:]) + ".tmp"
-}
-
 // copyIn replaces base in d with the layer's version of c, the one shown:
 // written to a temporary file, given its mode, synced, renamed over base.
 func (r *PreviewRun) copyIn(d *os.Root, base string, c layerChange) error {
@@ -912,43 +899,16 @@ func (r *PreviewRun) copyIn(d *os.Root, base string, c layerChange) error {
 	if fi, err := src.Stat(); err != nil || differs(c.now, fi, true) != "" {
 		return fmt.Errorf("the preview's version of %s changed after it was shown", previewName(c.rel))
 	}
-	tmp := previewTemp(base)
-	f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
+	return fsAtomicFill(d, base, c.now.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), func(w io.Writer) error {
+		_, err := io.Copy(w, src)
 		return err
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			_ = d.Remove(tmp)
-		}
-	}()
-	if _, err := io.Copy(f, src); err != nil {
-		return err
-	}
-	// After the write: writing clears setuid and setgid.
-	if err := f.Chmod(c.now.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := d.Rename(tmp, base); err != nil {
-		return err
-	}
-	ok = true
-	fsSyncDir(d, ".")
-	return nil
+	})
 }
 
 // replaceWithLink makes base in d the link to target, replacing what is
 // there in one rename.
 func replaceWithLink(d *os.Root, base, target string) error {
-	tmp := previewTemp(base)
+	tmp := tempBeside(base)
 	if err := d.Symlink(target, tmp); err != nil {
 		return err
 	}
