@@ -214,7 +214,7 @@ func (p *Policy) evaluate(req Request, c call) Verdict {
 	}
 	switch p.level {
 	case Full:
-		if where := drawnFrom(c.source, c.commands, req.Taint, req.Earlier); c.shell && where != "" {
+		if where := drawnFrom(c, req.Taint, req.Earlier); c.shell && where != "" {
 			return Verdict{Outcome: OutcomeAsk, By: "level: full",
 				Why: where + ": full still asks for a command that may come from instructions planted there"}
 		}
@@ -375,7 +375,7 @@ func Grantable(req Request) (bool, string) {
 		case c.guard != "":
 			return false, "no rule can cover this line: " + strings.TrimPrefix(c.guard, "allow rules do not cover this command line: ")
 		}
-		if where := drawnFrom(c.source, c.commands, req.Taint, req.Earlier); where != "" {
+		if where := drawnFrom(c, req.Taint, req.Earlier); where != "" {
 			return false, where
 		}
 		if what := trustedChange(cl); what != "" {
@@ -402,7 +402,7 @@ func DrawnFrom(req Request) string {
 		return ""
 	}
 	c := newCall(req)
-	return drawnFrom(c.source, c.commands, req.Taint, req.Earlier)
+	return drawnFrom(c, req.Taint, req.Earlier)
 }
 
 // Revoke drops the session grant that says the same as r; it reports
@@ -468,6 +468,9 @@ func SessionRule(req Request) Rule {
 
 // call is what the rules look at in a Request, worked out once.
 type call struct {
+	// lowRisk: a parsed command line the shell table rates low (reading,
+	// building, testing, linting).
+	lowRisk    bool
 	tool       string
 	capability string
 	cap        tools.Capability // capability, parsed
@@ -504,6 +507,7 @@ func newCall(req Request) call {
 	// unparsed.
 	if cl := req.Command; cl != nil && len(cl.Calls) == len(cl.Commands) {
 		c.parsed, c.calls = true, cl.Calls
+		c.lowRisk = cl.Risk == tools.RiskLow
 		for _, sc := range cl.Calls {
 			c.commands = append(c.commands, sc.Judged)
 			if c.opaque == "" && sc.Opaque != "" {

@@ -25,7 +25,7 @@ func autoEditShell(req Request, c call, conf Confinement) string {
 	case len(c.commands) == 0:
 		return "auto-edit asks for command lines that run no plain command"
 	}
-	if where := drawnFrom(c.source, c.commands, req.Taint, req.Earlier); where != "" {
+	if where := drawnFrom(c, req.Taint, req.Earlier); where != "" {
 		return where + ": the command may come from instructions planted there"
 	}
 	cl := req.Command
@@ -84,10 +84,16 @@ var (
 // "`echo … > planted.txt` appears in notes.md, read 2 calls ago"; "" when
 // it appears nowhere. Text is compared with spaces and quotes removed, so
 // re-spacing or re-quoting a planted line does not hide it.
-func drawnFrom(line string, commands []string, t *Taint, earlier []Seen) string {
+func drawnFrom(c call, t *Taint, earlier []Seen) string {
+	line, commands := c.source, c.commands
 	if (t == nil || len(t.Seen) == 0) && len(earlier) == 0 || line == "" {
 		return ""
 	}
+	// A command's output echoing a line that only reads, builds or tests
+	// (make printing its recipe, a test runner's "run go test ./... to
+	// reproduce") is no evidence of a planted command: the line does
+	// nothing a planted one could use. Files, pages and servers still are.
+	evidence := func(s Seen) bool { return !c.lowRisk || !strings.HasPrefix(s.Source, "shell:") }
 	var needles []needle
 	add := func(s, shown string, min int) {
 		if q := squash(s); len(q) >= min {
@@ -114,12 +120,18 @@ func drawnFrom(line string, commands []string, t *Taint, earlier []Seen) string 
 	if t != nil {
 		for i := len(t.Seen) - 1; i >= 0; i-- {
 			seen := t.Seen[i]
+			if !evidence(seen) {
+				continue
+			}
 			if n, ok := findNeedle(seen.Text, needles); ok {
 				return fmt.Sprintf("`%s` appears in %s, read %s", n.shown, sourceName(seen.Source), ago(t.Calls-seen.Call))
 			}
 		}
 	}
 	for i := len(earlier) - 1; i >= 0; i-- {
+		if !evidence(earlier[i]) {
+			continue
+		}
 		if n, ok := findNeedle(earlier[i].Text, needles); ok {
 			return fmt.Sprintf("`%s` appears in %s, read in an earlier turn", n.shown, sourceName(earlier[i].Source))
 		}

@@ -23,6 +23,15 @@ func planted(req Request) Request {
 	return req
 }
 
+// echoed is a turn whose make test printed its recipe, and a README
+// that names the same line.
+func echoed(req Request, source string) Request {
+	req.Taint = &Taint{Source: source, Calls: 1, Seen: []Seen{
+		{Source: source, Text: "go vet ./...\ngo test ./...\nok  \tshop/cart\nrm -r build\n", Call: 0},
+	}}
+	return req
+}
+
 // undoable is the request of a call the journal can undo.
 func undoable(req Request) Request {
 	req.Reversible = true
@@ -47,6 +56,11 @@ func TestAutoEditSandboxedShell(t *testing.T) {
 	}{
 		{"unrelated command after taint", activeSandbox, planted(shellReq("go test ./...")), OutcomeAllow, "", "sandbox: writes in workspace + temp, no network", false},
 		{"clean turn", activeSandbox, shellReq("go build ./... && go vet ./..."), OutcomeAllow, "", "sandbox: writes in workspace + temp, no network", false},
+		// A command's output echoing a low-risk line is no evidence of a
+		// planted one; a file naming it, or a riskier line, still is.
+		{"low-risk line echoed by a command", activeSandbox, echoed(shellReq("go test ./..."), "shell:make test"), OutcomeAllow, "", "", false},
+		{"low-risk line named in a file", activeSandbox, echoed(shellReq("go test ./..."), "file:README.md"), OutcomeAsk, "appears in README.md", "", false},
+		{"medium-risk line echoed by a command", activeSandbox, echoed(undoable(shellReq("rm -r build")), "shell:make test"), OutcomeAsk, "appears in", "", false},
 		{"planted command", activeSandbox, planted(shellReq("echo PLANTED > planted.txt")), OutcomeAsk, "`echo … > planted.txt` appears in notes.md, read 2 calls ago", "", false},
 		{"planted, re-spaced and quoted", activeSandbox, planted(shellReq(`echo  "PLANTED" >planted.txt`)), OutcomeAsk, "appears in notes.md", "", false},
 		{"planted inside a longer line", activeSandbox, planted(shellReq("go test ./... && echo PLANTED > planted.txt")), OutcomeAsk, "appears in notes.md", "", false},
