@@ -196,7 +196,7 @@ func isFolder(fi fs.FileInfo) bool { return fi != nil && fi.IsDir() }
 // is a deletion, and an opaque directory replaced the one below it.
 func (r *PreviewRun) read(ctx context.Context) error {
 	add := func(c layerChange) {
-		if r.neverApplied(c.rel) {
+		if r.neverApplied(c) {
 			r.skipped = append(r.skipped, previewName(c.rel)+" is protected")
 			return
 		}
@@ -388,14 +388,36 @@ func openRegular(root *os.Root, rel string, want fs.FileInfo) (*os.File, error) 
 
 // neverApplied are the paths a preview's result never writes: what the
 // sandbox protects (hooks and config run code), and myclaw's own files.
-func (r *PreviewRun) neverApplied(rel string) bool {
-	rel = filepath.ToSlash(rel)
-	for _, p := range []string{".myclaw.toml", ".git/hooks", ".git/config"} {
-		if rel == p || strings.HasPrefix(rel, p+"/") {
-			return true
+func (r *PreviewRun) neverApplied(c layerChange) bool {
+	rel := filepath.ToSlash(c.rel)
+	return rel == ".myclaw.toml" || decidesWhatGitRuns(rel, c.now) || r.ws.isProtected(rel)
+}
+
+// decidesWhatGitRuns reports whether rel, in any repository of the
+// workspace (nested ones and ones the command made too), is a file git
+// reads for what to run or where its directory is: below a .git folder,
+// its config, config.worktree, commondir, gitdir, hooks and info (also of
+// modules and worktrees); and a .git that is not a folder (a gitdir
+// pointer). Applying one would let a confined command choose what git
+// runs later with the user's rights. A ref of the same name is left out
+// too: failing closed costs nothing there.
+func decidesWhatGitRuns(rel string, now fs.FileInfo) bool {
+	segs := strings.Split(rel, "/")
+	for i, seg := range segs {
+		if !strings.EqualFold(seg, ".git") {
+			continue
+		}
+		if i == len(segs)-1 {
+			return !isFolder(now)
+		}
+		for _, s := range segs[i+1:] {
+			switch strings.ToLower(s) {
+			case "config", "config.worktree", "commondir", "gitdir", "hooks", "info":
+				return true
+			}
 		}
 	}
-	return r.ws.isProtected(rel)
+	return false
 }
 
 // Bounds of the report: each file is read for its diff up to

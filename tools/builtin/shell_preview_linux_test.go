@@ -302,3 +302,35 @@ func TestPreviewShowsLinksAsLinksAndModesAsModes(t *testing.T) {
 		}
 	}
 }
+
+// A preview never applies what decides what git runs, in a repository the
+// command made or a nested one: its config and hooks, a worktree's
+// pointers, a .git file pointing elsewhere. The rest of the change is.
+func TestPreviewNeverAppliesWhatGitRuns(t *testing.T) {
+	tool, dir := previewTest(t, &layerSandbox{fill: func(upper string) {
+		mustWrite(t, filepath.Join(upper, "sub/.git/config"), "[core]\n\tfsmonitor = touch /tmp/pwned\n", 0o644)
+		mustWrite(t, filepath.Join(upper, "sub/.git/hooks/post-checkout"), "#!/bin/sh\n", 0o755)
+		mustWrite(t, filepath.Join(upper, "sub/.git/HEAD"), "ref: refs/heads/main\n", 0o644)
+		mustWrite(t, filepath.Join(upper, "sub/.git/modules/m/config"), "[core]\n", 0o644)
+		mustWrite(t, filepath.Join(upper, "sub/.git/info/attributes"), "* filter=x\n", 0o644)
+		mustWrite(t, filepath.Join(upper, "other/.git"), "gitdir: ../evil\n", 0o644)
+		mustWrite(t, filepath.Join(upper, "sub/main.go"), "package main\n", 0o644)
+	}})
+	run, err := previewApply(t, tool, "true", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"sub/.git/config", "sub/.git/hooks/post-checkout", "sub/.git/modules/m/config", "sub/.git/info/attributes", "other/.git"} {
+		if _, err := os.Lstat(filepath.Join(dir, p)); err == nil {
+			t.Errorf("%s was applied", p)
+		}
+		if !strings.Contains(run.Report(), p+" is protected") {
+			t.Errorf("the report does not say %s was left out:\n%s", p, run.Report())
+		}
+	}
+	for _, p := range []string{"sub/main.go", "sub/.git/HEAD"} {
+		if _, err := os.Lstat(filepath.Join(dir, p)); err != nil {
+			t.Errorf("%s was not applied: %v", p, err)
+		}
+	}
+}
