@@ -172,6 +172,7 @@ func TestApprovalPaneGolden(t *testing.T) {
 		{"edited call", func(t *testing.T) Model { m, _ := editedPane(t, "go test ./ui/..."); return m }, nil},
 		{"drawn from untrusted text", open(drawnRequest()), nil},
 		{"background job", open(jobRequest()), nil},
+		{"network first contact", open(networkRequest()), nil},
 		{"routine shell details", open(routineShellRequest()), []string{"?"}},
 		{"risky shell after enter", open(shellRequest()), []string{"enter"}},
 		{"deny with reason", open(writeRequest()), []string{"r", "n", "o", "t", " ", "n", "o", "w"}},
