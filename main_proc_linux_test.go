@@ -71,7 +71,8 @@ func TestNothingOutlivesMyclaw(t *testing.T) {
 			// The command's sleep (bash execs it) and its setsid sleep, the
 			// MCP server and its setsid sleep.
 			deadline := time.Now().Add(60 * time.Second)
-			for len(taggedProcs(tag, cmd.Process.Pid)) < 4 && time.Now().Before(deadline) {
+			started := filepath.Join(e.WS, "started")
+			for (len(taggedProcs(tag, cmd.Process.Pid)) < 4 || !fileExists(started)) && time.Now().Before(deadline) {
 				time.Sleep(50 * time.Millisecond)
 			}
 			if _, err := os.Stat(filepath.Join(e.WS, "started")); err != nil {
@@ -165,3 +166,5 @@ func TestSecretValuesRedacted(t *testing.T) {
 		return nil
 	})
 }
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
