@@ -393,10 +393,15 @@ func (t *turn) preview(tool tools.Tool, call Call, args json.RawMessage, req app
 // ask puts req to the person and reports the decision; a denial (or no
 // decision at all) comes back as the error the model reads, audited.
 func (t *turn) ask(req approval.Request) (approval.Decision, *tools.Error, string) {
+	return t.askIn(t.ctx, req)
+}
+
+// askIn is ask for as long as ctx (the turn's, or shorter) lasts.
+func (t *turn) askIn(ctx context.Context, req approval.Request) (approval.Decision, *tools.Error, string) {
 	t.emit(ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Summary: req.Summary, Phase: "asked", Sandbox: confinementLine(req, approval.Decision{})})
-	dec, err := t.approver.Approve(t.ctx, req)
+	dec, err := t.approver.Approve(ctx, req)
 	if err != nil {
-		if t.ctx.Err() != nil {
+		if ctx.Err() != nil {
 			t.audit(approval.DecisionEntry(req, approval.Decision{Choice: "cancelled"}))
 			return dec, cancelledError(), StatusCancelled
 		}

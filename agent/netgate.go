@@ -42,9 +42,16 @@ func (t *turn) hostGate(call Call, args json.RawMessage) tools.HostGate {
 		if strings.HasPrefix(v.By, "rule: ") {
 			req.Why = v.Why
 		}
-		dec, denial, _ := t.ask(req)
+		// The question ends with the command: a pane must not go on
+		// asking about a host for a command that is gone.
+		askCtx, cancel := context.WithCancel(t.ctx)
+		defer cancel()
+		defer context.AfterFunc(ctx, cancel)()
+		dec, denial, _ := t.askIn(askCtx, req)
 		switch {
 		case denial == nil:
+		case askCtx.Err() != nil:
+			return errors.New("the command ended, or the turn did, before anyone answered")
 		case dec.By == "headless":
 			return fmt.Errorf("nobody to ask in a headless run; a rule allows it: [[approval.rules]] tool = %q, match = %q, decision = \"allow\"", approval.NetworkTool, req.Capability)
 		case dec.Reason != "":

@@ -86,3 +86,45 @@ func TestConfinedCommandCannotReachAHostNobodyAllowed(t *testing.T) {
 		t.Errorf("the model is not told which host was refused and how to allow it: %s", res[0].Content)
 	}
 }
+
+// A question about a host ends with the command that asked: the person is
+// not left answering for a command that is gone.
+func TestHostQuestionEndsWithItsCommand(t *testing.T) {
+	addr := devServer(t)
+	asked := make(chan struct{})
+	var gone error
+	approver := approverFunc(func(ctx context.Context, req approval.Request) (approval.Decision, error) {
+		if req.Tool != approval.NetworkTool {
+			return approval.Decision{Choice: approval.ApproveOnce}, nil
+		}
+		close(asked)
+		<-ctx.Done() // nobody answers
+		gone = ctx.Err()
+		return approval.Decision{}, ctx.Err()
+	})
+	// The command gives up on the proxy after a moment, as a client
+	// with a timeout does.
+	line := fmt.Sprintf(`(exec 3<>/dev/tcp/127.0.0.1/%d && printf 'GET http://%s/ HTTP/1.1\r\nHost: x\r\n\r\n' >&3 && cat <&3) & sleep 1; kill %%1 2>/dev/null; echo gave up`, sandbox.ProxyPort, addr)
+	args, _ := json.Marshal(line)
+	srv := newFakeServer(t,
+		openAIStyle("", call{"t1", "shell_run", `{"command":` + string(args) + `}`}),
+		openAIStyle("done"),
+	)
+	var sb *sandbox.Sandbox
+	h := newHarness(t, approval.Ask, srv, withSandbox(&sb, ""))
+	if st := sb.Check(context.Background()); !st.Active {
+		t.Skip("no sandbox here: " + st.Why)
+	}
+	h.policy.SetSandbox(approval.Sandbox{Active: true, HostProxy: true})
+	if err := h.run(context.Background(), "check", approver); err != nil {
+		t.Fatal(err)
+	}
+	<-asked
+	if gone == nil {
+		t.Fatal("the question about the host outlived its command")
+	}
+	res := h.results()
+	if len(res) != 1 || !strings.Contains(res[0].Content, "gave up") || !strings.Contains(res[0].Content, "before anyone answered") {
+		t.Fatalf("results %+v; want the command's end and the unanswered host named", res)
+	}
+}

@@ -40,14 +40,18 @@ type pendingApproval struct {
 // It is safe for concurrent use; concurrent requests queue in the pane.
 type Approver struct {
 	requests chan *pendingApproval
-	done     chan struct{}
-	once     sync.Once
+	// withdrawn carries requests whose ctx ended while the pane showed
+	// them (a command that asked for a host and then ended), so that the
+	// pane does not go on asking about them.
+	withdrawn chan *pendingApproval
+	done      chan struct{}
+	once      sync.Once
 }
 
 // NewApprover returns an Approver with no program attached yet: Approve
 // blocks until a Model built with it reads the request.
 func NewApprover() *Approver {
-	return &Approver{requests: make(chan *pendingApproval), done: make(chan struct{})}
+	return &Approver{requests: make(chan *pendingApproval), withdrawn: make(chan *pendingApproval, 16), done: make(chan struct{})}
 }
 
 // Approve implements approval.Approver.
@@ -64,6 +68,10 @@ func (a *Approver) Approve(ctx context.Context, req approval.Request) (approval.
 	case d := <-p.reply:
 		return d, nil
 	case <-ctx.Done():
+		select {
+		case a.withdrawn <- p:
+		default: // the pane finds it dead when it gets to it
+		}
 		return approval.Decision{}, ctx.Err()
 	case <-a.done:
 		return approval.Decision{}, errApproverClosed
@@ -76,6 +84,9 @@ func (a *Approver) Close() { a.once.Do(func() { close(a.done) }) }
 
 // approvalRequestMsg carries a request from Approve to Update.
 type approvalRequestMsg struct{ p *pendingApproval }
+
+// approvalWithdrawnMsg says Approve stopped waiting for a request.
+type approvalWithdrawnMsg struct{ p *pendingApproval }
 
 // approvalDecidedMsg is the pane's answer; the root model sends it on.
 type approvalDecidedMsg struct {
@@ -90,6 +101,13 @@ func (a *Approver) waitForApproval() tea.Cmd {
 		select {
 		case p := <-a.requests:
 			return approvalRequestMsg{p}
+		case p := <-a.withdrawn:
+			select {
+			case <-a.done:
+				return nil
+			default:
+				return approvalWithdrawnMsg{p}
+			}
 		case <-a.done:
 			return nil
 		}

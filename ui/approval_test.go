@@ -391,7 +391,10 @@ func TestApproverRaces(t *testing.T) {
 	// The "pane": answers alternately until half are done, then closes.
 	answered := 0
 	for answered < n/2 {
-		msg := a.waitForApproval()().(approvalRequestMsg)
+		msg, ok := a.waitForApproval()().(approvalRequestMsg)
+		if !ok {
+			continue // a cancelled request withdrawn
+		}
 		choice := approval.ApproveOnce
 		if answered%2 == 1 {
 			choice = approval.Deny
@@ -674,4 +677,42 @@ func TestHostContactKeepsTheCardsOwnDecision(t *testing.T) {
 func untainted(req approval.Request) approval.Request {
 	req.Taint, req.Why = nil, "the autonomy level is ask: every call with side effects asks first"
 	return req
+}
+
+// A request Approve stops waiting for (its command ended while the pane
+// asked about a host) closes its pane, and the next live one opens.
+func TestWithdrawnRequestClosesItsPane(t *testing.T) {
+	ap := NewApprover()
+	m := newTestModel(t, newFake())
+	m.shared.approver = ap
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ap.Approve(ctx, networkRequest())
+	}()
+	m = update(m, ap.waitForApproval()())
+	if m.pane == nil {
+		t.Fatal("no pane for the request")
+	}
+	next := make(chan approval.Decision, 1)
+	go func() {
+		d, _ := ap.Approve(context.Background(), writeRequest())
+		next <- d
+	}()
+	m = update(m, ap.waitForApproval()())
+	cancel()
+	<-done
+	msg := ap.waitForApproval()()
+	if _, ok := msg.(approvalWithdrawnMsg); !ok {
+		t.Fatalf("got %T after the request's context ended; want approvalWithdrawnMsg", msg)
+	}
+	m = update(m, msg)
+	if m.pane == nil || m.pane.p.req.Tool != writeRequest().Tool {
+		t.Fatalf("the pane still shows the withdrawn request, or not the next one: %+v", m.pane)
+	}
+	press(t, m, "y")
+	if d := <-next; d.Choice != approval.ApproveOnce {
+		t.Errorf("the next request was decided %+v", d)
+	}
 }

@@ -518,6 +518,18 @@ func (m Model) handleApprovalRequest(msg approvalRequestMsg) (Model, tea.Cmd) {
 	return m, tea.Batch(next, arm)
 }
 
+// handleApprovalWithdrawn closes the pane when the request it shows is no
+// longer waited for, and opens the next live one.
+func (m Model) handleApprovalWithdrawn(msg approvalWithdrawnMsg) (Model, tea.Cmd) {
+	next := m.shared.approver.waitForApproval()
+	if m.pane == nil || m.pane.p != msg.p {
+		return m, next // queued ones are skipped when their turn comes
+	}
+	m = m.nextApproval()
+	m, arm := m.armPane()
+	return m, tea.Batch(next, arm)
+}
+
 // nextApproval opens the pane on the next live request in the queue.
 func (m Model) nextApproval() Model {
 	for len(m.queue) > 0 {

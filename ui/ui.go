@@ -187,6 +187,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.turn.frame++
 		m.turn.elapsed = msg.now.Sub(m.turn.start)
 		return m, spinnerTick(m.turn.id)
+	case approvalWithdrawnMsg:
+		return m.handleApprovalWithdrawn(msg)
 	case approvalRequestMsg:
 		m, cmd := m.handleApprovalRequest(msg)
 		return m, tea.Batch(cmd, m.notify.notify("approval needed: "+msg.p.req.Tool+" "+msg.p.req.Summary))
