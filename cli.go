@@ -16,7 +16,8 @@ const usageText = `myclaw — a terminal agent that asks before it acts and can 
 Usage:
   myclaw [flags]                 open the TUI
   myclaw -p "prompt" [flags]     run one task headless (-p - reads the prompt from stdin)
-  myclaw undo [N] [--force]      revert the newest N reversible calls of the newest session
+  myclaw undo [N] [--force]      revert the newest N reversible calls of this
+                                 workspace, whichever session made them
   myclaw redo [N]                re-apply the newest N undone calls
   myclaw history [--approvals [--all]]
                                  list the calls of the session (or the approval

@@ -55,6 +55,7 @@ var windowShapes = []struct {
 	}, chat.OllamaDefaultWindow, "Ollama"},
 	{"llama.cpp", map[string]string{"/props": `{"default_generation_settings":{"n_ctx":4096,"params":{"n_predict":-1}},"total_slots":1,"model_path":"m.gguf"}`}, 4096, "llama.cpp"},
 	{"LM Studio", map[string]string{"/api/v0/models": `{"object":"list","data":[{"id":"test-model","object":"model","type":"llm","state":"loaded","max_context_length":131072,"loaded_context_length":8192}]}`}, 8192, "LM Studio"},
+	{"another server with context_length", map[string]string{"/v1/models": `{"data":[{"id":"test-model","object":"model","context_length":65536}]}`}, 65536, ""},
 	{"plain OpenAI", map[string]string{"/v1/models": `{"object":"list","data":[{"id":"test-model","object":"model"}]}`}, 0, ""},
 }
 

@@ -7,6 +7,7 @@ import (
 	"myclaw/approval"
 	"myclaw/internal/apptest"
 	"myclaw/tools"
+	"myclaw/tools/mcp"
 	"myclaw/ui"
 	"os"
 	"path/filepath"
@@ -125,6 +126,17 @@ func TestCrashedMCPServerShowsInTools(t *testing.T) {
 	}
 	if err := b.RestartMCP(ctx, "t"); err != nil {
 		t.Fatal(err)
+	}
+	// Announced once per start, however often the server relists.
+	var again string
+	apptest.WaitFor(t, func() bool {
+		again += drainNotices(b.notices)
+		return strings.Contains(again, "is running with")
+	})
+	b.mcpChanged(mcp.ServerStatus{Name: "t", State: mcp.StateRunning, Tools: []string{"t/shout"}})
+	b.mcpChanged(mcp.ServerStatus{Name: "t", State: mcp.StateRunning, Tools: []string{"t/shout"}})
+	if got := again + drainNotices(b.notices); strings.Count(got, "is running with") != 1 {
+		t.Errorf("the restarted server was announced other than once: %q", got)
 	}
 	apptest.WaitFor(t, func() bool { _, ok := a.registry.Lookup("t/shout"); return ok })
 	if err := b.RestartMCP(ctx, "nope"); err == nil || !strings.Contains(err.Error(), "configured: t") {

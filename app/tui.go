@@ -156,6 +156,9 @@ type tuiBackend struct {
 	trustMu sync.Mutex
 
 	mu sync.Mutex
+	// running are the MCP servers last announced as running: a server
+	// relisting its tools (list_changed) is not announced again.
+	running map[string]bool
 }
 
 // mcpChanged turns a server's change of state into a line in the
@@ -163,9 +166,19 @@ type tuiBackend struct {
 // channel full is dropped (the state stays visible in /mcp).
 func (b *tuiBackend) mcpChanged(s mcp.ServerStatus) {
 	var text string
+	b.mu.Lock()
+	again := s.State == mcp.StateRunning && b.running[s.Name]
+	if b.running == nil {
+		b.running = map[string]bool{}
+	}
+	b.running[s.Name] = s.State == mcp.StateRunning
+	b.mu.Unlock()
 	switch s.State {
 	case mcp.StateRunning:
 		b.app.rememberTools(s)
+		if again {
+			return
+		}
 		text = fmt.Sprintf("MCP server %s is running with %s.", s.Name, tools.Count(len(s.Tools), "tool"))
 		if n := len(s.Prompts); n > 0 {
 			text = fmt.Sprintf("MCP server %s is running with %s and %s (/%s …; /help lists them).", s.Name, tools.Count(len(s.Tools), "tool"), tools.Count(n, "prompt"), s.Prompts[0].Command())

@@ -101,6 +101,9 @@ func (c *Client) probeModelList(ctx context.Context, _, model string) Window {
 			ID            string `json:"id"`
 			MaxModelLen   int    `json:"max_model_len"`
 			ContextLength int    `json:"context_length"`
+			// Pricing is OpenRouter's own field: other servers that
+			// report context_length are not named OpenRouter.
+			Pricing json.RawMessage `json:"pricing"`
 		} `json:"data"`
 	}
 	if !c.getJSON(ctx, c.base+"/models", nil, &list) {
@@ -111,8 +114,10 @@ func (c *Client) probeModelList(ctx context.Context, _, model string) Window {
 		case m.ID != model:
 		case m.MaxModelLen > 0:
 			return Window{Tokens: m.MaxModelLen, Server: "vLLM", Source: "vLLM max_model_len"}
-		case m.ContextLength > 0:
+		case m.ContextLength > 0 && (len(m.Pricing) > 0 || strings.Contains(strings.ToLower(c.base), "openrouter.ai")):
 			return Window{Tokens: m.ContextLength, Server: "OpenRouter", Source: "OpenRouter context_length"}
+		case m.ContextLength > 0:
+			return Window{Tokens: m.ContextLength, Source: "context_length in the server's model list"}
 		}
 	}
 	return Window{}
