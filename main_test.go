@@ -213,7 +213,11 @@ func TestProjectConfigNeedsTrust(t *testing.T) {
 
 func TestContinueResumesTheSession(t *testing.T) {
 	e := newEnv(t, writeNote)
-	e.myclaw(nil, "-p", "say hello", "--model", "test-model")
+	// With nothing to resume, it says so rather than start afresh unasked.
+	_, errOut, code := e.myclaw(nil, "-p", "say hello", "--model", "test-model", "--continue")
+	if code != 0 || !strings.Contains(errOut, "No earlier session in") {
+		t.Fatalf("--continue with no session: code %d, stderr %q", code, errOut)
+	}
 	e.myclaw(nil, "-p", "second question", "--model", "test-model", "--continue")
 	e.Srv.Mu.Lock()
 	last := e.Srv.Bodies[len(e.Srv.Bodies)-1]

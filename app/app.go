@@ -186,6 +186,9 @@ func (a *app) openSession(allowNew bool) error {
 		if lerr != nil {
 			if allowNew && errors.Is(lerr, history.ErrNoSession) {
 				a.session, err = a.store.NewSession(a.workspace.Dir(), a.settings.Model)
+				if a.opts.Continue {
+					a.notices = append(a.notices, ui.Notice{Text: "No earlier session in " + a.workspace.Dir() + " to continue: this is a new one (`myclaw sessions` lists them).", Warning: true})
+				}
 				return err
 			}
 			return &agent.UserError{Msg: "No session found for the workspace " + a.workspace.Dir() + ".", Hint: "Pass --workspace DIR (the directory myclaw ran in) or --session ID.", Err: lerr}
