@@ -338,7 +338,7 @@ func (t *shellJobsTool) Execute(ctx context.Context, raw json.RawMessage) (tools
 		}
 		return tools.Result{Output: struct {
 			Jobs []tools.JobInfo `json:"jobs"`
-		}{list}, Body: b.String(), Source: "shell:jobs", Summary: fmt.Sprintf("%d background jobs", len(list)), Capability: "shell:jobs"}, nil
+		}{list}, Body: b.String(), Source: "shell:jobs", Summary: tools.Count(len(list), "background job"), Capability: "shell:jobs"}, nil
 	}
 	if a.ID == "" {
 		return tools.Result{}, tools.Errorf(tools.KindInvalidArgs, "Name the job in \"id\" (shell_jobs {\"action\":\"list\"} shows them).", "%s needs an id", a.Action)

@@ -39,6 +39,9 @@ func TestShellBackgroundJob(t *testing.T) {
 	if err != nil || !strings.Contains(res.Body, "job1  running") {
 		t.Fatalf("list: %v %q; want job1 running", err, res.Body)
 	}
+	if res.Summary != "1 background job" {
+		t.Errorf("list summary %q; want 1 background job", res.Summary)
+	}
 	if jobs.Running() != 1 {
 		t.Errorf("Running() = %d; want 1", jobs.Running())
 	}
