@@ -219,7 +219,7 @@ func (t *turn) round() (bool, error) {
 	if len(calls) == 0 {
 		if tc, rest := ParseTextToolCalls(content, func(name string) bool { _, ok := a.opts.Registry.Lookup(name); return ok }); len(tc) > 0 {
 			calls, content, fromText = tc, rest, true
-			t.emit(NoticeEvent{Text: "The model wrote " + tools.Count(len(tc), "tool call") + " as text; running them as calls."})
+			t.emit(NoticeEvent{Text: textCallsNotice(len(tc))})
 		}
 	}
 	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: content, ToolCalls: calls}
@@ -397,4 +397,12 @@ func (t *turn) promptWasCut(comp chat.Completion, sent int) error {
 		Msg:  fmt.Sprintf("The server read only %d of about %d prompt tokens: it cut the conversation without a word (the system prompt and tool list go first), so this answer was set aside and its tool calls were not run.", got, sent),
 		Hint: windowFix(win.Server, sent*2) + fmt.Sprintf(" Then set context_window in the config, or /clear. Until then myclaw keeps the prompt within %d tokens.", got),
 	}
+}
+
+// textCallsNotice says the model wrote n tool calls as text.
+func textCallsNotice(n int) string {
+	if n == 1 {
+		return "The model wrote a tool call as text; running it as a call."
+	}
+	return fmt.Sprintf("The model wrote %d tool calls as text; running them as calls.", n)
 }

@@ -152,12 +152,16 @@ func TestModelWithoutToolsFallsBackToTextCalls(t *testing.T) {
 	if res := h.results(); len(res) != 1 || res[0].Call.Tool != "time_now" || res[0].Status != StatusOK {
 		t.Fatalf("results %+v; want time_now run from the text call", res)
 	}
-	var noticed bool
+	var noticed, said bool
 	for _, e := range h.eventsOf("notice") {
 		noticed = noticed || strings.Contains(e.(NoticeEvent).Text, "does not support tool calls")
+		said = said || e.(NoticeEvent).Text == "The model wrote a tool call as text; running it as a call."
 	}
 	if !noticed {
 		t.Fatal("the user was not told about the fallback")
+	}
+	if !said {
+		t.Errorf("the text call was not announced in the singular: %v", h.eventsOf("notice"))
 	}
 }
 
