@@ -417,7 +417,7 @@ func (t *turn) askIn(ctx context.Context, req approval.Request) (approval.Decisi
 	}
 	if !dec.Approved() {
 		t.audit(approval.DecisionEntry(req, dec))
-		return dec, denialError(req.Tool, dec), StatusDenied
+		return dec, denialError(req, dec), StatusDenied
 	}
 	return dec, nil, ""
 }
@@ -802,11 +802,16 @@ func cancelledError() *tools.Error {
 	return &tools.Error{Kind: tools.KindUnknown, Message: "cancelled by the user", Hint: "The user stopped this call. Wait for their next message."}
 }
 
-func denialError(tool string, d approval.Decision) *tools.Error {
+func denialError(req approval.Request, d approval.Decision) *tools.Error {
+	tool := req.Tool
 	e := &tools.Error{Kind: tools.KindPermissionDenied, Message: fmt.Sprintf("the user denied %s", tool)}
 	switch {
 	case d.By == "headless":
+		// The reason the policy asked is what a CI log reader needs.
 		e.Message = fmt.Sprintf("%s needs approval, and this session runs without a person to approve", tool)
+		if req.Why != "" {
+			e.Message = fmt.Sprintf("%s needs approval (%s), and this session runs without a person to approve", tool, req.Why)
+		}
 		e.Hint = d.Reason
 		if e.Hint == "" {
 			e.Hint = "Nobody can approve calls in this session. Do not retry; finish with what read-only tools allow and say what you would have done."

@@ -762,3 +762,20 @@ func TestShellCommandKilledAtTimeoutIsUndoable(t *testing.T) {
 		t.Fatalf("p.txt survived the undo: %v", err)
 	}
 }
+
+// A headless denial says why the policy asked, in its message: what a CI
+// log reader sees first.
+func TestHeadlessDenialNamesWhyItAsked(t *testing.T) {
+	srv := newFakeServer(t,
+		openAIStyle("", call{"t1", "fs_write", `{"path":"a.txt","content":"x"}`}),
+		openAIStyle("done"),
+	)
+	h := newHarness(t, approval.Ask, srv)
+	if err := h.run(context.Background(), "write", approval.Headless{}); err != nil {
+		t.Fatal(err)
+	}
+	res := h.results()
+	if len(res) != 1 || !strings.Contains(res[0].Content, "fs_write needs approval (the autonomy level is ask") {
+		t.Fatalf("results %+v; want the reason in the denial's message", res)
+	}
+}
