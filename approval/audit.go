@@ -42,6 +42,9 @@ type AuditEntry struct {
 	// SavedRule is, for a grant also saved as a rule (decision
 	// "approve_save"), the rule and where it was written.
 	SavedRule string `json:"saved_rule,omitempty"`
+	// Network is set when the person approved a shell command with
+	// network (the pane's w or W): a different decision from approve.
+	Network bool `json:"network,omitempty"`
 	// Session and Workspace say where the call was made (empty in entries
 	// written before they were recorded).
 	Session   string `json:"session,omitempty"`
@@ -75,7 +78,7 @@ func VerdictEntry(req Request, v Verdict) AuditEntry {
 // By is recorded as the user's.
 func DecisionEntry(req Request, d Decision) AuditEntry {
 	e := requestEntry(req)
-	e.Decision, e.By, e.Reason = string(d.Choice), d.By, d.Reason
+	e.Decision, e.By, e.Reason, e.Network = string(d.Choice), d.By, d.Reason, d.Network && d.Approved()
 	if e.By == "" {
 		e.By = "user"
 	}

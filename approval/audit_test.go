@@ -29,6 +29,13 @@ func TestAuditAppendRead(t *testing.T) {
 		DecisionEntry(req, Decision{Choice: Deny, Reason: "not <that> & not now", By: "headless"}),
 		VerdictEntry(callReq(writeMeta, "fs:write:a"), Verdict{Outcome: OutcomeAllow, By: "level: auto-edit"}),
 	}
+	// Approving with network (w) is its own decision in the log.
+	if e := DecisionEntry(req, Decision{Choice: ApproveOnce, Network: true}); !e.Network {
+		t.Errorf("an approval with network is logged as %+v", e)
+	}
+	if e := DecisionEntry(req, Decision{Choice: Deny, Network: true}); e.Network {
+		t.Errorf("a denial is logged with network: %+v", e)
+	}
 	want[2].Time = at.Add(time.Minute).In(time.FixedZone("CEST", 2*3600))
 	for _, e := range want {
 		if err := a.Append(e); err != nil {
