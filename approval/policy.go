@@ -433,10 +433,12 @@ func (p *Policy) DropRule(r Rule) bool {
 // It is what the pane shows, what Remember grants and what SaveRule writes.
 func SessionRule(req Request) Rule {
 	c := newCall(req)
-	if !c.shell && (req.Meta.Definition != "" || c.tool == NetworkTool) && c.capability != "" {
+	if !c.shell && (req.Meta.Definition != "" || c.cap.Kind == "net") && c.capability != "" {
 		// A tool whose definition can change under us (MCP): the grant
 		// names the capability, which carries the definition, so a
-		// changed description or schema is asked about again.
+		// changed description or schema is asked about again. A tool that
+		// reaches a host (web_fetch, a command's host contact): the grant
+		// names that host, not every host.
 		return Rule{Tool: globQuote(c.tool), Match: globQuote(c.capability), Decision: string(OutcomeAllow)}
 	}
 	if !c.shell {
