@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"myclaw/app"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 )
@@ -66,6 +67,20 @@ func shortVersion() string {
 				rev = s.Value
 			}
 		}
+	}
+	return welcomeVersion(v, rev)
+}
+
+// pseudoVersion matches a Go pseudo-version (v0.0.0-20261201101010-abcdef012345,
+// also with a pre-release base and +dirty), whose 35 columns would push the
+// welcome line's server state off an 80-column screen.
+var pseudoVersion = regexp.MustCompile(`^v\d+\.\d+\.\d+-(?:[0-9A-Za-z.]+\.)?\d{14}-([0-9a-f]{12})(\+dirty)?$`)
+
+// welcomeVersion is v as the welcome line shows it: a release as it is, a
+// pseudo-version or none as "(devel COMMIT)".
+func welcomeVersion(v, rev string) string {
+	if m := pseudoVersion.FindStringSubmatch(v); m != nil {
+		v, rev = "", m[1]
 	}
 	if v != "" {
 		return v

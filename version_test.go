@@ -125,3 +125,20 @@ func TestZshAndFishCompletion(t *testing.T) {
 		}
 	}
 }
+
+// A pseudo-version is shortened to its commit: the welcome line keeps room
+// for the server's state at 80 columns.
+func TestWelcomeVersion(t *testing.T) {
+	for _, tc := range []struct{ v, rev, want string }{
+		{"v1.4.0", "", "v1.4.0"},
+		{"v0.0.0-20261201221003-5311a93cafe0", "", "(devel 5311a93)"},
+		{"v1.4.1-0.20261201221003-5311a93cafe0+dirty", "", "(devel 5311a93)"},
+		{"v1.5.0-rc.1.0.20261201221003-5311a93cafe0", "", "(devel 5311a93)"},
+		{"", "5311a93cafe0aaaa", "(devel 5311a93)"},
+		{"", "", "(devel)"},
+	} {
+		if got := welcomeVersion(tc.v, tc.rev); got != tc.want {
+			t.Errorf("welcomeVersion(%q, %q) = %q; want %q", tc.v, tc.rev, got, tc.want)
+		}
+	}
+}
