@@ -104,11 +104,23 @@ func (a *Agent) RunShell(ctx context.Context, command string, emit func(Event)) 
 		return &UserError{Msg: "No shell is available to run the command."}
 	}
 	args, _ := json.Marshal(map[string]string{"command": command})
-	ev, content := a.runUserTool(ctx, tool, "user_shell", args, emit)
+	ev, content, undo := a.runUserTool(ctx, tool, "user_shell", args, emit)
 	a.mu.Lock()
 	j := a.journal
 	a.mu.Unlock()
-	if jerr := j.Irreversible(history.Entry{CallID: ev.Call.ID, Tool: ev.Call.Tool, Args: args, Summary: "you ran: " + command, Time: a.opts.Now()}); jerr != nil {
+	// Journaled like the model's commands: what it changed in the
+	// workspace, /undo walks back.
+	entry := history.Entry{CallID: ev.Call.ID, Tool: ev.Call.Tool, Args: args, Summary: "you ran: " + command, Time: a.opts.Now()}
+	var jerr error
+	if len(undo) > 0 {
+		entry.Reversible, entry.Undo = true, undo
+		if jerr = j.Begin(entry); jerr == nil {
+			jerr = j.Commit(entry.CallID, nil)
+		}
+	} else {
+		jerr = j.Irreversible(entry)
+	}
+	if jerr != nil {
 		a.opts.Logf("journal the user's command: %v", jerr)
 	}
 	if ctx.Err() != nil {
@@ -137,7 +149,7 @@ func (a *Agent) Mention(ctx context.Context, path string, emit func(Event)) erro
 	if tool == nil {
 		return &UserError{Msg: "Mentions are not available here."}
 	}
-	ev, content := a.runUserTool(ctx, tool, "user_mention", args, emit)
+	ev, content, _ := a.runUserTool(ctx, tool, "user_mention", args, emit)
 	a.workedInPath(path)
 	if ev.Status != StatusOK {
 		return &UserError{Msg: fmt.Sprintf("@%s was not attached: %s", path, ev.Message), Hint: ev.Hint}
@@ -165,7 +177,7 @@ func (a *Agent) MentionResources(ctx context.Context, refs []string, emit func(E
 		if err != nil {
 			return fail(err.Error(), "/mcp lists the servers; /mcp resources NAME lists a server's resources.")
 		}
-		ev, content := a.runUserTool(ctx, tool, "user_mention", argsJSON(map[string]string{"uri": uri}), emit)
+		ev, content, _ := a.runUserTool(ctx, tool, "user_mention", argsJSON(map[string]string{"uri": uri}), emit)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -182,7 +194,7 @@ func (a *Agent) MentionResources(ctx context.Context, refs []string, emit func(E
 
 // runUserTool runs one tool for the user and reports it as a call. It
 // returns the result event and exactly what the model will read.
-func (a *Agent) runUserTool(ctx context.Context, tool tools.Tool, prefix string, args json.RawMessage, emit func(Event)) (ToolResultEvent, string) {
+func (a *Agent) runUserTool(ctx context.Context, tool tools.Tool, prefix string, args json.RawMessage, emit func(Event)) (ToolResultEvent, string, json.RawMessage) {
 	meta := tool.Meta()
 	call := userCall(meta, prefix, args)
 	call.Attached = prefix == "user_mention"
@@ -194,6 +206,9 @@ func (a *Agent) runUserTool(ctx context.Context, tool tools.Tool, prefix string,
 	ev := ToolResultEvent{Call: call, Status: StatusOK, Summary: res.Summary, Duration: now.Sub(start), Content: content, Body: res.Body}
 	if err == nil {
 		ev.ExitCode = exitCodeOf(res.Output)
+	}
+	if _, ok := tool.(tools.Reverter); ok && len(res.Undo) > 0 {
+		ev.Reversible, ev.UndoPlan = true, res.UndoPlan
 	}
 	switch {
 	case err != nil:
@@ -209,7 +224,7 @@ func (a *Agent) runUserTool(ctx context.Context, tool tools.Tool, prefix string,
 		}
 	}
 	emit(ev)
-	return ev, content
+	return ev, content, res.Undo
 }
 
 // begin marks the agent busy for something that must not overlap a turn.

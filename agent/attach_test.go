@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -230,5 +231,31 @@ func TestMentionImageWithoutVision(t *testing.T) {
 	}
 	if h.agent.Pending() != 0 {
 		t.Fatal("an image was attached for a model without vision")
+	}
+}
+
+// A command the user runs with !command is journaled like the model's:
+// /undo walks back what it changed in the workspace, and its card says so.
+func TestUserCommandIsUndoable(t *testing.T) {
+	srv := newFakeServer(t)
+	h := newHarness(t, approval.Ask, srv)
+	userToolsOf(h)
+	var evs []Event
+	if err := h.agent.RunShell(context.Background(), "echo made > made.txt", func(e Event) { evs = append(evs, e) }); err != nil {
+		t.Fatal(err)
+	}
+	res := evs[1].(ToolResultEvent)
+	if !res.Reversible || !strings.Contains(res.UndoPlan, "Undo") {
+		t.Fatalf("the card does not say the command can be undone: %+v", res)
+	}
+	entries, _ := h.agent.History()
+	if len(entries) != 1 || !entries[0].Reversible {
+		t.Fatalf("journal %+v; want one reversible entry", entries)
+	}
+	if _, err := h.agent.Undo(context.Background(), 1, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(h.ws, "made.txt")); !os.IsNotExist(err) {
+		t.Fatalf("undo left the file the user's command made: %v", err)
 	}
 }
