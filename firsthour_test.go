@@ -12,19 +12,21 @@ import (
 	"testing"
 )
 
-// writeThenTest writes a note, then runs a test command, as most turns end.
-func writeThenTest(first string, round int) (string, []scriptCall) {
-	switch round {
-	case 0:
-		return "", []scriptCall{{Name: "fs_write", Args: `{"path":"notes/todo.md","content":"one\n"}`}}
-	case 1:
-		return "", []scriptCall{{Name: "shell_run", Args: `{"command":"exit 1"}`}}
+// writeThenRun writes a note, then runs command, as most turns end.
+func writeThenRun(command string) func(first string, round int) (string, []scriptCall) {
+	return func(first string, round int) (string, []scriptCall) {
+		switch round {
+		case 0:
+			return "", []scriptCall{{Name: "fs_write", Args: `{"path":"notes/todo.md","content":"one\n"}`}}
+		case 1:
+			return "", []scriptCall{{Name: "shell_run", Args: `{"command":"` + command + `"}`}}
+		}
+		return "Done.", nil
 	}
-	return "Done.", nil
 }
 
 func TestUndoStepsOverShellCalls(t *testing.T) {
-	e := newEnv(t, writeThenTest)
+	e := newEnv(t, writeThenRun("ln -s notes lnk")) // a link: undo cannot restore it
 	if _, errOut, code := e.myclaw(nil, "-p", "go", "--model", "test-model", "--autonomy", "full"); code != 0 {
 		t.Fatalf("run: code %d, stderr %q", code, errOut)
 	}
@@ -32,7 +34,7 @@ func TestUndoStepsOverShellCalls(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("undo: code %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	if !strings.Contains(out, "skipped shell_run `exit 1`: its effects stay") || !strings.Contains(out, "Undid fs_write") {
+	if !strings.Contains(out, "skipped shell_run `ln -s notes lnk`: its effects stay") || !strings.Contains(out, "Undid fs_write") {
 		t.Fatalf("undo said %q; want the shell call skipped and the write undone", out)
 	}
 	if _, err := os.Stat(filepath.Join(e.WS, "notes", "todo.md")); err == nil {
@@ -45,7 +47,7 @@ func TestUndoStepsOverShellCalls(t *testing.T) {
 }
 
 func TestHeadlessShowsAFailingCommandAsFailed(t *testing.T) {
-	e := newEnv(t, writeThenTest)
+	e := newEnv(t, writeThenRun("exit 1"))
 	_, errOut, code := e.myclaw(nil, "-p", "go", "--model", "test-model", "--autonomy", "full")
 	if code != 0 {
 		t.Fatalf("run: code %d, stderr %q", code, errOut)

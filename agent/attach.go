@@ -85,8 +85,9 @@ func (a *Agent) Pending() int {
 // RunShell runs a command the user typed as `!command`: through shell_run,
 // with its containment, timeout, output caps and scrubbed environment, but
 // without asking (the user typed it). It reports the call like a turn does
-// (ToolCallEvent, ToolResultEvent, DoneEvent), records it in the journal as
-// irreversible, and attaches its fenced output to the next message.
+// (ToolCallEvent, ToolResultEvent, DoneEvent), journals what it changed in
+// the workspace as the model's commands are (nothing when it changed
+// nothing), and attaches its fenced output to the next message.
 func (a *Agent) RunShell(ctx context.Context, command string, emit func(Event)) (err error) {
 	if err := a.begin(); err != nil {
 		return err
@@ -104,7 +105,7 @@ func (a *Agent) RunShell(ctx context.Context, command string, emit func(Event)) 
 		return &UserError{Msg: "No shell is available to run the command."}
 	}
 	args, _ := json.Marshal(map[string]string{"command": command})
-	ev, content, undo := a.runUserTool(ctx, tool, "user_shell", args, emit)
+	ev, content, res := a.runUserTool(ctx, tool, "user_shell", args, emit)
 	a.mu.Lock()
 	j := a.journal
 	a.mu.Unlock()
@@ -112,12 +113,13 @@ func (a *Agent) RunShell(ctx context.Context, command string, emit func(Event)) 
 	// workspace, /undo walks back.
 	entry := history.Entry{CallID: ev.Call.ID, Tool: ev.Call.Tool, Args: args, Summary: "you ran: " + command, Time: a.opts.Now()}
 	var jerr error
-	if len(undo) > 0 {
-		entry.Reversible, entry.Undo = true, undo
+	switch {
+	case len(res.Undo) > 0:
+		entry.Reversible, entry.Undo = true, res.Undo
 		if jerr = j.Begin(entry); jerr == nil {
 			jerr = j.Commit(entry.CallID, nil)
 		}
-	} else {
+	case !res.Unchanged:
 		jerr = j.Irreversible(entry)
 	}
 	if jerr != nil {
@@ -194,7 +196,7 @@ func (a *Agent) MentionResources(ctx context.Context, refs []string, emit func(E
 
 // runUserTool runs one tool for the user and reports it as a call. It
 // returns the result event and exactly what the model will read.
-func (a *Agent) runUserTool(ctx context.Context, tool tools.Tool, prefix string, args json.RawMessage, emit func(Event)) (ToolResultEvent, string, json.RawMessage) {
+func (a *Agent) runUserTool(ctx context.Context, tool tools.Tool, prefix string, args json.RawMessage, emit func(Event)) (ToolResultEvent, string, tools.Result) {
 	meta := tool.Meta()
 	call := userCall(meta, prefix, args)
 	call.Attached = prefix == "user_mention"
@@ -224,7 +226,7 @@ func (a *Agent) runUserTool(ctx context.Context, tool tools.Tool, prefix string,
 		}
 	}
 	emit(ev)
-	return ev, content, res.Undo
+	return ev, content, res
 }
 
 // begin marks the agent busy for something that must not overlap a turn.

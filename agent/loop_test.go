@@ -779,3 +779,26 @@ func TestHeadlessDenialNamesWhyItAsked(t *testing.T) {
 		t.Fatalf("results %+v; want the reason in the denial's message", res)
 	}
 }
+
+// A command that changed nothing in the workspace says so, and leaves
+// nothing for /history or /undo to pass over.
+func TestCommandThatChangedNothingIsNotJournaled(t *testing.T) {
+	srv := newFakeServer(t,
+		openAIStyle("", call{"s1", "shell_run", `{"command":"echo looked"}`}),
+		openAIStyle("done"),
+	)
+	h := newHarness(t, approval.Full, srv)
+	if err := h.run(context.Background(), "look", nil); err != nil {
+		t.Fatal(err)
+	}
+	res := h.results()
+	if len(res) != 1 || res[0].Reversible || !strings.Contains(res[0].Summary, "no changes in the workspace") {
+		t.Fatalf("result %+v; want one that says it changed nothing", res)
+	}
+	if entries, _ := h.agent.History(); len(entries) != 0 {
+		t.Fatalf("journal %+v; want nothing", entries)
+	}
+	if msg, _ := h.agent.Undo(context.Background(), 1, false); strings.Contains(msg, "skipped") || !strings.Contains(msg, "Nothing to undo") {
+		t.Fatalf("undo says %q; want only that there is nothing to undo", msg)
+	}
+}

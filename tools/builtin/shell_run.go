@@ -363,6 +363,7 @@ func (s *shellRun) execute(ctx context.Context, raw json.RawMessage, layer *prev
 	res := tools.Result{
 		Undo:       rec.undo,
 		UndoPlan:   rec.plan,
+		Unchanged:  rec.unchanged,
 		Output:     out,
 		Body:       body,
 		Source:     "shell:" + tools.ClipOneLine(a.Command, 60),

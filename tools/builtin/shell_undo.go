@@ -129,6 +129,9 @@ type shellRecorded struct {
 	plan    string
 	changed []string // "M path", "A path", "D path", bounded
 	note    string
+	// unchanged: the capture saw the command change nothing in the
+	// workspace, so there is nothing to undo and nothing to warn about.
+	unchanged bool
 }
 
 // record compares the capture taken before a command with the workspace
@@ -194,6 +197,8 @@ func (u *ShellUndo) record(ctx context.Context, before *snapshot.Snapshot) shell
 	if n == 0 && len(data.CreatedDirs) == 0 && len(data.RemovedDirs) == 0 {
 		if len(data.NotCovered) > 0 {
 			rec.note = "it changed what undo cannot restore: " + listSome(data.NotCovered)
+		} else {
+			rec.unchanged, rec.summary = true, ", no changes in the workspace"
 		}
 		return rec
 	}
