@@ -142,6 +142,8 @@ type turnState struct {
 	cancelling bool
 	sawError   bool
 	cancelled  bool
+	// retry is the turn's retry line: each new attempt replaces it.
+	retry block
 }
 
 // liveText is the assistant answer being streamed: its text, split into
@@ -344,8 +346,12 @@ func (m Model) handleEvent(ev agent.Event) Model {
 		}
 		m.status.estimated = ev.Estimated
 	case agent.RetryEvent:
-		m = m.addTurnBlock(noticeBlock(fmt.Sprintf("retrying in %s (attempt %d of %d): %s",
-			formatElapsed(ev.Wait), ev.Attempt, ev.Max, oneLine(ev.Reason))))
+		if m.turn.retry != nil {
+			m.tr.remove(m.turn.retry)
+		}
+		m.turn.retry = noticeBlock(fmt.Sprintf("retrying in %s (attempt %d of %d): %s",
+			formatElapsed(ev.Wait), ev.Attempt, ev.Max, oneLine(ev.Reason)))
+		m = m.addTurnBlock(m.turn.retry)
 	case agent.NoticeEvent:
 		if ev.Warning {
 			m = m.addTurnBlock(warnBlock(ev.Text))

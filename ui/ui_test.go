@@ -622,3 +622,16 @@ func TestKeyMapDrivesKeys(t *testing.T) {
 		}
 	})
 }
+
+// Retries take one line that each attempt updates, not a paragraph each.
+func TestRetriesTakeOneLine(t *testing.T) {
+	m := startFakeTurn(t, newTestModel(t, newFake()), "go")
+	m = events(m,
+		agent.RetryEvent{Attempt: 1, Max: 4, Wait: time.Second, Reason: "503"},
+		agent.RetryEvent{Attempt: 2, Max: 4, Wait: 2 * time.Second, Reason: "503"},
+		agent.RetryEvent{Attempt: 3, Max: 4, Wait: 4 * time.Second, Reason: "503"})
+	got := m.tr.text(m.c)
+	if n := strings.Count(got, "retrying in"); n != 1 || !strings.Contains(got, "attempt 3 of 4") {
+		t.Fatalf("%d retry lines, want one saying attempt 3:\n%s", n, got)
+	}
+}
