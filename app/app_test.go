@@ -219,6 +219,10 @@ func TestEarlierMatchesCallRecordsInOrder(t *testing.T) {
 	if strings.Join(got, ",") != "denied,ok,line" {
 		t.Fatalf("cards %v; want denied,ok,line", got)
 	}
+	// c2 has no result: myclaw stopped while it ran, and the line says so.
+	if last := out[len(out)-1]; !strings.Contains(last.Text, "interrupted: myclaw stopped before it ended") {
+		t.Errorf("the unfinished call reads %q", last.Text)
+	}
 }
 
 // noticeText joins the notices' text, one a line.

@@ -97,6 +97,14 @@ func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord, max 
 		}
 	}
 	msgs = msgs[skip:]
+	// A call with no result in the conversation was cut off: myclaw
+	// stopped (a crash, kill -9) before it ended.
+	answered := map[string]bool{}
+	for _, m := range msgs {
+		if m.Role == openai.ChatMessageRoleTool {
+			answered[m.ToolCallID] = true
+		}
+	}
 	var out []ui.Earlier
 	for _, m := range msgs {
 		switch m.Role {
@@ -108,7 +116,12 @@ func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord, max 
 		case openai.ChatMessageRoleAssistant:
 			out = append(out, ui.Earlier{Role: "assistant", Text: m.Content})
 			for _, c := range m.ToolCalls {
-				out = append(out, ui.Earlier{Role: "tool", Text: "↳ " + c.Function.Name + " " + oneLine(c.Function.Arguments, 100), Call: take(c.ID)})
+				text := "↳ " + c.Function.Name + " " + oneLine(c.Function.Arguments, 100)
+				rec := take(c.ID)
+				if rec == nil && !answered[c.ID] {
+					text += " · interrupted: myclaw stopped before it ended"
+				}
+				out = append(out, ui.Earlier{Role: "tool", Text: text, Call: rec})
 			}
 		}
 	}
