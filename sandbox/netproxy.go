@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -199,24 +200,80 @@ func (p *hostProxy) handle(c net.Conn) {
 	<-done
 }
 
-// proxyTarget is the host:port a proxy request is for.
+// proxyTarget is the host:port a proxy request is for, in the one
+// spelling the gate decides and the proxy dials.
 func proxyTarget(req *http.Request) (string, error) {
 	if req.Method == http.MethodConnect {
 		host, port, err := net.SplitHostPort(req.RequestURI)
-		if err != nil || host == "" {
+		if err != nil {
 			return "", fmt.Errorf("CONNECT needs host:port, not %q", req.RequestURI)
 		}
-		return net.JoinHostPort(strings.ToLower(host), port), nil
+		return canonicalHostPort(host, port)
 	}
 	u := req.URL
 	if u == nil || u.Host == "" || u.Scheme != "http" {
 		return "", errors.New("myclaw's proxy takes CONNECT and http:// requests with an absolute URL")
 	}
+	if u.User != nil {
+		return "", errors.New("myclaw's proxy takes no user name or password in the host")
+	}
 	port := u.Port()
 	if port == "" {
 		port = "80"
 	}
-	return net.JoinHostPort(strings.ToLower(u.Hostname()), port), nil
+	return canonicalHostPort(u.Hostname(), port)
+}
+
+// canonicalHostPort spells host and port the one way a rule names them:
+// a name lowercased without its trailing dot, an address as Go prints it
+// (an IPv4-mapped one as IPv4), the port in decimal. Anything else the
+// dialer or the system's resolver might still take somewhere (a name
+// that reads as an address, like 127.1 or 0x7f000001, the unspecified
+// address, which is this machine, a zone, userinfo) is refused, so that
+// no second spelling of a host walks around a rule about it.
+func canonicalHostPort(host, port string) (string, error) {
+	n, err := strconv.ParseUint(port, 10, 16)
+	if err != nil || n == 0 {
+		return "", fmt.Errorf("the port must be a number from 1 to 65535, not %q", port)
+	}
+	port = strconv.FormatUint(n, 10)
+	if a, err := netip.ParseAddr(host); err == nil {
+		a = a.Unmap()
+		if a.Zone() != "" || a.IsUnspecified() {
+			return "", fmt.Errorf("myclaw's proxy does not take the host %q", host)
+		}
+		return net.JoinHostPort(a.String(), port), nil
+	}
+	name := strings.TrimSuffix(strings.ToLower(host), ".")
+	if !hostName(name) {
+		return "", fmt.Errorf("myclaw's proxy takes a host name or an IP address, not %q", host)
+	}
+	return net.JoinHostPort(name, port), nil
+}
+
+// hostName reports whether name is a DNS name (letters, digits, '-' and
+// '_', labels of 1 to 63, 253 in all) whose last label is not a number,
+// which a resolver could read as part of an address.
+func hostName(name string) bool {
+	if name == "" || len(name) > 253 {
+		return false
+	}
+	labels := strings.Split(name, ".")
+	for _, l := range labels {
+		if l == "" || len(l) > 63 {
+			return false
+		}
+		for _, r := range l {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+				return false
+			}
+		}
+	}
+	last := labels[len(labels)-1]
+	if strings.HasPrefix(last, "0x") || strings.Trim(last, "0123456789") == "" {
+		return false
+	}
+	return true
 }
 
 // headLimit fails a read past left bytes; left < 0 is no bound.

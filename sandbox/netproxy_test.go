@@ -1,0 +1,67 @@
+package sandbox
+
+import (
+	"bufio"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// One host has one name at the gate: every spelling the dialer would
+// take to the same place is the spelling a rule names, and a name the
+// resolver could read as an address is refused, so a deny rule for a
+// host cannot be walked around.
+func TestProxyTargetIsCanonical(t *testing.T) {
+	same := map[string]string{
+		"CONNECT Evil.COM.:443 HTTP/1.1":                   "evil.com:443",
+		"CONNECT evil.com:0443 HTTP/1.1":                   "evil.com:443",
+		"CONNECT [::ffff:127.0.0.1]:22 HTTP/1.1":           "127.0.0.1:22",
+		"CONNECT [0:0::1]:22 HTTP/1.1":                     "[::1]:22",
+		"GET http://EVIL.com./x HTTP/1.1":                  "evil.com:80",
+		"GET http://[::ffff:7f00:1]:8080/ HTTP/1.1":        "127.0.0.1:8080",
+		"CONNECT proxy.golang.org:443 HTTP/1.1":            "proxy.golang.org:443",
+		"CONNECT 127.0.0.1:3000 HTTP/1.1":                  "127.0.0.1:3000",
+		"CONNECT localhost:3000 HTTP/1.1":                  "localhost:3000",
+		"CONNECT my_host-1.internal.example:8443 HTTP/1.1": "my_host-1.internal.example:8443",
+	}
+	for line, want := range same {
+		got, err := target(t, line)
+		if err != nil || got != want {
+			t.Errorf("%s: got %q, %v; want %q", line, got, err, want)
+		}
+	}
+	refused := []string{
+		"CONNECT evil.com:https HTTP/1.1",    // a service name for a port
+		"CONNECT evil.com:0 HTTP/1.1",        // no port
+		"CONNECT evil.com:65536 HTTP/1.1",    // past the last port
+		"CONNECT evil.com: HTTP/1.1",         // empty port
+		"CONNECT a@evil.com:443 HTTP/1.1",    // userinfo
+		"CONNECT 127.1:22 HTTP/1.1",          // inet_aton's short form
+		"CONNECT 2130706433:22 HTTP/1.1",     // an address as one number
+		"CONNECT 0x7f.0.0.1:22 HTTP/1.1",     // hex
+		"CONNECT 0.0.0.0:22 HTTP/1.1",        // the unspecified address is this machine
+		"CONNECT [::]:22 HTTP/1.1",           // the same in IPv6
+		"CONNECT [fe80::1%25lo]:22 HTTP/1.1", // a zone
+		"CONNECT evil..com:443 HTTP/1.1",     // an empty label
+		"CONNECT " + strings.Repeat("a", 64) + ".com:443 HTTP/1.1",
+		"CONNECT " + strings.Repeat("a.", 127) + "com:443 HTTP/1.1",
+		"GET http://:80/ HTTP/1.1", // no host: this machine
+		"GET http://evil.com:http/ HTTP/1.1",
+	}
+	for _, line := range refused {
+		if got, err := target(t, line); err == nil {
+			t.Errorf("%s: got %q; want it refused", line, got)
+		} else if !strings.Contains(err.Error(), "host") && !strings.Contains(err.Error(), "port") {
+			t.Errorf("%s: error %q does not say what was wrong", line, err)
+		}
+	}
+}
+
+func target(t *testing.T, line string) (string, error) {
+	t.Helper()
+	req, err := http.ReadRequest(bufio.NewReader(strings.NewReader(line + "\r\nHost: x\r\n\r\n")))
+	if err != nil {
+		return "", err
+	}
+	return proxyTarget(req)
+}
