@@ -66,6 +66,8 @@ type hostProxy struct {
 
 	mu      sync.Mutex
 	decided map[string]error // per hostport, for this command
+	asking  int              // hosts before the gate now
+	over    int              // requests for new hosts refused past maxProxyHosts
 	reached []string
 	refused []string
 }
@@ -100,7 +102,11 @@ func (p *hostProxy) close() (reached, refused []string) {
 	os.RemoveAll(p.dir)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.reached, p.refused
+	refused = p.refused
+	if p.over > 0 {
+		refused = append(refused, fmt.Sprintf("%d more requests for other hosts (past %d hosts, refused without asking)", p.over, maxProxyHosts))
+	}
+	return p.reached, refused
 }
 
 func (p *hostProxy) serve() {
@@ -118,10 +124,22 @@ func (p *hostProxy) serve() {
 	}
 }
 
+// maxProxyHosts bounds the hosts one command has decided: past it, a new
+// host is refused without asking, so that a command cannot keep a person
+// answering, nor fill the audit log and its result with hosts.
+const maxProxyHosts = 32
+
 // allow asks the gate once per host and command.
 func (p *hostProxy) allow(hostport string) error {
 	p.mu.Lock()
 	err, done := p.decided[hostport]
+	if !done && len(p.decided)+p.asking >= maxProxyHosts {
+		p.over++
+		done, err = true, fmt.Errorf("the command asked for more than %d hosts", maxProxyHosts)
+	}
+	if !done {
+		p.asking++
+	}
 	p.mu.Unlock()
 	if done {
 		return err
@@ -129,6 +147,7 @@ func (p *hostProxy) allow(hostport string) error {
 	err = p.gate(p.ctx, hostport)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.asking--
 	if _, again := p.decided[hostport]; !again {
 		p.decided[hostport] = err
 		if err != nil {

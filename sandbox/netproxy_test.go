@@ -2,6 +2,10 @@ package sandbox
 
 import (
 	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -64,4 +68,39 @@ func target(t *testing.T, line string) (string, error) {
 		return "", err
 	}
 	return proxyTarget(req)
+}
+
+// A command cannot make myclaw ask about host after host, nor fill its
+// result with them: past maxProxyHosts the proxy refuses a new host
+// without asking, and the note counts what it does not list.
+func TestProxyBoundsTheHostsOneCommandAsksFor(t *testing.T) {
+	asked := 0
+	p, err := startProxy(func(context.Context, string) error {
+		asked++
+		return errors.New("denied by the user")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 3 * maxProxyHosts
+	for i := range n {
+		c, err := net.Dial("unix", p.socket())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "CONNECT h%d.example:443 HTTP/1.1\r\nHost: x\r\n\r\n", i)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil || resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("host %d: %v, %v; want 403", i, resp, err)
+		}
+		c.Close()
+	}
+	reached, refused := p.close()
+	if asked != maxProxyHosts {
+		t.Errorf("the gate was asked %d times; want %d", asked, maxProxyHosts)
+	}
+	note := proxyNote(reached, refused)
+	if len(refused) > maxProxyHosts+1 || !strings.Contains(note, fmt.Sprintf("%d more requests for other hosts", n-maxProxyHosts)) {
+		t.Errorf("%d refusals listed; note %q", len(refused), note)
+	}
 }
