@@ -27,8 +27,9 @@ const walkLimit = 20000
 var skipDirs = map[string]bool{"node_modules": true, ".venv": true, "venv": true, "__pycache__": true, ".tox": true,
 	".mypy_cache": true, ".pytest_cache": true, ".gradle": true, ".terraform": true, "target": true, ".next": true}
 
-// dotGits returns every `.git` (folder or gitdir file) in root's tree, root's
-// own first, within walkLimit folders.
+// dotGits returns every `.git` (folder, link or gitdir file) in root's
+// tree, and every folder git itself would take for a git directory (a bare
+// repository), root's own first, within walkLimit folders.
 func dotGits(root string) []string {
 	var out []string
 	queue, seen := []string{root}, 0
@@ -39,6 +40,9 @@ func dotGits(root string) []string {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue
+		}
+		if bareGitDir(dir) {
+			out = append(out, dir)
 		}
 		for _, e := range entries {
 			name := e.Name()
@@ -57,9 +61,35 @@ func dotGits(root string) []string {
 // gitDirOf is the git directory a `.git` leads to: itself, or the target
 // of its `gitdir:` line; "" when it leads nowhere.
 func gitDirOf(dotGit string) string {
-	fi, err := os.Lstat(dotGit)
+	if bareGitDir(dotGit) && filepath.Base(dotGit) != ".git" {
+		return dotGit
+	}
+	// git follows a `.git` link, wherever it leads.
+	link, err := os.Lstat(dotGit)
 	if err != nil {
 		return ""
+	}
+	fi, err := os.Stat(dotGit)
+	if err != nil {
+		return ""
+	}
+	if fi.IsDir() && link.Mode()&os.ModeSymlink != 0 {
+		// The link's own target, not the fully resolved path: the
+		// workspace's path may hold links too (/var on macOS), and the
+		// command's writable roots are spelled as given.
+		target, err := os.Readlink(dotGit)
+		if err != nil {
+			return ""
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(dotGit), target)
+		}
+		if fi, err := os.Lstat(target); err != nil || !fi.IsDir() {
+			if target, err = filepath.EvalSymlinks(dotGit); err != nil {
+				return ""
+			}
+		}
+		return filepath.Clean(target)
 	}
 	if fi.IsDir() {
 		return dotGit
@@ -68,6 +98,21 @@ func gitDirOf(dotGit string) string {
 		return ""
 	}
 	return pointer(dotGit, "gitdir: ")
+}
+
+// bareGitDir reports whether git, run in dir, would take dir itself for a
+// git directory: it holds a HEAD, and refs or a commondir (git asks for
+// objects too; myclaw does not, to be on the safe side).
+func bareGitDir(dir string) bool {
+	if _, err := os.Lstat(filepath.Join(dir, "HEAD")); err != nil {
+		return false
+	}
+	for _, f := range []string{"refs", "commondir"} {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // pointer reads a one-line file naming a directory (prefix, then a path
