@@ -3,6 +3,8 @@ package sandbox
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +24,10 @@ import (
 // ("host:port") through myclaw's proxy; nil allows. It may block while a
 // person decides, and must honour ctx.
 type HostGate = func(ctx context.Context, hostport string) error
+
+// proxyTokenEnv carries the proxy's token to the command's forwarder; the
+// launcher takes it out of the command's own environment.
+const proxyTokenEnv = "MYCLAW_PROXY_TOKEN"
 
 // ProxyPort is where, inside a confined command's own network namespace,
 // myclaw's proxy listens (http://127.0.0.1:ProxyPort). The namespace has
@@ -57,12 +63,16 @@ func withProxyEnv(env []string) []string {
 // Unix socket in a directory of its own, outside what the command may
 // write, and asks gate about each host before it connects.
 type hostProxy struct {
-	dir  string
-	ln   net.Listener
-	gate HostGate
-	ctx  context.Context
-	stop context.CancelFunc
-	wg   sync.WaitGroup
+	// token is the secret the command's forwarder sends first on each
+	// connection: the socket's folder is the user's, and another confined
+	// command that finds the socket must not borrow this command's hosts.
+	token string
+	dir   string
+	ln    net.Listener
+	gate  HostGate
+	ctx   context.Context
+	stop  context.CancelFunc
+	wg    sync.WaitGroup
 
 	mu      sync.Mutex
 	decided map[string]error // per hostport, for this command
@@ -85,7 +95,7 @@ func startProxy(gate HostGate) (*hostProxy, error) {
 		return nil, fmt.Errorf("listen for the proxy: %w", err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	p := &hostProxy{dir: dir, ln: ln, gate: gate, ctx: ctx, stop: stop, decided: map[string]error{}}
+	p := &hostProxy{token: rand.Text(), dir: dir, ln: ln, gate: gate, ctx: ctx, stop: stop, decided: map[string]error{}}
 	p.wg.Add(1)
 	go p.serve()
 	return p, nil
@@ -167,6 +177,10 @@ func (p *hostProxy) handle(c net.Conn) {
 	stop := context.AfterFunc(p.ctx, func() { c.Close() })
 	defer stop()
 	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	tok := make([]byte, len(p.token)+1)
+	if _, err := io.ReadFull(c, tok); err != nil || subtle.ConstantTimeCompare(tok, []byte(p.token+"\n")) != 1 {
+		return // not this command's forwarder
+	}
 	head := &headLimit{r: c, left: maxProxyHeader}
 	br := bufio.NewReader(head)
 	req, err := http.ReadRequest(br)

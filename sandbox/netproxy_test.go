@@ -88,7 +88,7 @@ func TestProxyBoundsTheHostsOneCommandAsksFor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(c, "CONNECT h%d.example:443 HTTP/1.1\r\nHost: x\r\n\r\n", i)
+		fmt.Fprintf(c, "%s\nCONNECT h%d.example:443 HTTP/1.1\r\nHost: x\r\n\r\n", p.token, i)
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil || resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("host %d: %v, %v; want 403", i, resp, err)
