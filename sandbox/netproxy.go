@@ -121,14 +121,23 @@ func (p *hostProxy) close() (reached, refused []string) {
 
 func (p *hostProxy) serve() {
 	defer p.wg.Done()
+	open := make(chan struct{}, maxProxyConns)
 	for {
 		c, err := p.ln.Accept()
 		if err != nil {
 			return
 		}
+		select {
+		case open <- struct{}{}:
+		default:
+			c.SetWriteDeadline(time.Now().Add(time.Second)) // never hold up the accepting
+			refuse(c, http.StatusServiceUnavailable, fmt.Sprintf("the command has %d connections open through myclaw's proxy already", maxProxyConns))
+			c.Close()
+			continue
+		}
 		p.wg.Add(1)
 		go func() {
-			defer p.wg.Done()
+			defer func() { <-open; p.wg.Done() }()
 			p.handle(c)
 		}()
 	}
@@ -138,6 +147,10 @@ func (p *hostProxy) serve() {
 // host is refused without asking, so that a command cannot keep a person
 // answering, nor fill the audit log and its result with hosts.
 const maxProxyHosts = 32
+
+// maxProxyConns bounds the connections through the proxy at once, each a
+// descriptor and a goroutine of myclaw's.
+const maxProxyConns = 256
 
 // allow asks the gate once per host and command.
 func (p *hostProxy) allow(hostport string) error {

@@ -104,3 +104,30 @@ func TestProxyBoundsTheHostsOneCommandAsksFor(t *testing.T) {
 		t.Errorf("%d refusals listed; note %q", len(refused), note)
 	}
 }
+
+// A command cannot hold myclaw's descriptors and memory with connection
+// after connection: past maxProxyConns at once, a new one is turned away
+// at once with a 503 that says why.
+func TestProxyBoundsItsConnections(t *testing.T) {
+	p, err := startProxy(func(context.Context, string) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	for range maxProxyConns {
+		c, err := net.Dial("unix", p.socket())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close() // idle: sends nothing
+	}
+	c, err := net.Dial("unix", p.socket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("connection %d: %v, %v; want 503", maxProxyConns+1, resp, err)
+	}
+}
