@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 )
@@ -30,13 +31,19 @@ var skipDirs = map[string]bool{"node_modules": true, ".venv": true, "venv": true
 // dotGits returns every `.git` (folder, link or gitdir file) in root's
 // tree, and every folder git itself would take for a git directory (a bare
 // repository), root's own first, within walkLimit folders.
-func dotGits(root string) []string {
+//
+// A folder changed since made (its ctime, which no command can set back,
+// at or after it; zero is never) does not count against the bound: a
+// command cannot hide a repository it made behind folders it made.
+func dotGits(root string, made time.Time) []string {
 	var out []string
 	queue, seen := []string{root}, 0
 	for len(queue) > 0 && seen < walkLimit {
 		dir := queue[0]
 		queue = queue[1:]
-		seen++
+		if made.IsZero() || !changedSince(dir, made) {
+			seen++
+		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue
@@ -146,6 +153,8 @@ type gitFiles struct {
 	paths []string
 	dirs  map[string]bool
 	infos []os.FileInfo
+	// started is when the walk began, just before the command.
+	started time.Time
 }
 
 // has reports whether d is one of g's git directories, the same folder
@@ -163,13 +172,14 @@ func (g *gitFiles) has(d string) bool {
 	return false
 }
 
-// findGitFiles looks for the repositories of the workspace ws.
-func findGitFiles(ws string) gitFiles {
-	g := gitFiles{dirs: map[string]bool{}}
+// findGitFiles looks for the repositories of the workspace ws; made is
+// when the command that may have made some began (zero: before one).
+func findGitFiles(ws string, made time.Time) gitFiles {
+	g := gitFiles{dirs: map[string]bool{}, started: time.Now().Add(-time.Second)} // a file system's clock may lag
 	if ws == "" {
 		return g
 	}
-	for _, dg := range dotGits(ws) {
+	for _, dg := range dotGits(ws, made) {
 		g.paths = append(g.paths, dg) // a .git folder is bound (it cannot be renamed away), a file read-only
 		if d := gitDirOf(dg); d != "" {
 			g.gitDir(d, false)
@@ -362,7 +372,7 @@ func newGitDirs(ws string, before *gitFiles, roots []string) string {
 	if ws == "" {
 		return ""
 	}
-	after := findGitFiles(ws)
+	after := findGitFiles(ws, before.started)
 	var made, removed []string
 	for d := range after.dirs {
 		if before.has(d) || !under(d, roots) {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -232,5 +233,24 @@ func TestConfinedBareRepositoryIsMadeInert(t *testing.T) {
 	}
 	if !strings.Contains(note, "made it inert") || !strings.Contains(note, "core.pager") {
 		t.Errorf("note = %q; want it to say what was made inert", note)
+	}
+}
+
+// TestConfinedRepositoryBehindManyFoldersIsMadeInert: a command cannot
+// hide a repository it made from the check by first making more folders
+// than the walk looks at; folders it made do not count against the bound.
+func TestConfinedRepositoryBehindManyFoldersIsMadeInert(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ws := t.TempDir()
+	s := active(t, ws)
+	line := fmt.Sprintf("mkdir -p a && cd a && seq 1 %d | xargs mkdir && cd .. && git init -q zz/y && git -C zz/y config core.fsmonitor evil", walkLimit+10)
+	out, _, note, err := run(t, s, ws, line, false)
+	if err != nil {
+		t.Fatalf("the set-up failed confined: %v: %s", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "zz", "y", ".git", "config")); strings.Contains(string(b), "fsmonitor") {
+		t.Errorf("the repository behind %d new folders kept core.fsmonitor (note %q)", walkLimit, note)
 	}
 }
