@@ -74,6 +74,9 @@ type hostProxy struct {
 	stop  context.CancelFunc
 	wg    sync.WaitGroup
 
+	// lookup resolves a host name (net.DefaultResolver's, but for tests).
+	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+
 	mu      sync.Mutex
 	decided map[string]error // per hostport, for this command
 	asking  int              // hosts before the gate now
@@ -85,6 +88,13 @@ type hostProxy struct {
 // startProxy listens on a new Unix socket; the socket's path is
 // p.socket().
 func startProxy(gate HostGate) (*hostProxy, error) {
+	return startProxyResolving(gate, func(ctx context.Context, host string) ([]netip.Addr, error) {
+		return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	})
+}
+
+// startProxyResolving is startProxy with lookup resolving names.
+func startProxyResolving(gate HostGate, lookup func(context.Context, string) ([]netip.Addr, error)) (*hostProxy, error) {
 	dir, err := os.MkdirTemp("", "myclaw-net-")
 	if err != nil {
 		return nil, fmt.Errorf("make the proxy's directory: %w", err)
@@ -95,7 +105,7 @@ func startProxy(gate HostGate) (*hostProxy, error) {
 		return nil, fmt.Errorf("listen for the proxy: %w", err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	p := &hostProxy{token: rand.Text(), dir: dir, ln: ln, gate: gate, ctx: ctx, stop: stop, decided: map[string]error{}}
+	p := &hostProxy{lookup: lookup, token: rand.Text(), dir: dir, ln: ln, gate: gate, ctx: ctx, stop: stop, decided: map[string]error{}}
 	p.wg.Add(1)
 	go p.serve()
 	return p, nil
@@ -211,10 +221,9 @@ func (p *hostProxy) handle(c net.Conn) {
 		refuse(c, http.StatusForbidden, "myclaw did not allow "+hostport+": "+err.Error())
 		return
 	}
-	var d net.Dialer
-	up, err := d.DialContext(p.ctx, "tcp", hostport)
+	up, status, err := p.dial(hostport)
 	if err != nil {
-		refuse(c, http.StatusBadGateway, "myclaw could not reach "+hostport+": "+err.Error())
+		refuse(c, status, err.Error())
 		return
 	}
 	defer up.Close()
@@ -244,6 +253,42 @@ func (p *hostProxy) handle(c net.Conn) {
 	go func() { io.Copy(c, up); closeWrite(c); done <- struct{}{} }()
 	<-done
 	<-done
+}
+
+// dial connects to hostport (canonical), and says which status a failure
+// deserves. A name other than localhost never leads to this machine or a
+// link-local address (a cloud's metadata service): the user allowed the
+// name, not what it may resolve to later; such an address is reached
+// only by being allowed as itself.
+func (p *hostProxy) dial(hostport string) (net.Conn, int, error) {
+	var d net.Dialer
+	host, port, _ := net.SplitHostPort(hostport)
+	if _, err := netip.ParseAddr(host); err == nil || host == "localhost" {
+		up, err := d.DialContext(p.ctx, "tcp", hostport)
+		if err != nil {
+			return nil, http.StatusBadGateway, fmt.Errorf("myclaw could not reach %s: %w", hostport, err)
+		}
+		return up, 0, nil
+	}
+	addrs, err := p.lookup(p.ctx, host)
+	if err != nil || len(addrs) == 0 {
+		return nil, http.StatusBadGateway, fmt.Errorf("myclaw could not resolve %s: %v", host, err)
+	}
+	for _, a := range addrs {
+		a = a.Unmap()
+		if a.IsLoopback() || a.IsUnspecified() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() {
+			return nil, http.StatusForbidden, fmt.Errorf("myclaw did not allow %s: the name resolves to %s, on this machine or its link; allow %s itself", hostport, a, net.JoinHostPort(a.String(), port))
+		}
+	}
+	var last error
+	for _, a := range addrs {
+		up, err := d.DialContext(p.ctx, "tcp", net.JoinHostPort(a.Unmap().String(), port))
+		if err == nil {
+			return up, 0, nil
+		}
+		last = err
+	}
+	return nil, http.StatusBadGateway, fmt.Errorf("myclaw could not reach %s: %w", hostport, last)
 }
 
 // proxyTarget is the host:port a proxy request is for, in the one

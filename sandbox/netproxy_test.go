@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 )
@@ -129,5 +130,34 @@ func TestProxyBoundsItsConnections(t *testing.T) {
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil || resp.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("connection %d: %v, %v; want 503", maxProxyConns+1, resp, err)
+	}
+}
+
+// A name the user allowed that resolves to this machine (or to a cloud's
+// metadata address) does not lead there: loopback, unspecified and
+// link-local addresses are reached only by being allowed as themselves.
+func TestProxyNameNeverLeadsToThisMachine(t *testing.T) {
+	for _, tc := range []struct{ name, addr string }{
+		{"rebound.example", "127.0.0.1"},
+		{"rebound6.example", "::1"},
+		{"metadata.example", "169.254.169.254"},
+	} {
+		p, err := startProxyResolving(func(context.Context, string) error { return nil }, func(context.Context, string) ([]netip.Addr, error) {
+			return []netip.Addr{netip.MustParseAddr(tc.addr)}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := net.Dial("unix", p.socket())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "%s\nCONNECT %s:22 HTTP/1.1\r\nHost: x\r\n\r\n", p.token, tc.name)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		c.Close()
+		p.close()
+		if err != nil || resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s resolving to %s: %v, %v; want 403", tc.name, tc.addr, resp, err)
+		}
 	}
 }
