@@ -140,6 +140,9 @@ func TestProxyServesOnlyItsOwnCommand(t *testing.T) {
 	addr := loopbackServer(t)
 	allow := func(context.Context, string) error { return nil }
 	deny := func(context.Context, string) error { return errors.New("denied by the user") }
+	// The proxies' folders of this test only, not those of other
+	// programs on this machine.
+	t.Setenv("TMPDIR", t.TempDir())
 
 	other := exec.Command("bash", "-c", "read x")
 	other.Dir = ws
