@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 )
@@ -27,18 +28,28 @@ const walkLimit = 20000
 var skipDirs = map[string]bool{"node_modules": true, ".venv": true, "venv": true, "__pycache__": true, ".tox": true,
 	".mypy_cache": true, ".pytest_cache": true, ".gradle": true, ".terraform": true, "target": true, ".next": true}
 
-// dotGits returns every `.git` (folder or gitdir file) in root's tree, root's
-// own first, within walkLimit folders.
-func dotGits(root string) []string {
+// dotGits returns every `.git` (folder, link or gitdir file) in root's
+// tree, and every folder git itself would take for a git directory (a bare
+// repository), root's own first, within walkLimit folders.
+//
+// A folder changed since made (its ctime, which no command can set back,
+// at or after it; zero is never) does not count against the bound: a
+// command cannot hide a repository it made behind folders it made.
+func dotGits(root string, made time.Time) []string {
 	var out []string
 	queue, seen := []string{root}, 0
 	for len(queue) > 0 && seen < walkLimit {
 		dir := queue[0]
 		queue = queue[1:]
-		seen++
+		if made.IsZero() || !changedSince(dir, made) {
+			seen++
+		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue
+		}
+		if bareGitDir(dir) {
+			out = append(out, dir)
 		}
 		for _, e := range entries {
 			name := e.Name()
@@ -57,9 +68,35 @@ func dotGits(root string) []string {
 // gitDirOf is the git directory a `.git` leads to: itself, or the target
 // of its `gitdir:` line; "" when it leads nowhere.
 func gitDirOf(dotGit string) string {
-	fi, err := os.Lstat(dotGit)
+	if bareGitDir(dotGit) && filepath.Base(dotGit) != ".git" {
+		return dotGit
+	}
+	// git follows a `.git` link, wherever it leads.
+	link, err := os.Lstat(dotGit)
 	if err != nil {
 		return ""
+	}
+	fi, err := os.Stat(dotGit)
+	if err != nil {
+		return ""
+	}
+	if fi.IsDir() && link.Mode()&os.ModeSymlink != 0 {
+		// The link's own target, not the fully resolved path: the
+		// workspace's path may hold links too (/var on macOS), and the
+		// command's writable roots are spelled as given.
+		target, err := os.Readlink(dotGit)
+		if err != nil {
+			return ""
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(dotGit), target)
+		}
+		if fi, err := os.Lstat(target); err != nil || !fi.IsDir() {
+			if target, err = filepath.EvalSymlinks(dotGit); err != nil {
+				return ""
+			}
+		}
+		return filepath.Clean(target)
 	}
 	if fi.IsDir() {
 		return dotGit
@@ -68,6 +105,21 @@ func gitDirOf(dotGit string) string {
 		return ""
 	}
 	return pointer(dotGit, "gitdir: ")
+}
+
+// bareGitDir reports whether git, run in dir, would take dir itself for a
+// git directory: it holds a HEAD, and refs or a commondir (git asks for
+// objects too; myclaw does not, to be on the safe side).
+func bareGitDir(dir string) bool {
+	if _, err := os.Lstat(filepath.Join(dir, "HEAD")); err != nil {
+		return false
+	}
+	for _, f := range []string{"refs", "commondir"} {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // pointer reads a one-line file naming a directory (prefix, then a path
@@ -101,6 +153,8 @@ type gitFiles struct {
 	paths []string
 	dirs  map[string]bool
 	infos []os.FileInfo
+	// started is when the walk began, just before the command.
+	started time.Time
 }
 
 // has reports whether d is one of g's git directories, the same folder
@@ -118,13 +172,14 @@ func (g *gitFiles) has(d string) bool {
 	return false
 }
 
-// findGitFiles looks for the repositories of the workspace ws.
-func findGitFiles(ws string) gitFiles {
-	g := gitFiles{dirs: map[string]bool{}}
+// findGitFiles looks for the repositories of the workspace ws; made is
+// when the command that may have made some began (zero: before one).
+func findGitFiles(ws string, made time.Time) gitFiles {
+	g := gitFiles{dirs: map[string]bool{}, started: time.Now().Add(-time.Second)} // a file system's clock may lag
 	if ws == "" {
 		return g
 	}
-	for _, dg := range dotGits(ws) {
+	for _, dg := range dotGits(ws, made) {
 		g.paths = append(g.paths, dg) // a .git folder is bound (it cannot be renamed away), a file read-only
 		if d := gitDirOf(dg); d != "" {
 			g.gitDir(d, false)
@@ -317,7 +372,7 @@ func newGitDirs(ws string, before *gitFiles, roots []string) string {
 	if ws == "" {
 		return ""
 	}
-	after := findGitFiles(ws)
+	after := findGitFiles(ws, before.started)
 	var made, removed []string
 	for d := range after.dirs {
 		if before.has(d) || !under(d, roots) {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -195,5 +196,61 @@ func TestConfinedReplacedGitDirIsMadeInert(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(ws, "elsewhere", "gd", "hooks", "pre-commit")); err == nil {
 		t.Errorf("the replacement's hook survived (note %q)", note)
+	}
+}
+
+// TestConfinedBareRepositoryIsMadeInert: git takes a folder holding HEAD,
+// objects and refs for a (bare) repository when run inside it, and follows
+// a `.git` link; either, made by a confined command, is a repository it
+// made, even when the link leads into a folder the walk skips.
+func TestConfinedBareRepositoryIsMadeInert(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ws := t.TempDir()
+	evil := filepath.Join(ws, "evil.sh")
+	s := active(t, ws)
+	line := strings.Join([]string{
+		"git init -q --bare docs",
+		"git -C docs config core.pager " + evil,
+		"git init -q --bare node_modules/x",
+		"git -C node_modules/x config core.pager " + evil,
+		"mkdir linked && ln -s ../node_modules/x linked/.git",
+	}, " && ")
+	out, _, note, err := run(t, s, ws, line, false)
+	if err != nil {
+		t.Fatalf("the set-up failed confined: %v: %s", err, out)
+	}
+	for _, dir := range []string{"docs", "linked"} {
+		// git itself finds the repository from the folder, and says what
+		// its config would have it run.
+		cmd := exec.Command("git", "config", "--get", "core.pager")
+		cmd.Dir = filepath.Join(ws, dir)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+		if b, _ := cmd.Output(); len(b) > 0 {
+			t.Errorf("git in %s still reads core.pager = %s (note %q)", dir, b, note)
+		}
+	}
+	if !strings.Contains(note, "made it inert") || !strings.Contains(note, "core.pager") {
+		t.Errorf("note = %q; want it to say what was made inert", note)
+	}
+}
+
+// TestConfinedRepositoryBehindManyFoldersIsMadeInert: a command cannot
+// hide a repository it made from the check by first making more folders
+// than the walk looks at; folders it made do not count against the bound.
+func TestConfinedRepositoryBehindManyFoldersIsMadeInert(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ws := t.TempDir()
+	s := active(t, ws)
+	line := fmt.Sprintf("mkdir -p a && cd a && seq 1 %d | xargs mkdir && cd .. && git init -q zz/y && git -C zz/y config core.fsmonitor evil", walkLimit+10)
+	out, _, note, err := run(t, s, ws, line, false)
+	if err != nil {
+		t.Fatalf("the set-up failed confined: %v: %s", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "zz", "y", ".git", "config")); strings.Contains(string(b), "fsmonitor") {
+		t.Errorf("the repository behind %d new folders kept core.fsmonitor (note %q)", walkLimit, note)
 	}
 }

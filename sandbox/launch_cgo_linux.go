@@ -29,6 +29,7 @@ package sandbox
 
 #define SB_SENTINEL "__myclaw-sandbox-launch__"
 #define SB_NETFWD "__myclaw-netfwd__"
+#define SB_PROXY_TOKEN "MYCLAW_PROXY_TOKEN"
 #define SB_PROXY_PORT 38451
 #define LL_RULE_NET_PORT 2
 #define NET_CONNECT_TCP (1ULL << 1)
@@ -290,6 +291,12 @@ static void sb_launch(int argc, char **argv, char **envp) {
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) sb_fail("prctl(no_new_privs)");
 	if (syscall(__NR_landlock_restrict_self, ruleset, 0) != 0) sb_fail("landlock_restrict_self");
 	close(ruleset);
+	// The proxy's token is the forwarder's, never the command's.
+	int k = 0;
+	for (int j = 0; envp[j] != NULL; j++) {
+		if (strncmp(envp[j], SB_PROXY_TOKEN "=", sizeof SB_PROXY_TOKEN) != 0) envp[k++] = envp[j];
+	}
+	envp[k] = NULL;
 	execve(path, args, envp);
 	sb_fail("exec the command");
 }

@@ -29,6 +29,7 @@ func forward(sock, parent string) error {
 	if err != nil {
 		return err
 	}
+	token := os.Getenv(proxyTokenEnv)
 	pidfd, err := unix.PidfdOpen(ppid, 0)
 	if err != nil {
 		return fmt.Errorf("watch the command: %w", err)
@@ -60,6 +61,9 @@ func forward(sock, parent string) error {
 				return
 			}
 			defer up.Close()
+			if _, err := io.WriteString(up, token+"\n"); err != nil {
+				return
+			}
 			done := make(chan struct{}, 2)
 			go func() { io.Copy(up, c); closeWrite(up); done <- struct{}{} }()
 			go func() { io.Copy(c, up); closeWrite(c); done <- struct{}{} }()
@@ -137,7 +141,7 @@ func (s *Sandbox) ConfineProxied(cmd *exec.Cmd, gate HostGate) (func(stderr stri
 		p.close()
 		return nil, err
 	}
-	cmd.Env = withProxyEnv(cmd.Env)
+	cmd.Env = append(withProxyEnv(cmd.Env), proxyTokenEnv+"="+p.token)
 	c.proxied = true
 	return func(stderr string) (string, string) {
 		reached, refused := p.close()

@@ -3,11 +3,14 @@ package sandbox
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,6 +24,10 @@ import (
 // ("host:port") through myclaw's proxy; nil allows. It may block while a
 // person decides, and must honour ctx.
 type HostGate = func(ctx context.Context, hostport string) error
+
+// proxyTokenEnv carries the proxy's token to the command's forwarder; the
+// launcher takes it out of the command's own environment.
+const proxyTokenEnv = "MYCLAW_PROXY_TOKEN"
 
 // ProxyPort is where, inside a confined command's own network namespace,
 // myclaw's proxy listens (http://127.0.0.1:ProxyPort). The namespace has
@@ -56,15 +63,24 @@ func withProxyEnv(env []string) []string {
 // Unix socket in a directory of its own, outside what the command may
 // write, and asks gate about each host before it connects.
 type hostProxy struct {
-	dir  string
-	ln   net.Listener
-	gate HostGate
-	ctx  context.Context
-	stop context.CancelFunc
-	wg   sync.WaitGroup
+	// token is the secret the command's forwarder sends first on each
+	// connection: the socket's folder is the user's, and another confined
+	// command that finds the socket must not borrow this command's hosts.
+	token string
+	dir   string
+	ln    net.Listener
+	gate  HostGate
+	ctx   context.Context
+	stop  context.CancelFunc
+	wg    sync.WaitGroup
+
+	// lookup resolves a host name (net.DefaultResolver's, but for tests).
+	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
 
 	mu      sync.Mutex
 	decided map[string]error // per hostport, for this command
+	asking  int              // hosts before the gate now
+	over    int              // requests for new hosts refused past maxProxyHosts
 	reached []string
 	refused []string
 }
@@ -72,6 +88,13 @@ type hostProxy struct {
 // startProxy listens on a new Unix socket; the socket's path is
 // p.socket().
 func startProxy(gate HostGate) (*hostProxy, error) {
+	return startProxyResolving(gate, func(ctx context.Context, host string) ([]netip.Addr, error) {
+		return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	})
+}
+
+// startProxyResolving is startProxy with lookup resolving names.
+func startProxyResolving(gate HostGate, lookup func(context.Context, string) ([]netip.Addr, error)) (*hostProxy, error) {
 	dir, err := os.MkdirTemp("", "myclaw-net-")
 	if err != nil {
 		return nil, fmt.Errorf("make the proxy's directory: %w", err)
@@ -82,7 +105,7 @@ func startProxy(gate HostGate) (*hostProxy, error) {
 		return nil, fmt.Errorf("listen for the proxy: %w", err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	p := &hostProxy{dir: dir, ln: ln, gate: gate, ctx: ctx, stop: stop, decided: map[string]error{}}
+	p := &hostProxy{lookup: lookup, token: rand.Text(), dir: dir, ln: ln, gate: gate, ctx: ctx, stop: stop, decided: map[string]error{}}
 	p.wg.Add(1)
 	go p.serve()
 	return p, nil
@@ -99,28 +122,57 @@ func (p *hostProxy) close() (reached, refused []string) {
 	os.RemoveAll(p.dir)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.reached, p.refused
+	refused = p.refused
+	if p.over > 0 {
+		refused = append(refused, fmt.Sprintf("%d more requests for other hosts (past %d hosts, refused without asking)", p.over, maxProxyHosts))
+	}
+	return p.reached, refused
 }
 
 func (p *hostProxy) serve() {
 	defer p.wg.Done()
+	open := make(chan struct{}, maxProxyConns)
 	for {
 		c, err := p.ln.Accept()
 		if err != nil {
 			return
 		}
+		select {
+		case open <- struct{}{}:
+		default:
+			c.SetWriteDeadline(time.Now().Add(time.Second)) // never hold up the accepting
+			refuse(c, http.StatusServiceUnavailable, fmt.Sprintf("the command has %d connections open through myclaw's proxy already", maxProxyConns))
+			c.Close()
+			continue
+		}
 		p.wg.Add(1)
 		go func() {
-			defer p.wg.Done()
+			defer func() { <-open; p.wg.Done() }()
 			p.handle(c)
 		}()
 	}
 }
 
+// maxProxyHosts bounds the hosts one command has decided: past it, a new
+// host is refused without asking, so that a command cannot keep a person
+// answering, nor fill the audit log and its result with hosts.
+const maxProxyHosts = 32
+
+// maxProxyConns bounds the connections through the proxy at once, each a
+// descriptor and a goroutine of myclaw's.
+const maxProxyConns = 256
+
 // allow asks the gate once per host and command.
 func (p *hostProxy) allow(hostport string) error {
 	p.mu.Lock()
 	err, done := p.decided[hostport]
+	if !done && len(p.decided)+p.asking >= maxProxyHosts {
+		p.over++
+		done, err = true, fmt.Errorf("the command asked for more than %d hosts", maxProxyHosts)
+	}
+	if !done {
+		p.asking++
+	}
 	p.mu.Unlock()
 	if done {
 		return err
@@ -128,6 +180,7 @@ func (p *hostProxy) allow(hostport string) error {
 	err = p.gate(p.ctx, hostport)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.asking--
 	if _, again := p.decided[hostport]; !again {
 		p.decided[hostport] = err
 		if err != nil {
@@ -147,6 +200,10 @@ func (p *hostProxy) handle(c net.Conn) {
 	stop := context.AfterFunc(p.ctx, func() { c.Close() })
 	defer stop()
 	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	tok := make([]byte, len(p.token)+1)
+	if _, err := io.ReadFull(c, tok); err != nil || subtle.ConstantTimeCompare(tok, []byte(p.token+"\n")) != 1 {
+		return // not this command's forwarder
+	}
 	head := &headLimit{r: c, left: maxProxyHeader}
 	br := bufio.NewReader(head)
 	req, err := http.ReadRequest(br)
@@ -164,10 +221,9 @@ func (p *hostProxy) handle(c net.Conn) {
 		refuse(c, http.StatusForbidden, "myclaw did not allow "+hostport+": "+err.Error())
 		return
 	}
-	var d net.Dialer
-	up, err := d.DialContext(p.ctx, "tcp", hostport)
+	up, status, err := p.dial(hostport)
 	if err != nil {
-		refuse(c, http.StatusBadGateway, "myclaw could not reach "+hostport+": "+err.Error())
+		refuse(c, status, err.Error())
 		return
 	}
 	defer up.Close()
@@ -199,24 +255,116 @@ func (p *hostProxy) handle(c net.Conn) {
 	<-done
 }
 
-// proxyTarget is the host:port a proxy request is for.
+// dial connects to hostport (canonical), and says which status a failure
+// deserves. A name other than localhost never leads to this machine or a
+// link-local address (a cloud's metadata service): the user allowed the
+// name, not what it may resolve to later; such an address is reached
+// only by being allowed as itself.
+func (p *hostProxy) dial(hostport string) (net.Conn, int, error) {
+	var d net.Dialer
+	host, port, _ := net.SplitHostPort(hostport)
+	if _, err := netip.ParseAddr(host); err == nil || host == "localhost" {
+		up, err := d.DialContext(p.ctx, "tcp", hostport)
+		if err != nil {
+			return nil, http.StatusBadGateway, fmt.Errorf("myclaw could not reach %s: %w", hostport, err)
+		}
+		return up, 0, nil
+	}
+	addrs, err := p.lookup(p.ctx, host)
+	if err != nil || len(addrs) == 0 {
+		return nil, http.StatusBadGateway, fmt.Errorf("myclaw could not resolve %s: %v", host, err)
+	}
+	for _, a := range addrs {
+		a = a.Unmap()
+		if a.IsLoopback() || a.IsUnspecified() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() {
+			return nil, http.StatusForbidden, fmt.Errorf("myclaw did not allow %s: the name resolves to %s, on this machine or its link; allow %s itself", hostport, a, net.JoinHostPort(a.String(), port))
+		}
+	}
+	var last error
+	for _, a := range addrs {
+		up, err := d.DialContext(p.ctx, "tcp", net.JoinHostPort(a.Unmap().String(), port))
+		if err == nil {
+			return up, 0, nil
+		}
+		last = err
+	}
+	return nil, http.StatusBadGateway, fmt.Errorf("myclaw could not reach %s: %w", hostport, last)
+}
+
+// proxyTarget is the host:port a proxy request is for, in the one
+// spelling the gate decides and the proxy dials.
 func proxyTarget(req *http.Request) (string, error) {
 	if req.Method == http.MethodConnect {
 		host, port, err := net.SplitHostPort(req.RequestURI)
-		if err != nil || host == "" {
+		if err != nil {
 			return "", fmt.Errorf("CONNECT needs host:port, not %q", req.RequestURI)
 		}
-		return net.JoinHostPort(strings.ToLower(host), port), nil
+		return canonicalHostPort(host, port)
 	}
 	u := req.URL
 	if u == nil || u.Host == "" || u.Scheme != "http" {
 		return "", errors.New("myclaw's proxy takes CONNECT and http:// requests with an absolute URL")
 	}
+	if u.User != nil {
+		return "", errors.New("myclaw's proxy takes no user name or password in the host")
+	}
 	port := u.Port()
 	if port == "" {
 		port = "80"
 	}
-	return net.JoinHostPort(strings.ToLower(u.Hostname()), port), nil
+	return canonicalHostPort(u.Hostname(), port)
+}
+
+// canonicalHostPort spells host and port the one way a rule names them:
+// a name lowercased without its trailing dot, an address as Go prints it
+// (an IPv4-mapped one as IPv4), the port in decimal. Anything else the
+// dialer or the system's resolver might still take somewhere (a name
+// that reads as an address, like 127.1 or 0x7f000001, the unspecified
+// address, which is this machine, a zone, userinfo) is refused, so that
+// no second spelling of a host walks around a rule about it.
+func canonicalHostPort(host, port string) (string, error) {
+	n, err := strconv.ParseUint(port, 10, 16)
+	if err != nil || n == 0 {
+		return "", fmt.Errorf("the port must be a number from 1 to 65535, not %q", port)
+	}
+	port = strconv.FormatUint(n, 10)
+	if a, err := netip.ParseAddr(host); err == nil {
+		a = a.Unmap()
+		if a.Zone() != "" || a.IsUnspecified() {
+			return "", fmt.Errorf("myclaw's proxy does not take the host %q", host)
+		}
+		return net.JoinHostPort(a.String(), port), nil
+	}
+	name := strings.TrimSuffix(strings.ToLower(host), ".")
+	if !hostName(name) {
+		return "", fmt.Errorf("myclaw's proxy takes a host name or an IP address, not %q", host)
+	}
+	return net.JoinHostPort(name, port), nil
+}
+
+// hostName reports whether name is a DNS name (letters, digits, '-' and
+// '_', labels of 1 to 63, 253 in all) whose last label is not a number,
+// which a resolver could read as part of an address.
+func hostName(name string) bool {
+	if name == "" || len(name) > 253 {
+		return false
+	}
+	labels := strings.Split(name, ".")
+	for _, l := range labels {
+		if l == "" || len(l) > 63 {
+			return false
+		}
+		for _, r := range l {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+				return false
+			}
+		}
+	}
+	last := labels[len(labels)-1]
+	if strings.HasPrefix(last, "0x") || strings.Trim(last, "0123456789") == "" {
+		return false
+	}
+	return true
 }
 
 // headLimit fails a read past left bytes; left < 0 is no bound.

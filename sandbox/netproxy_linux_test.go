@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -122,4 +124,57 @@ func TestProxiedCommandHasNoOtherWayOut(t *testing.T) {
 func forwarders() []string {
 	b, _ := exec.Command("pgrep", "-f", netfwdArg).Output()
 	return strings.Fields(string(b))
+}
+
+// A confined command that finds another command's proxy socket (the
+// folder is the user's, and a path-named Unix socket is reachable below
+// Landlock ABI 9) gets nothing through it: the proxy serves only
+// connections from its own command's network namespace, so one command
+// cannot borrow the hosts allowed for another.
+func TestProxyServesOnlyItsOwnCommand(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed: nothing here speaks to a Unix socket")
+	}
+	ws := t.TempDir()
+	s := active(t, ws)
+	addr := loopbackServer(t)
+	allow := func(context.Context, string) error { return nil }
+	deny := func(context.Context, string) error { return errors.New("denied by the user") }
+	// The proxies' folders of this test only, not those of other
+	// programs on this machine.
+	t.Setenv("TMPDIR", t.TempDir())
+
+	other := exec.Command("bash", "-c", "read x")
+	other.Dir = ws
+	finishOther, err := s.ConfineProxied(other, allow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdin, _ := other.StdinPipe()
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); other.Wait(); finishOther("") }()
+
+	script := fmt.Sprintf(`
+import glob, socket
+for p in glob.glob(%q):
+    try:
+        s = socket.socket(socket.AF_UNIX); s.connect(p)
+        s.sendall(b"GET http://%s/ HTTP/1.1\r\nHost: x\r\n\r\n")
+        print(p, s.recv(4096))
+    except Exception as e:
+        print(p, e)
+`, filepath.Join(os.TempDir(), "myclaw-net-*", "s"), addr)
+	out, _, _ := proxied(t, s, ws, "python3 -c '"+script+"'", deny)
+	if strings.Contains(out, "hello from the dev server") {
+		t.Fatalf("a command reached a host through another command's proxy: %s", out)
+	}
+	if !strings.Contains(out, "myclaw-net-") {
+		t.Fatalf("the command found no proxy socket to try: %s", out)
+	}
+	// Nor does a command learn its own proxy's secret.
+	if out, _, _ := proxied(t, s, ws, "env; cat /proc/self/environ", deny); strings.Contains(out, proxyTokenEnv) {
+		t.Errorf("the command's environment holds the proxy's token: %s", out)
+	}
 }

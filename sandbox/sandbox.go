@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Options says where a sandboxed command may write.
@@ -256,7 +257,7 @@ func DefaultHidden() []string {
 // directories reachable from the workspace (see gitguard.go).
 func (s *Sandbox) protected(roots []string) (existing, missing []string, gitDirs *gitFiles) {
 	cands := slices.Clone(s.opts.Protected)
-	g := findGitFiles(s.opts.Workspace)
+	g := findGitFiles(s.opts.Workspace, time.Time{})
 	if ws := s.opts.Workspace; ws != "" {
 		cands = append(cands, filepath.Join(ws, ".myclaw.toml"))
 		cands = append(cands, g.paths...)

@@ -197,7 +197,9 @@ func launchGo(args []string) error {
 		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
 	unix.Close(fd)
-	return syscall.Exec(sp.Path, sp.Args, os.Environ())
+	// The proxy's token is the forwarder's, never the command's.
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, proxyTokenEnv+"=") })
+	return syscall.Exec(sp.Path, sp.Args, env)
 }
 
 // cacheLayer mounts a copy-on-write layer (c: cache, upper, work) over a

@@ -12,6 +12,7 @@ import (
 	"myclaw/tools/termtext"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -390,7 +391,46 @@ func openRegular(root *os.Root, rel string, want fs.FileInfo) (*os.File, error) 
 // sandbox protects (hooks and config run code), and myclaw's own files.
 func (r *PreviewRun) neverApplied(c layerChange) bool {
 	rel := filepath.ToSlash(c.rel)
-	return rel == ".myclaw.toml" || decidesWhatGitRuns(rel, c.now) || r.ws.isProtected(rel)
+	return rel == ".myclaw.toml" || decidesWhatGitRuns(rel, c.now) || r.inBareGitDir(rel) || r.ws.isProtected(rel)
+}
+
+// inBareGitDir reports whether rel decides what git runs in a folder git
+// would take for a git directory when run inside it (a bare repository:
+// a HEAD, and refs or a commondir), before or after the command: the
+// folder's config, config.worktree, commondir, gitdir, hooks or info; or
+// its HEAD or refs, when they would make a folder with a config or hooks
+// a repository. A folder named .git is decidesWhatGitRuns' (its refs are
+// applied). Either view counts, to fail closed: what the command left in
+// the layer, and what the workspace holds.
+func (r *PreviewRun) inBareGitDir(rel string) bool {
+	exists := func(p string) bool {
+		if _, err := r.layer.Lstat(p); err == nil {
+			return true
+		}
+		_, err := r.ws.Root().Lstat(p)
+		return err == nil
+	}
+	gitDir := func(d string) bool {
+		return exists(path.Join(d, "HEAD")) && (exists(path.Join(d, "refs")) || exists(path.Join(d, "commondir")))
+	}
+	segs := strings.Split(rel, "/")
+	for i, seg := range segs {
+		d := path.Join(append([]string{"."}, segs[:i]...)...)
+		if strings.EqualFold(path.Base(d), ".git") {
+			continue
+		}
+		switch strings.ToLower(seg) {
+		case "config", "config.worktree", "commondir", "gitdir", "hooks", "info":
+			if gitDir(d) {
+				return true
+			}
+		case "head", "refs":
+			if gitDir(d) && (exists(path.Join(d, "config")) || exists(path.Join(d, "config.worktree")) || exists(path.Join(d, "hooks"))) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // decidesWhatGitRuns reports whether rel, in any repository of the

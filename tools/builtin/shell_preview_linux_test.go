@@ -334,3 +334,35 @@ func TestPreviewNeverAppliesWhatGitRuns(t *testing.T) {
 		}
 	}
 }
+
+// git takes any folder with a HEAD and refs for a (bare) repository when
+// run inside it: a preview never applies such a folder's config, hooks or
+// pointers, nor the HEAD or refs that would make a folder of the user's,
+// holding a file named config, a repository.
+func TestPreviewNeverAppliesWhatGitRunsInABareRepository(t *testing.T) {
+	tool, dir := previewTest(t, &layerSandbox{fill: func(upper string) {
+		mustWrite(t, filepath.Join(upper, "bare/HEAD"), "ref: refs/heads/main\n", 0o644)
+		mustWrite(t, filepath.Join(upper, "bare/refs/heads/.keep"), "", 0o644)
+		mustWrite(t, filepath.Join(upper, "bare/config"), "[core]\n\tpager = touch /tmp/pwned\n", 0o644)
+		mustWrite(t, filepath.Join(upper, "bare/hooks/pre-receive"), "#!/bin/sh\n", 0o755)
+		mustWrite(t, filepath.Join(upper, "deploy/HEAD"), "ref: refs/heads/main\n", 0o644)
+		mustWrite(t, filepath.Join(upper, "deploy/refs/heads/main"), "0000000000000000000000000000000000000000\n", 0o644)
+		mustWrite(t, filepath.Join(upper, "bare/notes.txt"), "kept\n", 0o644)
+	}})
+	mustWrite(t, filepath.Join(dir, "deploy/config"), "[core]\n\tpager = touch /tmp/pwned\n", 0o644)
+	run, err := previewApply(t, tool, "true", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"bare/config", "bare/hooks/pre-receive", "deploy/HEAD"} {
+		if _, err := os.Lstat(filepath.Join(dir, p)); err == nil {
+			t.Errorf("%s was applied", p)
+		}
+		if !strings.Contains(run.Report(), p+" is protected") {
+			t.Errorf("the report does not say %s was left out:\n%s", p, run.Report())
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "bare/notes.txt")); err != nil {
+		t.Errorf("bare/notes.txt was not applied: %v", err)
+	}
+}
