@@ -613,6 +613,8 @@ func (a *approvalPane) drawFixed(w int) []string {
 	switch {
 	case req.Previewed:
 		signals = append(signals, "previewed: nothing changed yet")
+	case req.Command != nil && req.Command.NotUndoable != "":
+		signals = append(signals, "not undoable")
 	case req.Reversible && !job:
 		signals = append(signals, "undoable")
 	default:
@@ -714,6 +716,8 @@ func (a *approvalPane) drawDetails(w int) []string {
 		add(st.OK.Render, "applying is journaled: /undo reverts these changes")
 	case startsJob(req):
 		add(st.Warn.Render, "not reversible: a background job's changes are not recorded, so /undo cannot walk them back; /jobs lists and stops jobs")
+	case req.Command != nil && req.Command.NotUndoable != "":
+		add(st.Warn.Render, "not reversible: "+oneLine(req.Command.NotUndoable))
 	case req.Reversible:
 		plan := "reversible"
 		if req.UndoPlan != "" {

@@ -675,3 +675,21 @@ func untainted(req approval.Request) approval.Request {
 	req.Taint, req.Why = nil, "the autonomy level is ask: every call with side effects asks first"
 	return req
 }
+
+// A command line whose parse says undo cannot restore what it does (git
+// branch -D) is not called undoable, though the journal records its files.
+func TestPaneDoesNotCallGitBranchDeleteUndoable(t *testing.T) {
+	req := untainted(shellRequestFor("git branch -D feature"))
+	req.Confinement = &approval.Confinement{Sandboxed: true, HostProxy: true}
+	req.Reversible = true
+	req.UndoPlan = "Undo restores the files this command creates, changes or deletes in the workspace"
+	m, _ := withPane(t, req)
+	view := screen(m)
+	if !strings.Contains(view, "sandboxed · network to allowed hosts · not undoable") {
+		t.Errorf("the signals do not say the branch deletion is not undoable:\n%s", view)
+	}
+	details := strings.Join(strings.Fields(screen(press(t, m, "?"))), " ")
+	if !strings.Contains(details, "not reversible: git branch -D deletes a branch") || strings.Contains(details, "reversible: Undo restores") {
+		t.Errorf("the details call git branch -D reversible:\n%s", details)
+	}
+}

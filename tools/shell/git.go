@@ -21,6 +21,7 @@ func (p *lineParser) gitEffects(rest []string) {
 	sub, opts := args[0], args[1:]
 	if why := gitDestroys(sub, opts); why != "" {
 		p.raise(tools.RiskHigh, why+": undo cannot restore it")
+		p.notUndoable(why)
 		return
 	}
 	if sub == "config" && gitConfigWrites(args[1:]) {
@@ -37,6 +38,7 @@ func (p *lineParser) gitEffects(rest []string) {
 		p.raise(tools.RiskLow, "")
 	case "push", "send-email", "request-pull", "svn", "p4":
 		p.raise(tools.RiskHigh, "git "+sub+" sends work out of the workspace, which undo cannot recall")
+		p.notUndoable("git " + sub + " sends work out of the workspace")
 	default:
 		p.raise(tools.RiskMedium, "git "+sub+" changes the repository")
 	}
