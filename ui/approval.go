@@ -702,9 +702,17 @@ func (a *approvalPane) drawDetails(w int) []string {
 	if _, shell := shellCommand(req); shell && req.Command != nil {
 		// shell_run's declared risk is high for every command: the pane
 		// judges each line by what the policy makes of it (see assess).
-		line = "risk of this command line: routine"
-		if a.high {
+		switch {
+		case a.high:
 			line = "risk of this command line: high"
+		case req.Command.Risk == tools.RiskMedium:
+			// Undoable changes run under auto-edit, but they are not routine.
+			line = "risk of this command line: medium"
+			if req.Command.RiskWhy != "" {
+				line += ", " + oneLine(req.Command.RiskWhy)
+			}
+		default:
+			line = "risk of this command line: routine"
 		}
 	}
 	if capability != "" {

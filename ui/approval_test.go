@@ -693,3 +693,17 @@ func TestPaneDoesNotCallGitBranchDeleteUndoable(t *testing.T) {
 		t.Errorf("the details call git branch -D reversible:\n%s", details)
 	}
 }
+
+// The details rate an undoable rm -r as medium, not routine: it runs under
+// auto-edit because undo can restore it, not because it changes nothing.
+func TestPaneDetailsRateUndoableDeleteMedium(t *testing.T) {
+	m, _ := withPane(t, untainted(shellRequestFor("rm -r build")))
+	details := strings.Join(strings.Fields(screen(press(t, m, "?"))), " ")
+	if !strings.Contains(details, "risk of this command line: medium, deletes build in the workspace (undo can restore it)") {
+		t.Errorf("the details do not rate rm -r build medium:\n%s", details)
+	}
+	m, _ = withPane(t, routineShellRequest())
+	if details := strings.Join(strings.Fields(screen(press(t, m, "?"))), " "); !strings.Contains(details, "risk of this command line: routine") {
+		t.Errorf("the details do not call go test routine:\n%s", details)
+	}
+}
