@@ -619,6 +619,23 @@ func TestCardShowsTheEditAndTheJob(t *testing.T) {
 	}
 }
 
+// A job that ended before its call returned (a server that could not bind
+// its port) is not said to keep running.
+func TestCardOfAJobThatAlreadyEnded(t *testing.T) {
+	m := startFakeTurn(t, newTestModel(t, newFake()), "go")
+	req := jobRequest()
+	call := agent.Call{ID: req.CallID, Tool: "shell_run", Args: req.Args}
+	exit := 1
+	m = events(m, agent.ToolCallEvent{Call: call, Phase: "proposed"},
+		agent.ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Phase: "asked"},
+		agent.ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Phase: "decided", Decision: &approval.Decision{Choice: approval.ApproveOnce, By: "user"}},
+		agent.ToolCallEvent{Call: call, Phase: "started"},
+		agent.ToolResultEvent{Call: call, Status: agent.StatusOK, Summary: "Started `npm run dev` as job1", ExitCode: &exit})
+	if s := m.tr.text(m.c); strings.Contains(s, "keeps running") || !strings.Contains(s, "background job: already ended with exit 1") {
+		t.Fatalf("the card of a job that already ended says it keeps running:\n%s", s)
+	}
+}
+
 func networkRequest() approval.Request {
 	req := approval.NetworkRequest("c1", "go mod download", "proxy.golang.org:443")
 	req.Why = "the autonomy level is ask: every call with side effects asks first"
