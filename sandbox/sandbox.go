@@ -348,9 +348,12 @@ func (c *call) finish(stderr string) (string, string) {
 var denials = []string{"permission denied", "operation not permitted", "read-only file system", "device or resource busy"}
 
 var (
-	quoted     = regexp.MustCompile(`'([^'\n]+)'|‘([^’\n]+)’|"([^"\n]+)"`)
-	netDenied  = regexp.MustCompile(`(?i)(connect|socket|dial|/dev/tcp/|/dev/udp/)`)
-	netFailure = regexp.MustCompile(`(?i)(network is unreachable|could not resolve|couldn't resolve|temporary failure in name resolution|name or service not known|no such host)`)
+	quoted    = regexp.MustCompile(`'([^'\n]+)'|‘([^’\n]+)’|"([^"\n]+)"`)
+	netDenied = regexp.MustCompile(`(?i)(connect|socket|dial|/dev/tcp/|/dev/udp/)`)
+	// A server's own words for a port it may not open: Go's "listen tcp
+	// …: bind: permission denied", Node's "listen EACCES".
+	listenDenied = regexp.MustCompile(`(?i)\b(listen|bind)\b`)
+	netFailure   = regexp.MustCompile(`(?i)(network is unreachable|could not resolve|couldn't resolve|temporary failure in name resolution|name or service not known|no such host)`)
 )
 
 // blocked maps what the command printed to a note when it looks like the
@@ -371,6 +374,9 @@ func blocked(stderr string, network bool) string {
 			}
 			continue
 		}
+		if !network && listenDenied.MatchString(line) {
+			return noListenNote
+		}
 		if netDenied.MatchString(line) {
 			if network {
 				continue
@@ -383,6 +389,8 @@ func blocked(stderr string, network bool) string {
 	}
 	return ""
 }
+
+const noListenNote = "permission_denied: the sandbox lets a command without network open no port, which looks like why it failed; a server (a dev server, a test that listens) needs the user to approve it with network (the w key in the approval pane)"
 
 const noNetworkNote = "permission_denied: the sandbox gives this call no network, which looks like why it failed; if it needs the network, ask the user to approve it with network (the w key in the approval pane)"
 

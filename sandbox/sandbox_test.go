@@ -200,6 +200,8 @@ func TestBlockedNotes(t *testing.T) {
 		{"failed to initialize build cache at /c/go: mkdir /c/go: permission denied\n", "blocked a write to /c/go"},
 		{"curl: (6) Could not resolve host: example.com\n", "no network"},
 		{"FAIL: expected 3, got 4\n", ""},
+		{"listen tcp 127.0.0.1:8080: bind: permission denied\n", "open no port"},
+		{"Error: listen EACCES: permission denied 127.0.0.1:3000\n", "open no port"},
 	} {
 		got := blocked(tc.stderr, false)
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
