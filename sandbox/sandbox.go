@@ -312,6 +312,9 @@ type call struct {
 	ws      string
 	roots   []string
 	gitDirs *gitFiles
+	// hidden are the paths commands cannot read: an error naming one is
+	// the sandbox's doing, not the file's absence.
+	hidden []string
 }
 
 // finish cleans up after a confined command and reads its stderr for what
@@ -331,6 +334,9 @@ func (c *call) finish(stderr string) (string, string) {
 	if n := blocked(stderr, c.network); n != "" {
 		notes = append(notes, n)
 	}
+	if p := hiddenIn(stderr, c.hidden); p != "" {
+		notes = append(notes, "permission_denied: the sandbox hides "+p+" from commands (a credential store or myclaw's own state), so it reads as missing or empty here; that says nothing about whether it exists. If the task needs it, ask the user")
+	}
 	if c.gitDirs != nil {
 		if n := newGitDirs(c.ws, c.gitDirs, c.roots); n != "" {
 			notes = append(notes, n)
@@ -341,6 +347,25 @@ func (c *call) finish(stderr string) (string, string) {
 		line = ProxiedLine
 	}
 	return line, strings.Join(notes, ". ")
+}
+
+// hiddenIn returns the first hidden path that stderr names (itself or a
+// path under it), or "".
+func hiddenIn(stderr string, hidden []string) string {
+	for _, h := range hidden {
+		for i := 0; ; {
+			j := strings.Index(stderr[i:], h)
+			if j < 0 {
+				break
+			}
+			end := i + j + len(h)
+			if end == len(stderr) || strings.ContainsRune("/:'\"\n ", rune(stderr[end])) {
+				return h
+			}
+			i = end
+		}
+	}
+	return ""
 }
 
 // denials are the errors a confined write or connect fails with, in lower
