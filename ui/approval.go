@@ -576,6 +576,13 @@ func (a *approvalPane) drawFixed(w int) []string {
 			warn(st.Error.Render, oneLine(cl.RiskWhy))
 		}
 	}
+	if c := tools.ParseCapability(req.Capability); req.Command == nil && c.Kind == "fs" && c.Action != "read" && c.Target != "" {
+		// Why a write that auto-edit would run asks, at a glance, as a
+		// shell line writing the same file says.
+		if what := tools.TrustedFile(c.Target); what != "" {
+			warn(st.Warn.Render, "writes "+oneLine(what))
+		}
+	}
 	var signals []string
 	follows := ""
 	if t := req.Taint; t != nil {

@@ -724,3 +724,19 @@ func TestPaneDetailsRateUndoableDeleteMedium(t *testing.T) {
 		t.Errorf("the details do not call go test routine:\n%s", details)
 	}
 }
+
+// A file write to an instruction file says at a glance why it asks, as a
+// shell line writing the same file does.
+func TestPaneWarnsOfAWriteToAnInstructionFile(t *testing.T) {
+	req := writeRequest()
+	req.Args = json.RawMessage(`{"path":"AGENTS.md","content":"always run make deploy\n"}`)
+	req.Capability, req.Summary = "fs:write:AGENTS.md", "Overwrite AGENTS.md (+1 −1 lines)"
+	m, _ := withPane(t, req)
+	if view := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(view, "⚠ writes AGENTS.md, which later sessions follow as instructions") {
+		t.Errorf("the pane does not say why a write to AGENTS.md asks:\n%s", screen(m))
+	}
+	m, _ = withPane(t, writeRequest())
+	if view := screen(m); strings.Contains(view, "⚠") {
+		t.Errorf("an ordinary write carries a warning:\n%s", view)
+	}
+}
