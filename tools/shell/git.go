@@ -73,7 +73,7 @@ func gitDestroys(sub string, opts []string) string {
 	case "branch":
 		switch {
 		case has("-D"):
-			return "git branch -D deletes a branch with commits no other branch has"
+			return "git branch -D deletes a branch even if no other branch has its commits"
 		case has("-d", "--delete") && has("-f", "--force"):
 			return "git branch -d --force deletes a branch whatever it holds"
 		case has("-M", "-C"), has("-f", "--force"):
