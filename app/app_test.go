@@ -6,6 +6,7 @@ import (
 	"myclaw/agent"
 	"myclaw/approval"
 	"myclaw/internal/apptest"
+	"myclaw/sandbox"
 	"myclaw/tools"
 	"myclaw/tools/mcp"
 	"myclaw/ui"
@@ -283,5 +284,19 @@ func TestStartCreatesNothingInTheHome(t *testing.T) {
 	entries, _ := os.ReadDir(home)
 	for _, en := range entries {
 		t.Errorf("start-up made %s in the home", filepath.Join(home, en.Name()))
+	}
+}
+
+// The report names where commands may write as a list that reads: the
+// workspace and the temp dir, with no dangling comma.
+func TestSandboxReportListsWritablePlaces(t *testing.T) {
+	e := apptest.NewEnv(t, apptest.WriteNote)
+	e.Setenv(t)
+	a, _ := openApp(t, e)
+	a.sandbox = sandbox.New(sandbox.Options{Workspace: e.WS})
+	a.setSandboxState(approval.Sandbox{Active: true})
+	want := "Shell commands may write only in the workspace (" + a.workspace.Dir() + ") and a temp dir of their own ($TMPDIR).\n"
+	if got := a.sandboxReport(); !strings.Contains(got, want) {
+		t.Fatalf("the report lacks %q:\n%s", want, got)
 	}
 }

@@ -95,6 +95,9 @@ type printer struct {
 	sessionID string
 	usage     usageTotals
 	done      agent.DoneEvent
+	// asked holds, by call, why a call headless denied asked: the person
+	// reading stderr is told how to allow it.
+	asked map[string]string
 }
 
 // usageTotals sums the token use of the turn's requests.
@@ -197,6 +200,13 @@ func (p *printer) print(e agent.Event) {
 			}
 			p.activity("→ %s: %s\n", oneLine(ev.Call.Tool, 0), oneLine(what, 160))
 		}
+	case agent.ApprovalEvent:
+		if ev.Phase == "decided" && ev.Decision != nil && ev.Decision.By == "headless" {
+			if p.asked == nil {
+				p.asked = map[string]string{}
+			}
+			p.asked[ev.CallID] = termtext.Visible(ev.Request.Why)
+		}
 	case agent.ToolResultEvent:
 		switch {
 		case ev.Failed() && ev.Status == agent.StatusOK:
@@ -205,6 +215,13 @@ func (p *printer) print(e agent.Event) {
 			p.activity("✓ %s (%s)\n", oneLine(ev.Call.Tool, 0), ev.Duration.Round(time.Millisecond))
 		default:
 			p.activity("✗ %s %s: %s\n", oneLine(ev.Call.Tool, 0), ev.Status, termtext.Visible(ev.Message))
+		}
+		if why, ok := p.asked[ev.Call.ID]; ok {
+			delete(p.asked, ev.Call.ID)
+			if why != "" {
+				why = " (" + oneLine(why, 200) + ")"
+			}
+			p.activity("  it asks for approval%s: allow it with an [[approval.rules]] entry in the config or a higher --autonomy level\n", why)
 		}
 	case agent.CompactionEvent:
 		p.activity("compacted %d earlier messages into a summary (~%d tokens)\n", ev.Replaced, ev.Tokens)

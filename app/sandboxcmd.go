@@ -120,14 +120,14 @@ func (a *app) sandboxReport() string {
 	}
 	full := a.sandbox.Status()
 	fmt.Fprintf(&b, "Sandbox: active (%s; self-test passed).\n", full.Mechanism)
-	fmt.Fprintf(&b, "Shell commands may write only in the workspace (%s), a temp dir of their own ($TMPDIR)", a.workspace.Dir())
+	fmt.Fprintf(&b, "Shell commands may write only in the workspace (%s)", a.workspace.Dir())
 	if len(full.Writable) > 0 {
-		b.WriteString(" and:\n")
+		b.WriteString(", a temp dir of their own ($TMPDIR) and:\n")
 		for _, d := range full.Writable {
 			fmt.Fprintf(&b, "  %s\n", d)
 		}
 	} else {
-		b.WriteString(".\n")
+		b.WriteString(" and a temp dir of their own ($TMPDIR).\n")
 	}
 	fmt.Fprintf(&b, "Never writable: what decides what git runs in the workspace's repositories (config, hooks, info/, commondir and gitdir pointers; nested repositories, submodules and worktrees too), .myclaw.toml, %s.\n", strings.Join(full.Protected, ", "))
 	if len(full.Writable) > 0 {

@@ -34,6 +34,7 @@ func TestGrantable(t *testing.T) {
 		{"the project config", callReq(writeMeta, "fs:write:.myclaw.toml"), false, "no grant covers this target, .myclaw.toml, the project's configuration"},
 		{"high-risk tool", callReq(highMeta, "deploy:prod"), false, "high risk"},
 		{"undeclared tool", callReq(bareMeta, ""), false, "high risk"},
+		{"git that destroys a branch", shellReq("git branch -D feature"), false, "the command line is high risk: git branch -D deletes a branch"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

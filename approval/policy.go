@@ -371,7 +371,7 @@ func Grantable(req Request) (bool, string) {
 		case len(cl.Warnings) > 0:
 			return false, "the command line is risky: " + cl.Warnings[0]
 		case shellRisk(cl) == tools.RiskHigh:
-			return false, "the command line is high risk: it " + cl.RiskWhy
+			return false, "the command line is high risk: " + cl.RiskWhy
 		case c.guard != "":
 			return false, "no rule can cover this line: " + strings.TrimPrefix(c.guard, "allow rules do not cover this command line: ")
 		}

@@ -35,13 +35,13 @@ func autoEditShell(req Request, c call, conf Confinement) string {
 		if why == "" && len(cl.Warnings) > 0 {
 			why = cl.Warnings[0]
 		}
-		return "auto-edit asks for high-risk command lines: this one " + why
+		return "auto-edit asks for high-risk command lines: " + why
 	case tools.RiskMedium:
 		switch {
 		case cl.NotUndoable != "":
 			return "auto-edit asks when undo could not restore what the command changes: " + cl.NotUndoable
 		case !req.Reversible:
-			return "auto-edit asks for commands that change files while undo is off: this one " + cl.RiskWhy
+			return "auto-edit asks for commands that change files while undo is off: " + cl.RiskWhy
 		}
 	}
 	return ""

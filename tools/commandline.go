@@ -34,7 +34,9 @@ type CommandLine struct {
 	Changes []string
 	// NotUndoable says why the journal could not restore what the line
 	// changes (a file over its size bound, a folder it leaves out); set by
-	// the tool, which knows the journal's bounds. "" when it could.
+	// the tool, which knows the journal's bounds, and by the parse for git
+	// that destroys or sends away what the journal leaves out. "" when it
+	// could.
 	NotUndoable string
 }
 

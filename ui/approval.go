@@ -594,6 +594,13 @@ func (a *approvalPane) drawFixed(w int) []string {
 			warn(st.Error.Render, oneLine(cl.RiskWhy))
 		}
 	}
+	if c := tools.ParseCapability(req.Capability); req.Command == nil && c.Kind == "fs" && c.Action != "read" && c.Target != "" {
+		// Why a write that auto-edit would run asks, at a glance, as a
+		// shell line writing the same file says.
+		if what := tools.TrustedFile(c.Target); what != "" {
+			warn(st.Warn.Render, "writes "+oneLine(what))
+		}
+	}
 	var signals []string
 	follows := ""
 	if t := req.Taint; t != nil {
@@ -631,6 +638,8 @@ func (a *approvalPane) drawFixed(w int) []string {
 	switch {
 	case req.Previewed:
 		signals = append(signals, "previewed: nothing changed yet")
+	case req.Command != nil && req.Command.NotUndoable != "":
+		signals = append(signals, "not undoable")
 	case req.Reversible && !job:
 		signals = append(signals, "undoable")
 	default:
@@ -718,9 +727,17 @@ func (a *approvalPane) drawDetails(w int) []string {
 	if _, shell := shellCommand(req); shell && req.Command != nil {
 		// shell_run's declared risk is high for every command: the pane
 		// judges each line by what the policy makes of it (see assess).
-		line = "risk of this command line: routine"
-		if a.high {
+		switch {
+		case a.high:
 			line = "risk of this command line: high"
+		case req.Command.Risk == tools.RiskMedium:
+			// Undoable changes run under auto-edit, but they are not routine.
+			line = "risk of this command line: medium"
+			if req.Command.RiskWhy != "" {
+				line += ", " + oneLine(req.Command.RiskWhy)
+			}
+		default:
+			line = "risk of this command line: routine"
 		}
 	}
 	if capability != "" {
@@ -732,6 +749,8 @@ func (a *approvalPane) drawDetails(w int) []string {
 		add(st.OK.Render, "applying is journaled: /undo reverts these changes")
 	case startsJob(req):
 		add(st.Warn.Render, "not reversible: a background job's changes are not recorded, so /undo cannot walk them back; /jobs lists and stops jobs")
+	case req.Command != nil && req.Command.NotUndoable != "":
+		add(st.Warn.Render, "not reversible: "+oneLine(req.Command.NotUndoable))
 	case req.Reversible:
 		plan := "reversible"
 		if req.UndoPlan != "" {

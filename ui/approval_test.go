@@ -622,6 +622,23 @@ func TestCardShowsTheEditAndTheJob(t *testing.T) {
 	}
 }
 
+// A job that ended before its call returned (a server that could not bind
+// its port) is not said to keep running.
+func TestCardOfAJobThatAlreadyEnded(t *testing.T) {
+	m := startFakeTurn(t, newTestModel(t, newFake()), "go")
+	req := jobRequest()
+	call := agent.Call{ID: req.CallID, Tool: "shell_run", Args: req.Args}
+	exit := 1
+	m = events(m, agent.ToolCallEvent{Call: call, Phase: "proposed"},
+		agent.ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Phase: "asked"},
+		agent.ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Phase: "decided", Decision: &approval.Decision{Choice: approval.ApproveOnce, By: "user"}},
+		agent.ToolCallEvent{Call: call, Phase: "started"},
+		agent.ToolResultEvent{Call: call, Status: agent.StatusOK, Summary: "Started `npm run dev` as job1", ExitCode: &exit})
+	if s := m.tr.text(m.c); strings.Contains(s, "keeps running") || !strings.Contains(s, "background job: already ended with exit 1") {
+		t.Fatalf("the card of a job that already ended says it keeps running:\n%s", s)
+	}
+}
+
 func networkRequest() approval.Request {
 	req := approval.NetworkRequest("c1", "go mod download", "proxy.golang.org:443")
 	req.Why = "the autonomy level is ask: every call with side effects asks first"
@@ -714,5 +731,53 @@ func TestWithdrawnRequestClosesItsPane(t *testing.T) {
 	press(t, m, "y")
 	if d := <-next; d.Choice != approval.ApproveOnce {
 		t.Errorf("the next request was decided %+v", d)
+	}
+}
+
+// A command line whose parse says undo cannot restore what it does (git
+// branch -D) is not called undoable, though the journal records its files.
+func TestPaneDoesNotCallGitBranchDeleteUndoable(t *testing.T) {
+	req := untainted(shellRequestFor("git branch -D feature"))
+	req.Confinement = &approval.Confinement{Sandboxed: true, HostProxy: true}
+	req.Reversible = true
+	req.UndoPlan = "Undo restores the files this command creates, changes or deletes in the workspace"
+	m, _ := withPane(t, req)
+	view := screen(m)
+	if !strings.Contains(view, "sandboxed · network to allowed hosts · not undoable") {
+		t.Errorf("the signals do not say the branch deletion is not undoable:\n%s", view)
+	}
+	details := strings.Join(strings.Fields(screen(press(t, m, "?"))), " ")
+	if !strings.Contains(details, "not reversible: git branch -D deletes a branch") || strings.Contains(details, "reversible: Undo restores") {
+		t.Errorf("the details call git branch -D reversible:\n%s", details)
+	}
+}
+
+// The details rate an undoable rm -r as medium, not routine: it runs under
+// auto-edit because undo can restore it, not because it changes nothing.
+func TestPaneDetailsRateUndoableDeleteMedium(t *testing.T) {
+	m, _ := withPane(t, untainted(shellRequestFor("rm -r build")))
+	details := strings.Join(strings.Fields(screen(press(t, m, "?"))), " ")
+	if !strings.Contains(details, "risk of this command line: medium, deletes build in the workspace (undo can restore it)") {
+		t.Errorf("the details do not rate rm -r build medium:\n%s", details)
+	}
+	m, _ = withPane(t, routineShellRequest())
+	if details := strings.Join(strings.Fields(screen(press(t, m, "?"))), " "); !strings.Contains(details, "risk of this command line: routine") {
+		t.Errorf("the details do not call go test routine:\n%s", details)
+	}
+}
+
+// A file write to an instruction file says at a glance why it asks, as a
+// shell line writing the same file does.
+func TestPaneWarnsOfAWriteToAnInstructionFile(t *testing.T) {
+	req := writeRequest()
+	req.Args = json.RawMessage(`{"path":"AGENTS.md","content":"always run make deploy\n"}`)
+	req.Capability, req.Summary = "fs:write:AGENTS.md", "Overwrite AGENTS.md (+1 −1 lines)"
+	m, _ := withPane(t, req)
+	if view := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(view, "⚠ writes AGENTS.md, which later sessions follow as instructions") {
+		t.Errorf("the pane does not say why a write to AGENTS.md asks:\n%s", screen(m))
+	}
+	m, _ = withPane(t, writeRequest())
+	if view := screen(m); strings.Contains(view, "⚠") {
+		t.Errorf("an ordinary write carries a warning:\n%s", view)
 	}
 }

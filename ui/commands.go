@@ -621,7 +621,14 @@ func drawLevels(c *common, cur approval.Level) []string {
 		if l == cur {
 			mark = "› "
 		}
-		out = append(out, truncate("  "+mark+st.Key.Render(pad(string(l), 10))+levelHelp[l], c.contentWidth()))
+		// Wrapped under its own column, never cut: it is what the level does.
+		for i, t := range wrapPlain(levelHelp[l], max(c.contentWidth()-14, 20)) {
+			if i == 0 {
+				out = append(out, "  "+mark+st.Key.Render(pad(string(l), 10))+t)
+			} else {
+				out = append(out, strings.Repeat(" ", 14)+t)
+			}
+		}
 	}
 	out = append(out, "  "+st.Dim.Render("/autonomy <level> switches · "+c.keys.CycleLevel.Help().Key+" steps through ask, auto-edit, full"))
 	return out

@@ -155,6 +155,9 @@ func TestAutonomyAndModelCommands(t *testing.T) {
 	if got := lastBlock(m); !strings.Contains(got, "autonomy: ask") || !strings.Contains(got, "› ask") || !strings.Contains(got, "auto-edit") {
 		t.Errorf("got %q; want the level and the list", got)
 	}
+	if got := strings.Join(strings.Fields(lastBlock(m)), " "); !strings.Contains(got, "everything runs without asking, commands confined to the workspace; deny rules still hold") {
+		t.Errorf("the list cuts what full does at %d columns:\n%s", testWidth, lastBlock(m))
+	}
 	m = runLine(t, m, "/autonomy full")
 	if f.Autonomy() != approval.Full {
 		t.Errorf("got level %q; want full", f.Autonomy())

@@ -8,6 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"myclaw/agent"
 	"myclaw/tools"
 )
 
@@ -49,10 +50,15 @@ func (m Model) jobsCommand(args []string) (Model, tea.Cmd) {
 		}
 	case len(args) == 2 && args[0] == "stop":
 		id := args[1]
+		if _, err := strconv.Atoi(id); err == nil {
+			id = "job" + id // "/jobs stop 1", as /permissions remove takes a number
+		}
 		return m, func() tea.Msg {
 			in, err := j.StopJob(id)
 			if err != nil {
-				return commandResultMsg{err: err, refresh: true}
+				// The tool's hint speaks to the model; the person types /jobs.
+				text, _ := errorParts(err)
+				return commandResultMsg{err: &agent.UserError{Msg: text, Hint: "/jobs lists the jobs and their ids"}, refresh: true}
 			}
 			return commandResultMsg{draw: textDraw("stopped " + in.ID + ": " + in.Command), refresh: true}
 		}

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +25,7 @@ func (f *jobsFake) StopJob(id string) (tools.JobInfo, error) {
 			return f.jobs[i], nil
 		}
 	}
-	return tools.JobInfo{}, errors.New(`no job "` + id + `"`)
+	return tools.JobInfo{}, tools.Errorf(tools.KindNotFound, "Use one of the ids shell_jobs {\"action\":\"list\"} shows.", "no job %q", id)
 }
 
 func TestJobsCommandAndStatusCount(t *testing.T) {
@@ -47,7 +46,7 @@ func TestJobsCommandAndStatusCount(t *testing.T) {
 			t.Errorf("/jobs output %q lacks %q", got, want)
 		}
 	}
-	m = runLine(t, m, "/jobs stop job1")
+	m = runLine(t, m, "/jobs stop 1")
 	if len(f.stopped) != 1 || !strings.Contains(lastBlock(m), "stopped job1") {
 		t.Fatalf("stop: %v, %q", f.stopped, lastBlock(m))
 	}
@@ -56,8 +55,8 @@ func TestJobsCommandAndStatusCount(t *testing.T) {
 		t.Errorf("status line %q after the stop; want no job count", got)
 	}
 	m = runLine(t, m, "/jobs stop nope")
-	if !strings.Contains(lastBlock(m), `no job "nope"`) {
-		t.Errorf("bad stop: %q", lastBlock(m))
+	if got := lastBlock(m); !strings.Contains(got, `no job "nope"`) || !strings.Contains(got, "/jobs lists the jobs") || strings.Contains(got, "shell_jobs") {
+		t.Errorf("bad stop: %q; want the person told to type /jobs", got)
 	}
 	m = runLine(t, newTestModel(t, newFake()), "/jobs")
 	if !strings.Contains(lastBlock(m), "not available") {

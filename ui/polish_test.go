@@ -154,3 +154,17 @@ func TestServerCheckSaysOneSentence(t *testing.T) {
 		t.Fatalf("server check block:\n%s", got)
 	}
 }
+
+// A command sent while scrolled up shows its answer: submitting follows the
+// bottom again, as a prompt does.
+func TestSubmittingACommandFollowsTheBottom(t *testing.T) {
+	m := newTestModel(t, newFake())
+	for i := range 40 {
+		m.tr.add(noticeBlock(fmt.Sprintf("line %d", i)))
+	}
+	m = update(m, keyMsg("pgup"))
+	m = update(typeText(m, "/permissions"), keyMsg("enter"))
+	if !m.tr.follow {
+		t.Fatalf("after /permissions the transcript stays scrolled up:\n%s", screen(m))
+	}
+}

@@ -205,7 +205,12 @@ func (t *toolCard) draw(c *common) []string {
 	case t.call.Edited && t.status != "":
 		add(st.Dim.Render, "ran with the arguments as you edited them")
 	}
-	if t.job && (t.status == "" && !t.waiting || t.status == agent.StatusOK) {
+	switch {
+	case t.job && t.status == agent.StatusOK && t.exitCode != nil:
+		// The job ended before the call returned (a port it could not
+		// bind): it is not running, whatever it was started to do.
+		add(st.Warn.Render, "background job: already ended with exit "+strconv.Itoa(*t.exitCode)+" (/jobs lists it); its changes are not undoable")
+	case t.job && (t.status == "" && !t.waiting || t.status == agent.StatusOK):
 		add(st.Warn.Render, "background job: keeps running (/jobs lists it); its changes are not undoable")
 	}
 	if t.reason != "" && t.status == agent.StatusDenied {

@@ -426,6 +426,8 @@ func (m Model) handleMouse(msg tea.MouseMsg) (Model, tea.Cmd) {
 // submit sends a prompt or runs a slash command. "//" at the start sends a
 // prompt that begins with "/".
 func (m Model) submit(text string) (Model, tea.Cmd) {
+	// What is sent gets its answer at the bottom: show it there.
+	m.tr.toBottom()
 	if strings.HasPrefix(text, "/") && !strings.HasPrefix(text, "//") {
 		return m.runCommand(text)
 	}

@@ -24,6 +24,14 @@ func (p *lineParser) raise(r tools.Risk, why string) {
 	}
 }
 
+// notUndoable records the first thing the line does that the journal
+// cannot restore, so the pane does not call the call undoable.
+func (p *lineParser) notUndoable(why string) {
+	if p.cl.NotUndoable == "" {
+		p.cl.NotUndoable = why
+	}
+}
+
 // change records a path the line creates, changes or deletes and rates it:
 // outside the workspace, known only at run time or a file later sessions
 // trust is high, anything else medium.

@@ -87,7 +87,7 @@ func TestRisk(t *testing.T) {
 		{"scp a host:b", tools.RiskHigh, "another machine"},
 		{"npm install -g x", tools.RiskHigh, "outside the workspace"},
 		// Git that destroys what undo cannot restore.
-		{"git branch -D old", tools.RiskHigh, "git branch -D"},
+		{"git branch -D old", tools.RiskHigh, "git branch -D deletes a branch even if no other branch has its commits"},
 		{"git branch -d --force old", tools.RiskHigh, "--force"},
 		{"git reflog expire --expire=now --all", tools.RiskHigh, "reflog expire"},
 		{"git gc --prune=now", tools.RiskHigh, "git gc"},

@@ -21,6 +21,7 @@ func (p *lineParser) gitEffects(rest []string) {
 	sub, opts := args[0], args[1:]
 	if why := gitDestroys(sub, opts); why != "" {
 		p.raise(tools.RiskHigh, why+": undo cannot restore it")
+		p.notUndoable(why)
 		return
 	}
 	if sub == "config" && gitConfigWrites(args[1:]) {
@@ -37,6 +38,7 @@ func (p *lineParser) gitEffects(rest []string) {
 		p.raise(tools.RiskLow, "")
 	case "push", "send-email", "request-pull", "svn", "p4":
 		p.raise(tools.RiskHigh, "git "+sub+" sends work out of the workspace, which undo cannot recall")
+		p.notUndoable("git " + sub + " sends work out of the workspace")
 	default:
 		p.raise(tools.RiskMedium, "git "+sub+" changes the repository")
 	}
@@ -71,7 +73,7 @@ func gitDestroys(sub string, opts []string) string {
 	case "branch":
 		switch {
 		case has("-D"):
-			return "git branch -D deletes a branch with commits no other branch has"
+			return "git branch -D deletes a branch even if no other branch has its commits"
 		case has("-d", "--delete") && has("-f", "--force"):
 			return "git branch -d --force deletes a branch whatever it holds"
 		case has("-M", "-C"), has("-f", "--force"):
