@@ -22,9 +22,10 @@ import (
 	"myclaw/tools/builtin"
 )
 
-// realBackend is the real agent over real tools, talking to a server that
-// streams one fs_write call, then a short answer.
-func realBackend(t *testing.T) (*agent.Agent, string) {
+// e2eModel is a model server on 127.0.0.1 whose answer in round n (from
+// 1) answer streams through chunk; it serves the model list too. It
+// returns the server's base URL.
+func e2eModel(t *testing.T, answer func(n int, chunk func(delta map[string]any, finish any))) string {
 	t.Helper()
 	var mu sync.Mutex
 	round := 0
@@ -43,23 +44,20 @@ func realBackend(t *testing.T) (*agent.Agent, string) {
 		n := round
 		mu.Unlock()
 		w.Header().Set("Content-Type", "text/event-stream")
-		chunk := func(delta map[string]any, finish any) {
+		answer(n, func(delta map[string]any, finish any) {
 			b, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
 			fmt.Fprintf(w, "data: %s\n\n", b)
-		}
-		if n%2 == 1 {
-			chunk(map[string]any{"role": "assistant", "content": "Writing it."}, nil)
-			chunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": fmt.Sprintf("w%d", n), "type": "function",
-				"function": map[string]any{"name": "fs_write", "arguments": `{"path":"notes/todo.md","content":"- [ ] ship\n"}`}}}}, nil)
-			chunk(map[string]any{}, "tool_calls")
-		} else {
-			chunk(map[string]any{"role": "assistant", "content": "All done."}, nil)
-			chunk(map[string]any{}, "stop")
-		}
+		})
 		io.WriteString(w, "data: [DONE]\n\n")
 	}))
 	t.Cleanup(srv.Close)
+	return srv.URL + "/v1"
+}
 
+// e2eAgent is the real agent in a fresh workspace, over the tools build
+// makes for it, asking at autonomy ask, talking to the model at url.
+func e2eAgent(t *testing.T, url string, build func(ws *builtin.Workspace, store *history.Store) []tools.Tool, audit *approval.Audit) (*agent.Agent, string) {
+	t.Helper()
 	ws, err := builtin.OpenWorkspace(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -67,8 +65,9 @@ func realBackend(t *testing.T) (*agent.Agent, string) {
 	t.Cleanup(func() { ws.Close() })
 	store := history.NewStore(t.TempDir())
 	reg := tools.NewRegistry()
-	reg.MustRegister(builtin.NewFsWrite(ws, store.Blobs()))
-	reg.MustRegister(builtin.NewFsRead(ws))
+	for _, tl := range build(ws, store) {
+		reg.MustRegister(tl)
+	}
 	policy, err := approval.NewPolicy(approval.Ask, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -78,13 +77,33 @@ func realBackend(t *testing.T) (*agent.Agent, string) {
 		t.Fatal(err)
 	}
 	a, err := agent.New(agent.Options{
-		Client: chat.NewClient(chat.ClientConfig{BaseURL: srv.URL + "/v1"}), Model: "e2e-model",
-		Registry: reg, Policy: policy, Store: store, Session: session, Workspace: ws.Dir(),
+		Client: chat.NewClient(chat.ClientConfig{BaseURL: url}), Model: "e2e-model",
+		Registry: reg, Policy: policy, Store: store, Session: session, Workspace: ws.Dir(), Audit: audit,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return a, ws.Dir()
+}
+
+// realBackend is the real agent over real tools, talking to a server that
+// streams one fs_write call, then a short answer.
+func realBackend(t *testing.T) (*agent.Agent, string) {
+	t.Helper()
+	url := e2eModel(t, func(n int, chunk func(map[string]any, any)) {
+		if n%2 == 1 {
+			chunk(map[string]any{"role": "assistant", "content": "Writing it."}, nil)
+			chunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": fmt.Sprintf("w%d", n), "type": "function",
+				"function": map[string]any{"name": "fs_write", "arguments": `{"path":"notes/todo.md","content":"- [ ] ship\n"}`}}}}, nil)
+			chunk(map[string]any{}, "tool_calls")
+			return
+		}
+		chunk(map[string]any{"role": "assistant", "content": "All done."}, nil)
+		chunk(map[string]any{}, "stop")
+	})
+	return e2eAgent(t, url, func(ws *builtin.Workspace, store *history.Store) []tools.Tool {
+		return []tools.Tool{builtin.NewFsWrite(ws, store.Blobs()), builtin.NewFsRead(ws)}
+	}, nil)
 }
 
 // TestEndToEndApproveThenUndo drives the real agent through the TUI: ask,

@@ -5,9 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +16,6 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"myclaw/agent"
-	"myclaw/agent/chat"
 	"myclaw/approval"
 	"myclaw/history"
 	"myclaw/tools"
@@ -63,71 +59,27 @@ func (r *recordingAgent) results() []agent.ToolResultEvent {
 // answer makes calls and whose later answers say "All done.".
 func scriptedAgent(t *testing.T, calls ...scriptedCall) (*recordingAgent, string, string) {
 	t.Helper()
-	var mu sync.Mutex
-	round := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models") {
-			io.WriteString(w, `{"object":"list","data":[{"id":"e2e-model","object":"model"}]}`)
-			return
-		}
-		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-			http.NotFound(w, r)
-			return
-		}
-		io.Copy(io.Discard, r.Body)
-		mu.Lock()
-		round++
-		n := round
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		chunk := func(delta map[string]any, finish any) {
-			b, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
-			fmt.Fprintf(w, "data: %s\n\n", b)
-		}
-		if n == 1 {
-			for i, c := range calls {
-				chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": fmt.Sprintf("c%d", i+1), "type": "function",
-					"function": map[string]any{"name": c.name, "arguments": c.args}}}}, nil)
-			}
-			chunk(map[string]any{}, "tool_calls")
-		} else {
+	url := e2eModel(t, func(n int, chunk func(map[string]any, any)) {
+		if n > 1 {
 			chunk(map[string]any{"role": "assistant", "content": "All done."}, nil)
 			chunk(map[string]any{}, "stop")
+			return
 		}
-		io.WriteString(w, "data: [DONE]\n\n")
-	}))
-	t.Cleanup(srv.Close)
-
-	ws, err := builtin.OpenWorkspace(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	store := history.NewStore(t.TempDir())
-	reg := tools.NewRegistry()
-	reg.MustRegister(builtin.NewFsWrite(ws, store.Blobs()))
-	reg.MustRegister(builtin.NewShellRun(builtin.ShellOptions{Dir: ws.Dir(), OutputDir: t.TempDir()}))
-	policy, err := approval.NewPolicy(approval.Ask, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+		for i, c := range calls {
+			chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": fmt.Sprintf("c%d", i+1), "type": "function",
+				"function": map[string]any{"name": c.name, "arguments": c.args}}}}, nil)
+		}
+		chunk(map[string]any{}, "tool_calls")
+	})
 	auditPath := filepath.Join(t.TempDir(), "audit.jsonl")
 	audit, err := approval.OpenAudit(auditPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	session, err := store.NewSession(ws.Dir(), "e2e-model")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := agent.New(agent.Options{
-		Client: chat.NewClient(chat.ClientConfig{BaseURL: srv.URL + "/v1"}), Model: "e2e-model",
-		Registry: reg, Policy: policy, Store: store, Session: session, Workspace: ws.Dir(), Audit: audit,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &recordingAgent{Agent: a}, ws.Dir(), auditPath
+	a, ws := e2eAgent(t, url, func(ws *builtin.Workspace, store *history.Store) []tools.Tool {
+		return []tools.Tool{builtin.NewFsWrite(ws, store.Blobs()), builtin.NewShellRun(builtin.ShellOptions{Dir: ws.Dir(), OutputDir: t.TempDir()})}
+	}, audit)
+	return &recordingAgent{Agent: a}, ws, auditPath
 }
 
 // auditDecisions reads the decisions of the audit log, in order.
