@@ -285,7 +285,7 @@ func (r *PreviewRun) read(ctx context.Context) error {
 		default:
 			// A pipe, socket or device the command made: never read,
 			// never applied.
-			r.skipped = append(r.skipped, previewName(rel)+" is "+specialKind(mode)+": only files, folders and links are applied")
+			r.skipped = append(r.skipped, previewName(rel)+" is "+fsKindName(mode)+": only files, folders and links are applied")
 		}
 		return nil
 	})
@@ -302,18 +302,6 @@ func readFolder(root *os.Root, rel string, want fs.FileInfo) ([]string, error) {
 		return nil, fmt.Errorf("%s changed while it was read", rel)
 	}
 	return f.Readdirnames(-1)
-}
-
-func specialKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 func upperNames(dir string) map[string]bool {
@@ -548,7 +536,7 @@ func (r *PreviewRun) describeOne(b *strings.Builder, c layerChange, budget *int6
 		fmt.Fprintf(b, "D %s (link -> %s)\n", name, previewTarget(old))
 		return
 	case c.kind == 'D' && !c.was.Mode().IsRegular():
-		fmt.Fprintf(b, "D %s (%s)\n", name, specialKind(c.was.Mode()))
+		fmt.Fprintf(b, "D %s (%s)\n", name, fsKindName(c.was.Mode()))
 		return
 	case c.now != nil && c.now.Mode()&fs.ModeSymlink != 0:
 		fmt.Fprintf(b, "L %s -> %s", name, previewTarget(c.target))
@@ -647,7 +635,7 @@ func describeKind(m fs.FileMode) string {
 	case m.IsRegular():
 		return "a file"
 	}
-	return specialKind(m)
+	return fsKindName(m)
 }
 
 // readBounded reads the regular file rel of root that fi describes, up to
