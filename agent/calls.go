@@ -332,6 +332,14 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 			dec.Choice, dec.Args = approval.Edit, args
 		}
 	}
+	dec = t.settle(req, dec)
+	return gate{args: args, dry: dry, conf: withNetwork(verdict.Confinement, dec.Network)}
+}
+
+// settle records an approval a person gave: the audit entry, a rule saved
+// when asked for, the session's grants and trusted hints. It returns dec
+// as it took effect.
+func (t *turn) settle(req approval.Request, dec approval.Decision) approval.Decision {
 	if ok, _ := approval.Grantable(req); dec.Choice == approval.ApproveSession && !ok {
 		// Only the pane offers grants, and not for such calls: whatever
 		// asked for one gets this call approved, nothing more.
@@ -343,11 +351,11 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 	} else {
 		t.audit(approval.DecisionEntry(req, dec))
 	}
-	a.opts.Policy.Remember(req, dec)
+	t.a.opts.Policy.Remember(req, dec)
 	if dec.TrustHints && req.Meta.HintServer != "" {
 		t.trustHints(req.Meta.HintServer)
 	}
-	return gate{args: args, dry: dry, conf: withNetwork(verdict.Confinement, dec.Network)}
+	return dec
 }
 
 // preview runs a call the person asked to preview and asks again, now

@@ -59,13 +59,7 @@ func (t *turn) hostGate(call Call, args json.RawMessage) tools.HostGate {
 		default:
 			return errors.New("the user denied it")
 		}
-		if dec.SaveRule && dec.Choice == approval.ApproveSession {
-			saved, err := t.saveRule(req, dec)
-			t.audit(approval.SavedEntry(req, dec, saved, err))
-		} else {
-			t.audit(approval.DecisionEntry(req, dec))
-		}
-		t.a.opts.Policy.Remember(req, dec)
+		t.settle(req, dec)
 		return nil
 	}
 }
