@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -441,5 +442,23 @@ func TestGrepSearchSaysMultilineIsNotSupported(t *testing.T) {
 	}
 	if _, err := NewGrepSearch(ws).Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": `\\n`})); err != nil {
 		t.Errorf("a backslash then n is not a line break: %v", err)
+	}
+}
+
+// The description says that Go's \b, \w, \d and \s know only ASCII, and
+// they do.
+func TestGrepSearchSaysClassesAreASCII(t *testing.T) {
+	ws, _ := fsTestWorkspace(t)
+	desc := NewGrepSearch(ws).Meta().Description
+	for _, s := range []string{`\b`, `\w`, `\d`, `\s`, "ASCII", `\p{L}`} {
+		if !strings.Contains(desc, s) {
+			t.Errorf("the description does not mention %s", s)
+		}
+	}
+	if regexp.MustCompile(`^\w+\b`).MatchString("été") || regexp.MustCompile(`\d`).MatchString("٣") {
+		t.Errorf("\\w or \\d matched a letter or digit outside ASCII: the description is wrong")
+	}
+	if !regexp.MustCompile(`^\p{L}+$`).MatchString("été") {
+		t.Errorf("\\p{L} does not match été: the description's advice is wrong")
 	}
 }
