@@ -38,6 +38,8 @@ const (
 	// grepWindow bounds how many files may be searched ahead of the one
 	// whose results are next in order: the memory held for them.
 	grepWindow = 256
+	// grepNamed bounds how many binary files the result names.
+	grepNamed = 5
 )
 
 const grepSearchSchema = `{
@@ -227,12 +229,17 @@ func (t *grepSearchTool) search(ctx context.Context, args json.RawMessage) (tool
 		notes = append(notes, fmt.Sprintf("the search stopped after %d entries; narrow path or glob", globMaxEntries))
 	}
 	if out.SkippedBinary > 0 || out.SkippedLarge > 0 {
-		notes = append(notes, fmt.Sprintf("skipped %s and %s over %s", fsCount(out.SkippedBinary, "binary file"), fsCount(out.SkippedLarge, "file"), tools.HumanSize(grepMaxFileBytes)))
+		named := ""
+		if out.SkippedBinary > 0 {
+			named = " (the end of the result names the first few)"
+		}
+		notes = append(notes, fmt.Sprintf("skipped %s and %s over %s%s", fsCount(out.SkippedBinary, "binary file"), fsCount(out.SkippedLarge, "file"), tools.HumanSize(grepMaxFileBytes), named))
 	}
 	if n := globIgnoredNote(walked); n != "" {
 		notes = append(notes, n)
 	}
 	out.Note = strings.Join(notes, "; ")
+	s.body.WriteString(grepNames("binary, not searched", s.binary, out.SkippedBinary))
 	s.body.WriteString(globIgnoredSample(walked))
 	where := target
 	if fi.IsDir() {
@@ -245,6 +252,20 @@ func (t *grepSearchTool) search(ctx context.Context, args json.RawMessage) (tool
 		Summary:    fmt.Sprintf("Search %q in %s (%s%s in %s)", a.Pattern, where, atLeast, fsCount(out.Total, "match"), fsCount(out.FilesMatched, "file")),
 		Capability: "fs:read:" + target,
 	}, nil
+}
+
+// grepNames is a line of the result naming the first of n files (names,
+// already shown with fsShowPath), or "" if n is 0. Names go in the fenced
+// body, never in the note.
+func grepNames(what string, names []string, n int) string {
+	if n == 0 {
+		return ""
+	}
+	more := ""
+	if n > len(names) {
+		more = fmt.Sprintf(" and %d more", n-len(names))
+	}
+	return "(" + what + ": " + strings.Join(names, ", ") + more + ")\n"
 }
 
 // fsShowPath quotes a path that holds a control character, a character a
@@ -268,6 +289,9 @@ type grepRun struct {
 	out    grepSearchOutput
 	body   strings.Builder
 	capped bool // grepMaxCount reached
+	// binary names the first grepNamed binary files, for the end of the
+	// result.
+	binary []string
 }
 
 // full reports whether the search can stop: the page is full, or
@@ -281,6 +305,9 @@ func (s *grepRun) take(p string, f grepFile) {
 	switch f.skipped {
 	case grepSkipBinary:
 		s.out.SkippedBinary++
+		if len(s.binary) < grepNamed {
+			s.binary = append(s.binary, fsShowPath(p))
+		}
 	case grepSkipLarge:
 		s.out.SkippedLarge++
 	}

@@ -51,7 +51,7 @@ func TestGrepSearch(t *testing.T) {
 		{
 			name:     "across the tree",
 			args:     map[string]any{"pattern": `func \w+\(`},
-			want:     "main.go:3: func main() {\nsrc/run.go:3: func Run() {}\nsrc/run.go:4: func RunAll() {}\n",
+			want:     "main.go:3: func main() {\nsrc/run.go:3: func Run() {}\nsrc/run.go:4: func RunAll() {}\n(binary, not searched: logo.png)\n",
 			wantOut:  grepSearchOutput{Total: 3, Returned: 3, FilesMatched: 2, SkippedBinary: 1, SkippedLarge: 1},
 			wantNote: "skipped 1 binary file and 1 file over 4.0 MB",
 		},
@@ -108,12 +108,13 @@ func TestGrepSearch(t *testing.T) {
 		{
 			name:    "control characters in a name are quoted",
 			args:    map[string]any{"pattern": "needle-evil"},
-			want:    "\"evil\\nmain.go:1: fake.txt\":1: needle-evil\n",
+			want:    "\"evil\\nmain.go:1: fake.txt\":1: needle-evil\n(binary, not searched: logo.png)\n",
 			wantOut: grepSearchOutput{Total: 1, Returned: 1, FilesMatched: 1, SkippedBinary: 1, SkippedLarge: 1},
 		},
 		{
 			name:     "no match",
 			args:     map[string]any{"pattern": "nothing like this"},
+			want:     "(binary, not searched: logo.png)\n",
 			wantOut:  grepSearchOutput{SkippedBinary: 1, SkippedLarge: 1},
 			wantNote: "no matches",
 		},
@@ -442,6 +443,33 @@ func TestGrepSearchSaysMultilineIsNotSupported(t *testing.T) {
 	}
 	if _, err := NewGrepSearch(ws).Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": `\\n`})); err != nil {
 		t.Errorf("a backslash then n is not a line break: %v", err)
+	}
+}
+
+// Binary files are named, the first few: a long list is cut, saying how
+// many more there are.
+func TestGrepSearchNamesBinaryFiles(t *testing.T) {
+	ws, dir := fsTestWorkspace(t)
+	fsTestFile(t, dir, "a\nb.bin", "\x00needle", 0o644)
+	for i := range 7 {
+		fsTestFile(t, dir, fmt.Sprintf("bin%d.dat", i), "needle\x00\x01", 0o644)
+	}
+	fsTestFile(t, dir, "text.txt", "needle\n", 0o644)
+	res, err := grepTestTool(ws).Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": "needle"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "text.txt:1: needle\n" +
+		"(binary, not searched: \"a\\nb.bin\", bin0.dat, bin1.dat, bin2.dat, bin3.dat and 3 more)\n"
+	if res.Body != want {
+		t.Errorf("got body\n%s\nwant\n%s", res.Body, want)
+	}
+	out := res.Output.(grepSearchOutput)
+	if out.SkippedBinary != 8 {
+		t.Errorf("got %+v; want 8 binary files skipped", out)
+	}
+	if wantNote := "skipped 8 binary files and 0 files over 4.0 MB (the end of the result names the first few)"; !strings.Contains(out.Note, wantNote) {
+		t.Errorf("got note %q; want it to contain %q", out.Note, wantNote)
 	}
 }
 
