@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -17,7 +18,11 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unicode/utf16"
 	"unicode/utf8"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/unicode"
 
 	"myclaw/tools"
 	"myclaw/tools/termtext"
@@ -38,6 +43,8 @@ const (
 	// grepWindow bounds how many files may be searched ahead of the one
 	// whose results are next in order: the memory held for them.
 	grepWindow = 256
+	// grepNamed bounds how many binary files the result names.
+	grepNamed = 5
 )
 
 const grepSearchSchema = `{
@@ -81,6 +88,10 @@ type grepSearchOutput struct {
 	SkippedLarge   int    `json:"skipped_large"`
 	SkippedIgnored int    `json:"skipped_ignored"`
 	Note           string `json:"note,omitempty"`
+	// BinaryTailMatched counts files searched up to a NUL byte past their
+	// first fsSniffBytes, binary from there, that match past it: the
+	// lines from there on are not shown.
+	BinaryTailMatched int `json:"binary_tail_matched,omitempty"`
 }
 
 type grepSearchTool struct {
@@ -118,6 +129,10 @@ type grepFile struct {
 	count   int        // all matching lines
 	skipped int        // 0, or grepSkipBinary / grepSkipLarge
 	read    bool
+	// tailLine, when not 0, is the line where the file turns binary, at
+	// the NUL byte at tailAt, with a match from there on.
+	tailLine int
+	tailAt   int64
 }
 
 type grepLine struct {
@@ -227,12 +242,25 @@ func (t *grepSearchTool) search(ctx context.Context, args json.RawMessage) (tool
 		notes = append(notes, fmt.Sprintf("the search stopped after %d entries; narrow path or glob", globMaxEntries))
 	}
 	if out.SkippedBinary > 0 || out.SkippedLarge > 0 {
-		notes = append(notes, fmt.Sprintf("skipped %s and %s over %s", fsCount(out.SkippedBinary, "binary file"), fsCount(out.SkippedLarge, "file"), tools.HumanSize(grepMaxFileBytes)))
+		named := ""
+		if out.SkippedBinary > 0 {
+			named = " (the end of the result names the first few)"
+		}
+		notes = append(notes, fmt.Sprintf("skipped %s and %s over %s%s", fsCount(out.SkippedBinary, "binary file"), fsCount(out.SkippedLarge, "file"), tools.HumanSize(grepMaxFileBytes), named))
+	}
+	if n := out.BinaryTailMatched; n > 0 {
+		turn := "files turn binary at a NUL byte past their first 8 KB and match past it"
+		if n == 1 {
+			turn = "file turns binary at a NUL byte past its first 8 KB and matches past it"
+		}
+		notes = append(notes, fmt.Sprintf("%d %s: the lines from there are not shown (the end of the result names the first few)", n, turn))
 	}
 	if n := globIgnoredNote(walked); n != "" {
 		notes = append(notes, n)
 	}
 	out.Note = strings.Join(notes, "; ")
+	s.body.WriteString(grepNames("binary, not searched", s.binary, out.SkippedBinary))
+	s.body.WriteString(grepNames("binary from a NUL byte on, and matching there, not shown", s.tails, out.BinaryTailMatched))
 	s.body.WriteString(globIgnoredSample(walked))
 	where := target
 	if fi.IsDir() {
@@ -245,6 +273,20 @@ func (t *grepSearchTool) search(ctx context.Context, args json.RawMessage) (tool
 		Summary:    fmt.Sprintf("Search %q in %s (%s%s in %s)", a.Pattern, where, atLeast, fsCount(out.Total, "match"), fsCount(out.FilesMatched, "file")),
 		Capability: "fs:read:" + target,
 	}, nil
+}
+
+// grepNames is a line of the result naming the first of n files (names,
+// already shown with fsShowPath), or "" if n is 0. Names go in the fenced
+// body, never in the note.
+func grepNames(what string, names []string, n int) string {
+	if n == 0 {
+		return ""
+	}
+	more := ""
+	if n > len(names) {
+		more = fmt.Sprintf(" and %d more", n-len(names))
+	}
+	return "(" + what + ": " + strings.Join(names, ", ") + more + ")\n"
 }
 
 // fsShowPath quotes a path that holds a control character, a character a
@@ -268,6 +310,9 @@ type grepRun struct {
 	out    grepSearchOutput
 	body   strings.Builder
 	capped bool // grepMaxCount reached
+	// binary and tails name the first grepNamed binary files and files
+	// matching past a NUL byte, for the end of the result.
+	binary, tails []string
 }
 
 // full reports whether the search can stop: the page is full, or
@@ -281,11 +326,20 @@ func (s *grepRun) take(p string, f grepFile) {
 	switch f.skipped {
 	case grepSkipBinary:
 		s.out.SkippedBinary++
+		if len(s.binary) < grepNamed {
+			s.binary = append(s.binary, fsShowPath(p))
+		}
 	case grepSkipLarge:
 		s.out.SkippedLarge++
 	}
 	if f.read {
 		s.out.FilesSearched++
+	}
+	if f.tailLine > 0 {
+		s.out.BinaryTailMatched++
+		if len(s.tails) < grepNamed {
+			s.tails = append(s.tails, fmt.Sprintf(`%s from line %d ("\0" at byte %d)`, fsShowPath(p), f.tailLine, f.tailAt))
+		}
 	}
 	if f.count == 0 {
 		return
@@ -453,7 +507,10 @@ func (w *grepWorker) close() {
 // file searches one file. Files that cannot be read as regular files
 // (gone, replaced by a FIFO, unreadable) are passed over silently, like
 // grep -s; so is the file being read when ctx ends, which the caller
-// sees. A binary file is known by its first bytes and read no further.
+// sees. Like ripgrep, a NUL byte tells binary data: a file with one in its
+// first fsSniffBytes is binary and read no further; one with a NUL later
+// is searched up to the line that holds it, and the rest is only looked
+// at for a match, to say that the file matches there.
 func (s *grepRun) file(ctx context.Context, p string, w *grepWorker) grepFile {
 	f, fi, ok := w.open(p)
 	if !ok {
@@ -469,14 +526,13 @@ func (s *grepRun) file(ctx context.Context, p string, w *grepWorker) grepFile {
 	}
 	data := w.buf[:size]
 	r := fsCtxReader{ctx, f}
-	// The sniff reads a little more than fsSniffBytes, so that a
-	// character cut by the end of the head is not taken for bad UTF-8.
-	head := min(len(data), fsSniffBytes+utf8.UTFMax)
+	head := min(len(data), fsSniffBytes)
 	n, err := io.ReadFull(r, data[:head])
 	if err != nil && err != io.ErrUnexpectedEOF {
 		return grepFile{}
 	}
-	if tools.LooksBinary(data[:n]) {
+	enc := grepEncodingOf(data[:n])
+	if enc.utf16 == nil && bytes.IndexByte(data[:n], 0) >= 0 {
 		return grepFile{skipped: grepSkipBinary}
 	}
 	if n == head {
@@ -486,9 +542,27 @@ func (s *grepRun) file(ctx context.Context, p string, w *grepWorker) grepFile {
 		}
 		n += m // less than size if the file shrank: search what is there
 	}
+	text := data[enc.bom:n]
+	if enc.utf16 != nil {
+		if text, err = enc.utf16.NewDecoder().Bytes(text); err != nil {
+			return grepFile{}
+		}
+	}
 	g := grepFile{read: true}
+	if nul := bytes.IndexByte(text, 0); nul >= 0 {
+		if nul < fsSniffBytes {
+			return grepFile{skipped: grepSkipBinary}
+		}
+		cut := bytes.LastIndexByte(text[:nul], '\n') + 1
+		s.m.each(text[cut:], func(int, []byte) bool {
+			g.tailLine = bytes.Count(text[:cut], []byte{'\n'}) + 1
+			g.tailAt = enc.offset(text, nul)
+			return false
+		})
+		text = text[:cut]
+	}
 	keep := s.offset + s.max
-	s.m.each(data[:n], func(no int, line []byte) bool {
+	s.m.each(text, func(no int, line []byte) bool {
 		if len(g.lines) < keep {
 			at := 0
 			if len(line) > grepMaxLineBytes {
@@ -502,6 +576,40 @@ func (s *grepRun) file(ctx context.Context, p string, w *grepWorker) grepFile {
 		return g.count < grepMaxCount
 	})
 	return g
+}
+
+// grepEncoding is how a file's text is stored, told by its byte order
+// mark as ripgrep tells it: UTF-16 is transcoded to UTF-8; anything else is
+// searched as bytes, UTF-8 or not (Latin-1, say), after a UTF-8 mark.
+type grepEncoding struct {
+	bom   int               // length of the byte order mark
+	utf16 encoding.Encoding // nil, or the UTF-16 to transcode from
+}
+
+func grepEncodingOf(head []byte) grepEncoding {
+	switch {
+	case bytes.HasPrefix(head, []byte{0xef, 0xbb, 0xbf}):
+		return grepEncoding{bom: 3}
+	case bytes.HasPrefix(head, []byte{0xff, 0xfe}):
+		return grepEncoding{2, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM)}
+	case bytes.HasPrefix(head, []byte{0xfe, 0xff}):
+		return grepEncoding{2, unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM)}
+	}
+	return grepEncoding{}
+}
+
+// offset returns where in the file the byte at i of its text lies. A
+// transcoded character took 2 bytes of UTF-16, or 4 past U+FFFF (a bad
+// code unit, transcoded as U+FFFD, also took 2).
+func (e grepEncoding) offset(text []byte, i int) int64 {
+	if e.utf16 == nil {
+		return int64(e.bom + i)
+	}
+	at := int64(e.bom)
+	for _, r := range string(text[:i]) {
+		at += int64(utf16.RuneLen(r)) * 2
+	}
+	return at
 }
 
 // grepWantsNewline reports whether re holds a literal line break ("\n", or
@@ -524,12 +632,12 @@ func grepWantsNewline(re *regexp.Regexp) bool {
 
 // grepCut renders a matching line whose match starts at byte at: valid
 // UTF-8, with every control and invisible character shown as an escape
-// (termtext.Visible: a bare '\r', VT, FF, U+0085, U+2028 or U+2029 would
-// read as a line break, and the file could forge result lines for files
-// that do not exist). A line over grepMaxLineBytes shows that many bytes on
-// character boundaries: from its start, or, when the match lies past them,
-// from a little before the match, saying how much was left out on each
-// side.
+// and every byte that is not UTF-8 as \xHH (termtext.Visible: a bare
+// '\r', VT, FF, U+0085, U+2028 or U+2029 would read as a line break, and
+// the file could forge result lines for files that do not exist). A line
+// over grepMaxLineBytes shows that many bytes on character boundaries:
+// from its start, or, when the match lies past them, from a little before
+// the match, saying how much was left out on each side.
 func grepCut(line []byte, at int) string {
 	start := 0
 	if at+grepMaxLineBytes/2 > grepMaxLineBytes {
@@ -538,8 +646,9 @@ func grepCut(line []byte, at int) string {
 			start++
 		}
 	}
-	text, shown := tools.CutText(line[start:], grepMaxLineBytes)
-	text = termtext.Visible(text)
+	cut := tools.CutUTF8(line[start:], grepMaxLineBytes)
+	shown := len(cut)
+	text := termtext.Visible(string(cut))
 	if start > 0 {
 		text = fmt.Sprintf("[%d bytes before] … ", start) + text
 	}

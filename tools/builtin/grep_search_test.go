@@ -2,16 +2,21 @@ package builtin
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 func TestGrepSearch(t *testing.T) {
@@ -50,7 +55,7 @@ func TestGrepSearch(t *testing.T) {
 		{
 			name:     "across the tree",
 			args:     map[string]any{"pattern": `func \w+\(`},
-			want:     "main.go:3: func main() {\nsrc/run.go:3: func Run() {}\nsrc/run.go:4: func RunAll() {}\n",
+			want:     "main.go:3: func main() {\nsrc/run.go:3: func Run() {}\nsrc/run.go:4: func RunAll() {}\n(binary, not searched: logo.png)\n",
 			wantOut:  grepSearchOutput{Total: 3, Returned: 3, FilesMatched: 2, SkippedBinary: 1, SkippedLarge: 1},
 			wantNote: "skipped 1 binary file and 1 file over 4.0 MB",
 		},
@@ -107,12 +112,13 @@ func TestGrepSearch(t *testing.T) {
 		{
 			name:    "control characters in a name are quoted",
 			args:    map[string]any{"pattern": "needle-evil"},
-			want:    "\"evil\\nmain.go:1: fake.txt\":1: needle-evil\n",
+			want:    "\"evil\\nmain.go:1: fake.txt\":1: needle-evil\n(binary, not searched: logo.png)\n",
 			wantOut: grepSearchOutput{Total: 1, Returned: 1, FilesMatched: 1, SkippedBinary: 1, SkippedLarge: 1},
 		},
 		{
 			name:     "no match",
 			args:     map[string]any{"pattern": "nothing like this"},
+			want:     "(binary, not searched: logo.png)\n",
 			wantOut:  grepSearchOutput{SkippedBinary: 1, SkippedLarge: 1},
 			wantNote: "no matches",
 		},
@@ -441,5 +447,134 @@ func TestGrepSearchSaysMultilineIsNotSupported(t *testing.T) {
 	}
 	if _, err := NewGrepSearch(ws).Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": `\\n`})); err != nil {
 		t.Errorf("a backslash then n is not a line break: %v", err)
+	}
+}
+
+// grepTestUTF16 encodes s as UTF-16 in order, after a byte order mark.
+func grepTestUTF16(s string, order binary.AppendByteOrder) string {
+	b := order.AppendUint16(nil, 0xfeff)
+	for _, u := range utf16.Encode([]rune(s)) {
+		b = order.AppendUint16(b, u)
+	}
+	return string(b)
+}
+
+// Text that is not UTF-8 is searched, as ripgrep searches it: UTF-16 with a
+// byte order mark is transcoded, a UTF-8 byte order mark is left out, and
+// other bytes (Latin-1) are matched as they are and shown as \xHH escapes,
+// so that the result stays valid UTF-8 and inert on a terminal.
+func TestGrepSearchEncodings(t *testing.T) {
+	ws, dir := fsTestWorkspace(t)
+	fsTestFile(t, dir, "latin1.txt", "first\ncaf\xe9 needle \xabquoted\xbb \x1b[2J\n", 0o644)
+	fsTestFile(t, dir, "utf16be.txt", grepTestUTF16("first\r\nsecond needle ü\r\n", binary.BigEndian), 0o644)
+	fsTestFile(t, dir, "utf16le.txt", grepTestUTF16("needle 😀 one\nno\nneedle two", binary.LittleEndian), 0o644)
+	fsTestFile(t, dir, "utf8bom.txt", "\ufeffneedle at the start\n", 0o644)
+	fsTestFile(t, dir, "wide.txt", strings.Repeat("\xe9", 1000)+"needle"+strings.Repeat("\xe9", 1000)+"\n", 0o644)
+	tool := grepTestTool(ws)
+	tests := []struct {
+		name, pattern, want string
+	}{
+		{"every encoding", "needle", "latin1.txt:2: caf\\xe9 needle \\xabquoted\\xbb \\e[2J\n" +
+			"utf16be.txt:2: second needle ü\n" +
+			"utf16le.txt:1: needle 😀 one\nutf16le.txt:3: needle two\n" +
+			"utf8bom.txt:1: needle at the start\n" +
+			"wide.txt:1: [925 bytes before] … " + strings.Repeat(`\xe9`, 75) + "needle" + strings.Repeat(`\xe9`, 218) + " … [782 more bytes]\n"},
+		{"a byte order mark is not the line's start", "^needle", "utf16le.txt:1: needle 😀 one\nutf16le.txt:3: needle two\nutf8bom.txt:1: needle at the start\n"},
+		{"an invalid byte is one character", `^caf. `, "latin1.txt:2: caf\\xe9 needle \\xabquoted\\xbb \\e[2J\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := tool.Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": tt.pattern}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Body != tt.want {
+				t.Errorf("got body\n%s\nwant\n%s", res.Body, tt.want)
+			}
+			if out := res.Output.(grepSearchOutput); out.SkippedBinary != 0 {
+				t.Errorf("got %d binary files skipped; want none", out.SkippedBinary)
+			}
+			if !utf8.ValidString(res.Body) || !termtext.IsInert(res.Body) {
+				t.Errorf("got body %q; want valid UTF-8 that a terminal does not act on", res.Body)
+			}
+		})
+	}
+}
+
+// A NUL byte past the first 8 KB makes the file binary from there, as in
+// ripgrep: the lines before it are searched, those from it on are not shown,
+// and a file that matches there is named with the line and byte where its
+// binary part starts.
+func TestGrepSearchStopsAtALateNUL(t *testing.T) {
+	ws, dir := fsTestWorkspace(t)
+	text := strings.Repeat("plain text line\n", 1000) // 16,000 bytes
+	fsTestFile(t, dir, "app.log", "needle early\n"+text+"more needle \x00\x01\x1b[2J binary\nneedle after\n", 0o644)
+	fsTestFile(t, dir, "only.log", text+"\x00needle\n", 0o644)
+	fsTestFile(t, dir, "tail.log", "needle early\n"+text+"\x00 binary, no match\n", 0o644)
+	fsTestFile(t, dir, "wide.log", grepTestUTF16(text+"needle \x00 needle\n", binary.LittleEndian), 0o644)
+	res, err := grepTestTool(ws).Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": "needle"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "app.log:1: needle early\ntail.log:1: needle early\n" +
+		"(binary from a NUL byte on, and matching there, not shown: app.log from line 1002 (\"\\0\" at byte 16025), only.log from line 1001 (\"\\0\" at byte 16000), wide.log from line 1001 (\"\\0\" at byte 32016))\n"
+	if res.Body != want {
+		t.Errorf("got body\n%s\nwant\n%s", res.Body, want)
+	}
+	out := res.Output.(grepSearchOutput)
+	if out.Total != 2 || out.FilesMatched != 2 || out.FilesSearched != 4 || out.SkippedBinary != 0 || out.BinaryTailMatched != 3 {
+		t.Errorf("got %+v; want 2 matches in 2 of 4 files searched, 3 matching past a NUL byte", out)
+	}
+	if wantNote := "3 files turn binary at a NUL byte past their first 8 KB and match past it"; !strings.Contains(out.Note, wantNote) {
+		t.Errorf("got note %q; want it to contain %q", out.Note, wantNote)
+	}
+}
+
+// Binary files are named, the first few, and so are files that match past
+// a NUL byte: a long list is cut, saying how many more there are.
+func TestGrepSearchNamesBinaryFiles(t *testing.T) {
+	ws, dir := fsTestWorkspace(t)
+	fsTestFile(t, dir, "a\nb.bin", "\x00needle", 0o644)
+	for i := range 7 {
+		fsTestFile(t, dir, fmt.Sprintf("bin%d.dat", i), "needle\x00\x01", 0o644)
+		fsTestFile(t, dir, fmt.Sprintf("late%d.log", i), strings.Repeat("x\n", fsSniffBytes)+"\x00needle\n", 0o644)
+	}
+	fsTestFile(t, dir, "text.txt", "needle\n", 0o644)
+	res, err := grepTestTool(ws).Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": "needle"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	late := fmt.Sprintf(` from line %d ("\0" at byte %d)`, fsSniffBytes+1, 2*fsSniffBytes)
+	want := "text.txt:1: needle\n" +
+		"(binary, not searched: \"a\\nb.bin\", bin0.dat, bin1.dat, bin2.dat, bin3.dat and 3 more)\n" +
+		"(binary from a NUL byte on, and matching there, not shown: late0.log" + late + ", late1.log" + late + ", late2.log" + late +
+		", late3.log" + late + ", late4.log" + late + " and 2 more)\n"
+	if res.Body != want {
+		t.Errorf("got body\n%s\nwant\n%s", res.Body, want)
+	}
+	out := res.Output.(grepSearchOutput)
+	if out.SkippedBinary != 8 || out.BinaryTailMatched != 7 {
+		t.Errorf("got %+v; want 8 binary files skipped and 7 matching past a NUL byte", out)
+	}
+	if wantNote := "skipped 8 binary files and 0 files over 4.0 MB (the end of the result names the first few)"; !strings.Contains(out.Note, wantNote) {
+		t.Errorf("got note %q; want it to contain %q", out.Note, wantNote)
+	}
+}
+
+// The description says that Go's \b, \w, \d and \s know only ASCII, and
+// they do.
+func TestGrepSearchSaysClassesAreASCII(t *testing.T) {
+	ws, _ := fsTestWorkspace(t)
+	desc := NewGrepSearch(ws).Meta().Description
+	for _, s := range []string{`\b`, `\w`, `\d`, `\s`, "ASCII", `\p{L}`} {
+		if !strings.Contains(desc, s) {
+			t.Errorf("the description does not mention %s", s)
+		}
+	}
+	if regexp.MustCompile(`^\w+\b`).MatchString("été") || regexp.MustCompile(`\d`).MatchString("٣") {
+		t.Errorf("\\w or \\d matched a letter or digit outside ASCII: the description is wrong")
+	}
+	if !regexp.MustCompile(`^\p{L}+$`).MatchString("été") {
+		t.Errorf("\\p{L} does not match été: the description's advice is wrong")
 	}
 }
