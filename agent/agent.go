@@ -122,8 +122,8 @@ type Agent struct {
 	// check, or the last request, could not connect): requests then try
 	// once instead of waiting through retries.
 	down atomic.Bool
-	// totals are the session's usage since start (see cost.go).
-	totals  CostReport
+	// usage is the session's use of the model (see cost.go).
+	usage   sessionUsage
 	running bool
 	// window is the model's context window; probed says the server was
 	// asked for the current model (configWindow: the config set it, so
@@ -239,6 +239,7 @@ func (a *Agent) attach(s *history.Session) error {
 	a.earlier = untrustedOf(a.messages)
 	a.compactions, a.pinned = compactions, pinned
 	a.tokensUsed, a.measured = estimateMessages(a.messages), false
+	a.usage = loadUsage(records, s.Info())
 	return nil
 }
 
@@ -352,8 +353,8 @@ func (a *Agent) Status() Status {
 		ContextWindow:   a.window.Tokens,
 		WindowSource:    a.window.Source,
 		UndoDepth:       a.journal.Depth(),
-		Cost:            a.totals.Cost,
-		CostKnown:       a.totals.CostKnown,
+		Cost:            a.usage.total.Cost,
+		CostKnown:       a.usage.total.CostKnown,
 	}
 }
 

@@ -294,23 +294,12 @@ func (t *turn) wrapStreamErr(err error) error {
 func (t *turn) reportUsage(comp chat.Completion, req openai.ChatCompletionRequest) {
 	a := t.a
 	win := a.currentWindow()
-	ev := UsageEvent{ContextWindow: win.Tokens, WindowSource: win.Source}
-	if comp.Usage != nil && comp.Usage.TotalTokens > 0 {
-		ev.PromptTokens, ev.CompletionTokens, ev.TotalTokens = comp.Usage.PromptTokens, comp.Usage.CompletionTokens, comp.Usage.TotalTokens
-	} else {
-		ev.PromptTokens = estimateRequest(req)
-		ev.CompletionTokens = estimateText(comp.Content) + estimateText(comp.Reasoning)
-		for _, c := range comp.ToolCalls {
-			ev.CompletionTokens += estimateText(c.Function.Arguments) + 8
-		}
-		ev.TotalTokens = ev.PromptTokens + ev.CompletionTokens
-		ev.Estimated = true
-	}
-	ev.Cost = comp.Cost
+	ev := usageOf(comp, req)
+	ev.Kind, ev.ContextWindow, ev.WindowSource = RequestTurn, win.Tokens, win.Source
 	a.mu.Lock()
 	a.tokensUsed, a.measured, a.guessed = ev.TotalTokens, true, ev.Estimated
-	a.addUsage(ev)
 	a.mu.Unlock()
+	a.count(ev, req.Model)
 	t.emit(ev)
 }
 
