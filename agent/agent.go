@@ -127,11 +127,13 @@ type Agent struct {
 	running bool
 	// window is the model's context window; probed says the server was
 	// asked for the current model (configWindow: the config set it, so
-	// nobody is asked). textTools is set once the server refused the tool
-	// catalog for the model: calls are then described in the prompt and
-	// written as text.
+	// nobody is asked); reprobe asks once more after the next answer, as
+	// a probe that found nothing may have found the server down.
+	// textTools is set once the server refused the tool catalog for the
+	// model: calls are then described in the prompt and written as text.
 	window       chat.Window
 	probed       bool
+	reprobe      bool
 	configWindow bool
 	textTools    bool
 	// compactions stack the summaries standing in the prompt (newest
@@ -292,7 +294,7 @@ func (a *Agent) SetModel(name string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.model = name
-	a.probed, a.textTools = false, false
+	a.probed, a.reprobe, a.textTools = false, false, false
 }
 
 // Instructions returns the session's instruction files (nil when none

@@ -203,6 +203,10 @@ func (t *turn) round() (bool, error) {
 		comp, err = stream()
 	}
 	a.down.Store(chat.Unreachable(err))
+	if err == nil {
+		// Before the usage event, which then carries what was found.
+		a.recheckWindow(t.ctx)
+	}
 	if !chat.Unreachable(err) {
 		// A request that never reached the server used no tokens.
 		t.reportUsage(comp, req)
