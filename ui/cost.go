@@ -84,7 +84,7 @@ func drawCost(c *common, r agent.CostReport) []string {
 		}
 	}
 	if r.Estimated {
-		out = append(out, "  "+st.Dim.Render("~ marks counts estimated at 4 bytes a token: the server sent no usage for some requests"))
+		out = append(out, "  "+st.Dim.Render("~ estimated at 4 bytes a token: the server sent no usage for some requests"))
 	}
 	if r.Uncounted {
 		out = append(out, "  "+st.Dim.Render("earlier runs of this session predate usage records: not counted"))
@@ -112,7 +112,10 @@ func splitRow(c *common, label string, u agent.Usage) string {
 		mark = "~"
 	}
 	cost := "?"
-	if u.CostKnown {
+	switch {
+	case u.Requests == 0:
+		cost = formatUSD(0)
+	case u.CostKnown:
 		cost = formatUSD(u.Cost)
 		if !u.ServerCost {
 			cost = mark + cost

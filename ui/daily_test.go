@@ -345,6 +345,8 @@ func TestCostGolden(t *testing.T) {
 			Kinds: []agent.KindUsage{{Kind: agent.RequestTurn, Usage: turns}, {Kind: agent.RequestCompaction, Usage: compaction}, {Kind: agent.RequestSampling, Usage: sampling}},
 			Run:   agent.Usage{Requests: 2, PromptTokens: 8000, CompletionTokens: 500, Cost: 0.0071, CostKnown: true, ServerCost: true},
 		},
+		// Resumed, before this run's first request.
+		"resumed": {Usage: turns, Kinds: []agent.KindUsage{{Kind: agent.RequestTurn, Usage: turns}}},
 		// A session resumed from before usage was recorded.
 		"uncounted": {
 			Usage:     agent.Usage{Requests: 1, PromptTokens: 900, CompletionTokens: 40},
