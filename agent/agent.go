@@ -122,16 +122,18 @@ type Agent struct {
 	// check, or the last request, could not connect): requests then try
 	// once instead of waiting through retries.
 	down atomic.Bool
-	// totals are the session's usage since start (see cost.go).
-	totals  CostReport
+	// usage is the session's use of the model (see cost.go).
+	usage   sessionUsage
 	running bool
 	// window is the model's context window; probed says the server was
 	// asked for the current model (configWindow: the config set it, so
-	// nobody is asked). textTools is set once the server refused the tool
-	// catalog for the model: calls are then described in the prompt and
-	// written as text.
+	// nobody is asked); reprobe asks once more after the next answer, as
+	// a probe that found nothing may have found the server down.
+	// textTools is set once the server refused the tool catalog for the
+	// model: calls are then described in the prompt and written as text.
 	window       chat.Window
 	probed       bool
+	reprobe      bool
 	configWindow bool
 	textTools    bool
 	// compactions stack the summaries standing in the prompt (newest
@@ -239,6 +241,7 @@ func (a *Agent) attach(s *history.Session) error {
 	a.earlier = untrustedOf(a.messages)
 	a.compactions, a.pinned = compactions, pinned
 	a.tokensUsed, a.measured = estimateMessages(a.messages), false
+	a.usage = loadUsage(records, s.Info())
 	return nil
 }
 
@@ -291,7 +294,7 @@ func (a *Agent) SetModel(name string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.model = name
-	a.probed, a.textTools = false, false
+	a.probed, a.reprobe, a.textTools = false, false, false
 }
 
 // Instructions returns the session's instruction files (nil when none
@@ -352,8 +355,8 @@ func (a *Agent) Status() Status {
 		ContextWindow:   a.window.Tokens,
 		WindowSource:    a.window.Source,
 		UndoDepth:       a.journal.Depth(),
-		Cost:            a.totals.Cost,
-		CostKnown:       a.totals.CostKnown,
+		Cost:            a.usage.total.Cost,
+		CostKnown:       a.usage.total.CostKnown,
 	}
 }
 

@@ -79,7 +79,7 @@ func (a *Agent) Compact(ctx context.Context, focus string) (CompactionEvent, err
 		a.running = false
 		a.mu.Unlock()
 	}()
-	return a.compact(ctx, focus, false)
+	return a.compact(ctx, focus, nil)
 }
 
 // compactCut is the index of the first message kept verbatim: the start of
@@ -97,7 +97,10 @@ func compactCut(msgs []openai.ChatCompletionMessage) int {
 	return 0
 }
 
-func (a *Agent) compact(ctx context.Context, focus string, auto bool) (CompactionEvent, error) {
+// compact summarises; emit, when the turn compacts, is the turn's (nil for
+// /compact).
+func (a *Agent) compact(ctx context.Context, focus string, emit func(Event)) (CompactionEvent, error) {
+	auto := emit != nil
 	a.mu.Lock()
 	msgs := append([]openai.ChatCompletionMessage(nil), a.messages...)
 	pinned := append([]string(nil), a.pinned...)
@@ -137,6 +140,16 @@ func (a *Agent) compact(ctx context.Context, focus string, auto bool) (Compactio
 		{Role: openai.ChatMessageRoleUser, Content: ask},
 	}}
 	comp, err := a.opts.Client.Stream(ctx, req, func(chat.StreamDelta) {})
+	if !chat.Unreachable(err) {
+		ev := usageOf(comp, req)
+		ev.Kind = RequestCompaction
+		a.count(ev, model)
+		if emit != nil {
+			win := a.currentWindow()
+			ev.ContextWindow, ev.WindowSource = win.Tokens, win.Source
+			emit(ev)
+		}
+	}
 	if err != nil {
 		return CompactionEvent{}, fmt.Errorf("the summary request failed, nothing was compacted: %w", err)
 	}
@@ -290,7 +303,7 @@ func (t *turn) checkRoom(req openai.ChatCompletionRequest) bool {
 	switch {
 	case used >= compactAutoShare && canCompact:
 		t.emit(NoticeEvent{Text: fmt.Sprintf("The conversation fills %.0f%% of the %s-token window: compacting its older part into a summary now (/uncompact restores it).", used*100, shortTokens(win.Tokens))})
-		ev, err := a.compact(t.ctx, "", true)
+		ev, err := a.compact(t.ctx, "", t.emit)
 		if err != nil {
 			t.emit(NoticeEvent{Text: "Could not compact: " + err.Error(), Warning: true})
 			return false

@@ -131,11 +131,15 @@ type ApprovalEvent struct {
 
 // UsageEvent reports token use after a model response.
 type UsageEvent struct {
-	PromptTokens     int  `json:"prompt_tokens"`
-	CompletionTokens int  `json:"completion_tokens"`
-	TotalTokens      int  `json:"total_tokens"`
-	ContextWindow    int  `json:"context_window"`
-	Estimated        bool `json:"estimated,omitempty"`
+	// Kind says what the request was for: RequestTurn, or
+	// RequestCompaction when the turn compacted the conversation first.
+	// Only a turn's request measures the conversation.
+	Kind             string `json:"kind"`
+	PromptTokens     int    `json:"prompt_tokens"`
+	CompletionTokens int    `json:"completion_tokens"`
+	TotalTokens      int    `json:"total_tokens"`
+	ContextWindow    int    `json:"context_window"`
+	Estimated        bool   `json:"estimated,omitempty"`
 	// Cost is what the server said the request cost, in USD (OpenRouter).
 	Cost *float64 `json:"cost,omitempty"`
 	// WindowSource says where ContextWindow came from: the server's own

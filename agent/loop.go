@@ -203,6 +203,10 @@ func (t *turn) round() (bool, error) {
 		comp, err = stream()
 	}
 	a.down.Store(chat.Unreachable(err))
+	if err == nil {
+		// Before the usage event, which then carries what was found.
+		a.recheckWindow(t.ctx)
+	}
 	if !chat.Unreachable(err) {
 		// A request that never reached the server used no tokens.
 		t.reportUsage(comp, req)
@@ -294,23 +298,12 @@ func (t *turn) wrapStreamErr(err error) error {
 func (t *turn) reportUsage(comp chat.Completion, req openai.ChatCompletionRequest) {
 	a := t.a
 	win := a.currentWindow()
-	ev := UsageEvent{ContextWindow: win.Tokens, WindowSource: win.Source}
-	if comp.Usage != nil && comp.Usage.TotalTokens > 0 {
-		ev.PromptTokens, ev.CompletionTokens, ev.TotalTokens = comp.Usage.PromptTokens, comp.Usage.CompletionTokens, comp.Usage.TotalTokens
-	} else {
-		ev.PromptTokens = estimateRequest(req)
-		ev.CompletionTokens = estimateText(comp.Content) + estimateText(comp.Reasoning)
-		for _, c := range comp.ToolCalls {
-			ev.CompletionTokens += estimateText(c.Function.Arguments) + 8
-		}
-		ev.TotalTokens = ev.PromptTokens + ev.CompletionTokens
-		ev.Estimated = true
-	}
-	ev.Cost = comp.Cost
+	ev := usageOf(comp, req)
+	ev.Kind, ev.ContextWindow, ev.WindowSource = RequestTurn, win.Tokens, win.Source
 	a.mu.Lock()
 	a.tokensUsed, a.measured, a.guessed = ev.TotalTokens, true, ev.Estimated
-	a.addUsage(ev)
 	a.mu.Unlock()
+	a.count(ev, req.Model)
 	t.emit(ev)
 }
 

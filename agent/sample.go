@@ -16,7 +16,8 @@ type SampleMessage struct {
 // Sample sends a request an MCP server made (sampling/createMessage),
 // once the person approved it, to the session's model, and returns the
 // answer and the model that gave it. It is not part of the conversation:
-// nothing is added to the transcript and no tools are offered.
+// no tools are offered, and only its usage goes into the transcript, for
+// /cost.
 func (a *Agent) Sample(ctx context.Context, system string, msgs []SampleMessage, maxTokens int) (text, model string, err error) {
 	model = a.Model()
 	req := openai.ChatCompletionRequest{Model: model, MaxTokens: maxTokens}
@@ -31,6 +32,11 @@ func (a *Agent) Sample(ctx context.Context, system string, msgs []SampleMessage,
 		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: role, Content: m.Text})
 	}
 	comp, err := a.opts.Client.Stream(ctx, req, func(chat.StreamDelta) {})
+	if !chat.Unreachable(err) {
+		ev := usageOf(comp, req)
+		ev.Kind = RequestSampling
+		a.count(ev, model)
+	}
 	if err != nil {
 		return "", model, err
 	}

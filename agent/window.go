@@ -44,21 +44,43 @@ func (a *Agent) currentWindow() chat.Window {
 
 // ensureWindow asks the server for the current model's window once (the
 // config's value stands when set).
-func (a *Agent) ensureWindow(ctx context.Context) {
+func (a *Agent) ensureWindow(ctx context.Context) { a.probeWindow(ctx, false) }
+
+// recheckWindow asks again, once, after a request the server answered, when
+// the last probe found nothing: it may have run while the server was down
+// or still loading the model. A server that tells nothing is not asked on
+// every request: the probe after an answer is its last word.
+func (a *Agent) recheckWindow(ctx context.Context) {
 	a.mu.Lock()
-	if a.probed || a.configWindow {
+	again := a.reprobe
+	a.reprobe = false
+	a.mu.Unlock()
+	if again {
+		a.probeWindow(ctx, true)
+	}
+}
+
+func (a *Agent) probeWindow(ctx context.Context, answered bool) {
+	a.mu.Lock()
+	if a.configWindow || (a.probed && !answered) {
 		a.mu.Unlock()
 		return
 	}
 	model := a.model
 	a.mu.Unlock()
 	w := a.opts.Client.ProbeWindow(ctx, model)
-	if ctx.Err() != nil {
-		return
-	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if ctx.Err() != nil {
+		// Cut short: it found nothing, so the next answer asks again.
+		a.reprobe = a.reprobe || answered
+		return
+	}
+	if model != a.model {
+		return // /model switched meanwhile: its own probe decides
+	}
 	a.probed = true
+	a.reprobe = w.Tokens == 0 && !answered
 	if w.Tokens > 0 {
 		a.window = w
 		a.opts.Logf("context window of %s: %d tokens (%s)", model, w.Tokens, w.Source)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"myclaw/agent/chat"
@@ -198,5 +199,84 @@ func TestSmallWindowGetsACompactCatalog(t *testing.T) {
 	}
 	if got, want := strings.Join(small.toolNames(0), ","), strings.Join(big.toolNames(0), ","); got != want {
 		t.Errorf("compact catalog has tools %s; want the same as the full one, %s", got, want)
+	}
+}
+
+// A probe that found nothing (the server was down, or still loading the
+// model) is made once more after the next answer: the window is the
+// server's from then on. A server that tells nothing is not asked again on
+// every request.
+func TestWindowIsProbedAgainAfterTheServerAnswers(t *testing.T) {
+	var up atomic.Bool
+	var probes atomic.Int32
+	f := &fakeServer{t: t, fallback: func(int) reply { return openAIStyle("hi") }}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
+		probes.Add(1)
+		if !up.Load() {
+			http.Error(w, "loading model", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, `{"data":[{"id":"test-model","object":"model","context_length":65536}]}`)
+	})
+	mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		if !up.Load() {
+			http.Error(w, `{"error":{"message":"loading model"}}`, http.StatusServiceUnavailable)
+			return
+		}
+		f.serve(w, r)
+	})
+	f.srv = httptest.NewServer(mux)
+	t.Cleanup(f.srv.Close)
+	h := newHarness(t, approval.Ask, f)
+	ctx := context.Background()
+	if err := h.run(ctx, "hello", nil); err == nil {
+		t.Fatal("a turn against a server still loading succeeded")
+	}
+	if st := h.agent.Status(); st.WindowSource != chat.SourceEstimated {
+		t.Fatalf("window %d (%s); want the guess while the server does not answer", st.ContextWindow, st.WindowSource)
+	}
+	up.Store(true)
+	before := probes.Load()
+	if err := h.run(ctx, "again", nil); err != nil {
+		t.Fatal(err)
+	}
+	if st := h.agent.Status(); st.ContextWindow != 65536 || st.WindowSource == chat.SourceEstimated {
+		t.Fatalf("window %d (%s) after an answer; want the server's 65536", st.ContextWindow, st.WindowSource)
+	}
+	usage := h.eventsOf("usage")
+	if u := usage[len(usage)-1].(UsageEvent); u.ContextWindow != 65536 {
+		t.Fatalf("the answer's usage event says a window of %d; want 65536", u.ContextWindow)
+	}
+	if n := probes.Load() - before; n != 1 {
+		t.Fatalf("%d probes of /models after the answer; want 1", n)
+	}
+	before = probes.Load()
+	if err := h.run(ctx, "once more", nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := probes.Load() - before; n != 0 {
+		t.Fatalf("%d probes once the window was known; want none", n)
+	}
+
+	// A plain OpenAI server: one probe at the start, one after the first
+	// answer, then none.
+	var asked atomic.Int32
+	plain := &fakeServer{t: t, replies: []reply{openAIStyle("a"), openAIStyle("b"), openAIStyle("c")}}
+	plain.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			asked.Add(1)
+		}
+		plain.serve(w, r)
+	}))
+	t.Cleanup(plain.srv.Close)
+	h2 := newHarness(t, approval.Ask, plain)
+	for _, p := range []string{"one", "two", "three"} {
+		if err := h2.run(ctx, p, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := asked.Load(); n != 2*4 {
+		t.Fatalf("%d probe requests over three answers; want the four probes twice", n)
 	}
 }

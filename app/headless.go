@@ -100,12 +100,25 @@ type printer struct {
 	asked map[string]string
 }
 
-// usageTotals sums the token use of the turn's requests.
+// usageTotals sums the token use of the task's requests to the model: the
+// turn's, and a compaction's when the conversation had to be compacted.
 type usageTotals struct {
+	Requests         int `json:"requests"`
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
 	ContextWindow    int `json:"context_window,omitempty"`
+	// ByKind splits the totals by what the requests were for ("turn",
+	// "compaction").
+	ByKind map[string]*kindTotals `json:"by_kind,omitempty"`
+}
+
+// kindTotals is the token use of one kind of request.
+type kindTotals struct {
+	Requests         int `json:"requests"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
 }
 
 func newPrinter(asJSON bool, stdout, stderr io.Writer) *printer {
@@ -272,13 +285,30 @@ func (p *printer) track(e agent.Event) {
 	case agent.ErrorEvent, agent.DoneEvent:
 		p.endRound(false)
 	case agent.UsageEvent:
-		p.usage.PromptTokens += ev.PromptTokens
-		p.usage.CompletionTokens += ev.CompletionTokens
 		total := ev.TotalTokens
 		if total == 0 {
 			total = ev.PromptTokens + ev.CompletionTokens
 		}
+		p.usage.Requests++
+		p.usage.PromptTokens += ev.PromptTokens
+		p.usage.CompletionTokens += ev.CompletionTokens
 		p.usage.TotalTokens += total
+		kind := ev.Kind
+		if kind == "" {
+			kind = agent.RequestTurn
+		}
+		if p.usage.ByKind == nil {
+			p.usage.ByKind = map[string]*kindTotals{}
+		}
+		k := p.usage.ByKind[kind]
+		if k == nil {
+			k = &kindTotals{}
+			p.usage.ByKind[kind] = k
+		}
+		k.Requests++
+		k.PromptTokens += ev.PromptTokens
+		k.CompletionTokens += ev.CompletionTokens
+		k.TotalTokens += total
 		if ev.ContextWindow > 0 {
 			p.usage.ContextWindow = ev.ContextWindow
 		}

@@ -65,9 +65,10 @@ func (m Model) compactCommand(name, focus string) (Model, tea.Cmd) {
 			ev, err := cp.Compact(ctx, focus)
 			switch {
 			case err != nil && ctx.Err() != nil:
-				return compactDoneMsg{commandResultMsg{err: errors.New("compaction cancelled: nothing was compacted")}}
+				return compactDoneMsg{commandResultMsg{err: errors.New("compaction cancelled: nothing was compacted"), refresh: true}}
 			case err != nil:
-				return compactDoneMsg{commandResultMsg{err: err}}
+				// A summary request that failed may still have cost.
+				return compactDoneMsg{commandResultMsg{err: err, refresh: true}}
 			}
 			return compactDoneMsg{commandResultMsg{draw: compactionDraw(ev), refresh: true}}
 		}

@@ -124,11 +124,19 @@ func TestQuitSummary(t *testing.T) {
 	}
 	f.status.SessionID, f.status.UndoDepth = "20261201-0900-ab12", 2
 	f.entries = []history.Entry{{Seq: 1, State: history.StateApplied}, {Seq: 2, State: history.StateIrreversible}, {Seq: 3, State: history.StateApplied}}
-	c := &costFake{fakeBackend: f, rep: agent.CostReport{Requests: 3, PromptTokens: 12000, CompletionTokens: 345, Cost: 0.0123, CostKnown: true}}
+	c := &costFake{fakeBackend: f, rep: runOnly(agent.Usage{Requests: 3, PromptTokens: 12000, CompletionTokens: 345, Cost: 0.0123, CostKnown: true}, agent.Prices{})}
 	want := "myclaw: session 20261201-0900-ab12 · this run: 3 requests · 12.3k tokens · $0.0123\n" +
 		"  2 calls changed files; undo can revert 2 steps (myclaw undo)\n" +
 		"  resume: myclaw --continue  (or myclaw --session 20261201-0900-ab12)\n"
 	if got := quitSummary(c); got != want {
 		t.Fatalf("quitSummary =\n%s\nwant\n%s", got, want)
+	}
+	// A resumed session: this run's part, then the whole session's cost.
+	c.rep.Usage = agent.Usage{Requests: 5, PromptTokens: 20000, CompletionTokens: 600, Cost: 0.0200, CostKnown: true}
+	want = "myclaw: session 20261201-0900-ab12 · this run: 3 requests · 12.3k tokens · $0.0123 (session $0.0200)\n" +
+		"  2 calls changed files; undo can revert 2 steps (myclaw undo)\n" +
+		"  resume: myclaw --continue  (or myclaw --session 20261201-0900-ab12)\n"
+	if got := quitSummary(c); got != want {
+		t.Fatalf("quitSummary of a resumed session =\n%s\nwant\n%s", got, want)
 	}
 }

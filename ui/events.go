@@ -336,13 +336,17 @@ func (m Model) handleEvent(ev agent.Event) Model {
 	case agent.PlanEvent:
 		m.plan = ev.Items
 	case agent.UsageEvent:
-		m.status.tokens = ev.TotalTokens
-		if ev.TotalTokens == 0 {
-			m.status.tokens = ev.PromptTokens + ev.CompletionTokens
-		}
 		if ev.ContextWindow > 0 {
 			m.status.window = ev.ContextWindow
 			m.status.windowGuess = ev.WindowSource == "estimated"
+		}
+		if ev.Kind != "" && ev.Kind != agent.RequestTurn {
+			// A summary request does not measure the conversation.
+			break
+		}
+		m.status.tokens = ev.TotalTokens
+		if ev.TotalTokens == 0 {
+			m.status.tokens = ev.PromptTokens + ev.CompletionTokens
 		}
 		m.status.estimated = ev.Estimated
 	case agent.RetryEvent:

@@ -18,12 +18,23 @@ func quitSummary(b Backend) string {
 		requests, tokens int
 		estimated        bool
 		cost             string
+		// session is the whole session's, when earlier runs counted too.
+		session string
 	}
 	if cr, ok := b.(CostReporter); ok {
 		r := cr.Cost()
-		rep.requests, rep.tokens, rep.estimated = r.Requests, r.PromptTokens+r.CompletionTokens, r.Estimated
-		if r.CostKnown && r.Cost > 0 {
-			rep.cost = formatUSD(r.Cost)
+		run := r.Run
+		rep.requests, rep.tokens, rep.estimated = run.Requests, run.PromptTokens+run.CompletionTokens, run.Estimated
+		if run.CostKnown && run.Cost > 0 {
+			rep.cost = formatUSD(run.Cost)
+		}
+		if r.Requests > run.Requests {
+			switch {
+			case r.CostKnown && r.Cost > 0:
+				rep.session = "session " + formatUSD(r.Cost)
+			default:
+				rep.session = "session " + shortCount(r.PromptTokens+r.CompletionTokens) + " tokens"
+			}
 		}
 	}
 	if st.SessionID == "" || (rep.requests == 0 && len(entries) == 0) {
@@ -41,6 +52,9 @@ func quitSummary(b Backend) string {
 	}
 	if rep.cost != "" {
 		first += " · " + rep.cost
+	}
+	if rep.session != "" {
+		first += " (" + rep.session + ")"
 	}
 	b1.WriteString(first + "\n")
 	applied := 0

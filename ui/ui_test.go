@@ -357,6 +357,11 @@ func TestStatusLine(t *testing.T) {
 	if last := lines(screen(m))[testHeight-1]; !strings.Contains(last, "51k/200k tokens") {
 		t.Errorf("got status line %q after new usage; want 51k/200k tokens", last)
 	}
+	// A compaction's request is the summary's, not the conversation's.
+	m = events(m, agent.UsageEvent{Kind: agent.RequestCompaction, TotalTokens: 60_000, ContextWindow: 200_000})
+	if last := lines(screen(m))[testHeight-1]; !strings.Contains(last, "51k/200k tokens") {
+		t.Errorf("got status line %q after a compaction's usage; want 51k/200k tokens still", last)
+	}
 	m = update(m, eventsMsg{turn: m.turn.id, items: []turnItem{{end: true}}})
 	if _, cmd := updateCmd(m, spinnerTickMsg{turn: id}); cmd != nil {
 		t.Errorf("got a new tick after the turn ended; want the spinner to stop")

@@ -15,7 +15,10 @@
 //	"tool: WIRE_NAME {json}" -> a call of that tool (an MCP tool, say)
 //	anything else -> a short Markdown answer with a code block
 //
-// Usage: go run ./cmd/fakeserver -addr 127.0.0.1:8089 [-delay 15ms]
+// With -window N the model list reports a context window of N tokens
+// (context_length, as some servers do); without it there is none to find.
+//
+// Usage: go run ./cmd/fakeserver -addr 127.0.0.1:8089 [-delay 15ms] [-window 65536]
 // then: OPENAI_BASE_URL=http://127.0.0.1:8089/v1 myclaw --model fake
 package main
 
@@ -35,9 +38,14 @@ var delay time.Duration
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8089", "listen address")
 	flag.DurationVar(&delay, "delay", 15*time.Millisecond, "pause between streamed chunks")
+	window := flag.Int("window", 0, "context window to report in the model list (0: none)")
 	flag.Parse()
 	http.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		if *window > 0 {
+			fmt.Fprintf(w, `{"object":"list","data":[{"id":"fake","object":"model","context_length":%d}]}`, *window)
+			return
+		}
 		fmt.Fprint(w, `{"object":"list","data":[{"id":"fake","object":"model"}]}`)
 	})
 	http.HandleFunc("/v1/chat/completions", chat)

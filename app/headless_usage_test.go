@@ -1,0 +1,42 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"myclaw/agent"
+)
+
+// The result of `--output json` counts every request of the task, a
+// compaction's too, and splits them by kind.
+func TestHeadlessUsageCountsACompaction(t *testing.T) {
+	var out, errOut bytes.Buffer
+	p := newPrinter(true, &out, &errOut)
+	p.print(agent.UsageEvent{Kind: agent.RequestTurn, PromptTokens: 3000, CompletionTokens: 20, TotalTokens: 3020, ContextWindow: 4000})
+	p.print(agent.UsageEvent{Kind: agent.RequestCompaction, PromptTokens: 2500, CompletionTokens: 300, TotalTokens: 2800, ContextWindow: 4000})
+	p.print(agent.UsageEvent{Kind: agent.RequestTurn, PromptTokens: 1200, CompletionTokens: 10, TotalTokens: 1210, ContextWindow: 4000})
+	p.print(agent.DoneEvent{Reason: agent.DoneStop, Rounds: 2})
+	if err := p.result(nil); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	var res struct {
+		Type  string      `json:"type"`
+		Usage usageTotals `json:"usage"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &res); err != nil || res.Type != "result" {
+		t.Fatalf("last line %q: %v", lines[len(lines)-1], err)
+	}
+	u := res.Usage
+	if u.Requests != 3 || u.PromptTokens != 6700 || u.CompletionTokens != 330 || u.TotalTokens != 7030 {
+		t.Fatalf("usage %+v; want the three requests", u)
+	}
+	if c := u.ByKind[agent.RequestCompaction]; c == nil || c.Requests != 1 || c.TotalTokens != 2800 || u.ByKind[agent.RequestTurn].Requests != 2 {
+		t.Fatalf("by kind %+v", u.ByKind)
+	}
+	if !strings.Contains(lines[1], `"type":"usage","kind":"compaction"`) {
+		t.Fatalf("the compaction's usage event %q does not say its kind", lines[1])
+	}
+}
