@@ -54,6 +54,9 @@ type Model struct {
 	queued []string
 	// notices carries lines from outside a turn.
 	notices <-chan Notice
+	// pastes holds the text of pastes the input reader took out of the
+	// key stream (see pasteReader); nil when it reads no terminal.
+	pastes *pasteQueue
 	// form is the MCP server form on screen; forms wait behind it.
 	form  *elicitForm
 	forms []FormRequest
@@ -171,7 +174,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.KeyMsg:
-		return m.handleKey(msg)
+		return m.handleKey(takePaste(m.pastes, msg))
 	case tea.MouseMsg:
 		return m.handleMouse(msg)
 	case eventsMsg:
@@ -311,7 +314,9 @@ func (m Model) bottomView() []string {
 
 func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := &m.c.keys
-	if key.Matches(msg, k.Interrupt) {
+	// A paste is text, never a key; naming it for key.Matches copies it
+	// once per binding, which a paste of megabytes cannot afford.
+	if !msg.Paste && key.Matches(msg, k.Interrupt) {
 		switch {
 		case m.turn != nil:
 			m.quitArmed = false
@@ -350,12 +355,13 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, cmd
 	}
 	if m.previewing {
-		if key.Matches(msg, k.Cancel) {
+		if !msg.Paste && key.Matches(msg, k.Cancel) {
 			return m.cancelTurn()
 		}
 		return m, nil // the pane comes back with the result
 	}
 	switch {
+	case msg.Paste:
 	case key.Matches(msg, k.Cancel):
 		if m.input.popupVisible() {
 			m.input.closed = true
@@ -396,7 +402,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.CycleLevel):
 		return m.cycleLevel()
 	}
-	if key.Matches(msg, k.HistoryPrev) && len(m.queued) > 0 && m.input.ta.value() == "" {
+	if !msg.Paste && key.Matches(msg, k.HistoryPrev) && len(m.queued) > 0 && m.input.ta.value() == "" {
 		m = m.unqueue()
 		return m, nil
 	}
