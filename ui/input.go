@@ -32,6 +32,9 @@ type inputModel struct {
 	closed     bool // the popup was dismissed for the current text
 	// pastes are the large pastes shown as chips in the text.
 	pastes []pasteChip
+	// spaceAdded is set while the last key completed a file mention,
+	// which ends in a space: a space typed next is not added again.
+	spaceAdded bool
 }
 
 func newInput(c *common) inputModel {
@@ -155,6 +158,12 @@ func (in *inputModel) recall(dir int) {
 // Enter sends something.
 func (in *inputModel) update(km tea.KeyMsg) string {
 	k := &in.c.keys
+	if in.spaceAdded {
+		in.spaceAdded = false
+		if km.Type == tea.KeySpace && !km.Paste && in.ta.col > 0 && in.ta.lines[in.ta.row][in.ta.col-1] == ' ' {
+			return ""
+		}
+	}
 	switch {
 	case km.Paste && in.pasteAsChip(string(km.Runes)),
 		km.Type == tea.KeyBackspace && in.deleteChipBefore():
