@@ -54,6 +54,9 @@ type Model struct {
 	queued []string
 	// notices carries lines from outside a turn.
 	notices <-chan Notice
+	// typedAs maps a prompt sent for a custom command to the line typed
+	// (/review calc.go), for /fork to show what the person wrote.
+	typedAs map[string]string
 	// pastes holds the text of pastes the input reader took out of the
 	// key stream (see pasteReader); nil when it reads no terminal.
 	pastes *pasteQueue
@@ -115,6 +118,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 		tr:      newTranscript(),
 		cards:   map[string]*toolCard{},
 		sc:      &statusCache{},
+		typedAs: map[string]string{},
 	}
 	m.input = newInput(c)
 	m.historyPath = opts.HistoryPath
