@@ -57,6 +57,9 @@ type Model struct {
 	// typedAs maps a prompt sent for a custom command to the line typed
 	// (/review calc.go), for /fork to show what the person wrote.
 	typedAs map[string]string
+	// pasted maps a prompt with large pastes to how the input showed it,
+	// chips in place of the pastes, until the transcript shows it.
+	pasted map[string]string
 	// pastes holds the text of pastes the input reader took out of the
 	// key stream (see pasteReader); nil when it reads no terminal.
 	pastes *pasteQueue
@@ -119,6 +122,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 		cards:   map[string]*toolCard{},
 		sc:      &statusCache{},
 		typedAs: map[string]string{},
+		pasted:  map[string]string{},
 	}
 	m.input = newInput(c)
 	m.historyPath = opts.HistoryPath
@@ -411,6 +415,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	if text := m.input.update(msg); text != "" {
+		m = m.notePasted(text)
 		next, cmd := m.submit(text)
 		return next, tea.Batch(cmd, savePrompt(m.historyPath, text))
 	}
