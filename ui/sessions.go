@@ -52,6 +52,7 @@ type picker struct {
 	items []pickItem
 	sel   int
 	pick  func(value string) tea.Cmd
+	verb  string // what Enter does to the item, "opens" when empty
 }
 
 // pickerRows bounds the rows shown; the list scrolls with the selection.
@@ -90,7 +91,11 @@ func (p *picker) view() []string {
 		}
 		out = append(out, truncate(line, w))
 	}
-	out = append(out, st.Dim.Render(truncate(fmt.Sprintf("  %d of %d · ↑↓ choose · enter opens · %s closes", p.sel+1, len(p.items), p.c.keys.Cancel.Help().Key), w)))
+	verb := p.verb
+	if verb == "" {
+		verb = "opens"
+	}
+	out = append(out, st.Dim.Render(truncate(fmt.Sprintf("  %d of %d · ↑↓ choose · enter %s · %s closes", p.sel+1, len(p.items), verb, p.c.keys.Cancel.Help().Key), w)))
 	return out
 }
 

@@ -225,6 +225,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
+	case tooLongMsg:
+		return m.handleTooLong(msg)
 	case sessionSwitchedMsg:
 		return m.handleSessionSwitched(msg)
 	case compactDoneMsg:
@@ -453,6 +455,9 @@ func (m Model) submit(text string) (Model, tea.Cmd) {
 	if m.turn != nil || m.compactCancel != nil {
 		// Sent once the turn (or the compaction) is over.
 		m.queued = append(m.queued, text)
+		return m, nil
+	}
+	if m, ok := m.tooLong(text); ok {
 		return m, nil
 	}
 	return m.startTurn(text)
