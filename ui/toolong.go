@@ -47,7 +47,8 @@ func (m Model) tooLong(text string) (Model, bool) {
 	if m.c.workspace != "" {
 		items = append(items, pickItem{label: "attach it as a file in " + pastesDir + "/ for the model to read in parts", value: "file"})
 	}
-	if _, ok := m.backend.(Compactor); ok && used > 0 {
+	if _, ok := m.backend.(Compactor); ok && used > 0 && need < window {
+		// Only worth it when the message alone fits.
 		items = append(items, pickItem{label: "compact the conversation first, then send it", value: "compact"})
 	}
 	ws := m.c.workspace

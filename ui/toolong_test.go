@@ -10,14 +10,15 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 )
 
-// tooLongModel holds a prompt with a paste of ~3.5k tokens, sent to a
-// window of 2,000 with 500 in use: the choices show instead.
-func tooLongModel(t *testing.T, b Backend) (Model, string) {
+// tooLongModel holds a prompt with a paste of ~3.2k tokens, sent to a
+// window with used tokens in use that it does not fit: the choices show
+// instead.
+func tooLongModel(t *testing.T, b Backend, window, used int) (Model, string) {
 	t.Helper()
 	ws := t.TempDir()
 	m := New(b, Options{Workspace: ws})
 	m = update(m, sizeMsg(testWidth, testHeight))
-	m.status.window, m.status.tokens = 2000, 500
+	m.status.window, m.status.tokens = window, used
 	m = typeText(m, "why does this fail? ")
 	m = update(m, pasteMsg(bigPaste(1000)))
 	m, cmd := updateCmd(m, keyMsg("enter"))
@@ -30,7 +31,7 @@ func tooLongModel(t *testing.T, b Backend) (Model, string) {
 
 func TestTooLongMessageAsksFirst(t *testing.T) {
 	f := newFake()
-	m, _ := tooLongModel(t, f)
+	m, _ := tooLongModel(t, f, 2000, 500)
 	golden.RequireEqual(t, []byte(strings.Join(m.bottomView(), "\n")))
 	// Esc: back to the prompt, the message as it was.
 	m = update(m, keyMsg("esc"))
@@ -53,7 +54,7 @@ func TestTooLongMessageAsksFirst(t *testing.T) {
 
 func TestTooLongMessageAttachedAsFile(t *testing.T) {
 	f := newFake()
-	m, ws := tooLongModel(t, f)
+	m, ws := tooLongModel(t, f, 2000, 500)
 	m = update(m, keyMsg("down"))
 	next, cmd := updateCmd(m, keyMsg("enter"))
 	m, cmd = runCmdNoTurn(t, next, cmd)
@@ -76,7 +77,10 @@ func TestTooLongMessageAttachedAsFile(t *testing.T) {
 
 func TestTooLongMessageCompactsFirst(t *testing.T) {
 	f := &slowCompactor{fakeBackend: newFake(), started: make(chan struct{})}
-	m, _ := tooLongModel(t, f)
+	if m, _ := tooLongModel(t, f, 2000, 500); len(m.picker.items) != 2 {
+		t.Fatalf("compaction offered for a message bigger than the window: %v", m.picker.items)
+	}
+	m, _ := tooLongModel(t, f, 5000, 3000)
 	m = update(m, keyMsg("down"))
 	m = update(m, keyMsg("down"))
 	next, cmd := updateCmd(m, keyMsg("enter"))
