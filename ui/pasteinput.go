@@ -26,15 +26,16 @@ type ttyFile interface {
 // pasteReader reads the terminal for Bubble Tea and takes bracketed pastes
 // out of the stream itself. Bubble Tea reads 256 bytes at a time and, until
 // a paste's end marker arrives, copies and searches again everything read
-// so far: a paste of n bytes costs it n²/256 (20 s for 2.5 MB). Here the
-// paste is collected once, put in a queue, and an empty bracketed paste
+// so far: a paste of n bytes costs it n²/256 (tens of seconds for 2.5 MB).
+// Here a paste is collected once, put in a queue, and an empty bracketed paste
 // takes its place in the stream, so it keeps its order among the keys; the
 // model takes the text from the queue (see takePaste).
 //
 // Nothing read from the terminal is held back when Read returns, except
-// the part of a paste whose end has not come yet: Bubble Tea waits for the
-// terminal to be readable before it calls Read again, and the rest of the
-// paste makes it so.
+// what more input is sure to follow: the part of a paste whose end has not
+// come yet, or the start of a marker cut by a full read. Bubble Tea waits
+// for the terminal to be readable before it calls Read again, and only
+// that input makes it so.
 type pasteReader struct {
 	f       io.Reader
 	q       *pasteQueue
