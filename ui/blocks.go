@@ -51,19 +51,39 @@ func goesOnBlock() block {
 // userBlock shows a prompt or a command as the user typed it.
 func userBlock(text string) block {
 	text = strings.TrimRight(tools.SanitizeForScreen(text), "\n")
-	return newFuncBlock(func(c *common) []string {
-		st := &c.styles
-		var out []string
-		for l := range strings.SplitSeq(text, "\n") {
-			for _, w := range wrapPlain(expandTabs(l), c.contentWidth()-2) {
-				p := "  "
-				if len(out) == 0 {
-					p = st.UserBar.Render("❯ ")
-				}
-				out = append(out, p+st.UserText.Render(w))
+	return newFuncBlock(func(c *common) []string { return userLines(c, text) })
+}
+
+// userLines draws a prompt (sanitised already).
+func userLines(c *common, text string) []string {
+	st := &c.styles
+	var out []string
+	for l := range strings.SplitSeq(text, "\n") {
+		for _, w := range wrapPlain(expandTabs(l), c.contentWidth()-2) {
+			p := "  "
+			if len(out) == 0 {
+				p = st.UserBar.Render("❯ ")
 			}
+			out = append(out, p+st.UserText.Render(w))
 		}
-		return out
+	}
+	return out
+}
+
+// pastedPromptBlock shows a prompt with large pastes as it stood in the
+// input, each paste a chip; with Ctrl+O (as tool results) the whole text.
+// The whole text is cleaned only when first shown: it may be megabytes.
+func pastedPromptBlock(shown, full string) block {
+	shown = strings.TrimRight(tools.SanitizeForScreen(shown), "\n")
+	clean := false
+	return newFuncBlock(func(c *common) []string {
+		if !c.expandTools {
+			return append(userLines(c, shown), "  "+c.styles.Dim.Render(truncate("ctrl+o shows the pasted text", c.contentWidth()-2)))
+		}
+		if !clean {
+			full, clean = strings.TrimRight(tools.SanitizeForScreen(full), "\n"), true
+		}
+		return userLines(c, full)
 	})
 }
 

@@ -272,6 +272,7 @@ func (m Model) runCustom(cc CustomCommand, line string) (Model, tea.Cmd) {
 		return m.keptWhileBusy(line), nil
 	}
 	prompt := cc.expand(args)
+	m.typedAs[strings.TrimSpace(prompt)] = strings.TrimSpace(line)
 	m2, cmd := m.startTurnAs(line, prompt)
 	n := strings.Count(prompt, "\n") + 1
 	m2.tr.add(noticeBlock(fmt.Sprintf("the prompt of %s (%d %s) went to the model", cc.Path, n, plural(n, "line", "lines"))))

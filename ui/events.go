@@ -181,7 +181,7 @@ func (m Model) startTurnAs(typed, prompt string) (Model, tea.Cmd) {
 // transcript, Esc cancels it.
 func (m Model) startRun(typed string, fn func(ctx context.Context, emit func(agent.Event)) error) (Model, tea.Cmd) {
 	if typed != "" {
-		m.tr.add(userBlock(typed))
+		m.tr.add(m.promptBlock(typed))
 	}
 	ctx, cancel := context.WithCancel(m.shared.base)
 	ch := make(chan turnItem, eventBuffer)

@@ -32,6 +32,11 @@ type inputModel struct {
 	closed     bool // the popup was dismissed for the current text
 	// pastes are the large pastes shown as chips in the text.
 	pastes []pasteChip
+	// sent is what the input held when it was last sent.
+	sent sentText
+	// spaceAdded is set while the last key completed a file mention,
+	// which ends in a space: a space typed next is not added again.
+	spaceAdded bool
 }
 
 func newInput(c *common) inputModel {
@@ -112,10 +117,12 @@ func (in *inputModel) complete() {
 
 // submit takes the text, remembers it for recall and clears the input.
 func (in *inputModel) submit() string {
-	v := in.expandPastes(in.ta.value())
+	shown := in.ta.value()
+	v := in.expandPastes(shown)
 	if strings.TrimSpace(v) == "" {
 		return ""
 	}
+	in.sent = sentText{shown: shown, pastes: in.pastes}
 	in.pastes = nil
 	if n := len(in.history); n == 0 || in.history[n-1] != v {
 		in.history = append(in.history, v)
@@ -155,6 +162,12 @@ func (in *inputModel) recall(dir int) {
 // Enter sends something.
 func (in *inputModel) update(km tea.KeyMsg) string {
 	k := &in.c.keys
+	if in.spaceAdded {
+		in.spaceAdded = false
+		if km.Type == tea.KeySpace && !km.Paste && in.ta.col > 0 && in.ta.lines[in.ta.row][in.ta.col-1] == ' ' {
+			return ""
+		}
+	}
 	switch {
 	case km.Paste && in.pasteAsChip(string(km.Runes)),
 		km.Type == tea.KeyBackspace && in.deleteChipBefore():

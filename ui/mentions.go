@@ -56,7 +56,9 @@ func (in *inputModel) refreshMentions() bool {
 }
 
 // completeMention takes the selected path: a file is followed by a space,
-// a folder is left open to go on typing.
+// a folder is left open to go on typing. The space is the one a person
+// types after a word out of habit, so that space, typed next, is taken as
+// already there rather than doubled.
 func (in *inputModel) completeMention() {
 	p := in.files[in.sel]
 	if !strings.HasSuffix(p, "/") {
@@ -65,6 +67,7 @@ func (in *inputModel) completeMention() {
 	in.ta.replaceMention("@" + p)
 	in.closed = true
 	in.refresh()
+	in.spaceAdded = strings.HasSuffix(p, " ")
 }
 
 // mentionPopupView lists the matching paths.

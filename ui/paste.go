@@ -49,6 +49,38 @@ func (in *inputModel) pasteAsChip(s string) bool {
 	return true
 }
 
+// sentText is what the input held when it was last sent: the text as
+// shown, chips and all, and the pastes the chips stand for.
+type sentText struct {
+	shown  string
+	pastes []pasteChip
+}
+
+// restore puts what was sent back in the input, chips and all.
+func (in *inputModel) restore(s sentText) {
+	in.setValue(s.shown)
+	in.pastes = s.pastes
+}
+
+// notePasted remembers, for the transcript, how a prompt about to be sent
+// looked with its chips.
+func (m Model) notePasted(text string) Model {
+	if s := m.input.sent; len(s.pastes) > 0 && s.shown != text {
+		m.pasted[text] = s.shown
+	}
+	return m
+}
+
+// promptBlock shows a prompt as typed: with its pastes as chips when it
+// had any.
+func (m Model) promptBlock(text string) block {
+	if shown, ok := m.pasted[text]; ok {
+		delete(m.pasted, text)
+		return pastedPromptBlock(shown, text)
+	}
+	return userBlock(text)
+}
+
 // expandPastes gives text with every chip replaced by what it stands for.
 func (in *inputModel) expandPastes(text string) string {
 	for _, p := range in.pastes {

@@ -74,3 +74,26 @@ func TestPastedImagePathBecomesMention(t *testing.T) {
 		t.Fatalf("a non-image paste changed: %q", got)
 	}
 }
+
+// A sent paste stays a chip in the transcript; Ctrl+O shows it whole, and
+// the model gets it whole.
+func TestSentPasteStaysAChip(t *testing.T) {
+	f := newFake()
+	m := newTestModel(t, f)
+	m = typeText(m, "why does this fail? ")
+	m = update(m, pasteMsg(bigPaste(240)))
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	m = drainTurn(t, m, cmd)
+	if len(f.prompts) != 1 || !strings.Contains(f.prompts[0], "log line 240") {
+		t.Fatalf("the model did not get the paste: %d prompts", len(f.prompts))
+	}
+	tr := m.tr.text(m.c)
+	if !strings.Contains(tr, "❯ why does this fail? [pasted 240 lines]") || strings.Contains(tr, "log line 2\n") {
+		t.Fatalf("transcript:\n%s", tr)
+	}
+	golden.RequireEqual(t, []byte(screen(m)))
+	m = update(m, tea.KeyMsg{Type: tea.KeyCtrlO})
+	if tr := m.tr.text(m.c); !strings.Contains(tr, "log line 240") || strings.Contains(tr, "[pasted 240 lines]") {
+		t.Fatalf("ctrl+o does not show the paste:\n%.400s", tr)
+	}
+}

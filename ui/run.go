@@ -10,9 +10,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/term"
 
 	"myclaw/agent"
 )
@@ -88,8 +90,10 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 	if opts.Notify != "" && opts.Notify != NotifyOff {
 		popts = append(popts, tea.WithReportFocus())
 	}
-	if opts.Input != nil {
-		popts = append(popts, tea.WithInput(opts.Input))
+	if in := ttyInput(opts.Input); in != nil {
+		pr := newPasteReader(in)
+		m.pastes = pr.q
+		popts = append(popts, tea.WithInput(pr.input()))
 	}
 	if opts.Output != nil {
 		popts = append(popts, tea.WithOutput(opts.Output))
@@ -116,6 +120,16 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 		return ctx.Err()
 	}
 	return fmt.Errorf("terminal UI: %w", err)
+}
+
+// ttyInput is the input to read: opts.Input, or standard input when it is
+// a terminal (otherwise Bubble Tea opens one). Windows reads its console
+// with its own API, so standard input is left to Bubble Tea there.
+func ttyInput(in io.Reader) io.Reader {
+	if in == nil && runtime.GOOS != "windows" && term.IsTerminal(os.Stdin.Fd()) {
+		return os.Stdin
+	}
+	return in
 }
 
 // openLog opens the log file for appending, creating its directory. The

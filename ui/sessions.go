@@ -52,6 +52,7 @@ type picker struct {
 	items []pickItem
 	sel   int
 	pick  func(value string) tea.Cmd
+	verb  string // what Enter does to the item, "opens" when empty
 }
 
 // pickerRows bounds the rows shown; the list scrolls with the selection.
@@ -90,7 +91,11 @@ func (p *picker) view() []string {
 		}
 		out = append(out, truncate(line, w))
 	}
-	out = append(out, st.Dim.Render(truncate(fmt.Sprintf("  %d of %d · ↑↓ choose · enter opens · %s closes", p.sel+1, len(p.items), p.c.keys.Cancel.Help().Key), w)))
+	verb := p.verb
+	if verb == "" {
+		verb = "opens"
+	}
+	out = append(out, st.Dim.Render(truncate(fmt.Sprintf("  %d of %d · ↑↓ choose · enter %s · %s closes", p.sel+1, len(p.items), verb, p.c.keys.Cancel.Help().Key), w)))
 	return out
 }
 
@@ -175,13 +180,22 @@ func (m Model) forkCommand(args []string) (Model, tea.Cmd) {
 	items := []pickItem{{label: "here: the whole conversation so far", value: "0"}}
 	for i := len(prompts) - 1; i >= 0; i-- {
 		p := prompts[i]
-		items = append(items, pickItem{label: fmt.Sprintf("before prompt %d: %s", p.N, truncate(oneLine(p.Text), 70)), value: strconv.Itoa(p.N)})
+		items = append(items, pickItem{label: fmt.Sprintf("before prompt %d: %s", p.N, truncate(oneLine(m.asTyped(p.Text)), 70)), value: strconv.Itoa(p.N)})
 	}
 	m.picker = &picker{c: m.c, title: "Fork from where? The fork gets its own undo history; this session stays as it is.", items: items, pick: func(v string) tea.Cmd {
 		before, _ := strconv.Atoi(v)
 		return fork(before)
 	}}
 	return m, nil
+}
+
+// asTyped is a prompt as the person typed it: the custom command line for
+// the prompt it expanded to in this run, else the prompt itself.
+func (m Model) asTyped(prompt string) string {
+	if typed, ok := m.typedAs[strings.TrimSpace(prompt)]; ok {
+		return typed
+	}
+	return prompt
 }
 
 // handleSessionSwitched shows the session the conversation now continues in.
@@ -201,7 +215,7 @@ func (m Model) handleSessionSwitched(msg sessionSwitchedMsg) (Model, tea.Cmd) {
 		m = m.addBlock(noticeBlock(msg.view.Notice))
 	}
 	if msg.view.Draft != "" {
-		m.input.setValue(msg.view.Draft)
+		m.input.setValue(m.asTyped(msg.view.Draft))
 	}
 	return m, refreshStatus(m.backend)
 }

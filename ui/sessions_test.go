@@ -192,3 +192,31 @@ func TestPromptsWaitForACompaction(t *testing.T) {
 		t.Fatalf("after the cancelled compaction: turn %v, queue %q, input %q", m.turn != nil, m.queued, m.input.ta.value())
 	}
 }
+
+// /fork lists and gives back a custom command as typed, not the prompt it
+// expanded to.
+func TestForkShowsCustomCommandAsTyped(t *testing.T) {
+	f := &sessionsFake{fakeBackend: newFake()}
+	m := newTestModel(t, f)
+	m.c.setCustom([]CustomCommand{{Name: "review", Body: "Review $ARGUMENTS with care.\nList every bug.", Path: "/cfg/review.md", Scope: "user"}})
+	m = typeText(m, "/review calc.go")
+	m.input.closed = true
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	m = drainTurn(t, m, cmd)
+	sent := f.fakeBackend.prompts
+	if len(sent) != 1 || !strings.HasPrefix(sent[0], "Review calc.go with care.") {
+		t.Fatalf("prompts %q", sent)
+	}
+	f.prompts = []agent.Prompt{{N: 1, Text: sent[0]}}
+	m = runLine(t, m, "/fork")
+	view := strings.Join(m.bottomView(), "\n")
+	if !strings.Contains(view, "before prompt 1: /review calc.go") || strings.Contains(view, "with care") {
+		t.Fatalf("fork picker:\n%s", view)
+	}
+	m = update(m, keyMsg("down"))
+	next, cmd := updateCmd(m, keyMsg("enter"))
+	m = runCmd(t, next, cmd)
+	if got := m.input.ta.value(); got != "/review calc.go" {
+		t.Fatalf("input after the fork = %q; want the line typed", got)
+	}
+}

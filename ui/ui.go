@@ -54,6 +54,15 @@ type Model struct {
 	queued []string
 	// notices carries lines from outside a turn.
 	notices <-chan Notice
+	// typedAs maps a prompt sent for a custom command to the line typed
+	// (/review calc.go), for /fork to show what the person wrote.
+	typedAs map[string]string
+	// pasted maps a prompt with large pastes to how the input showed it,
+	// chips in place of the pastes, until the transcript shows it.
+	pasted map[string]string
+	// pastes holds the text of pastes the input reader took out of the
+	// key stream (see pasteReader); nil when it reads no terminal.
+	pastes *pasteQueue
 	// form is the MCP server form on screen; forms wait behind it.
 	form  *elicitForm
 	forms []FormRequest
@@ -112,6 +121,8 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 		tr:      newTranscript(),
 		cards:   map[string]*toolCard{},
 		sc:      &statusCache{},
+		typedAs: map[string]string{},
+		pasted:  map[string]string{},
 	}
 	m.input = newInput(c)
 	m.historyPath = opts.HistoryPath
@@ -171,7 +182,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.KeyMsg:
-		return m.handleKey(msg)
+		return m.handleKey(takePaste(m.pastes, msg))
 	case tea.MouseMsg:
 		return m.handleMouse(msg)
 	case eventsMsg:
@@ -214,6 +225,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
+	case tooLongMsg:
+		return m.handleTooLong(msg)
 	case sessionSwitchedMsg:
 		return m.handleSessionSwitched(msg)
 	case compactDoneMsg:
@@ -311,7 +324,9 @@ func (m Model) bottomView() []string {
 
 func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := &m.c.keys
-	if key.Matches(msg, k.Interrupt) {
+	// A paste is text, never a key; naming it for key.Matches copies it
+	// once per binding, which a paste of megabytes cannot afford.
+	if !msg.Paste && key.Matches(msg, k.Interrupt) {
 		switch {
 		case m.turn != nil:
 			m.quitArmed = false
@@ -350,12 +365,13 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, cmd
 	}
 	if m.previewing {
-		if key.Matches(msg, k.Cancel) {
+		if !msg.Paste && key.Matches(msg, k.Cancel) {
 			return m.cancelTurn()
 		}
 		return m, nil // the pane comes back with the result
 	}
 	switch {
+	case msg.Paste:
 	case key.Matches(msg, k.Cancel):
 		if m.input.popupVisible() {
 			m.input.closed = true
@@ -396,11 +412,12 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.CycleLevel):
 		return m.cycleLevel()
 	}
-	if key.Matches(msg, k.HistoryPrev) && len(m.queued) > 0 && m.input.ta.value() == "" {
+	if !msg.Paste && key.Matches(msg, k.HistoryPrev) && len(m.queued) > 0 && m.input.ta.value() == "" {
 		m = m.unqueue()
 		return m, nil
 	}
 	if text := m.input.update(msg); text != "" {
+		m = m.notePasted(text)
 		next, cmd := m.submit(text)
 		return next, tea.Batch(cmd, savePrompt(m.historyPath, text))
 	}
@@ -438,6 +455,9 @@ func (m Model) submit(text string) (Model, tea.Cmd) {
 	if m.turn != nil || m.compactCancel != nil {
 		// Sent once the turn (or the compaction) is over.
 		m.queued = append(m.queued, text)
+		return m, nil
+	}
+	if m, ok := m.tooLong(text); ok {
 		return m, nil
 	}
 	return m.startTurn(text)

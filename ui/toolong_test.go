@@ -1,0 +1,102 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// tooLongModel holds a prompt with a paste of ~3.2k tokens, sent to a
+// window with used tokens in use that it does not fit: the choices show
+// instead.
+func tooLongModel(t *testing.T, b Backend, window, used int) (Model, string) {
+	t.Helper()
+	ws := t.TempDir()
+	m := New(b, Options{Workspace: ws})
+	m = update(m, sizeMsg(testWidth, testHeight))
+	m.status.window, m.status.tokens = window, used
+	m = typeText(m, "why does this fail? ")
+	m = update(m, pasteMsg(bigPaste(1000)))
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	if m.turn != nil || m.picker == nil {
+		t.Fatalf("sent without a word: turn %v, picker %v", m.turn != nil, m.picker != nil)
+	}
+	_ = cmd // saving the prompt history
+	return m, ws
+}
+
+func TestTooLongMessageAsksFirst(t *testing.T) {
+	f := newFake()
+	m, _ := tooLongModel(t, f, 2000, 500)
+	golden.RequireEqual(t, []byte(strings.Join(m.bottomView(), "\n")))
+	// Esc: back to the prompt, the message as it was.
+	m = update(m, keyMsg("esc"))
+	if m.picker != nil || m.input.ta.value() != "why does this fail? [pasted 1000 lines]" || len(m.input.pastes) != 1 {
+		t.Fatalf("after esc: input %q, %d pastes", m.input.ta.value(), len(m.input.pastes))
+	}
+	// Sent anyway: whole, the paste a chip in the transcript.
+	m, _ = updateCmd(m, keyMsg("enter"))
+	next, cmd := updateCmd(m, keyMsg("enter"))
+	m, cmd = runCmdNoTurn(t, next, cmd)
+	m = drainTurn(t, m, cmd)
+	want := "why does this fail? " + strings.ReplaceAll(bigPaste(1000), "\r\n", "\n")
+	if len(f.prompts) != 1 || f.prompts[0] != want {
+		t.Fatalf("sent %d prompts; want the message whole", len(f.prompts))
+	}
+	if !strings.Contains(m.tr.text(m.c), "❯ why does this fail? [pasted 1000 lines]") {
+		t.Fatalf("transcript:\n%s", m.tr.text(m.c))
+	}
+}
+
+func TestTooLongMessageAttachedAsFile(t *testing.T) {
+	f := newFake()
+	m, ws := tooLongModel(t, f, 2000, 500)
+	m = update(m, keyMsg("down"))
+	next, cmd := updateCmd(m, keyMsg("enter"))
+	m, cmd = runCmdNoTurn(t, next, cmd)
+	m = drainTurn(t, m, cmd)
+	if len(f.prompts) != 1 || !strings.Contains(f.prompts[0], "in the file "+pastesDir+"/message-") || len(f.prompts[0]) > 300 {
+		t.Fatalf("sent %q", f.prompts)
+	}
+	rel := strings.Fields(strings.SplitAfter(f.prompts[0], "in the file ")[1])[0]
+	data, err := os.ReadFile(filepath.Join(ws, rel))
+	if err != nil || string(data) != "why does this fail? "+strings.ReplaceAll(bigPaste(1000), "\r\n", "\n") {
+		t.Fatalf("the file %s holds %d bytes (%v); want the message", rel, len(data), err)
+	}
+	if ig, err := os.ReadFile(filepath.Join(ws, pastesDir, ".gitignore")); err != nil || !strings.Contains(string(ig), "*") {
+		t.Fatalf("no .gitignore keeps the file out of git: %q %v", ig, err)
+	}
+	if m.input.ta.value() != "" {
+		t.Fatalf("input %q", m.input.ta.value())
+	}
+}
+
+func TestTooLongMessageCompactsFirst(t *testing.T) {
+	f := &slowCompactor{fakeBackend: newFake(), started: make(chan struct{})}
+	if m, _ := tooLongModel(t, f, 2000, 500); len(m.picker.items) != 2 {
+		t.Fatalf("compaction offered for a message bigger than the window: %v", m.picker.items)
+	}
+	m, _ := tooLongModel(t, f, 5000, 3000)
+	m = update(m, keyMsg("down"))
+	m = update(m, keyMsg("down"))
+	next, cmd := updateCmd(m, keyMsg("enter"))
+	m, cmd = updateCmd(next, cmd())
+	if m.compactCancel == nil || len(m.queued) != 1 || !strings.HasSuffix(m.queued[0], "log line 1000\n") {
+		t.Fatalf("compaction %v, queue of %d", m.compactCancel != nil, len(m.queued))
+	}
+	_ = cmd
+}
+
+// runCmdNoTurn runs the picker's command and hands its message to the
+// model, returning the command that starts the turn through drainTurn.
+func runCmdNoTurn(t *testing.T, m Model, cmd tea.Cmd) (Model, tea.Cmd) {
+	t.Helper()
+	if cmd == nil {
+		t.Fatal("the choice did nothing")
+	}
+	return updateCmd(m, cmd())
+}
