@@ -161,6 +161,11 @@ type NoticeEvent struct {
 	// the person (a rule not saved, a limit reached), apart from the
 	// informational ones.
 	Warning bool `json:"warning,omitempty"`
+	// TextCalls marks the notice that the model wrote tool calls as text;
+	// Answer is then the round's answer as the conversation keeps it,
+	// without those calls, for a screen that showed them as they streamed.
+	TextCalls bool   `json:"-"`
+	Answer    string `json:"-"`
 }
 
 // ErrorEvent reports a failure that stops the turn.
