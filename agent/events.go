@@ -36,6 +36,10 @@ type Call struct {
 	// Attached is set on a read the user asked for with an @mention: its
 	// result goes with their next message, not to a call of the model.
 	Attached bool `json:"attached,omitempty"`
+	// Typed is set on a command the user typed themselves (`!command`):
+	// its output still reaches the model fenced, but on screen it is
+	// theirs, not a stranger's.
+	Typed bool `json:"typed,omitempty"`
 }
 
 // TextDelta is a piece of the assistant's answer.
