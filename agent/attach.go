@@ -200,6 +200,7 @@ func (a *Agent) runUserTool(ctx context.Context, tool tools.Tool, prefix string,
 	meta := tool.Meta()
 	call := userCall(meta, prefix, args)
 	call.Attached = prefix == "user_mention"
+	call.Typed = prefix == "user_shell"
 	start := a.opts.Now()
 	emit(ToolCallEvent{Call: call, Phase: "started"})
 	res, err := tools.Call(ctx, tool, args, false)

@@ -55,6 +55,9 @@ func TestRunShellOutputReachesNextRequestFenced(t *testing.T) {
 	if res.Status != StatusOK || !res.Untrusted || !strings.Contains(res.Body, "hello-from-shell") {
 		t.Fatalf("result %+v", res)
 	}
+	if !res.Call.Typed || !evs[0].(ToolCallEvent).Call.Typed {
+		t.Errorf("the command is not marked as one the user typed: %+v", res.Call)
+	}
 	if strings.Contains(res.Content, "s3cret") {
 		t.Fatalf("a secret reached the output: %s", res.Content)
 	}

@@ -327,7 +327,7 @@ func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tool
 		}
 	}
 	if edited {
-		t.emit(NoticeEvent{Text: fmt.Sprintf("Running %s with the arguments as the user edited them.", meta.Name)})
+		// No notice: the call's events carry Edited, and its card says so.
 		if dec.Choice == approval.ApproveOnce {
 			dec.Choice, dec.Args = approval.Edit, args
 		}

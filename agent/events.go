@@ -36,6 +36,10 @@ type Call struct {
 	// Attached is set on a read the user asked for with an @mention: its
 	// result goes with their next message, not to a call of the model.
 	Attached bool `json:"attached,omitempty"`
+	// Typed is set on a command the user typed themselves (`!command`):
+	// its output still reaches the model fenced, but on screen it is
+	// theirs, not a stranger's.
+	Typed bool `json:"typed,omitempty"`
 }
 
 // TextDelta is a piece of the assistant's answer.
@@ -165,6 +169,11 @@ type NoticeEvent struct {
 	// the person (a rule not saved, a limit reached), apart from the
 	// informational ones.
 	Warning bool `json:"warning,omitempty"`
+	// TextCalls marks the notice that the model wrote tool calls as text;
+	// Answer is then the round's answer as the conversation keeps it,
+	// without those calls, for a screen that showed them as they streamed.
+	TextCalls bool   `json:"-"`
+	Answer    string `json:"-"`
 }
 
 // ErrorEvent reports a failure that stops the turn.

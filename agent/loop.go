@@ -223,7 +223,7 @@ func (t *turn) round() (bool, error) {
 	if len(calls) == 0 {
 		if tc, rest := ParseTextToolCalls(content, func(name string) bool { _, ok := a.opts.Registry.Lookup(name); return ok }); len(tc) > 0 {
 			calls, content, fromText = tc, rest, true
-			t.emit(NoticeEvent{Text: textCallsNotice(len(tc))})
+			t.emit(NoticeEvent{Text: textCallsNotice(len(tc)), TextCalls: true, Answer: rest})
 		}
 	}
 	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: content, ToolCalls: calls}

@@ -1,8 +1,13 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"testing"
+
+	"github.com/sashabaranov/go-openai"
+
+	"myclaw/approval"
 )
 
 // wantToolCall is a tool call a parse must find.
@@ -123,4 +128,55 @@ func TestParseTextToolCallsNilKnown(t *testing.T) {
 	if calls != nil || rest != "<tool_call>{\"name\":\"x\"}</tool_call>" {
 		t.Errorf("got %v, %q; want no calls and the content unchanged", calls, rest)
 	}
+}
+
+func TestTextCallLeavesTheAnswerWithoutIt(t *testing.T) {
+	srv := windowServer(t, nil,
+		openAIStyle("Let me check the time.\n\n<tool_call>{\"name\": \"time_now\", \"arguments\": {}}</tool_call>"),
+		openAIStyle("It is now."),
+	)
+	h := newHarness(t, approval.Ask, srv)
+	if err := h.run(context.Background(), "what time is it?", nil); err != nil {
+		t.Fatal(err)
+	}
+	const want = "Let me check the time."
+	var notice *NoticeEvent
+	for _, e := range h.eventsOf("notice") {
+		if n := e.(NoticeEvent); n.TextCalls {
+			notice = &n
+		}
+	}
+	if notice == nil || notice.Answer != want {
+		t.Fatalf("notice %+v; want one marking the text calls with the answer %q", notice, want)
+	}
+	check := func(when string, msgs []openai.ChatCompletionMessage) {
+		t.Helper()
+		var answer *openai.ChatCompletionMessage
+		answered := map[string]bool{}
+		for i, m := range msgs {
+			if m.Role == openai.ChatMessageRoleAssistant && len(m.ToolCalls) > 0 {
+				answer = &msgs[i]
+			}
+			if m.Role == openai.ChatMessageRoleTool {
+				answered[m.ToolCallID] = true
+			}
+		}
+		if answer == nil || answer.Content != want {
+			t.Fatalf("%s: the answer with the call is %+v; want content %q", when, answer, want)
+		}
+		for _, c := range answer.ToolCalls {
+			if !answered[c.ID] {
+				t.Errorf("%s: call %s has no result", when, c.ID)
+			}
+		}
+	}
+	check("live", h.agent.Messages())
+	id := h.agent.Session().Info().ID
+	if err := h.agent.NewConversation(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.agent.OpenSession(id); err != nil {
+		t.Fatal(err)
+	}
+	check("resumed", h.agent.Messages())
 }

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,11 +39,14 @@ type app struct {
 	stateDir  string
 	shellUndo *builtin.ShellUndo
 	workspace *builtin.Workspace
-	store     *history.Store
-	session   *history.Session
-	registry  *tools.Registry
-	policy    *approval.Policy
-	audit     *approval.Audit
+	// alone is set when no other session was active in the workspace at
+	// start: nothing else may be writing in it.
+	alone    bool
+	store    *history.Store
+	session  *history.Session
+	registry *tools.Registry
+	policy   *approval.Policy
+	audit    *approval.Audit
 	// sandbox confines shell commands (nil when off in the config);
 	// sandboxState is what its check found.
 	sandbox      *sandbox.Sandbox
@@ -167,6 +172,7 @@ func newApp(o Options, secrets map[string]string) (*app, error) {
 		own = append(own, filepath.Dir(def))
 	}
 	a.workspace.Protect(own...)
+	a.workspace.RecordTemps(tempRecordPath(a.stateDir, a.workspace.Dir()))
 	a.store = history.NewStore(a.stateDir)
 	return a, nil
 }
@@ -557,17 +563,26 @@ func (a *app) noteOtherSessions() {
 	if err != nil {
 		a.logf("check for other sessions: %v", err)
 	}
+	a.alone = err == nil && len(others) == 0
 	for _, o := range others {
 		a.notices = append(a.notices, ui.Notice{Warning: true, Text: fmt.Sprintf("Another myclaw session (%s, started %s) is active in this workspace: you both change the same files. `myclaw history` and `myclaw undo` from a shell see the calls of both; /undo in a session reverts only its own.",
 			o.ID, o.Created.Local().Format("15:04"))})
 	}
 }
 
+// tempRecordPath is where the folders that writes in workspace put
+// temporary files in are recorded: one file per workspace in the state
+// directory, so a start looks in those folders and not in the whole tree.
+func tempRecordPath(state, workspace string) string {
+	sum := sha256.Sum256([]byte(workspace))
+	return filepath.Join(state, "temps", hex.EncodeToString(sum[:8]))
+}
+
 // recover finishes an undo or redo a crash interrupted.
 func (a *app) recover() error {
 	// A write cut short by a crash leaves its temporary file next to the
 	// user's file; the file itself holds the old or the new content.
-	for _, p := range a.workspace.RemoveStaleTemps(30 * time.Second) {
+	for _, p := range a.workspace.RemoveStaleTemps(30*time.Second, a.alone) {
 		a.notices = append(a.notices, ui.Notice{Text: "Removed " + p + ", left by a write that was interrupted.", Warning: false})
 	}
 	j, err := a.session.Journal()

@@ -17,7 +17,10 @@ func applied(e Entry) bool {
 // content after the last), in the order the files were first changed.
 // The text is "" when nothing applied changed a file.
 func SessionDiff(entries []Entry, blobs tools.BlobStore) (string, error) {
-	type span struct{ before, after []byte }
+	type span struct {
+		before, after         []byte
+		beforeMode, afterMode uint32
+	}
 	spans := map[string]*span{}
 	var order []string
 	for _, e := range entries {
@@ -34,16 +37,17 @@ func SessionDiff(entries []Entry, blobs tools.BlobStore) (string, error) {
 		for _, c := range cs {
 			s, seen := spans[c.Path]
 			if !seen {
-				s = &span{before: c.Before}
+				s = &span{before: c.Before, beforeMode: c.BeforeMode}
 				spans[c.Path] = s
 				order = append(order, c.Path)
 			}
-			s.after = c.After
+			s.after, s.afterMode = c.After, c.AfterMode
 		}
 	}
 	var b strings.Builder
 	for _, p := range order {
-		b.WriteString(tools.FileDiff(p, spans[p].before, spans[p].after))
+		s := spans[p]
+		b.WriteString(tools.FileModeDiff(p, s.before, s.after, s.beforeMode, s.afterMode))
 	}
 	return b.String(), nil
 }
@@ -64,7 +68,7 @@ func CallDiff(entries []Entry, seq int, blobs tools.BlobStore) (string, error) {
 		}
 		var b strings.Builder
 		for _, c := range cs {
-			b.WriteString(tools.FileDiff(c.Path, c.Before, c.After))
+			b.WriteString(tools.FileModeDiff(c.Path, c.Before, c.After, c.BeforeMode, c.AfterMode))
 		}
 		d := b.String()
 		if !applied(e) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // FileState is the state of one path as undo data records it: either no
@@ -30,6 +31,8 @@ type FileChange struct {
 	Path string
 	// Before and After are nil where the file did not exist.
 	Before, After []byte
+	// BeforeMode and AfterMode are the permission bits, 0 where unknown.
+	BeforeMode, AfterMode uint32
 }
 
 // ReadFileChange decodes the undo data of fs_write or fs_edit and loads
@@ -55,6 +58,7 @@ func ReadFileChange(blobs BlobStore, undo json.RawMessage) (c FileChange, ok boo
 		return b, err
 	}
 	c.Path = fc.Path
+	c.BeforeMode, c.AfterMode = fc.Before.Mode, fc.After.Mode
 	if c.Before, err = load(fc.Before); err != nil {
 		return c, true, fmt.Errorf("the earlier content of %s: %w", fc.Path, err)
 	}
@@ -103,4 +107,25 @@ func FileDiff(path string, before, after []byte) string {
 		newName = "/dev/null"
 	}
 	return Diff(oldName, newName, before, after).Text()
+}
+
+// FileModeDiff is FileDiff with a line for a change of the permission
+// bits (0 where unknown), so that a chmod alone does not show as nothing.
+func FileModeDiff(path string, before, after []byte, beforeMode, afterMode uint32) string {
+	d := FileDiff(path, before, after)
+	if beforeMode == 0 || afterMode == 0 || beforeMode == afterMode || before == nil || after == nil {
+		return d
+	}
+	mode := fmt.Sprintf("mode %04o → %04o\n", beforeMode, afterMode)
+	if d == "" {
+		return "--- a/" + path + "\n+++ b/" + path + "\n" + mode
+	}
+	// After the two header lines, before the first hunk.
+	if i := strings.Index(d, "\n+++ "); i >= 0 {
+		if j := strings.IndexByte(d[i+1:], '\n'); j >= 0 {
+			at := i + 1 + j + 1
+			return d[:at] + mode + d[at:]
+		}
+	}
+	return d + mode
 }

@@ -156,6 +156,9 @@ type liveText struct {
 	// goesOn marks where the answer resumes below a block the UI put
 	// in its way (a command's output); nil when there is none.
 	goesOn block
+	// published are the answer's finished blocks already in the
+	// transcript.
+	published []block
 }
 
 // startTurn sends prompt to the backend in a goroutine of its own.
@@ -357,6 +360,9 @@ func (m Model) handleEvent(ev agent.Event) Model {
 			formatElapsed(ev.Wait), ev.Attempt, ev.Max, oneLine(ev.Reason)))
 		m = m.addTurnBlock(m.turn.retry)
 	case agent.NoticeEvent:
+		if ev.TextCalls {
+			m = m.finishLiveAs(ev.Answer)
+		}
 		if ev.Warning {
 			m = m.addTurnBlock(warnBlock(ev.Text))
 		} else {
@@ -450,6 +456,7 @@ func (m Model) publish() Model {
 				bs[i] = &mdBlock{src: src}
 			}
 			m.tr.insertBeforeLast(bs...)
+			m.live.published = append(m.live.published, bs...)
 		}
 		m.live.tail.set(m.live.stream.tail())
 		m.live.dirty = false
@@ -473,6 +480,30 @@ func (m Model) finishLive() Model {
 	for _, src := range m.live.stream.take() {
 		m.tr.add(&mdBlock{src: src})
 	}
+	m.live = nil
+	return m
+}
+
+// finishLiveAs ends the streamed answer with answer in place of what
+// streamed: the tool calls the model wrote as text run as calls, whose
+// cards show them, so the answer kept in the conversation leaves them out
+// and the screen and /copy do as well.
+func (m Model) finishLiveAs(answer string) Model {
+	if m.live == nil {
+		return m
+	}
+	old := append(m.live.published, m.live.tail)
+	var screen termtext.Stream
+	s := newMDStream()
+	s.write(screen.Write(answer))
+	s.write(screen.Flush())
+	s.finish()
+	var bs []block
+	for _, src := range s.take() {
+		bs = append(bs, &mdBlock{src: src})
+	}
+	m.tr.replace(old, bs...)
+	m = m.keepAnswer(m.turnSeq, answer)
 	m.live = nil
 	return m
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"myclaw/approval"
 	"myclaw/tools"
 )
 
@@ -53,11 +52,13 @@ func fenceLabel(source string, at time.Time) string {
 }
 
 // renderFence draws untrusted output as plain text inside a frame of its
-// own, width columns wide (at least minWidth): sanitised, tabs expanded,
+// own, width columns wide (at least minWidth): the thin frame when thin is
+// set (the workspace's own content, a command the person typed), else the
+// double one. The text is sanitised, tabs expanded,
 // long lines wrapped, and when folded only the first foldLines lines with
 // a count of the rest. Nothing in body can end the frame early: every line
 // is cut to fit inside it and carries no escape sequence.
-func renderFence(c *common, width int, source string, at time.Time, body string, folded bool) []string {
+func renderFence(c *common, width int, source string, at time.Time, body string, folded, thin bool) []string {
 	width = max(width, minWidth)
 	inner := width - 4 // "║ " + text + " ║"
 
@@ -87,7 +88,7 @@ func renderFence(c *common, width int, source string, at time.Time, body string,
 	}
 
 	label := truncate(fenceLabel(source, at), width-6)
-	if approval.QuietSource(source) {
+	if thin {
 		return thinFence(c, width, label, lines, hidden)
 	}
 	more := ""

@@ -36,8 +36,37 @@ func newMarkdown(dark bool, profile termenv.Profile, log *slog.Logger) *markdown
 	// the document's own leading and trailing blank lines only get in the way.
 	st.Document.BlockPrefix = ""
 	st.Document.BlockSuffix = ""
+	quietMarkdown(&st, dark, profile)
 	return &markdown{style: st, profile: profile, byWidth: map[int]*glamour.TermRenderer{}, log: log}
 }
+
+// quietMarkdown tunes glamour's style to sit in a transcript. Inline code
+// is a colour only: glamour's red on grey, padded with a space each side,
+// shouts in every sentence that names a file. Headings are told by their
+// colour and weight, so their "## " marks go; with no colours at all the
+// marks are all that tells a heading from a paragraph, so they stay.
+func quietMarkdown(st *gansi.StyleConfig, dark bool, profile termenv.Profile) {
+	code := lightPalette.code
+	if dark {
+		code = darkPalette.code
+	}
+	st.Code.Prefix, st.Code.Suffix = "", ""
+	st.Code.BackgroundColor = nil
+	st.Code.Color = stringPtr(string(code))
+	if profile == termenv.Ascii {
+		marks := "#"
+		for _, h := range []*gansi.StyleBlock{&st.H1, &st.H2, &st.H3, &st.H4, &st.H5, &st.H6} {
+			h.Prefix, h.Suffix = marks+" ", ""
+			marks += "#"
+		}
+		return
+	}
+	for _, h := range []*gansi.StyleBlock{&st.H2, &st.H3, &st.H4, &st.H5, &st.H6} {
+		h.Prefix = ""
+	}
+}
+
+func stringPtr(s string) *string { return &s }
 
 func (m *markdown) renderer(width int) (*glamour.TermRenderer, error) {
 	if r, ok := m.byWidth[width]; ok {

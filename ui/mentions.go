@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"myclaw/agent"
+	"myclaw/approval"
 )
 
 // mentionToken is the word before the cursor when it starts with "@":
@@ -156,7 +157,7 @@ func (ch *chip) draw(c *common) []string {
 	line := "  " + st.Key.Render("[ "+name+" ]") + " " + st.Dim.Render(oneLine(ev.Summary)+" · attached for the model")
 	out := []string{truncate(line, w)}
 	if c.expandTools && ev.Untrusted {
-		for _, l := range renderFence(c, w-2, ev.Source, ev.RetrievedAt, ev.Body, false) {
+		for _, l := range renderFence(c, w-2, ev.Source, ev.RetrievedAt, ev.Body, false, approval.QuietSource(ev.Source)) {
 			out = append(out, "  "+l)
 		}
 	} else if c.expandTools {

@@ -6,16 +6,18 @@ import "github.com/charmbracelet/lipgloss"
 // dark and one for light backgrounds. Under NO_COLOR lipgloss drops them all.
 type palette struct {
 	accent, dim, text, ok, err, warn, fence, hunk lipgloss.Color
+	// code is inline code in the model's markdown: a tint, not a badge.
+	code lipgloss.Color
 }
 
 var (
 	darkPalette = palette{
 		accent: "111", dim: "244", text: "252", ok: "78", err: "203",
-		warn: "221", fence: "213", hunk: "80",
+		warn: "221", fence: "213", hunk: "80", code: "152",
 	}
 	lightPalette = palette{
 		accent: "25", dim: "245", text: "236", ok: "28", err: "160",
-		warn: "130", fence: "127", hunk: "31",
+		warn: "130", fence: "127", hunk: "31", code: "24",
 	}
 )
 

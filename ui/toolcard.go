@@ -244,7 +244,7 @@ func (t *toolCard) draw(c *common) []string {
 	}
 	if t.status == "" && t.live != "" {
 		tail, _ := lastLines(t.live, liveLines)
-		for _, l := range renderFence(c, inner, "live output", time.Time{}, tail, true) {
+		for _, l := range renderFence(c, inner, "live output", time.Time{}, tail, true, t.call.Typed) {
 			out = append(out, "  "+l)
 		}
 	}
@@ -258,7 +258,7 @@ func (t *toolCard) draw(c *common) []string {
 				add(st.Dim.Render, "… "+strconv.Itoa(earlier)+" earlier lines ("+c.keys.ToggleTools.Help().Key+" shows all)")
 			}
 		}
-		for _, l := range renderFence(c, inner, t.source, t.at, body, !c.expandTools) {
+		for _, l := range renderFence(c, inner, t.source, t.at, body, !c.expandTools, t.call.Typed || approval.QuietSource(t.source)) {
 			out = append(out, "  "+l)
 		}
 	} else if c.expandTools && t.content != "" {

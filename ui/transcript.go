@@ -1,5 +1,7 @@
 package ui
 
+import "slices"
+
 // transcript is the scrollable list of blocks.
 //
 // A frame only looks at the blocks on screen: when following the bottom it
@@ -54,6 +56,39 @@ func (t *transcript) remove(b block) {
 			return
 		}
 	}
+}
+
+// replace puts bs where the first of old stands and drops the rest of
+// old; bs are added at the end when none of old is present. A view
+// anchored in a dropped block moves to what now stands there.
+func (t *transcript) replace(old []block, bs ...block) {
+	out := make([]block, 0, len(t.blocks)+len(bs))
+	top, off := t.top, t.off
+	placed := false
+	for i, b := range t.blocks {
+		if i == t.top {
+			top = len(out)
+		}
+		if !slices.Contains(old, b) {
+			out = append(out, b)
+			continue
+		}
+		if i == t.top {
+			off = 0
+		}
+		if !placed {
+			out = append(out, bs...)
+			placed = true
+		}
+	}
+	if !placed {
+		out = append(out, bs...)
+	}
+	t.blocks = out
+	if !t.follow {
+		t.top, t.off = min(top, max(len(out)-1, 0)), off
+	}
+	t.unseen = t.unseen || !t.follow
 }
 
 func (t *transcript) clear() {

@@ -236,3 +236,24 @@ func TestTranscriptInsertBeforeLastKeepsAnchor(t *testing.T) {
 		t.Errorf("got last block %v; want the tail to stay last", last)
 	}
 }
+
+// Blocks put in place of others above the view keep it on its line.
+func TestTranscriptReplaceKeepsAnchor(t *testing.T) {
+	c := testCommon()
+	tr, calls := newCountTranscript(10, 4)
+	old1 := countBlock{name: "old1", n: 2, calls: calls}
+	old2 := countBlock{name: "old2", n: 2, calls: calls}
+	tr.blocks = slices.Insert(tr.blocks, 1, block(old1), block(old2))
+	tr.scroll(c, 5, -1000)
+	tr.scroll(c, 5, 10) // b0 (4) + old1 (2) + old2 (2) + 2 lines of b1
+	if got := tr.view(c, 5)[0]; got != "b1.2" {
+		t.Fatalf("got first line %q; want b1.2", got)
+	}
+	tr.replace([]block{old1, old2}, countBlock{name: "new", n: 3, calls: calls})
+	if got := tr.view(c, 5)[0]; got != "b1.2" {
+		t.Errorf("got first line %q after a replace above; want b1.2", got)
+	}
+	if names := []string{tr.blocks[0].(countBlock).name, tr.blocks[1].(countBlock).name, tr.blocks[2].(countBlock).name}; !slices.Equal(names, []string{"b0", "new", "b1"}) {
+		t.Errorf("blocks %q; want the new one where the old ones stood", names)
+	}
+}

@@ -12,6 +12,8 @@
 //	"run: CMD" (at the start) -> shell_run of CMD, as typed
 //	"runs: CMD1 ;; CMD2 ;; ..." -> one answer with a shell_run of each
 //	"bg: CMD" -> shell_run of CMD as a background job
+//	"textcall: CMD" -> shell_run of CMD written as text in <tool_call> tags,
+//	            as models without tool calls do
 //	"tool: WIRE_NAME {json}" -> a call of that tool (an MCP tool, say)
 //	anything else -> a short Markdown answer with a code block
 //
@@ -75,7 +77,10 @@ func answer(req request) (string, []call) {
 	for _, m := range req.Messages {
 		switch m.Role {
 		case "user":
-			last, typed, after = strings.ToLower(m.Content), m.Content, 0
+			// What the person typed, without the attachments myclaw adds
+			// after it (a !command's output, an @mention).
+			typed, _, _ = strings.Cut(m.Content, "\n\n[myclaw attachment]")
+			last, after = strings.ToLower(typed), 0
 		case "tool":
 			after++
 		}
@@ -93,6 +98,10 @@ func answer(req request) (string, []call) {
 	}
 	if i := strings.LastIndex(typed, "bg: "); i >= 0 && after == 0 {
 		return "", []call{{"shell_run", j(map[string]any{"command": strings.TrimSpace(typed[i+len("bg: "):]), "background": true})}}
+	}
+	if i := strings.LastIndex(typed, "textcall: "); i >= 0 && after == 0 {
+		c := j(map[string]any{"name": "shell_run", "arguments": map[string]string{"command": strings.TrimSpace(typed[i+len("textcall: "):])}})
+		return "Let me run it.\n\n<tool_call>\n" + c + "\n</tool_call>", nil
 	}
 	if i := strings.LastIndex(typed, "run: "); i >= 0 && after == 0 {
 		return "", []call{{"shell_run", j(map[string]string{"command": strings.TrimSpace(typed[i+len("run: "):])})}}

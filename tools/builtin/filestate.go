@@ -14,7 +14,6 @@ import (
 	"myclaw/tools"
 	"os"
 	"path"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -336,6 +335,7 @@ func fsAtomicWrite(root *os.Root, rel string, data []byte, mode fs.FileMode) err
 func fsAtomicFill(root *os.Root, rel string, mode fs.FileMode, fill func(io.Writer) error) error {
 	dir, base := path.Split(rel)
 	tmp := dir + tempBeside(base)
+	noteTempDir(root, dir)
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
@@ -635,47 +635,4 @@ func fsLineDelta(d tools.DiffResult) string {
 		return "binary content"
 	}
 	return fmt.Sprintf("+%d \u2212%d lines", d.Added, d.Removed)
-}
-
-// tempName matches the temporary files fsAtomicWrite leaves behind when
-// myclaw dies mid-write: ".NAME.myclaw-<12 hex>.tmp".
-var tempName = regexp.MustCompile(`^\..*\.myclaw-[0-9a-f]{12}\.tmp$`)
-
-// maxTempScan bounds the walk of RemoveStaleTemps in a huge tree.
-const maxTempScan = 200_000
-
-// RemoveStaleTemps removes the temporary files that writes interrupted by
-// a crash left in the workspace, and returns their paths. A file changed
-// less than minAge ago may belong to a write of another myclaw running
-// now, and is left alone. The walk skips .git and myclaw's own folders
-// and stops after maxTempScan entries.
-func (w *Workspace) RemoveStaleTemps(minAge time.Duration) []string {
-	var removed []string
-	seen := 0
-	cutoff := time.Now().Add(-minAge)
-	_ = fs.WalkDir(w.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if seen++; seen > maxTempScan {
-			return fs.SkipAll
-		}
-		if d.IsDir() {
-			if p != "." && (d.Name() == ".git" || w.isProtected(p)) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || !tempName.MatchString(d.Name()) {
-			return nil
-		}
-		if fi, err := d.Info(); err != nil || fi.ModTime().After(cutoff) {
-			return nil
-		}
-		if w.root.Remove(p) == nil {
-			removed = append(removed, p)
-		}
-		return nil
-	})
-	return removed
 }

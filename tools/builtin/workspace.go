@@ -138,7 +138,12 @@ func (w *Workspace) Dir() string { return w.dir }
 func (w *Workspace) Root() *os.Root { return w.root }
 
 // Close releases the root directory.
-func (w *Workspace) Close() error { return w.root.Close() }
+func (w *Workspace) Close() error {
+	tempRecords.Lock()
+	delete(tempRecords.byDir, w.dir)
+	tempRecords.Unlock()
+	return w.root.Close()
+}
 
 // Rel turns a path from the model into a clean slash path relative to the
 // root ("." for the root itself). It accepts relative paths and absolute

@@ -400,7 +400,7 @@ func TestRemoveStaleTemps(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	got := ws.RemoveStaleTemps(30 * time.Second)
+	got := ws.RemoveStaleTemps(30*time.Second, true)
 	slices.Sort(got)
 	if want := []string{".big.bin.myclaw-abcdefabcdef.tmp", "src/.main.go.myclaw-0123456789ab.tmp"}; !slices.Equal(got, want) {
 		t.Errorf("removed %q; want %q", got, want)
