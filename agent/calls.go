@@ -1,10 +1,8 @@
 package agent
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -163,60 +161,6 @@ func (t *turn) newCall(tc openai.ToolCall, fromText bool) Call {
 		call.Tool = tool.Meta().Name
 	}
 	return call
-}
-
-// handle takes one call through parse, validation, policy and approval,
-// the journal, execution, the envelope and the fence. A returned error is
-// an infrastructure failure that stops the turn (the call's result is
-// still set).
-func (t *turn) handle(tc openai.ToolCall, fromText bool) (callResult, error) {
-	a := t.a
-	call := t.newCall(tc, fromText)
-	start := a.opts.Now()
-	tool, ok := a.opts.Registry.Lookup(call.Wire)
-	t.emit(ToolCallEvent{Call: call, Phase: "proposed"})
-	fail := func(status string, e *tools.Error) callResult {
-		return t.failed(call, status, e, a.opts.Now().Sub(start))
-	}
-	if !ok {
-		return fail(StatusError, t.unknownTool(call.Wire)), nil
-	}
-	meta := tool.Meta()
-	args, verr := a.opts.Registry.Validate(call.Wire, call.Args)
-	if verr != nil {
-		return fail(StatusError, verr), nil
-	}
-	call.Args = args
-	if e := t.checkRepeat(call); e != nil {
-		return fail(StatusError, e), nil
-	}
-
-	var dry tools.Result
-	var conf *approval.Confinement
-	if !meta.ReadOnly || len(matchingHooks(t.hooks, meta.Name)) > 0 {
-		var err error
-		if !meta.ReadOnly {
-			dry, err = tools.Call(t.ctx, tool, args, true)
-			if err != nil {
-				if errors.Is(err, context.Canceled) && t.ctx.Err() != nil {
-					return fail(StatusCancelled, cancelledError()), nil
-				}
-				return fail(StatusError, tools.AsError(err)), nil
-			}
-		}
-		g := t.decide(tool, call, args, dry)
-		if g.denial != nil {
-			if g.args != nil && !sameJSON(call.Args, g.args) {
-				// Denied as the person edited it: the result names that call.
-				call.Edited, call.Args = true, g.args
-			}
-			return fail(g.status, g.denial), nil
-		}
-		args, dry, conf = g.args, g.dry, g.conf
-		call.Edited = !sameJSON(call.Args, args)
-		call.Args = args
-	}
-	return t.execute(tool, call, args, dry, conf, start)
 }
 
 // checkRepeat stops a call made identically repeatLimit times in a row.

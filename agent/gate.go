@@ -11,210 +11,241 @@ import (
 	"myclaw/tools"
 )
 
-// gate is what the call gate decided about one call: the arguments to run
-// (edited ones, after validation) with their dry run and how a shell
-// command is confined, or the denial the model reads, with its status
-// (and, when the edited call was denied, its arguments).
-type gate struct {
-	args   json.RawMessage
-	dry    tools.Result
-	conf   *approval.Confinement
-	denial *tools.Error
-	status string
+// gate takes a gated call through the verdict, the hooks and, when they
+// ask for it, the person; a call nobody gates goes straight on.
+func (t *turn) gate(p *passage) bool {
+	if !p.gated {
+		return true
+	}
+	p.req = t.request(p.tool, p.call, p.args, p.dry)
+	t.judge(p)
+	p.req.Confinement = p.verdict.Confinement
+	if p.verdict.Outcome != approval.OutcomeAsk {
+		return t.settleAlone(p)
+	}
+	return t.ask(p)
 }
 
-// denied is a gate that does not let the call run.
-func denied(status string, e *tools.Error) gate { return gate{denial: e, status: status} }
-
-// deniedEdit is a gate that does not let the person's edit of the call
-// run; args are the edited arguments, which the result then shows.
-func deniedEdit(args json.RawMessage, status string, e *tools.Error) gate {
-	return gate{args: args, denial: e, status: status}
+// judge is the verdict stage, then the hooks stage: the policy decides
+// about p.req, and the hooks do unless the policy denies.
+func (t *turn) judge(p *passage) {
+	p.verdict = t.a.opts.Policy.Evaluate(p.req)
+	if p.verdict.Outcome == approval.OutcomeDeny {
+		return
+	}
+	if hv, ok := runHooks(t.ctx, t.hooks, p.req, t.a.opts.Workspace); ok {
+		p.verdict = hv
+	}
 }
 
-// decide applies the policy, the hooks and, when asked for, the approver.
-func (t *turn) decide(tool tools.Tool, call Call, args json.RawMessage, dry tools.Result) gate {
+// settleAlone ends a passage the policy or a hook decided without a person.
+func (t *turn) settleAlone(p *passage) bool {
+	v := p.verdict
+	// Decided without a person: say by what, for the card and for scripts.
+	d := approval.Decision{Choice: approval.ApproveOnce, By: v.By}
+	if v.Outcome == approval.OutcomeDeny {
+		d = approval.Decision{Choice: approval.Deny, By: v.By, Reason: v.Why}
+	}
+	req := p.req
+	t.emit(ApprovalEvent{Request: req, CallID: p.call.ID, Tool: p.meta.Name, Summary: req.Summary, Phase: "decided", Decision: &d, Sandbox: confinementLine(req, d)})
+	p.decided(req, v)
+	if v.Outcome == approval.OutcomeDeny {
+		return p.fail(StatusDenied, ruleDenial(p.meta.Name, v))
+	}
+	t.a.opts.Policy.Remember(req, d)
+	p.conf = v.Confinement
+	return true
+}
+
+// ask is the ask stage: it puts the call to the person (or runs its
+// preview first), takes an edit back through validation, the dry run,
+// the verdict and the hooks and asks again, and settles the approval.
+func (t *turn) ask(p *passage) bool {
 	a := t.a
-	meta := tool.Meta()
-	req := t.request(tool, call, args, dry)
-	verdict := t.evaluate(req)
-	req.Confinement = verdict.Confinement
-	if verdict.Outcome != approval.OutcomeAsk {
-		// Decided without a person: say by what, for the card and for scripts.
-		d := approval.Decision{Choice: approval.ApproveOnce, By: verdict.By}
-		if verdict.Outcome == approval.OutcomeDeny {
-			d = approval.Decision{Choice: approval.Deny, By: verdict.By, Reason: verdict.Why}
-		}
-		t.emit(ApprovalEvent{Request: req, CallID: call.ID, Tool: meta.Name, Summary: req.Summary, Phase: "decided", Decision: &d, Sandbox: confinementLine(req, d)})
-		t.audit(approval.VerdictEntry(req, verdict))
-		if verdict.Outcome == approval.OutcomeDeny {
-			return denied(StatusDenied, ruleDenial(meta.Name, verdict))
-		}
-		a.opts.Policy.Remember(req, d)
-		return gate{args: args, dry: dry, conf: verdict.Confinement}
+	meta := p.meta
+	p.req.Why = p.verdict.Why
+	if pv, ok := p.tool.(tools.Previewer); ok && p.req.Confinement != nil && p.req.Confinement.Sandboxed {
+		p.req.Previewable = pv.CanPreview(p.args) == ""
 	}
-	req.Why = verdict.Why
-	if pv, ok := tool.(tools.Previewer); ok && req.Confinement != nil && req.Confinement.Sandboxed {
-		req.Previewable = pv.CanPreview(args) == ""
-	}
-	var dec approval.Decision
-	var denial *tools.Error
-	var status string
 	// Nobody would look at a preview headless: it is not run there.
 	if _, headless := t.approver.(approval.Headless); headless {
-		req.Previewable = false
+		p.req.Previewable = false
 	}
-	if req.Previewable && a.opts.PreviewShell {
-		dec.Choice = approval.Preview
-	} else if dec, denial, status = t.ask(req); denial != nil {
-		return denied(status, denial)
+	if p.req.Previewable && a.opts.PreviewShell {
+		p.dec.Choice = approval.Preview
+	} else if _, ok := t.put(p, p.req); !ok {
+		return false
 	}
-	if dec.Choice == approval.Preview {
-		if dec, denial, status = t.preview(tool, call, args, req); denial != nil {
-			return denied(status, denial)
-		}
+	if p.dec.Choice == approval.Preview && !t.preview(p) {
+		return false
 	}
 	edited := false
 	// An edited call is shown again, with its own preview, before it runs:
 	// what the person approves is what runs.
-	for dec.Choice == approval.Edit {
-		next, verr := a.opts.Registry.Validate(call.Wire, dec.Args)
+	for p.dec.Choice == approval.Edit {
+		next, verr := a.opts.Registry.Validate(p.call.Wire, p.dec.Args)
 		if verr != nil {
-			t.audit(approval.DecisionEntry(req, dec))
 			verr.Message = "the user edited the arguments, but the edit is not valid: " + verr.Message
 			verr.Hint = "The call did not run. Ask the user how to proceed."
-			return denied(StatusError, verr)
+			return p.fail(StatusError, verr)
 		}
-		if sameJSON(next, args) {
+		if sameJSON(next, p.args) {
 			// Approved as shown: the edit of the edit changed nothing.
-			dec.Choice = approval.ApproveOnce
+			p.dec.Choice = approval.ApproveOnce
 			break
 		}
-		args, edited = next, true
+		p.args, edited = next, true
 		if !meta.ReadOnly {
-			d, err := tools.Call(t.ctx, tool, args, true)
+			d, err := tools.Call(t.ctx, p.tool, p.args, true)
 			if err != nil {
-				t.audit(approval.DecisionEntry(req, dec))
-				return denied(StatusError, tools.AsError(err))
+				return p.fail(StatusError, tools.AsError(err))
 			}
-			dry = d
+			p.dry = d
 		}
 		// What runs is the edited call: deny rules and hooks hold for it too,
 		// and the audit and the session's memory describe it.
-		req = t.request(tool, call, args, dry)
-		v := t.evaluate(req)
-		if v.Outcome == approval.OutcomeDeny {
-			t.audit(approval.VerdictEntry(req, v))
-			return deniedEdit(args, StatusDenied, ruleDenial(meta.Name, v))
+		p.req = t.request(p.tool, p.call, p.args, p.dry)
+		t.judge(p)
+		if p.verdict.Outcome == approval.OutcomeDeny {
+			p.decided(p.req, p.verdict)
+			p.showEdit()
+			return p.fail(StatusDenied, ruleDenial(meta.Name, p.verdict))
 		}
-		verdict.Confinement, req.Confinement = v.Confinement, v.Confinement
-		req.Why = "the arguments were edited: this is the edited call's preview"
-		if dec, denial, status = t.ask(req); denial != nil {
-			return deniedEdit(args, status, denial)
+		p.req.Confinement = p.verdict.Confinement
+		p.req.Why = "the arguments were edited: this is the edited call's preview"
+		if _, ok := t.put(p, p.req); !ok {
+			p.showEdit()
+			return false
 		}
 	}
 	if edited {
 		t.emit(NoticeEvent{Text: fmt.Sprintf("Running %s with the arguments as the user edited them.", meta.Name)})
-		if dec.Choice == approval.ApproveOnce {
-			dec.Choice, dec.Args = approval.Edit, args
+		if p.dec.Choice == approval.ApproveOnce {
+			p.dec.Choice, p.dec.Args = approval.Edit, p.args
 		}
 	}
-	dec = t.settle(req, dec)
-	return gate{args: args, dry: dry, conf: withNetwork(verdict.Confinement, dec.Network)}
+	t.settle(p)
+	p.conf = withNetwork(p.verdict.Confinement, p.dec.Network)
+	p.call.Edited = !sameJSON(p.call.Args, p.args)
+	p.call.Args = p.args
+	return true
 }
 
-// settle records an approval a person gave: the audit entry, a rule saved
-// when asked for, the session's grants and trusted hints. It returns dec
-// as it took effect.
-func (t *turn) settle(req approval.Request, dec approval.Decision) approval.Decision {
-	if ok, _ := approval.Grantable(req); dec.Choice == approval.ApproveSession && !ok {
+// showEdit makes a denied call's result name the call as the person
+// edited it.
+func (p *passage) showEdit() {
+	if p.args != nil && !sameJSON(p.call.Args, p.args) {
+		p.call.Edited, p.call.Args = true, p.args
+	}
+}
+
+// settle takes effect an approval a person gave: a rule saved when asked
+// for, the session's grants and trusted hints. The passage keeps the
+// decision as it took effect.
+func (t *turn) settle(p *passage) {
+	req := p.req
+	if ok, _ := approval.Grantable(req); p.dec.Choice == approval.ApproveSession && !ok {
 		// Only the pane offers grants, and not for such calls: whatever
 		// asked for one gets this call approved, nothing more.
-		dec.Choice, dec.SaveRule = approval.ApproveOnce, false
+		p.dec.Choice, p.dec.SaveRule = approval.ApproveOnce, false
 	}
-	if dec.SaveRule && dec.Choice == approval.ApproveSession {
-		saved, err := t.saveRule(req, dec)
-		t.audit(approval.SavedEntry(req, dec, saved, err))
-	} else {
-		t.audit(approval.DecisionEntry(req, dec))
+	if p.dec.SaveRule && p.dec.Choice == approval.ApproveSession {
+		p.saveRule = true
+		p.saved, p.saveErr = t.saveRule(req, p.dec)
 	}
-	t.a.opts.Policy.Remember(req, dec)
-	if dec.TrustHints && req.Meta.HintServer != "" {
+	t.a.opts.Policy.Remember(req, p.dec)
+	if p.dec.TrustHints && req.Meta.HintServer != "" {
 		t.trustHints(req.Meta.HintServer)
 	}
-	return dec
 }
 
 // preview runs a call the person asked to preview and asks again, now
 // about what it printed and would change. Approved, the run is kept for
 // execute, which applies it; denied, it is discarded. Where no preview can
 // run, the person is told why and asked about the call as it is.
-func (t *turn) preview(tool tools.Tool, call Call, args json.RawMessage, req approval.Request) (approval.Decision, *tools.Error, string) {
-	pv, _ := tool.(tools.Previewer)
-	if pv == nil || !req.Previewable {
-		req.Previewable = false
-		req.Why = "this call cannot be previewed; approving runs it as shown"
-		return t.ask(req)
+//
+// The approval recorded is of the call as first asked about; a denial, of
+// what the person was shown.
+func (t *turn) preview(p *passage) bool {
+	req := p.req
+	again := func(q approval.Request) bool {
+		if _, ok := t.put(p, q); !ok {
+			return false
+		}
+		p.req = req
+		return true
 	}
-	live := newOutputStream(call.ID, t.emit)
-	run, err := pv.Preview(tools.WithProgress(t.ctx, live.write), args)
+	pv, _ := p.tool.(tools.Previewer)
+	if pv == nil || !req.Previewable {
+		q := req
+		q.Previewable = false
+		q.Why = "this call cannot be previewed; approving runs it as shown"
+		return again(q)
+	}
+	live := newOutputStream(p.call.ID, t.emit)
+	run, err := pv.Preview(tools.WithProgress(t.ctx, live.write), p.args)
 	live.close()
 	if err != nil {
 		if t.ctx.Err() != nil {
-			return approval.Decision{}, cancelledError(), StatusCancelled
+			return p.fail(StatusCancelled, cancelledError())
 		}
 		msg := tools.AsError(err).Message
 		t.emit(NoticeEvent{Text: "No preview: " + msg + ". Asking about the command as it is."})
-		req.Previewable = false
-		req.Why = "the preview could not run (" + msg + "); approving runs the command in the workspace, and /undo can restore what it changes there"
-		return t.ask(req)
+		q := req
+		q.Previewable = false
+		q.Why = "the preview could not run (" + msg + "); approving runs the command in the workspace, and /undo can restore what it changes there"
+		return again(q)
 	}
 	preq := req
 	preq.Previewable, preq.Previewed = false, true
 	preq.Summary, preq.Preview = run.Summary(), run.Report()
 	preq.Why = "this is what the command did in the preview: approve applies exactly these changes, deny discards them"
-	dec, denial, status := t.ask(preq)
-	if denial != nil {
+	if !again(preq) {
 		run.Discard()
-		denial.Message += " (after previewing it: nothing changed in the workspace)"
-		return dec, denial, status
+		p.denial.Message += " (after previewing it: nothing changed in the workspace)"
+		return false
 	}
 	// What is approved is this result, not a standing grant.
-	dec.Choice, dec.Network, dec.SaveRule = approval.ApproveOnce, false, false
-	t.previewed, t.previewedID = run, call.ID
-	return dec, nil, ""
+	p.dec.Choice, p.dec.Network, p.dec.SaveRule = approval.ApproveOnce, false, false
+	t.previewed, t.previewedID = run, p.call.ID
+	return true
 }
 
-// ask puts req to the person and reports the decision; a denial (or no
-// decision at all) comes back as the error the model reads, audited.
-func (t *turn) ask(req approval.Request) (approval.Decision, *tools.Error, string) {
-	return t.askIn(t.ctx, req)
+// put asks the approver about req for as long as the turn lasts; see
+// putIn.
+func (t *turn) put(p *passage, req approval.Request) (approval.Decision, bool) {
+	return t.putIn(t.ctx, p, req)
 }
 
-// askIn is ask for as long as ctx (the turn's, or shorter) lasts.
-func (t *turn) askIn(ctx context.Context, req approval.Request) (approval.Decision, *tools.Error, string) {
+// putIn puts req to the approver for as long as ctx (the turn's, or
+// shorter) lasts and records the answer in the passage: a denial (or no
+// decision at all) ends it with the error the model reads. It returns the
+// decision as the approver gave it.
+func (t *turn) putIn(ctx context.Context, p *passage, req approval.Request) (approval.Decision, bool) {
 	t.emit(ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Summary: req.Summary, Phase: "asked", Sandbox: confinementLine(req, approval.Decision{})})
 	dec, err := t.approver.Approve(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
-			t.audit(approval.DecisionEntry(req, approval.Decision{Choice: "cancelled"}))
-			return dec, cancelledError(), StatusCancelled
+			p.answered(req, approval.Decision{Choice: "cancelled"})
+			return dec, p.fail(StatusCancelled, cancelledError())
 		}
-		t.audit(approval.DecisionEntry(req, approval.Decision{Choice: approval.Deny, By: "approver", Reason: err.Error()}))
-		return dec, &tools.Error{Kind: tools.KindPermissionDenied, Message: "no decision could be made: " + err.Error(), Hint: "Do not retry this call; tell the user what you wanted to do."}, StatusDenied
+		p.answered(req, approval.Decision{Choice: approval.Deny, By: "approver", Reason: err.Error()})
+		return dec, p.fail(StatusDenied, &tools.Error{Kind: tools.KindPermissionDenied, Message: "no decision could be made: " + err.Error(), Hint: "Do not retry this call; tell the user what you wanted to do."})
 	}
 	if dec.By == "" {
 		dec.By = "user"
 	}
 	t.emit(ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Summary: req.Summary, Phase: "decided", Decision: &dec, Sandbox: confinementLine(req, dec)})
 	if dec.Choice == approval.Preview && req.Previewable {
-		return dec, nil, "" // decided on the preview's result
+		// Decided on the preview's result, which is asked about next.
+		p.dec = dec
+		return dec, true
 	}
+	p.answered(req, dec)
 	if !dec.Approved() {
-		t.audit(approval.DecisionEntry(req, dec))
-		return dec, denialError(req, dec), StatusDenied
+		return dec, p.fail(StatusDenied, denialError(req, dec))
 	}
-	return dec, nil, ""
+	return dec, true
 }
 
 // sameJSON reports whether two JSON texts are the same once compacted.
@@ -240,17 +271,6 @@ func withNetwork(conf *approval.Confinement, network bool) *approval.Confinement
 	c := *conf
 	c.Network = true
 	return &c
-}
-
-// evaluate asks the policy, then the hooks unless the policy denies.
-func (t *turn) evaluate(req approval.Request) approval.Verdict {
-	v := t.a.opts.Policy.Evaluate(req)
-	if v.Outcome != approval.OutcomeDeny {
-		if hv, ok := runHooks(t.ctx, t.hooks, req, t.a.opts.Workspace); ok {
-			return hv
-		}
-	}
-	return v
 }
 
 // ruleDenial is what the model reads when a rule, the level or a hook
@@ -308,20 +328,6 @@ func (t *turn) request(tool tools.Tool, call Call, args json.RawMessage, dry too
 		req.Summary = "Run " + meta.Name + " (no preview available for this tool)"
 	}
 	return req
-}
-
-func (t *turn) audit(e approval.AuditEntry) {
-	if t.a.opts.Audit == nil {
-		return
-	}
-	e.Time = t.a.opts.Now().UTC()
-	e.Workspace = t.a.opts.Workspace
-	t.a.mu.Lock()
-	e.Session = t.a.session.Info().ID
-	t.a.mu.Unlock()
-	if err := t.a.opts.Audit.Append(e); err != nil {
-		t.a.opts.Logf("audit: %v", err)
-	}
 }
 
 func denialError(req approval.Request, d approval.Decision) *tools.Error {
