@@ -6,38 +6,46 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"time"
 
-	"myclaw/approval"
 	"myclaw/history"
 	"myclaw/tools"
 )
 
-// execute runs an approved call, journaling it first when it is reversible
-// (write-ahead: the record is on disk before anything changes).
-func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry tools.Result, conf *approval.Confinement, start time.Time) (callResult, error) {
+// execute is the execute stage, then the journal stage: it journals a
+// reversible call ahead (write-ahead: the record is on disk before
+// anything changes), runs it, journals how it ended, and reports the
+// result.
+func (t *turn) execute(p *passage) (callResult, error) {
 	a := t.a
-	meta := tool.Meta()
-	_, reverter := tool.(tools.Reverter)
-	journaled := !meta.ReadOnly && reverter && len(dry.Undo) > 0 && !dry.Unchanged
+	_, reverter := p.tool.(tools.Reverter)
+	p.journaled = !p.meta.ReadOnly && reverter && len(p.dry.Undo) > 0 && !p.dry.Unchanged
 	a.mu.Lock()
-	j := a.journal
+	p.journal = a.journal
 	a.mu.Unlock()
-	entry := history.Entry{CallID: call.ID, Tool: meta.Name, Args: args, Summary: dry.Summary, Time: a.opts.Now(), Reversible: journaled, Undo: dry.Undo}
-	if journaled {
-		if err := j.Begin(entry); err != nil {
-			res := t.failed(call, StatusError, &tools.Error{Kind: tools.KindUnknown, Message: "not run: the undo journal cannot be written", Hint: "myclaw stopped the turn; tell the user."}, a.opts.Now().Sub(start))
+	p.entry = history.Entry{CallID: p.call.ID, Tool: p.meta.Name, Args: p.args, Summary: p.dry.Summary, Time: a.opts.Now(), Reversible: p.journaled, Undo: p.dry.Undo}
+	if p.journaled {
+		if err := p.journal.Begin(p.entry); err != nil {
+			res := t.failed(p.call, StatusError, &tools.Error{Kind: tools.KindUnknown, Message: "not run: the undo journal cannot be written", Hint: "myclaw stopped the turn; tell the user."}, a.opts.Now().Sub(p.start))
 			return res, &UserError{Msg: "Cannot write the undo journal, so the call was not run.", Hint: "Check free space and permissions of the state directory.", Err: err}
 		}
 	}
-	t.emit(ToolCallEvent{Call: call, Phase: "started", Summary: dry.Summary})
+	t.run(p)
+	fatal := t.journal(p)
+	return t.report(p), fatal
+}
+
+// run runs the call, confined as approved, applying its preview when it
+// had one.
+func (t *turn) run(p *passage) {
+	call, conf := p.call, p.conf
+	t.emit(ToolCallEvent{Call: call, Phase: "started", Summary: p.dry.Summary})
 	// The call's duration is its run: time spent deciding is not in it.
-	runStart := a.opts.Now()
+	p.ranFrom = t.a.opts.Now()
 	ctx := t.ctx
 	if conf != nil {
 		ctx = tools.WithConfinement(ctx, conf.Tool())
 		if conf.Sandboxed && !conf.Network && conf.HostProxy {
-			ctx = tools.WithHostGate(ctx, t.hostGate(call, args))
+			ctx = tools.WithHostGate(ctx, t.hostGate(call, p.args))
 		}
 	}
 	if run := t.previewed; run != nil && t.previewedID == call.ID {
@@ -45,22 +53,28 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 		ctx = tools.WithPreviewed(ctx, run)
 	}
 	live := newOutputStream(call.ID, t.emit)
-	res, err := tools.Call(tools.WithProgressNote(tools.WithProgress(ctx, live.write), live.progress), tool, args, false)
+	p.res, p.err = tools.Call(tools.WithProgressNote(tools.WithProgress(ctx, live.write), live.progress), p.tool, p.args, false)
 	live.close()
-	now := a.opts.Now()
+	p.ranTo = t.a.opts.Now()
+}
+
+// journal records in the undo journal how the call ended. A returned
+// error means the journal could not be written: the turn stops.
+func (t *turn) journal(p *passage) error {
+	_, reverter := p.tool.(tools.Reverter)
+	meta, res, err, dry, j, entry := p.meta, p.res, p.err, p.dry, p.journal, p.entry
 	var fatal error
-	recorded := false // journaled after the run
 	switch {
-	case journaled && err != nil:
-		if jerr := j.Fail(call.ID, tools.AsError(err).Message); jerr != nil {
+	case p.journaled && err != nil:
+		if jerr := j.Fail(p.call.ID, tools.AsError(err).Message); jerr != nil {
 			fatal = jerr
 		}
-	case journaled:
+	case p.journaled:
 		undo := res.Undo
 		if len(undo) == 0 {
 			undo = dry.Undo
 		}
-		if jerr := j.Commit(call.ID, undo); jerr != nil {
+		if jerr := j.Commit(p.call.ID, undo); jerr != nil {
 			fatal = jerr
 		}
 	case !meta.ReadOnly && reverter && len(res.Undo) > 0:
@@ -73,19 +87,19 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 		entry.Reversible, entry.Undo = true, res.Undo
 		jerr := j.Begin(entry)
 		if jerr == nil {
-			jerr = j.Commit(call.ID, nil)
+			jerr = j.Commit(p.call.ID, nil)
 		}
 		if jerr != nil {
 			fatal = jerr
 		} else {
-			recorded = true
+			p.recorded = true
 		}
 	case !meta.ReadOnly && err == nil && !res.Unchanged && !dry.Unchanged:
 		if res.Summary != "" {
 			entry.Summary = res.Summary
 		}
 		if entry.Summary == "" {
-			entry.Summary = summarizeArgs(meta.Name, args)
+			entry.Summary = summarizeArgs(meta.Name, p.args)
 		}
 		entry.Undo = nil
 		if jerr := j.Irreversible(entry); jerr != nil {
@@ -93,10 +107,18 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 		}
 	}
 	if fatal != nil {
-		fatal = &UserError{Msg: "Cannot write the undo journal; the turn stopped after the call ran.", Hint: "Check free space and permissions of the state directory. /history may miss this call.", Err: fatal}
+		return &UserError{Msg: "Cannot write the undo journal; the turn stopped after the call ran.", Hint: "Check free space and permissions of the state directory. /history may miss this call.", Err: fatal}
 	}
+	return nil
+}
+
+// report shows the call's end to the person and makes what the model
+// reads of it.
+func (t *turn) report(p *passage) callResult {
+	meta, res, err, dry, now := p.meta, p.res, p.err, p.dry, p.ranTo
+	call, journaled, recorded := p.call, p.journaled, p.recorded
 	content := tools.Envelope(meta, res, err, now.UTC())
-	ev := ToolResultEvent{Call: call, Status: StatusOK, Summary: res.Summary, Duration: now.Sub(runStart), Content: content, Reversible: journaled && err == nil || recorded}
+	ev := ToolResultEvent{Call: call, Status: StatusOK, Summary: res.Summary, Duration: now.Sub(p.ranFrom), Content: content, Reversible: journaled && err == nil || recorded}
 	if ev.Summary == "" {
 		ev.Summary = dry.Summary
 	}
@@ -139,12 +161,12 @@ func (t *turn) execute(tool tools.Tool, call Call, args json.RawMessage, dry too
 	}
 	t.emit(ev)
 	if err == nil {
-		t.workedIn(args)
+		t.workedIn(p.args)
 		if res.Plan != nil {
 			t.emit(PlanEvent{Items: res.Plan})
 		}
 	}
-	return out, fatal
+	return out
 }
 
 // workedIn brings the instruction file of the folder a call worked in

@@ -9,6 +9,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"myclaw/approval"
+	"myclaw/history"
 	"myclaw/tools"
 )
 
@@ -64,6 +65,20 @@ type passage struct {
 	// status of its result.
 	denial *tools.Error
 	status string
+
+	// Filled by execute: the run's result or error and when it ran.
+	res     tools.Result
+	err     error
+	ranFrom time.Time
+	ranTo   time.Time
+
+	// Filled by the journal stage: the undo journal, the entry of the
+	// call, whether it was journaled ahead of its run, and whether it was
+	// journaled only once it had run.
+	journal   *history.Journal
+	entry     history.Entry
+	journaled bool
+	recorded  bool
 }
 
 // decider is who decided a passage last.
@@ -122,7 +137,7 @@ func (t *turn) handle(tc openai.ToolCall, fromText bool) (callResult, error) {
 	if !through {
 		return t.failed(p.call, p.status, p.denial, t.a.opts.Now().Sub(p.start)), nil
 	}
-	return t.execute(p.tool, p.call, p.args, p.dry, p.conf, p.start)
+	return t.execute(p)
 }
 
 // validate finds the tool and checks the arguments against its schema;
