@@ -10,6 +10,7 @@ import (
 
 	"myclaw/approval"
 	"myclaw/sandbox"
+	"myclaw/tools"
 )
 
 // withAudit gives the harness an audit log at path.
@@ -195,5 +196,53 @@ func TestHostDecisionIsAuditedOnce(t *testing.T) {
 	}
 	if len(entries) != 2 || count["shell_run"] != 1 || count[approval.NetworkTool] != 1 {
 		t.Fatalf("audit %+v; want one entry for the command and one for its host", entries)
+	}
+}
+
+// A previewed call is asked about twice, first as it is and then with what
+// its preview did, and still audited once: an approval as the call first
+// asked about, a denial as what the person was last shown.
+func TestPreviewedCallIsAuditedOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		final       approval.Choice
+		failPreview bool
+		decision    string
+		previewed   bool // the entry's summary is the preview's
+	}{
+		{"approved", approval.ApproveOnce, false, "approve", false},
+		{"denied", approval.Deny, false, "deny", true},
+		{"no preview", approval.ApproveOnce, true, "approve", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newFakeServer(t,
+				openAIStyle("", call{"s1", "shell_run", `{"command":"echo made > c.txt && echo ran"}`}),
+				openAIStyle("done"),
+			)
+			var wrap func(*sandbox.Sandbox) tools.Sandbox
+			if tc.failPreview {
+				wrap = func(s *sandbox.Sandbox) tools.Sandbox { return noOverlay{s} }
+			}
+			path := filepath.Join(t.TempDir(), approval.AuditFile)
+			h := sandboxedHarness(t, srv, wrap, withAudit(t, path))
+			ap := &previewApprover{final: tc.final}
+			if err := h.run(context.Background(), "make c", ap); err != nil {
+				t.Fatal(err)
+			}
+			if len(ap.requests) != 2 {
+				t.Fatalf("asked %d times; want the call, then its preview or the call again", len(ap.requests))
+			}
+			entries := auditOf(t, path)
+			if len(entries) != 1 || entries[0].CallID != "s1" || entries[0].Decision != tc.decision {
+				t.Fatalf("audit %+v; want one %s of s1", entries, tc.decision)
+			}
+			want := ap.requests[0].Summary
+			if tc.previewed {
+				want = ap.requests[1].Summary
+			}
+			if entries[0].Summary != want {
+				t.Fatalf("audit summary %q; want %q", entries[0].Summary, want)
+			}
+		})
 	}
 }
