@@ -40,7 +40,7 @@ var gitCases = []gitCase{
 	}},
 	{name: "** in every position", files: map[string]string{
 		".gitignore": "**/foo\nbar/**\na/**/b\nsrc/**.js\nx**y\n**/deep/**/m.js\n",
-		"foo": "", "q/foo": "", "q/r/foo/z": "", "bar/1": "", "bar/2/3": "", "q/bar/4": "",
+		"foo":        "", "q/foo": "", "q/r/foo/z": "", "bar/1": "", "bar/2/3": "", "q/bar/4": "",
 		"a/b": "", "a/x/b": "", "a/x/y/b": "", "a/x/c": "",
 		"src/a.js": "", "src/sub/b.js": "", "src/c.go": "",
 		"xy": "", "xzzy": "", "x/y": "", "deep/m.js": "", "k/deep/l/m.js": "",
@@ -50,17 +50,17 @@ var gitCases = []gitCase{
 	}},
 	{name: "escapes", files: map[string]string{
 		".gitignore": "\\#hash\n\\!bang\nsp\\ \ntwo\\ \\ \nstar\\*\nq\\?\n",
-		"#hash": "", "!bang": "", "sp ": "", "sp": "", "two  ": "", "star*": "", "starx": "", "q?": "", "qx": "",
+		"#hash":      "", "!bang": "", "sp ": "", "sp": "", "two  ": "", "star*": "", "starx": "", "q?": "", "qx": "",
 	}},
 	{name: "character classes", files: map[string]string{
 		".gitignore": "[!a].txt\n[]a].md\n[a-].c\n[[:digit:]].go\n[^b].h\n[a-c-e].rs\n[[:alpha:]x].py\n[[:bogus:]].sh\n[z\n",
-		"a.txt": "", "b.txt": "", "].md": "", "a.md": "", "b.md": "", "a.c": "", "-.c": "", "b.c": "",
+		"a.txt":      "", "b.txt": "", "].md": "", "a.md": "", "b.md": "", "a.c": "", "-.c": "", "b.c": "",
 		"1.go": "", "x.go": "", "a.h": "", "b.h": "", "a.rs": "", "-.rs": "", "e.rs": "", "d.rs": "",
 		"q.py": "", "x.py": "", "1.py": "", "a.sh": "", "[z": "",
 	}},
 	{name: "trailing spaces, CRLF and a byte order mark", files: map[string]string{
 		".gitignore": "\xef\xbb\xbffirst.txt\r\nlog.txt   \r\n# comment\r\n  \r\nlast.txt",
-		"first.txt": "", "log.txt": "", "last.txt": "", "kept.txt": "", "# comment": "",
+		"first.txt":  "", "log.txt": "", "last.txt": "", "kept.txt": "", "# comment": "",
 	}},
 	{name: "nested .gitignore and precedence", files: map[string]string{
 		".gitignore": "*.gen\n!keep.gen\n", "a.gen": "", "keep.gen": "",
