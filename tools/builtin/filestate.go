@@ -648,7 +648,8 @@ const maxTempScan = 200_000
 // a crash left in the workspace, and returns their paths. A file changed
 // less than minAge ago may belong to a write of another myclaw running
 // now, and is left alone. The walk skips .git and myclaw's own folders
-// and stops after maxTempScan entries.
+// and stops after maxTempScan entries; unlike tools/walk it enters what
+// ignore rules exclude, where writes leave temporary files too.
 func (w *Workspace) RemoveStaleTemps(minAge time.Duration) []string {
 	var removed []string
 	seen := 0

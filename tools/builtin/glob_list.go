@@ -344,8 +344,15 @@ func globRelPath(base, p string) string {
 // globIgnoredNote tells the model what ignore rules left out, and how to
 // see it anyway.
 func globIgnoredNote(st walk.Stats) string {
+	cut := ""
+	if len(st.CutIgnoreFiles) > 0 {
+		cut = "; an ignore file is too long to read whole: its last rules were not applied"
+		if n := len(st.CutIgnoreFiles); n > 1 {
+			cut = fmt.Sprintf("; %d ignore files are too long to read whole: their last rules were not applied", n)
+		}
+	}
 	if st.Ignored() == 0 {
-		return ""
+		return strings.TrimPrefix(cut, "; ")
 	}
 	var parts []string
 	if st.IgnoredDirs > 0 {
@@ -355,7 +362,7 @@ func globIgnoredNote(st walk.Stats) string {
 		parts = append(parts, fsCount(st.IgnoredFiles, "file"))
 	}
 	return fmt.Sprintf("left out %s that .gitignore or .ignore files exclude (a folder counts once; the last line of the result names the first few); pass include_ignored=true, or a path inside them, to look there",
-		strings.Join(parts, " and "))
+		strings.Join(parts, " and ")) + cut
 }
 
 // globIgnoredSample is the last line of a listing or search that ignore

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"myclaw/tools"
+	"myclaw/tools/walk"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
@@ -314,5 +315,43 @@ func TestGlobListSeesTheRepositoryAbove(t *testing.T) {
 	got := res.Output.(globListOutput).Matches
 	if want := []string{"a.go", "b.log", "brace.md", "d/gen/y.go"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q; want %q", got, want)
+	}
+}
+
+// TestGlobListNamesThatAreNotUTF8 lists a name that is not UTF-8 quoted,
+// with its bytes escaped rather than replaced, and fs_read opens it back
+// in that form.
+func TestGlobListNamesThatAreNotUTF8(t *testing.T) {
+	ws, dir := fsTestWorkspace(t)
+	fsTestFile(t, dir, "caf\xe9.txt", "latin-1 name\n", 0o644)
+	fsTestFile(t, dir, `"plain"`, "quoted name\n", 0o644)
+	fsTestFile(t, dir, "plain", "unquoted name\n", 0o644)
+	res, err := NewGlobList(ws).Execute(context.Background(), fsTestArgs(t, map[string]any{"pattern": "*"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "\"plain\"\n\"caf\\xe9.txt\"\nplain\n"; res.Body != want {
+		t.Fatalf("got body %q; want %q", res.Body, want)
+	}
+	// A file whose name is quoted is opened as named.
+	for path, want := range map[string]string{`"caf\xe9.txt"`: "latin-1 name", `"plain"`: "quoted name", "plain": "unquoted name"} {
+		res, err := NewFsRead(ws).Execute(context.Background(), fsTestArgs(t, map[string]any{"path": path}))
+		if err != nil {
+			t.Fatalf("fs_read %s: %v", path, err)
+		}
+		if !strings.Contains(res.Body, want) {
+			t.Errorf("fs_read %s: got %q; want the file holding %q", path, res.Body, want)
+		}
+	}
+}
+
+func TestGlobIgnoredNoteSaysAnIgnoreFileWasCut(t *testing.T) {
+	for _, st := range []walk.Stats{
+		{CutIgnoreFiles: []string{".gitignore"}},
+		{CutIgnoreFiles: []string{".gitignore"}, IgnoredFiles: 2},
+	} {
+		if n := globIgnoredNote(st); !strings.Contains(n, "an ignore file is too long to read whole") {
+			t.Errorf("%+v: got note %q; want it to say an ignore file was cut", st, n)
+		}
 	}
 }

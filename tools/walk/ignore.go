@@ -16,7 +16,7 @@ var IgnoreFiles = []string{".gitignore", ".ignore", ".myclawignore"}
 // maxIgnoreBytes bounds how much of one ignore file is read: git reads
 // every line, and so does the walk up to this size, far past any real
 // file; a larger one is cut there and named in Stats.CutIgnoreFiles.
-const maxIgnoreBytes = 64 << 20
+var maxIgnoreBytes = 64 << 20
 
 // rule is one ignore pattern, parsed as git's dir.c parses it.
 type rule struct {
@@ -171,7 +171,7 @@ func readIgnore(fsys fs.FS, name string) (data []byte, cut bool) {
 }
 
 func readBounded(r io.Reader) ([]byte, bool) {
-	data, _ := io.ReadAll(io.LimitReader(r, maxIgnoreBytes+1))
+	data, _ := io.ReadAll(io.LimitReader(r, int64(maxIgnoreBytes)+1))
 	if len(data) > maxIgnoreBytes {
 		// Cut at the last whole line, not inside a pattern.
 		return data[:bytes.LastIndexByte(data[:maxIgnoreBytes], '\n')+1], true

@@ -360,3 +360,22 @@ func TestUserExcludes(t *testing.T) {
 		t.Errorf("got %q; want ~/.gitconfig's core.excludesfile to win, ~ expanded", got)
 	}
 }
+
+// TestLongIgnoreFileSaysSo reads an ignore file up to the bound, to its
+// last whole line, and names it when it goes on past.
+func TestLongIgnoreFileSaysSo(t *testing.T) {
+	defer func(n int) { maxIgnoreBytes = n }(maxIgnoreBytes)
+	maxIgnoreBytes = 20
+	fsys, _ := testTree(t, map[string]string{
+		".gitignore":     "a.txt\nb.txt\nc.txt\nd.txt\n", // d.txt ends past byte 20
+		"sub/.gitignore": "e.txt\n",
+		"a.txt":          "", "c.txt": "", "d.txt": "", "sub/e.txt": "",
+	})
+	got, st := testFiles(t, fsys, Options{})
+	if want := []string{".gitignore", "d.txt", "sub/.gitignore"}; !slices.Equal(got, want) {
+		t.Errorf("got %q; want %q", got, want)
+	}
+	if want := []string{".gitignore"}; !slices.Equal(st.CutIgnoreFiles, want) {
+		t.Errorf("got cut files %q; want %q", st.CutIgnoreFiles, want)
+	}
+}
