@@ -306,7 +306,7 @@ func gitListing(t *testing.T, git func(string, ...string) []byte, dir, prefix st
 	return slices.Compact(list)
 }
 
-func writeFile(t *testing.T, p, s string) {
+func writeFile(t testing.TB, p, s string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
