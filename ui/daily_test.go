@@ -274,7 +274,7 @@ func TestMentionCompletion(t *testing.T) {
 	}
 	m := New(d, Options{Workspace: "/work/project", Files: fsys})
 	m = update(m, sizeMsg(testWidth, testHeight))
-	m = runCmd(t, m, buildIndex(context.Background(), fsys))
+	m = runCmd(t, m, buildIndex(context.Background(), fsys, ""))
 	m = typeText(m, "explain @mdn")
 	if !strings.Contains(screen(m), "› @ui/markdown.go") {
 		t.Fatalf("popup:\n%s", screen(m))
@@ -375,7 +375,7 @@ func TestEnterSendsAFullMention(t *testing.T) {
 	fsys := fstest.MapFS{"f.txt": {Data: []byte("x")}}
 	m := New(d, Options{Workspace: "/work/project", Files: fsys})
 	m = update(m, sizeMsg(testWidth, testHeight))
-	m = runCmd(t, m, buildIndex(context.Background(), fsys))
+	m = runCmd(t, m, buildIndex(context.Background(), fsys, ""))
 	m = typeText(m, "hi @f.txt")
 	if !strings.Contains(screen(m), "› @f.txt") {
 		t.Fatalf("popup:\n%s", screen(m))

@@ -1,15 +1,15 @@
 package ui
 
 import (
-	"bufio"
 	"context"
 	"io/fs"
-	"path"
 	"sort"
 	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"myclaw/tools/walk"
 )
 
 // The @ completion lists the workspace's files from an index built in the
@@ -44,15 +44,16 @@ type indexBuiltMsg struct {
 	at      time.Time
 }
 
-// buildIndex walks fsys in a Cmd.
-func buildIndex(base context.Context, fsys fs.FS) tea.Cmd {
+// buildIndex walks fsys, the folder dir on disk ("" when it is not one),
+// in a Cmd.
+func buildIndex(base context.Context, fsys fs.FS, dir string) tea.Cmd {
 	if fsys == nil {
 		return nil
 	}
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(base, indexTimeout)
 		defer cancel()
-		paths, partial := walkWorkspace(ctx, fsys, indexMaxEntries)
+		paths, partial := walkWorkspace(ctx, fsys, dir, indexMaxEntries)
 		return indexBuiltMsg{paths: paths, partial: partial, at: time.Now()}
 	}
 }
@@ -223,138 +224,22 @@ func subseq(p, q string) bool {
 }
 
 // walkWorkspace lists the files and folders of fsys (folders with a
-// trailing "/"), sorted, leaving out .git and what .gitignore files
-// exclude. It stops after max entries (partial is then true).
-//
-// The .gitignore support is deliberately simple: patterns with *, ? and
-// [..] per name, a leading / or an inner / anchoring to the file's folder,
-// a trailing / for folders only, **/ and /** around, and ! to re-include.
-func walkWorkspace(ctx context.Context, fsys fs.FS, max int) (paths []string, partial bool) {
-	var walk func(dir string, rules []ignoreRule)
-	walk = func(dir string, rules []ignoreRule) {
-		if partial || ctx.Err() != nil {
-			return
-		}
-		rules = append(rules[:len(rules):len(rules)], readIgnore(fsys, dir)...)
-		entries, err := fs.ReadDir(fsys, dir)
-		if err != nil {
-			return
-		}
-		for _, e := range entries {
-			name := e.Name()
-			rel := name
-			if dir != "." {
-				rel = dir + "/" + name
-			}
-			isDir := e.IsDir()
-			if name == ".git" || ignored(rules, rel, isDir) {
-				continue
-			}
-			if len(paths) >= max {
-				partial = true
-				return
-			}
-			if isDir {
-				paths = append(paths, rel+"/")
-				walk(rel, rules)
-			} else {
-				paths = append(paths, rel)
-			}
-		}
+// trailing "/"), sorted, as tools/walk lists them for glob_list and
+// grep_search: what git would not list is left out, folders included. dir
+// is fsys's folder on disk, for the repository around it ("" for none).
+// It stops after max entries (partial is then true).
+func walkWorkspace(ctx context.Context, fsys fs.FS, dir string, max int) (paths []string, partial bool) {
+	opts := walk.Options{MaxEntries: max, Excludes: walk.UserExcludes()}
+	if dir != "" {
+		opts.Repo = walk.OpenRepo(dir, opts.Excludes)
 	}
-	walk(".", nil)
-	sort.Strings(paths)
-	return paths, partial
-}
-
-// ignoreRule is one .gitignore line, relative to the folder holding it.
-type ignoreRule struct {
-	dir      string // "." or the folder of the .gitignore
-	pattern  string
-	anchored bool
-	dirOnly  bool
-	negate   bool
-}
-
-func readIgnore(fsys fs.FS, dir string) []ignoreRule {
-	f, err := fsys.Open(path.Join(dir, ".gitignore"))
-	if err != nil {
+	st, _ := walk.Walk(ctx, fsys, opts, func(p string, d fs.DirEntry) error {
+		if d.IsDir() {
+			p += "/"
+		}
+		paths = append(paths, p)
 		return nil
-	}
-	defer f.Close()
-	var out []ignoreRule
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		l := strings.TrimRight(sc.Text(), " \r")
-		if l == "" || strings.HasPrefix(l, "#") {
-			continue
-		}
-		r := ignoreRule{dir: dir}
-		if strings.HasPrefix(l, "!") {
-			r.negate, l = true, l[1:]
-		}
-		l = strings.TrimPrefix(l, `\`)
-		if strings.HasSuffix(l, "/") {
-			r.dirOnly, l = true, strings.TrimSuffix(l, "/")
-		}
-		if strings.HasPrefix(l, "**/") {
-			l = l[3:]
-		} else if strings.Contains(l, "/") {
-			r.anchored, l = true, strings.TrimPrefix(l, "/")
-		}
-		if l == "" {
-			continue
-		}
-		r.pattern = l
-		out = append(out, r)
-	}
-	return out
-}
-
-// ignored applies the rules, the last matching one deciding.
-func ignored(rules []ignoreRule, rel string, isDir bool) bool {
-	out := false
-	for _, r := range rules {
-		if r.dirOnly && !isDir {
-			continue
-		}
-		sub := rel
-		if r.dir != "." {
-			if !strings.HasPrefix(rel, r.dir+"/") {
-				continue
-			}
-			sub = rel[len(r.dir)+1:]
-		}
-		if r.matches(sub) {
-			out = !r.negate
-		}
-	}
-	return out
-}
-
-func (r ignoreRule) matches(sub string) bool {
-	if !r.anchored {
-		ok, _ := path.Match(r.pattern, path.Base(sub))
-		return ok
-	}
-	if strings.HasSuffix(r.pattern, "/**") {
-		prefix := strings.TrimSuffix(r.pattern, "/**")
-		ok, _ := path.Match(prefix, firstSegments(sub, strings.Count(prefix, "/")+1))
-		return ok && strings.Count(sub, "/") > strings.Count(prefix, "/")
-	}
-	ok, _ := path.Match(r.pattern, sub)
-	return ok
-}
-
-// firstSegments is the first n slash-separated segments of p.
-func firstSegments(p string, n int) string {
-	i := 0
-	for k := 0; k < n; k++ {
-		j := strings.IndexByte(p[i:], '/')
-		if j < 0 {
-			return p
-		}
-		i += j + 1
-	}
-	return p[:i-1]
+	})
+	sort.Strings(paths)
+	return paths, st.Stopped
 }

@@ -3,6 +3,8 @@ package ui
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -25,15 +27,44 @@ func TestWalkWorkspaceRespectsGitignore(t *testing.T) {
 		"docs/guide/intro.md":   {Data: []byte("x")},
 		"README.md":             {Data: []byte("x")},
 	}
-	paths, partial := walkWorkspace(context.Background(), fsys, 1000)
+	paths, partial := walkWorkspace(context.Background(), fsys, "", 1000)
 	got := strings.Join(paths, " ")
 	want := ".gitignore README.md cmd/ cmd/bin/ cmd/bin/main.go dist/ dist/keep.txt docs/ keep.log web/ web/.gitignore web/app.js"
 	if got != want || partial {
 		t.Fatalf("got  %s\nwant %s (partial %v)", got, want, partial)
 	}
-	paths, partial = walkWorkspace(context.Background(), fsys, 3)
+	paths, partial = walkWorkspace(context.Background(), fsys, "", 3)
 	if len(paths) != 3 || !partial {
 		t.Fatalf("bounded walk: %d paths, partial %v", len(paths), partial)
+	}
+}
+
+// TestWalkWorkspaceAsGit lists what glob_list lists: git's rules in
+// full, and the repository around the workspace.
+func TestWalkWorkspaceAsGit(t *testing.T) {
+	top := t.TempDir()
+	for p, s := range map[string]string{
+		".git/HEAD": "ref: refs/heads/main\n", ".git/objects/pack/x": "", ".git/refs/heads/x": "",
+		".git/info/exclude": "secret.txt\n",
+		".gitignore":        "*.log\n",
+		"ws/.gitignore":     "abc/**\n!abc/keep.txt\n[!a].tmp\nsrc/**.js\n",
+		"ws/abc/keep.txt":   "", "ws/abc/drop.txt": "", "ws/a.tmp": "", "ws/b.tmp": "", "ws/x.log": "", "ws/secret.txt": "",
+		"ws/src/a/b.js": "", "ws/src/c.js": "",
+	} {
+		full := filepath.Join(top, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(top, "ws")
+	paths, _ := walkWorkspace(context.Background(), os.DirFS(dir), dir, 1000)
+	got := strings.Join(paths, " ")
+	want := ".gitignore a.tmp abc/ abc/keep.txt src/ src/a/ src/a/b.js"
+	if got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }
 
@@ -108,5 +139,36 @@ func TestIndexKeptFresh(t *testing.T) {
 	ix.pending = true
 	if ix.stale(now.Add(time.Hour)) {
 		t.Error("a second walk starts while one runs")
+	}
+}
+
+// BenchmarkFileIndexWalk builds the @ completion's list of a 10,000-file
+// workspace.
+func BenchmarkFileIndexWalk(b *testing.B) {
+	dir := b.TempDir()
+	ignore := "*.log\n/build/\nnode_modules/\n!keep.log\n"
+	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(ignore), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for d := range 100 {
+		if err := os.Mkdir(filepath.Join(dir, fmt.Sprintf("pkg%03d", d)), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for f := range 100 {
+			name := fmt.Sprintf("pkg%03d/file%03d.go", d, f)
+			if f%10 == 0 {
+				name = fmt.Sprintf("pkg%03d/file%03d.log", d, f)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	fsys := os.DirFS(dir)
+	for b.Loop() {
+		paths, _ := walkWorkspace(context.Background(), fsys, dir, indexMaxEntries)
+		if len(paths) != 9101 {
+			b.Fatalf("got %d paths; want 9101", len(paths))
+		}
 	}
 }

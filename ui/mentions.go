@@ -96,7 +96,7 @@ func (m Model) maybeIndex() tea.Cmd {
 		return nil
 	}
 	m.c.files.pending = true
-	return buildIndex(m.shared.base, m.fsys)
+	return buildIndex(m.shared.base, m.fsys, m.c.workspace)
 }
 
 // attachEvent draws the events of an @mention as a chip instead of a

@@ -13,6 +13,8 @@ import (
 
 	"myclaw/tools"
 	"myclaw/tools/walk"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 //go:embed glob_list.md
@@ -31,7 +33,7 @@ const (
 const globListSchema = `{
   "type": "object",
   "properties": {
-    "pattern": {"type": "string", "description": "Glob pattern relative to path: ** for any folders, * and ? within a name, [abc] sets. E.g. \"**/*.go\"."},
+    "pattern": {"type": "string", "description": "Glob pattern relative to path: ** for any folders, * and ? within a name, [abc] and [!abc] sets, {a,b} alternatives. E.g. \"**/*.go\", \"**/*.{go,md}\"."},
     "path": {"type": "string", "description": "Folder to search in, relative to the workspace. Default: the workspace root. A folder that .gitignore excludes is listed when named here."},
     "include_ignored": {"type": "boolean", "description": "Also list what .gitignore, .ignore and .myclawignore exclude (node_modules, build output...). Default false."},
     "offset": {"type": "integer", "minimum": 0, "description": "Matches to skip, for the next page. Default 0."},
@@ -114,7 +116,7 @@ func (t *globListTool) list(ctx context.Context, args json.RawMessage) (tools.Re
 	}
 	var matches []string
 	walked, err := globWalk(ctx, t.ws, base, t.walkOptions(a.IncludeIgnored), pat.mayContain, func(p string, d fs.DirEntry) {
-		if pat.match(globRel(base, p)) {
+		if pat.match(globRelPath(base, p)) {
 			if d.IsDir() {
 				p += "/"
 			}
@@ -195,13 +197,17 @@ func globTarget(ws *Workspace, p string) (string, *tools.Error) {
 	return ws.Rel(p)
 }
 
-// globPattern is a parsed glob: slash-separated segments, each matched
-// with path.Match, where a segment "**" matches any number of folders.
-type globPattern struct{ segs []string }
+// globPattern is a parsed glob in doublestar's syntax: "**" matches any
+// number of folders, * and ? stay within a name, [abc], [!a] and [a-z]
+// sets, {a,b} alternatives, and a backslash escapes.
+type globPattern struct {
+	pat  string
+	segs []string // the pattern split at its slashes, when no {…} holds one
+}
 
 // globParse checks a pattern: relative, no "..", valid syntax.
 func globParse(pattern string) (globPattern, *tools.Error) {
-	hint := "Write a pattern relative to path, like \"**/*.go\" or \"src/*\"; use path to choose the folder."
+	hint := "Write a pattern relative to path, like \"**/*.go\", \"src/*\" or \"**/*.{go,md}\"; use path to choose the folder."
 	switch {
 	case pattern == "":
 		return globPattern{}, tools.Errorf(tools.KindInvalidArgs, hint, "pattern is empty")
@@ -217,14 +223,8 @@ func globParse(pattern string) (globPattern, *tools.Error) {
 			continue
 		case s == "..":
 			return globPattern{}, tools.Errorf(tools.KindInvalidArgs, hint, "pattern %q goes up with \"..\"; patterns stay inside path", pattern)
-		case s == "**":
-			if len(segs) > 0 && segs[len(segs)-1] == "**" {
-				continue
-			}
-		default:
-			if _, err := path.Match(s, ""); err != nil {
-				return globPattern{}, tools.Errorf(tools.KindInvalidArgs, hint+" Close every [ with ], and escape special characters with a backslash.", "pattern %q is malformed near %q: %v", pattern, s, err)
-			}
+		case s == "**" && len(segs) > 0 && segs[len(segs)-1] == "**":
+			continue
 		}
 		segs = append(segs, s)
 	}
@@ -234,35 +234,23 @@ func globParse(pattern string) (globPattern, *tools.Error) {
 	if len(segs) > globMaxSegments {
 		return globPattern{}, tools.Errorf(tools.KindInvalidArgs, hint, "pattern has more than %d segments", globMaxSegments)
 	}
-	return globPattern{segs: segs}, nil
+	g := globPattern{pat: strings.Join(segs, "/"), segs: segs}
+	if !doublestar.ValidatePattern(g.pat) {
+		return globPattern{}, tools.Errorf(tools.KindInvalidArgs, hint+" Close every [ with ] and every { with }, and escape special characters with a backslash.", "pattern %q is malformed", pattern)
+	}
+	for _, s := range segs {
+		if !doublestar.ValidatePattern(s) {
+			g.segs = nil // a {…} holds a slash: no folder can be ruled out
+			break
+		}
+	}
+	return g, nil
 }
 
-// match reports whether the path segments name matches the pattern.
-func (g globPattern) match(name []string) bool { return globMatch(g.segs, name) }
-
-func globMatch(segs, name []string) bool {
-	for len(segs) > 0 {
-		if segs[0] == "**" {
-			rest := segs[1:]
-			if len(rest) == 0 {
-				return len(name) > 0
-			}
-			for i := 0; i < len(name); i++ {
-				if globMatch(rest, name[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(name) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(segs[0], name[0]); !ok {
-			return false
-		}
-		segs, name = segs[1:], name[1:]
-	}
-	return len(name) == 0
+// match reports whether the slash path rel matches the pattern.
+func (g globPattern) match(rel string) bool {
+	ok, _ := doublestar.Match(g.pat, rel)
+	return ok
 }
 
 // mayContain reports whether something below the folder dir (segments
@@ -270,19 +258,33 @@ func globMatch(segs, name []string) bool {
 // folders that cannot.
 func (g globPattern) mayContain(dir []string) bool {
 	segs := g.segs
+	if segs == nil {
+		return true
+	}
 	for _, d := range dir {
 		if len(segs) == 0 {
 			return false
 		}
-		if segs[0] == "**" {
+		if strings.Contains(segs[0], "**") {
 			return true
 		}
-		if ok, _ := path.Match(segs[0], d); !ok {
+		if ok, _ := doublestar.Match(segs[0], d); !ok {
 			return false
 		}
 		segs = segs[1:]
 	}
 	return len(segs) > 0
+}
+
+// fileFilter is how grep_search's glob chooses files below base: a
+// pattern without a slash matches file names at any depth, one with a
+// slash the path below base. enter rules out folders.
+func (g globPattern) fileFilter(base string) (filter func(p, name string) bool, enter func([]string) bool) {
+	if len(g.segs) == 1 {
+		return func(_, name string) bool { ok, _ := doublestar.Match(g.pat, name); return ok },
+			func([]string) bool { return true }
+	}
+	return func(p, _ string) bool { return g.match(globRelPath(base, p)) }, g.mayContain
 }
 
 func (t *globListTool) walkOptions(includeIgnored bool) walk.Options {
@@ -298,6 +300,11 @@ func (t *globListTool) walkOptions(includeIgnored bool) walk.Options {
 // so nothing outside is listed.
 func globWalk(ctx context.Context, ws *Workspace, base string, opts walk.Options, enter func(rel []string) bool, visit func(p string, d fs.DirEntry)) (walk.Stats, error) {
 	opts.Base = base
+	if !opts.IncludeIgnored && opts.Repo == nil {
+		// The repository's index, info/exclude and the ignore files of
+		// the folders above the workspace, as git sees them.
+		opts.Repo = walk.OpenRepo(ws.dir, opts.Excludes)
+	}
 	opts.Descend = func(p string) bool { return !ws.isProtected(p) && enter(globRel(base, p)) }
 	opts.MaxEntries = globMaxEntries
 	st, err := walk.Walk(ctx, ws.root.FS(), opts, func(p string, d fs.DirEntry) error {
@@ -323,17 +330,29 @@ func globWalk(ctx context.Context, ws *Workspace, base string, opts walk.Options
 
 // globRel splits the workspace path p into its segments below base.
 func globRel(base, p string) []string {
+	return strings.Split(globRelPath(base, p), "/")
+}
+
+// globRelPath is the workspace path p relative to base.
+func globRelPath(base, p string) string {
 	if base != "." {
-		p = p[len(base)+1:]
+		return p[len(base)+1:]
 	}
-	return strings.Split(p, "/")
+	return p
 }
 
 // globIgnoredNote tells the model what ignore rules left out, and how to
 // see it anyway.
 func globIgnoredNote(st walk.Stats) string {
+	cut := ""
+	if len(st.CutIgnoreFiles) > 0 {
+		cut = "; an ignore file is too long to read whole: its last rules were not applied"
+		if n := len(st.CutIgnoreFiles); n > 1 {
+			cut = fmt.Sprintf("; %d ignore files are too long to read whole: their last rules were not applied", n)
+		}
+	}
 	if st.Ignored() == 0 {
-		return ""
+		return strings.TrimPrefix(cut, "; ")
 	}
 	var parts []string
 	if st.IgnoredDirs > 0 {
@@ -343,7 +362,7 @@ func globIgnoredNote(st walk.Stats) string {
 		parts = append(parts, fsCount(st.IgnoredFiles, "file"))
 	}
 	return fmt.Sprintf("left out %s that .gitignore or .ignore files exclude (a folder counts once; the last line of the result names the first few); pass include_ignored=true, or a path inside them, to look there",
-		strings.Join(parts, " and "))
+		strings.Join(parts, " and ")) + cut
 }
 
 // globIgnoredSample is the last line of a listing or search that ignore

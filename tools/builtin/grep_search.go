@@ -189,12 +189,7 @@ func (t *grepSearchTool) search(ctx context.Context, args json.RawMessage) (tool
 			e.Message = "glob: " + e.Message
 			return tools.Result{}, e
 		}
-		if len(g.segs) == 1 {
-			filter = func(_, name string) bool { ok, _ := path.Match(g.segs[0], name); return ok }
-		} else {
-			filter = func(p, _ string) bool { return g.match(globRel(target, p)) }
-			enter = g.mayContain
-		}
+		filter, enter = g.fileFilter(target)
 	}
 	fi, err := t.ws.root.Stat(target)
 	if err != nil {

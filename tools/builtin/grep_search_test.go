@@ -254,6 +254,8 @@ func fsTestIgnoreTree(t *testing.T) (*Workspace, string) {
 		".myclawignore":             "fixtures/\n",
 		".git/info/exclude":         "local.txt\n",
 		".git/HEAD":                 "needle in git\n",
+		".git/objects/pack/x":       "", // a git directory has objects and refs
+		".git/refs/heads/x":         "",
 		"node_modules/lib/index.js": "needle in node_modules\n",
 		"dist/app.js":               "needle in dist\n",
 		"fixtures/f.js":             "needle in fixtures\n",

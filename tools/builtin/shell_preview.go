@@ -193,7 +193,9 @@ func lowerStat(root *os.Root, rel string, memo map[string]fs.FileInfo) fs.FileIn
 func isFolder(fi fs.FileInfo) bool { return fi != nil && fi.IsDir() }
 
 // read walks the upper layer: a file there is new or changed, a whiteout
-// is a deletion, and an opaque directory replaced the one below it.
+// is a deletion, and an opaque directory replaced the one below it. It is
+// not a listing of the workspace (tools/walk): every change counts, to
+// files git ignores too.
 func (r *PreviewRun) read(ctx context.Context) error {
 	add := func(c layerChange) {
 		if r.neverApplied(c) {

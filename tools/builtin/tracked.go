@@ -1,15 +1,10 @@
 package builtin
 
 import (
-	"bufio"
-	"bytes"
-	"io"
-	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
-	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"myclaw/tools/walk"
 )
 
 // trackedSet knows which workspace files git tracks, so a read can tell
@@ -31,17 +26,13 @@ type trackedSet struct {
 	bad    bool // the index could not be decoded
 }
 
-// maxIndexBytes bounds the index read into memory; a larger one is
-// treated as undecodable.
-const maxIndexBytes = 512 << 20
-
 // tracked reports whether git tracks rel (slash path relative to the
 // workspace), and whether that can be told at all (false outside a git
 // work tree). A repository whose index cannot be read or decoded (an
 // unknown format or extension such as a split or sparse index) counts
 // as known with nothing tracked: its files get the strong frame.
 func (w *Workspace) tracked(rel string) (tracked, known bool) {
-	gitDir, top, found := findGitDir(w.dir)
+	gitDir, top, found := walk.FindGitDir(w.dir)
 	if !found {
 		return false, false
 	}
@@ -58,118 +49,13 @@ func (w *Workspace) tracked(rel string) (tracked, known bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.files == nil || t.index != indexFile || t.prefix != prefix || t.stamp != st {
-		t.files, t.bad = readIndex(indexFile, prefix, st.exists)
+		t.files, t.bad = walk.ReadIndexFile(indexFile, prefix)
 		t.index, t.prefix, t.stamp = indexFile, prefix, st
 	}
 	if t.bad {
 		return false, true
 	}
 	return t.files[rel], true
-}
-
-// findGitDir walks up from dir to the first `.git`, as git's discovery
-// does, and returns the git directory and the work tree's top. A `.git`
-// file is followed as a plain `gitdir:` pointer (worktrees, submodules);
-// nothing in the repository's configuration is consulted. found with an
-// empty gitDir means a `.git` is there but does not lead to a readable
-// git directory.
-func findGitDir(dir string) (gitDir, top string, found bool) {
-	for p := dir; ; {
-		dotGit := filepath.Join(p, ".git")
-		if fi, err := os.Stat(dotGit); err == nil {
-			switch {
-			case fi.IsDir():
-				if isGitDir(dotGit) {
-					return dotGit, p, true
-				}
-			case fi.Mode().IsRegular():
-				return gitFileTarget(dotGit), p, true
-			}
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return "", "", false
-		}
-		p = parent
-	}
-}
-
-// isGitDir reports whether d looks like a git directory (git requires
-// HEAD, objects and refs, or a commondir standing in for the last two).
-func isGitDir(d string) bool {
-	if _, err := os.Stat(filepath.Join(d, "HEAD")); err != nil {
-		return false
-	}
-	if _, err := os.Stat(filepath.Join(d, "commondir")); err == nil {
-		return true
-	}
-	for _, sub := range []string{"objects", "refs"} {
-		if fi, err := os.Stat(filepath.Join(d, sub)); err != nil || !fi.IsDir() {
-			return false
-		}
-	}
-	return true
-}
-
-// gitFileTarget reads a `.git` file's `gitdir: PATH` line (PATH relative
-// to the file's folder) and returns the directory, or "" when the file is
-// not such a pointer or the directory is missing.
-func gitFileTarget(file string) string {
-	f, err := os.Open(file)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	line, err := bufio.NewReader(io.LimitReader(f, 4096)).ReadString('\n')
-	if err != nil && err != io.EOF {
-		return ""
-	}
-	target, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "gitdir: ")
-	if !ok || target == "" {
-		return ""
-	}
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(filepath.Dir(file), target)
-	}
-	if fi, err := os.Stat(target); err != nil || !fi.IsDir() {
-		return ""
-	}
-	return target
-}
-
-// readIndex decodes the index file and returns the tracked paths under
-// prefix, relative to it. A missing index (a repository with nothing
-// added yet) tracks nothing; one that cannot be read or decoded is bad.
-func readIndex(file, prefix string, exists bool) (files map[string]bool, bad bool) {
-	files = map[string]bool{}
-	if !exists {
-		return files, false
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		return files, true
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxIndexBytes+1))
-	if err != nil || len(data) > maxIndexBytes {
-		return files, true
-	}
-	var idx index.Index
-	if err := index.NewDecoder(bytes.NewReader(data)).Decode(&idx); err != nil {
-		return files, true
-	}
-	for _, e := range idx.Entries {
-		name := e.Name
-		if prefix != "." {
-			rest, ok := strings.CutPrefix(name, prefix+"/")
-			if !ok {
-				continue
-			}
-			name = rest
-		}
-		files[name] = true
-	}
-	return files, false
 }
 
 // readSource names where a read's content came from: the workspace's own

@@ -7,6 +7,7 @@ import (
 	"myclaw/tools"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -145,12 +146,31 @@ func (w *Workspace) Close() error {
 	return w.root.Close()
 }
 
+// unquote takes back a path the tools showed Go-quoted (fsShowPath quotes
+// a name holding a control, invisible or line-breaking character, or a
+// byte that is not UTF-8, as "\xff"), so that the name can be opened
+// again; a file whose name really is quoted wins.
+func (w *Workspace) unquote(path string) string {
+	if len(path) < 2 || path[0] != '"' || path[len(path)-1] != '"' {
+		return path
+	}
+	u, err := strconv.Unquote(path)
+	if err != nil || u == "" {
+		return path
+	}
+	if _, err := w.root.Lstat(path); err == nil {
+		return path
+	}
+	return u
+}
+
 // Rel turns a path from the model into a clean slash path relative to the
 // root ("." for the root itself). It accepts relative paths and absolute
 // paths inside the root; it refuses empty paths and NUL bytes (invalid_args)
 // and anything that lexically leaves the root (permission_denied). Symbolic
 // links are not resolved here: Root refuses those that lead out on access.
 func (w *Workspace) Rel(path string) (string, *tools.Error) {
+	path = w.unquote(path)
 	if path == "" {
 		return "", tools.Errorf(tools.KindInvalidArgs, "Give a path relative to the workspace, for example \"src/main.go\".", "path is empty")
 	}

@@ -10,6 +10,10 @@
 // file it created, modified, deleted, renamed or chmodded, with the prior
 // content already in the cache.
 //
+// The walk is its own, not tools/walk's: a command may change or delete
+// files git ignores (.env, build output, caches), and undo must restore
+// them, so every file is captured but what Options.Exclude leaves out.
+//
 // The cache is not durable (no fsync): it serves the capture that follows.
 // What an undo needs later must be copied into a durable store by the caller.
 //

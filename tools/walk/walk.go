@@ -1,8 +1,13 @@
-// Package walk lists a folder tree the way git sees it: entries that the
-// .gitignore files, .git/info/exclude, the user's global excludes or the
-// .ignore and .myclawignore files exclude are left out, and .git is never
-// entered. Ignore files are read from the walked tree itself (never from
-// above the file system's root), so confinement is the caller's fs.FS.
+// Package walk lists a folder tree the way git sees it, as
+// `git ls-files --cached --others --exclude-standard` would: entries that
+// the .gitignore files, .git/info/exclude or the excludes file
+// (core.excludesFile, by default ~/.config/git/ignore) exclude are left
+// out unless git tracks them, a nested repository has its own rules, and
+// .git is never entered. The .ignore and .myclawignore files exclude
+// more. Patterns mean what they mean to git (see wildmatch). Ignore files
+// and nested repositories are read from the walked tree itself, so
+// confinement is the caller's fs.FS; what lies above its root comes from
+// Options.Repo.
 //
 // Walk reads folders on several goroutines ahead of the caller, but calls
 // the caller's function from one goroutine, in lexical depth-first order,
@@ -30,9 +35,13 @@ type Options struct {
 	Base string
 	// IncludeIgnored visits ignored entries too; .git is skipped anyway.
 	IncludeIgnored bool
-	// Excludes are extra ignore patterns relative to the root, of lower
-	// priority than every ignore file: UserExcludes gives the user's.
+	// Excludes are the lines of the user's excludes file (UserExcludes),
+	// of lower priority than every ignore file. A repository whose config
+	// names core.excludesFile reads that file instead, as git does.
 	Excludes []string
+	// Repo is the repository holding the root when its git directory is
+	// outside the tree (OpenRepo); it then stands for Excludes.
+	Repo *Repo
 	// Descend, when set, says whether to read the folder at path (its own
 	// entry is visited regardless). It is called from several goroutines.
 	Descend func(path string) bool
@@ -51,6 +60,9 @@ type Stats struct {
 	// IgnoredSample names the first few ignored paths, folders with a
 	// trailing slash, so that a caller can say what it left out.
 	IgnoredSample []string
+	// CutIgnoreFiles names the ignore files longer than the walk reads:
+	// their rules past that point were not applied.
+	CutIgnoreFiles []string
 }
 
 // Ignored is the number of entries ignore rules left out.
@@ -78,7 +90,7 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options, fn func(path string, d 
 	}
 	w := &walker{fsys: fsys, opts: opts}
 	w.cond = sync.NewCond(&w.mu)
-	root := &node{path: base, names: names(base), inherit: w.baseRules(base), done: make(chan struct{})}
+	root := w.start(base)
 	workers := min(max(runtime.GOMAXPROCS(0), 2), 8)
 	for range workers {
 		w.wg.Go(w.work)
@@ -93,6 +105,9 @@ func Walk(ctx context.Context, fsys fs.FS, opts Options, fn func(path string, d 
 	if errors.Is(err, errStop) {
 		err = nil
 	}
+	w.mu.Lock()
+	st.CutIgnoreFiles = w.cut
+	w.mu.Unlock()
 	return st, err
 }
 
@@ -115,8 +130,12 @@ var errStop = errors.New("walk stopped")
 // and closes done.
 type node struct {
 	path    string
-	names   []string // path split, nil for the root; never changed
-	inherit rules    // the rules of the folder holding this one
+	inherit rules // the rules of the folder holding this one
+	repo    *repo // the repository of the folder holding this one
+	root    bool  // the walk's root, where Options.Repo holds
+	// only is set for a folder the rules exclude but that holds tracked
+	// paths: it is entered for those alone, as git lists them.
+	only    bool
 	claimed atomic.Bool
 	done    chan struct{}
 
@@ -126,6 +145,7 @@ type node struct {
 
 type entry struct {
 	d       fs.DirEntry
+	path    string
 	ignored bool
 	child   *node // the folder to descend into, if any
 }
@@ -141,61 +161,73 @@ type walker struct {
 	stopped bool
 	listed  int // entries listed so far
 	visited int // of which the visiting goroutine has reached
+	cut     []string
 }
 
-func names(p string) []string {
-	if p == "." {
-		return nil
+// start makes the node of base: the root, or a folder below it that
+// inherits what each folder above holds, entered even if excluded.
+func (w *walker) start(base string) *node {
+	n := &node{path: ".", root: true, done: make(chan struct{})}
+	if !w.opts.IncludeIgnored {
+		n.inherit = parseIgnore([]byte(strings.Join(w.opts.Excludes, "\n")), "", "")
 	}
-	return strings.Split(p, "/")
-}
-
-// baseRules gathers the rules in force in base's parent: the extra
-// excludes, then each parent's ignore files from the root down.
-func (w *walker) baseRules(base string) rules {
-	rs := parseIgnore([]byte(strings.Join(w.opts.Excludes, "\n")), nil)
 	if base == "." {
-		return rs
+		return n
 	}
-	parts := names(base)
-	for i := range parts {
-		dir := parts[:i:i]
-		if i > 0 {
-			rs = rs.enter(dir)
-		}
-		rs = rs.with(w.ignoreFiles(pathOf(dir), dir, nil))
+	for part := range strings.SplitSeq(base, "/") {
+		rs, rp := w.inside(n, nil)
+		n = &node{path: joinPath(n.path, part), inherit: rs, repo: rp, done: make(chan struct{})}
 	}
-	return rs
+	return n
 }
 
-func pathOf(names []string) string {
-	if len(names) == 0 {
-		return "."
+// inside returns the rules and the repository that hold inside the
+// folder n: a folder holding a repository starts afresh with that
+// repository's rules (a nested one does not get its parent's), and its
+// ignore files come last. ents, when known, saves trying files that are
+// not there.
+func (w *walker) inside(n *node, ents []fs.DirEntry) (rules, *repo) {
+	if w.opts.IncludeIgnored {
+		return nil, nil
 	}
-	return strings.Join(names, "/")
-}
-
-// ignoreFiles reads the rules a folder adds: its repository's
-// .git/info/exclude when it holds .git, then its ignore files. ents, when
-// known, saves trying files that are not there.
-func (w *walker) ignoreFiles(dir string, dirNames []string, ents []fs.DirEntry) rules {
-	has := func(name string) bool {
+	rs, rp := n.inherit, n.repo
+	if n.only {
+		// Everything untracked below is excluded with the folder.
+		return rs, rp
+	}
+	has := func(name string, dir bool) bool {
 		if ents == nil {
 			return true
 		}
 		i, ok := findEntry(ents, name)
-		return ok && ents[i].IsDir() == (name == ".git")
+		return ok && (!dir || ents[i].IsDir())
 	}
-	var rs rules
-	if has(".git") {
-		rs = rs.with(parseIgnore(readIgnore(w.fsys, path.Join(dir, ".git/info/exclude")), dirNames))
-	}
-	for _, f := range IgnoreFiles {
-		if has(f) {
-			rs = rs.with(parseIgnore(readIgnore(w.fsys, path.Join(dir, f)), dirNames))
+	switch {
+	case n.root && w.opts.Repo != nil:
+		rp = &w.opts.Repo.r
+		rs = rp.rules
+	case has(".git", false):
+		if r, ok := nestedRepo(w.fsys, n.path, w.opts.Excludes); ok {
+			rp, rs = r, r.rules
 		}
 	}
-	return rs
+	base := ""
+	if n.path != "." {
+		base = n.path + "/"
+	}
+	for _, f := range IgnoreFiles {
+		if !has(f, false) {
+			continue
+		}
+		data, cut := readIgnore(w.fsys, base+f)
+		if cut {
+			w.mu.Lock()
+			w.cut = append(w.cut, base+f)
+			w.mu.Unlock()
+		}
+		rs = rs.with(parseIgnore(data, base, ""))
+	}
+	return rs, rp
 }
 
 // findEntry finds name in entries sorted by name.
@@ -225,9 +257,7 @@ func (w *walker) load(n *node) {
 		n.err = err
 		return
 	}
-	rs := n.inherit.enter(n.names).with(w.ignoreFiles(n.path, n.names, ents))
-	scratch := make([]string, len(n.names)+1)
-	copy(scratch, n.names)
+	rs, rp := w.inside(n, ents)
 	n.ents = make([]entry, 0, len(ents))
 	var children []*node
 	for _, d := range ents {
@@ -235,13 +265,25 @@ func (w *walker) load(n *node) {
 		if name == ".git" {
 			continue
 		}
-		scratch[len(n.names)] = name
-		e := entry{d: d}
-		e.ignored = !w.opts.IncludeIgnored && rs.excludes(scratch, d.IsDir())
-		if d.IsDir() && !e.ignored {
-			p := joinPath(n.path, name)
+		p := joinPath(n.path, name)
+		isDir := d.IsDir()
+		e := entry{d: d, path: p}
+		only := false
+		switch {
+		case w.opts.IncludeIgnored:
+		case n.only || rs.excludes(p, name, isDir):
+			// git lists what it tracks whatever the rules say.
+			switch {
+			case rp.isTracked(p):
+			case isDir && rp.holdsTracked(p):
+				only = true
+			default:
+				e.ignored = true
+			}
+		}
+		if isDir && !e.ignored {
 			if w.opts.Descend == nil || w.opts.Descend(p) {
-				e.child = &node{path: p, names: append(n.names[:len(n.names):len(n.names)], name), inherit: rs, done: make(chan struct{})}
+				e.child = &node{path: p, inherit: rs, repo: rp, only: only, done: make(chan struct{})}
 				children = append(children, e.child)
 			}
 		}
@@ -314,7 +356,7 @@ func (w *walker) visit(ctx context.Context, n *node, st *Stats, fn func(string, 
 	w.visited += len(ents)
 	w.mu.Unlock()
 	for _, e := range ents {
-		p := joinPath(n.path, e.d.Name())
+		p := e.path
 		if e.ignored {
 			if e.d.IsDir() {
 				st.IgnoredDirs++

@@ -58,6 +58,8 @@ var ignoreTree = map[string]string{
 	".ignore":                    "fixtures/\n!debug.log\n",
 	".myclawignore":              "generated.go\n",
 	".git/HEAD":                  "ref: refs/heads/main\n",
+	".git/objects/keep":          "",
+	".git/refs/keep":             "",
 	".git/info/exclude":          "secret.txt\n",
 	"node_modules/a/index.js":    "x",
 	"node_modules/keep.js":       "x",
@@ -86,6 +88,9 @@ var ignoreTree = map[string]string{
 	"edit.swp":                   "x",
 	"main.go":                    "x",
 	"vendor/.git/info/exclude":   "local.txt\n",
+	"vendor/.git/HEAD":           "ref: refs/heads/main\n",
+	"vendor/.git/objects/keep":   "",
+	"vendor/.git/refs/keep":      "",
 	"vendor/local.txt":           "x",
 	"vendor/lib.go":              "x",
 	"deep/a/b/node_modules/m.js": "x",
@@ -353,5 +358,24 @@ func TestUserExcludes(t *testing.T) {
 	write(filepath.Join(home, "global.ignore"), "*.swp\n.DS_Store\n")
 	if got := UserExcludes(); !slices.Contains(got, "*.swp") || slices.Contains(got, "*.xdg") {
 		t.Errorf("got %q; want ~/.gitconfig's core.excludesfile to win, ~ expanded", got)
+	}
+}
+
+// TestLongIgnoreFileSaysSo reads an ignore file up to the bound, to its
+// last whole line, and names it when it goes on past.
+func TestLongIgnoreFileSaysSo(t *testing.T) {
+	defer func(n int) { maxIgnoreBytes = n }(maxIgnoreBytes)
+	maxIgnoreBytes = 20
+	fsys, _ := testTree(t, map[string]string{
+		".gitignore":     "a.txt\nb.txt\nc.txt\nd.txt\n", // d.txt ends past byte 20
+		"sub/.gitignore": "e.txt\n",
+		"a.txt":          "", "c.txt": "", "d.txt": "", "sub/e.txt": "",
+	})
+	got, st := testFiles(t, fsys, Options{})
+	if want := []string{".gitignore", "d.txt", "sub/.gitignore"}; !slices.Equal(got, want) {
+		t.Errorf("got %q; want %q", got, want)
+	}
+	if want := []string{".gitignore"}; !slices.Equal(st.CutIgnoreFiles, want) {
+		t.Errorf("got cut files %q; want %q", st.CutIgnoreFiles, want)
 	}
 }
