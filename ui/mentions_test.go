@@ -12,7 +12,7 @@ func TestCompletedMentionSpaceIsNotDoubled(t *testing.T) {
 	fsys := fstest.MapFS{"calc.go": {Data: []byte("x")}, "docs/a.md": {Data: []byte("x")}}
 	m := New(newFake(), Options{Workspace: "/work/project", Files: fsys})
 	m = update(m, sizeMsg(testWidth, testHeight))
-	m = runCmd(t, m, buildIndex(context.Background(), fsys))
+	m = runCmd(t, m, buildIndex(context.Background(), fsys, ""))
 	for _, c := range []struct{ typed, want string }{
 		{" and", "look at @calc.go and"},
 		{"and", "look at @calc.go and"},
