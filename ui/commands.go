@@ -121,6 +121,9 @@ type commandResultMsg struct {
 	err     error
 	refresh bool // the status line may have changed
 	cleared bool // a new conversation started
+	// journal, after /undo or /redo, is the journal as it now stands, for
+	// the cards of the calls walked.
+	journal []history.Entry
 }
 
 // runCommand parses and runs a slash command line.
@@ -245,7 +248,8 @@ func runWalk(m Model, cmd command, args []string) (Model, tea.Cmd) {
 		} else {
 			out, err = b.Redo(ctx, n)
 		}
-		return commandResultMsg{draw: textDraw(out), err: err, refresh: true}
+		entries, _ := b.History()
+		return commandResultMsg{draw: textDraw(out), err: err, refresh: true, journal: entries}
 	}
 }
 

@@ -203,6 +203,9 @@ func (m Model) handleSessionSwitched(msg sessionSwitchedMsg) (Model, tea.Cmd) {
 	if msg.view.Draft != "" {
 		m.input.setValue(msg.view.Draft)
 	}
+	if m.hasPastCards() {
+		return m, tea.Batch(refreshStatus(m.backend), loadJournal(m.backend))
+	}
 	return m, refreshStatus(m.backend)
 }
 

@@ -147,7 +147,11 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 // Init implements tea.Model: it starts waiting for approval requests and
 // checks the model server behind the first frame.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), fetchModels(m.backend, m.shared.base), waitForNotice(m.notices), loadCustomCommands(m.loadCommands), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys))
+	var journal tea.Cmd
+	if m.hasPastCards() {
+		journal = loadJournal(m.backend)
+	}
+	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), fetchModels(m.backend, m.shared.base), waitForNotice(m.notices), loadCustomCommands(m.loadCommands), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys), journal)
 }
 
 // Update implements tea.Model.
@@ -214,6 +218,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
+	case journalMsg:
+		return m.markJournal(msg.entries), nil
 	case sessionSwitchedMsg:
 		return m.handleSessionSwitched(msg)
 	case compactDoneMsg:
@@ -451,6 +457,7 @@ func (m Model) handleCommandResult(msg commandResultMsg) (Model, tea.Cmd) {
 		m.cards = map[string]*toolCard{}
 		m.plan = nil
 	}
+	m = m.markJournal(msg.journal)
 	if msg.draw != nil {
 		m = m.addBlock(newFuncBlock(msg.draw))
 	}
