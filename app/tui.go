@@ -294,13 +294,18 @@ func (b *tuiBackend) MCPServers() []mcp.ServerStatus { return b.app.mcpStatus() 
 // SandboxReport implements ui.SandboxReporter.
 func (b *tuiBackend) SandboxReport() string { return b.app.sandboxReport() }
 
-// RestartMCP implements ui.Extensions.
 // Jobs implements ui.Jobs.
 func (b *tuiBackend) Jobs() []tools.JobInfo { return b.app.jobs.List() }
 
 // StopJob implements ui.Jobs.
 func (b *tuiBackend) StopJob(id string) (tools.JobInfo, error) { return b.app.jobs.Stop(id) }
 
+// JobTail implements ui.JobOutput.
+func (b *tuiBackend) JobTail(id string, n int) (tools.JobInfo, string, error) {
+	return b.app.jobs.Tail(id, n)
+}
+
+// RestartMCP implements ui.Extensions.
 func (b *tuiBackend) RestartMCP(ctx context.Context, name string) error {
 	return b.app.restartMCP(ctx, name)
 }

@@ -59,6 +59,10 @@ type Model struct {
 	forms []FormRequest
 	// picker is a list to choose from (/sessions, /fork) in place of the input.
 	picker *picker
+	// job shows a background job's output (/jobs ID) in place of the input;
+	// jobSeq numbers the views opened, so a closed one's reads are dropped.
+	job    *jobView
+	jobSeq int
 	// compactCancel cancels a running /compact.
 	compactCancel context.CancelFunc
 	// previewing is set while a call the person chose to preview runs;
@@ -218,6 +222,10 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, nil
 	case commandResultMsg:
 		return m.handleCommandResult(msg)
+	case jobTailMsg:
+		return m.handleJobTail(msg)
+	case jobFollowMsg:
+		return m.handleJobFollow(msg)
 	case journalMsg:
 		return m.markJournal(msg.entries), nil
 	case sessionSwitchedMsg:
@@ -307,6 +315,9 @@ func (m Model) bottomView() []string {
 	if m.picker != nil {
 		return m.picker.view()
 	}
+	if m.job != nil {
+		return m.job.view()
+	}
 	if m.previewing {
 		st := &m.c.styles
 		return []string{st.Dim.Render(truncate("  previewing: the command runs once in a scratch layer, without network · "+m.c.keys.Cancel.Help().Key+" cancels", max(m.c.width, minWidth)))}
@@ -322,8 +333,8 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		case m.turn != nil:
 			m.quitArmed = false
 			return m.cancelTurn()
-		case m.picker != nil:
-			m.picker = nil
+		case m.picker != nil || m.job != nil:
+			m.picker, m.job = nil, nil
 			return m, nil
 		case m.pane == nil && m.form == nil && m.input.ta.value() != "":
 			// A draft goes first: quitting needs an empty prompt.
@@ -354,6 +365,10 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.picker, cmd = m.picker.update(msg)
 		return m, cmd
+	}
+	if m.job != nil {
+		m.job = m.job.update(msg)
+		return m, nil
 	}
 	if m.previewing {
 		if key.Matches(msg, k.Cancel) {
