@@ -239,6 +239,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, tea.Batch(cmd, start)
 		}
 		return m, cmd
+	case modelListMsg:
+		return m.modelPicker(msg)
 	case modelsMsg:
 		m.c.models = msg.list
 		return m, nil

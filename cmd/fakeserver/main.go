@@ -15,7 +15,7 @@
 //	"tool: WIRE_NAME {json}" -> a call of that tool (an MCP tool, say)
 //	anything else -> a short Markdown answer with a code block
 //
-// Usage: go run ./cmd/fakeserver -addr 127.0.0.1:8089 [-delay 15ms]
+// Usage: go run ./cmd/fakeserver -addr 127.0.0.1:8089 [-delay 15ms] [-models fake,fake-large]
 // then: OPENAI_BASE_URL=http://127.0.0.1:8089/v1 myclaw --model fake
 package main
 
@@ -35,10 +35,15 @@ var delay time.Duration
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8089", "listen address")
 	flag.DurationVar(&delay, "delay", 15*time.Millisecond, "pause between streamed chunks")
+	models := flag.String("models", "fake", "comma-separated models /v1/models lists (each answers alike)")
 	flag.Parse()
+	var list []any
+	for _, id := range strings.Split(*models, ",") {
+		list = append(list, map[string]string{"id": strings.TrimSpace(id), "object": "model"})
+	}
 	http.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"object":"list","data":[{"id":"fake","object":"model"}]}`)
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": list})
 	})
 	http.HandleFunc("/v1/chat/completions", chat)
 	log.Printf("fake OpenAI-compatible server on http://%s/v1 (model \"fake\")", *addr)
