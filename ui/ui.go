@@ -72,8 +72,10 @@ type Model struct {
 	// comes back with the edit, which it says.
 	editedCall string
 	formCh     <-chan FormRequest
-	// loadCommands loads the custom commands.
-	loadCommands CommandLoader
+	// loadCommands loads the custom commands; commandsStamp tells cheaply
+	// whether their folders changed since.
+	loadCommands  CommandLoader
+	commandsStamp func() string
 	// plan is the model's checklist (todo_write), shown above the input.
 	plan []tools.PlanItem
 	// fsys is the workspace, for the @ completion's index.
@@ -134,7 +136,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 	}
 	m.notices = opts.Notices
 	m.formCh = opts.Forms
-	m.loadCommands = opts.Commands
+	m.loadCommands, m.commandsStamp = opts.Commands, opts.CommandsStamp
 	c.workspace = opts.Workspace
 	if opts.EditorKey != "" {
 		c.keys.ExternalEditor = key.NewBinding(key.WithKeys(opts.EditorKey), key.WithHelp(opts.EditorKey, c.keys.ExternalEditor.Help().Desc))
@@ -155,7 +157,7 @@ func (m Model) Init() tea.Cmd {
 	if m.hasPastCards() {
 		journal = loadJournal(m.backend)
 	}
-	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), fetchModels(m.backend, m.shared.base), waitForNotice(m.notices), loadCustomCommands(m.loadCommands), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys), journal)
+	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), fetchModels(m.backend, m.shared.base), waitForNotice(m.notices), loadCommandsStamped(m.loadCommands, m.commandsStamp), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys), journal)
 }
 
 // Update implements tea.Model.
@@ -262,12 +264,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.input.refresh()
 		return m, nil
 	case customCommandsMsg:
-		m.c.setCustom(msg.cmds)
-		for _, n := range msg.notices {
-			m = m.addBlock(warnBlock(n))
-		}
-		m.input.refresh()
-		return m, nil
+		return m.setCustomCommands(msg), nil
 	case levelSetMsg:
 		return m.levelSet(msg)
 	case statusRefreshMsg:
@@ -423,9 +420,14 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m = m.unqueue()
 		return m, nil
 	}
+	was := m.input.ta.value()
 	if text := m.input.update(msg); text != "" {
 		next, cmd := m.submit(text)
 		return next, tea.Batch(cmd, savePrompt(m.historyPath, text))
+	}
+	if now := m.input.ta.value(); strings.HasPrefix(now, "/") && (!strings.HasPrefix(was, "/") || key.Matches(msg, k.Complete)) {
+		// The commands folder may have changed since it was read.
+		return m, tea.Batch(m.maybeIndex(), rescanCommands(m.commandsStamp, m.loadCommands, m.c.customStamp))
 	}
 	return m, m.maybeIndex()
 }
