@@ -650,6 +650,14 @@ func DescribeWalk(op string, outcomes []history.Outcome, err error) (lines []str
 	skippedOnly := len(outcomes) > 0
 	for _, o := range outcomes {
 		lines = append(lines, o.Message)
+		var c *tools.Conflict
+		if errors.As(o.Err, &c) && c.Diff != "" {
+			// What changed since, so the person can judge a forced undo.
+			lines = append(lines, "What changed since the call:")
+			for l := range strings.SplitSeq(c.Diff, "\n") {
+				lines = append(lines, "    "+l)
+			}
+		}
 		if o.Done {
 			done = append(done, fmt.Sprintf("%s (%s)", o.Entry.Tool, o.Entry.Summary))
 		}

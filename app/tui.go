@@ -41,18 +41,19 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 	a.startMCP(ctx, b.mcpChanged)
 	off, _ := a.sandboxOff()
 	return ui.Run(ctx, b, ui.Options{
-		Unsandboxed: off,
-		Workspace:   a.workspace.Dir(),
-		LogPath:     filepath.Join(a.stateDir, "myclaw.log"),
-		Banner:      a.notices,
-		Notices:     b.notices,
-		Forms:       b.forms,
-		Earlier:     earlier(ag.Messages(), ag.PastCalls(), 60),
-		Commands:    b.commands,
-		EditorKey:   a.cfg.UI.EditorKey,
-		Notify:      a.cfg.UI.Notify,
-		Version:     o.Version,
-		Server:      a.settings.BaseURL,
+		Unsandboxed:   off,
+		Workspace:     a.workspace.Dir(),
+		LogPath:       filepath.Join(a.stateDir, "myclaw.log"),
+		Banner:        a.notices,
+		Notices:       b.notices,
+		Forms:         b.forms,
+		Earlier:       earlier(ag.Messages(), ag.PastCalls(), 60),
+		Commands:      b.commands,
+		CommandsStamp: b.commandsStamp,
+		EditorKey:     a.cfg.UI.EditorKey,
+		Notify:        a.cfg.UI.Notify,
+		Version:       o.Version,
+		Server:        a.settings.BaseURL,
 		// Per workspace, named by a digest of its path.
 		HistoryPath: filepath.Join(a.stateDir, "prompts", workspaceKey(a.workspace.Dir())+".jsonl"),
 	})
@@ -61,13 +62,20 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 // commands loads the custom slash commands: the user's, then (in a
 // trusted folder) the workspace's.
 func (b *tuiBackend) commands() ([]ui.CustomCommand, []string) {
+	return ui.LoadCommands(b.commandDirs()...)
+}
+
+// commandsStamp tells the TUI whether the commands' folders changed.
+func (b *tuiBackend) commandsStamp() string { return ui.CommandsStamp(b.commandDirs()...) }
+
+func (b *tuiBackend) commandDirs() []ui.CommandDir {
 	b.trustMu.Lock()
 	trusted := b.app.project.trusted
 	b.trustMu.Unlock()
-	return ui.LoadCommands(
-		ui.CommandDir{Path: config.File("commands"), Scope: "user", Trusted: true},
-		ui.CommandDir{Path: filepath.Join(b.app.workspace.Dir(), ".myclaw", "commands"), Scope: "project", Trusted: trusted},
-	)
+	return []ui.CommandDir{
+		{Path: config.File("commands"), Scope: "user", Trusted: true},
+		{Path: filepath.Join(b.app.workspace.Dir(), ".myclaw", "commands"), Scope: "project", Trusted: trusted},
+	}
 }
 
 // earlier turns the last max messages of a resumed conversation into what
@@ -294,13 +302,18 @@ func (b *tuiBackend) MCPServers() []mcp.ServerStatus { return b.app.mcpStatus() 
 // SandboxReport implements ui.SandboxReporter.
 func (b *tuiBackend) SandboxReport() string { return b.app.sandboxReport() }
 
-// RestartMCP implements ui.Extensions.
 // Jobs implements ui.Jobs.
 func (b *tuiBackend) Jobs() []tools.JobInfo { return b.app.jobs.List() }
 
 // StopJob implements ui.Jobs.
 func (b *tuiBackend) StopJob(id string) (tools.JobInfo, error) { return b.app.jobs.Stop(id) }
 
+// JobTail implements ui.JobOutput.
+func (b *tuiBackend) JobTail(id string, n int) (tools.JobInfo, string, error) {
+	return b.app.jobs.Tail(id, n)
+}
+
+// RestartMCP implements ui.Extensions.
 func (b *tuiBackend) RestartMCP(ctx context.Context, name string) error {
 	return b.app.restartMCP(ctx, name)
 }

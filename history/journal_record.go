@@ -153,7 +153,7 @@ func (j *Journal) transition(r record) (func(), error) {
 			return bad()
 		}
 		return func() {
-			s.e.State, s.redo, s.inflight, s.force = StateUndone, r.Data, "", false
+			s.e.State, s.e.Redone, s.redo, s.inflight, s.force = StateUndone, false, r.Data, "", false
 			s.undoneAt = r.Time
 			j.redoStack = append(j.redoStack, s.e.Seq)
 		}, nil
@@ -167,7 +167,7 @@ func (j *Journal) transition(r record) (func(), error) {
 			return bad()
 		}
 		return func() {
-			s.e.State, s.e.Undo, s.redo, s.inflight = StateApplied, r.Data, nil, ""
+			s.e.State, s.e.Redone, s.e.Undo, s.redo, s.inflight = StateApplied, true, r.Data, nil, ""
 			j.redoStack = j.redoStack[:len(j.redoStack)-1]
 			// The call is back in front of the irreversible calls before
 			// it: walking back past them again says so again.

@@ -43,6 +43,8 @@ type Entry struct {
 	Undo json.RawMessage `json:"undo,omitempty"`
 	// Reason says why a StateFailed call failed.
 	Reason string `json:"reason,omitempty"`
+	// Redone is set while an applied call is applied again by /redo.
+	Redone bool `json:"redone,omitempty"`
 }
 
 // SessionInfo describes one stored session.

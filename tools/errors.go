@@ -97,8 +97,12 @@ func AsError(err error) *Error {
 type Conflict struct {
 	// What names the thing that changed, e.g. a workspace path.
 	What string
-	// Detail says what differs, e.g. "contents differ (sha256 3fa1… now)".
+	// Detail says what differs, e.g. "its contents differ from what the
+	// call left".
 	Detail string
+	// Diff is, when it can be told, what changed since as a short unified
+	// diff (bounded, its controls made visible); "" otherwise.
+	Diff string
 }
 
 // Error implements error.

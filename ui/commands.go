@@ -50,7 +50,7 @@ var commands = []command{
 	{name: "resume", args: "[ID]", desc: "continue another session of this workspace", busy: false},
 	{name: "fork", args: "[N]", desc: "go on in a copy of this session (N: before prompt N)", busy: false},
 	{name: "mcp", args: "[CMD] [NAME]", desc: "MCP servers; NAME: one, with its log; CMD: restart, resources, login, logout", busy: true},
-	{name: "jobs", args: "[stop ID]", desc: "background shell jobs: state and output; stop one", busy: true},
+	{name: "jobs", args: "[ID | stop ID]", desc: "background shell jobs: list, follow one's output, stop", busy: true},
 	{name: "init", args: "", desc: "draft AGENTS.md: the model explores the repository", busy: false},
 	{name: "cost", args: "", desc: "tokens and cost of this session so far", busy: true},
 	{name: "context", args: "", desc: "what the prompt holds: instructions, tools, free room", busy: true},
@@ -121,6 +121,9 @@ type commandResultMsg struct {
 	err     error
 	refresh bool // the status line may have changed
 	cleared bool // a new conversation started
+	// journal, after /undo or /redo, is the journal as it now stands, for
+	// the cards of the calls walked.
+	journal []history.Entry
 }
 
 // runCommand parses and runs a slash command line.
@@ -245,7 +248,8 @@ func runWalk(m Model, cmd command, args []string) (Model, tea.Cmd) {
 		} else {
 			out, err = b.Redo(ctx, n)
 		}
-		return commandResultMsg{draw: textDraw(out), err: err, refresh: true}
+		entries, _ := b.History()
+		return commandResultMsg{draw: textDraw(out), err: err, refresh: true, journal: entries}
 	}
 }
 

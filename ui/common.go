@@ -44,8 +44,12 @@ type common struct {
 
 	// custom are the custom slash commands by name; customList their
 	// entries for completion and /help.
-	custom     map[string]CustomCommand
-	customList []command
+	custom map[string]CustomCommand
+	// customStamp is the stamp of the command folders when last read;
+	// customNotices the notices about them already shown.
+	customStamp   string
+	customNotices map[string]bool
+	customList    []command
 	// prompts are the MCP servers' prompts, as /SERVER:PROMPT.
 	prompts []command
 	// files is the workspace's file index for @ completion.

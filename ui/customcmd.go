@@ -233,20 +233,96 @@ func (c CustomCommand) asCommand() command {
 	return command{name: c.Name, args: c.Hint, desc: desc}
 }
 
-// customCommandsMsg brings freshly loaded custom commands.
+// customCommandsMsg brings freshly loaded custom commands, with the stamp
+// of their folders when they were read ("" without one).
 type customCommandsMsg struct {
 	cmds    []CustomCommand
 	notices []string
+	stamp   string
+	// rescan is set when the folders changed while myclaw ran: notices
+	// already shown are not shown again.
+	rescan bool
 }
 
-func loadCustomCommands(load CommandLoader) tea.Cmd {
+func loadCustomCommands(load CommandLoader) tea.Cmd { return loadCommandsStamped(load, nil) }
+
+// loadCommandsStamped loads the custom commands and the stamp of their
+// folders, taken first: a change during the load is seen by the next
+// rescan.
+func loadCommandsStamped(load CommandLoader, stamp func() string) tea.Cmd {
 	if load == nil {
 		return nil
 	}
 	return func() tea.Msg {
+		var s string
+		if stamp != nil {
+			s = stamp()
+		}
 		cmds, notices := load()
-		return customCommandsMsg{cmds: cmds, notices: notices}
+		return customCommandsMsg{cmds: cmds, notices: notices, stamp: s}
 	}
+}
+
+// rescanCommands loads the custom commands again when the stamp of their
+// folders is no longer last: a file added, changed or removed.
+func rescanCommands(stamp func() string, load CommandLoader, last string) tea.Cmd {
+	if stamp == nil || load == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		s := stamp()
+		if s == last {
+			return nil
+		}
+		cmds, notices := load()
+		return customCommandsMsg{cmds: cmds, notices: notices, stamp: s, rescan: true}
+	}
+}
+
+// CommandsStamp describes the command folders as they stand without
+// reading the files: each folder's NAME.md files with their sizes and
+// modification times, and whether it is trusted. It changes when a file
+// is added, changed or removed.
+func CommandsStamp(dirs ...CommandDir) string {
+	var b strings.Builder
+	for _, d := range dirs {
+		fmt.Fprintf(&b, "%s %v:", d.Path, d.Trusted)
+		entries, err := os.ReadDir(d.Path)
+		if err != nil {
+			b.WriteString(" -\n")
+			continue
+		}
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
+				continue
+			}
+			if fi, err := e.Info(); err == nil {
+				fmt.Fprintf(&b, " %q %d %d", e.Name(), fi.Size(), fi.ModTime().UnixNano())
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// setCustomCommands makes msg's commands the custom commands and shows
+// its notices (on a rescan, only those not shown before).
+func (m Model) setCustomCommands(msg customCommandsMsg) Model {
+	m.c.setCustom(msg.cmds)
+	if msg.stamp != "" {
+		m.c.customStamp = msg.stamp
+	}
+	if m.c.customNotices == nil {
+		m.c.customNotices = map[string]bool{}
+	}
+	for _, n := range msg.notices {
+		if !msg.rescan || !m.c.customNotices[n] {
+			m = m.addBlock(warnBlock(n))
+		}
+		m.c.customNotices[n] = true
+	}
+	m.input.refresh()
+	return m
 }
 
 // setCustom makes cmds the custom commands.

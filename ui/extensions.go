@@ -121,7 +121,7 @@ func (m Model) trustCommand() (Model, tea.Cmd) {
 		return commandResultMsg{draw: textDraw(out), err: err, refresh: true}
 	}
 	// The folder's own commands become usable once it is trusted.
-	return m, tea.Sequence(trust, loadCustomCommands(m.loadCommands))
+	return m, tea.Sequence(trust, loadCommandsStamped(m.loadCommands, m.commandsStamp))
 }
 
 func drawMCP(c *common, list []mcp.ServerStatus) []string {

@@ -36,7 +36,7 @@ func runningJobs(b Backend) int {
 	return n
 }
 
-// jobsCommand runs /jobs and /jobs stop ID.
+// jobsCommand runs /jobs, /jobs ID and /jobs stop ID.
 func (m Model) jobsCommand(args []string) (Model, tea.Cmd) {
 	j, ok := m.backend.(Jobs)
 	if !ok {
@@ -62,8 +62,10 @@ func (m Model) jobsCommand(args []string) (Model, tea.Cmd) {
 			}
 			return commandResultMsg{draw: textDraw("stopped " + in.ID + ": " + in.Command), refresh: true}
 		}
+	case len(args) == 1 && args[0] != "stop":
+		return m.openJob(args[0])
 	}
-	m = m.addBlock(errorBlock("usage: /jobs [stop ID]", "lists the background jobs, or stops one"))
+	m = m.addBlock(errorBlock("usage: /jobs [ID | stop ID]", "lists the background jobs, follows one's output, or stops one"))
 	return m, nil
 }
 
@@ -85,6 +87,6 @@ func describeJobs(list []tools.JobInfo, now time.Time) string {
 		fmt.Fprintf(&b, "%-6s %-10s %8s  %8s  %s\n", in.ID, state, formatElapsed(now.Sub(in.Started)),
 			tools.HumanSize(in.OutputBytes), tools.ClipOneLine(in.Command, 80))
 	}
-	b.WriteString("/jobs stop ID stops one; all stop when myclaw exits")
+	b.WriteString("/jobs ID shows one's output and follows it; /jobs stop ID stops one; all stop when myclaw exits")
 	return b.String()
 }

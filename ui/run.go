@@ -35,9 +35,14 @@ type Options struct {
 	// Earlier is the conversation so far when a session is resumed, shown
 	// above the new input (rendered lazily, like every block).
 	Earlier []Earlier
-	// Commands loads the custom slash commands (nil: none), at start and
-	// after /trust.
+	// Commands loads the custom slash commands (nil: none), at start,
+	// after /trust, and when CommandsStamp changes.
 	Commands CommandLoader
+	// CommandsStamp describes the commands' folders cheaply (see
+	// CommandsStamp); typing "/" or completing a command checks it, so a
+	// file added, changed or removed is picked up without a restart (nil:
+	// loaded at start only).
+	CommandsStamp func() string
 	// Files is the tree @ completion lists (nil: the Workspace folder).
 	Files fs.FS
 	// EditorKey replaces Ctrl+G, which opens the external editor.

@@ -10,6 +10,7 @@ import (
 
 	"myclaw/agent"
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // Sessions is what /sessions, /resume and /fork need beyond Backend: to
@@ -46,33 +47,80 @@ type pickItem struct {
 }
 
 // picker is a list to choose one item from, shown in place of the input.
+// A filterable one narrows the list to the items holding what is typed.
 type picker struct {
-	c     *common
-	title string
-	items []pickItem
-	sel   int
-	pick  func(value string) tea.Cmd
-	verb  string // what Enter does to the item, "opens" when empty
+	c          *common
+	title      string
+	items      []pickItem
+	sel        int // in the shown items
+	pick       func(value string) tea.Cmd
+	verb       string // what Enter does to the item, "opens" when empty
+	filterable bool
+	filter     string
 }
 
 // pickerRows bounds the rows shown; the list scrolls with the selection.
 const pickerRows = 10
 
+// shown is the items that hold the filter (all without one).
+func (p *picker) shown() []pickItem {
+	if p.filter == "" {
+		return p.items
+	}
+	var out []pickItem
+	f := strings.ToLower(p.filter)
+	for _, it := range p.items {
+		if strings.Contains(strings.ToLower(it.label), f) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// typed narrows a filterable list by what a key typed; it reports whether
+// the key was taken.
+func (p *picker) typed(msg tea.KeyMsg) bool {
+	if !p.filterable {
+		return false
+	}
+	switch msg.Type {
+	case tea.KeyRunes, tea.KeySpace:
+		p.filter += string(msg.Runes)
+	case tea.KeyBackspace:
+		if p.filter == "" {
+			return true
+		}
+		r := []rune(p.filter)
+		p.filter = string(r[:len(r)-1])
+	default:
+		return false
+	}
+	p.sel = 0
+	return true
+}
+
 func (p *picker) update(msg tea.KeyMsg) (*picker, tea.Cmd) {
 	k := &p.c.keys
+	if p.typed(msg) {
+		return p, nil
+	}
+	items := p.shown()
 	switch {
 	case key.Matches(msg, k.Cancel):
 		return nil, nil
 	case key.Matches(msg, k.Choose):
-		return nil, p.pick(p.items[p.sel].value)
+		if len(items) == 0 {
+			return p, nil
+		}
+		return nil, p.pick(items[p.sel].value)
 	case key.Matches(msg, k.PreviewUp):
 		p.sel = max(p.sel-1, 0)
 	case key.Matches(msg, k.PreviewDown):
-		p.sel = min(p.sel+1, len(p.items)-1)
+		p.sel = max(min(p.sel+1, len(items)-1), 0)
 	case key.Matches(msg, k.PreviewPgUp):
 		p.sel = max(p.sel-pickerRows, 0)
 	case key.Matches(msg, k.PreviewPgDown):
-		p.sel = min(p.sel+pickerRows, len(p.items)-1)
+		p.sel = max(min(p.sel+pickerRows, len(items)-1), 0)
 	}
 	return p, nil
 }
@@ -80,12 +128,19 @@ func (p *picker) update(msg tea.KeyMsg) (*picker, tea.Cmd) {
 func (p *picker) view() []string {
 	st := &p.c.styles
 	w := p.c.contentWidth()
-	out := []string{st.PaneTitle.Render(p.title)}
-	first := min(max(p.sel-pickerRows/2, 0), max(len(p.items)-pickerRows, 0))
-	for i := first; i < len(p.items) && i < first+pickerRows; i++ {
-		line := "  " + p.items[i].label
+	var out []string
+	for _, l := range wrapPlain(p.title, w) {
+		out = append(out, st.PaneTitle.Render(l))
+	}
+	items := p.shown()
+	if p.filterable {
+		out = append(out, truncate("  filter: "+termtext.Visible(p.filter)+"▏", w))
+	}
+	first := min(max(p.sel-pickerRows/2, 0), max(len(items)-pickerRows, 0))
+	for i := first; i < len(items) && i < first+pickerRows; i++ {
+		line := "  " + items[i].label
 		if i == p.sel {
-			line = "› " + p.items[i].label
+			line = "› " + items[i].label
 			out = append(out, st.OK.Render(truncate(line, w)))
 			continue
 		}
@@ -95,7 +150,14 @@ func (p *picker) view() []string {
 	if verb == "" {
 		verb = "opens"
 	}
-	out = append(out, st.Dim.Render(truncate(fmt.Sprintf("  %d of %d · ↑↓ choose · enter %s · %s closes", p.sel+1, len(p.items), verb, p.c.keys.Cancel.Help().Key), w)))
+	if len(items) == 0 {
+		out = append(out, st.Dim.Render(truncate("  nothing holds "+strconv.Quote(p.filter)+" · backspace widens it", w)))
+	}
+	foot := fmt.Sprintf("  %d of %d · ↑↓ choose · enter %s · %s closes", min(p.sel+1, len(items)), len(items), verb, p.c.keys.Cancel.Help().Key)
+	if p.filterable {
+		foot = fmt.Sprintf("  %d of %d · type to filter · ↑↓ choose · enter %s · %s closes", min(p.sel+1, len(items)), len(items), verb, p.c.keys.Cancel.Help().Key)
+	}
+	out = append(out, st.Dim.Render(truncate(foot, w)))
 	return out
 }
 
@@ -216,6 +278,9 @@ func (m Model) handleSessionSwitched(msg sessionSwitchedMsg) (Model, tea.Cmd) {
 	}
 	if msg.view.Draft != "" {
 		m.input.setValue(m.asTyped(msg.view.Draft))
+	}
+	if m.hasPastCards() {
+		return m, tea.Batch(refreshStatus(m.backend), loadJournal(m.backend))
 	}
 	return m, refreshStatus(m.backend)
 }

@@ -12,6 +12,7 @@ import (
 
 	"myclaw/agent"
 	"myclaw/approval"
+	"myclaw/history"
 	"myclaw/tools"
 	"myclaw/tools/termtext"
 )
@@ -101,6 +102,12 @@ type toolCard struct {
 	// job is set when the call starts a background job, which keeps
 	// running after the call and whose changes are not undoable.
 	job bool
+	// journal is where the journal says the call's change stands
+	// (undone, applied), once known; redone is set when /redo put it back.
+	journal history.State
+	redone  bool
+	// past marks a call of a resumed session.
+	past bool
 
 	cache lineCache
 }
@@ -173,6 +180,13 @@ func (t *toolCard) draw(c *common) []string {
 	if d := formatDuration(t.duration); d != "" {
 		state += st.Dim.Render(" · " + d)
 	}
+	switch {
+	case t.status != agent.StatusOK:
+	case t.journal == history.StateUndone:
+		state += st.Warn.Render(" · undone")
+	case t.redone:
+		state += st.OK.Render(" · redone")
+	}
 	name := oneLine(t.call.Tool)
 	if name == "" {
 		name = oneLine(t.call.Wire)
@@ -234,6 +248,10 @@ func (t *toolCard) draw(c *common) []string {
 		out = append(out, t.drawDiff(c, inner, !c.expandTools)...)
 	}
 	switch {
+	case t.journal == history.StateUndone && t.status == agent.StatusOK:
+		add(st.Warn.Render, "↶ undone: its changes were reverted")
+	case t.redone && t.status == agent.StatusOK:
+		add(st.Dim.Render, "↷ redone: its changes are back; /undo can revert them again")
 	case t.reversible && t.undoPlan != "":
 		add(st.Dim.Render, "↶ "+oneLine(t.undoPlan))
 	case t.reversible && t.status == agent.StatusOK:
@@ -273,7 +291,8 @@ func (t *toolCard) draw(c *common) []string {
 func pastCard(rec agent.CallRecord) *toolCard {
 	t := newToolCard(rec.Result.Call)
 	t.finish(rec.Result)
-	t.reversible = false // it may have been undone since: /history says
+	// It may have been undone since: the journal says, once read.
+	t.reversible, t.past = false, true
 	if rec.Decision != nil {
 		t.decided(*rec.Decision)
 	}

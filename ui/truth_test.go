@@ -280,9 +280,10 @@ func TestModelCommand(t *testing.T) {
 	f := newFake()
 	f.models = []string{"qwen2.5-coder:7b", "qwen2.5-coder:14b", "llama3.1:latest"}
 	m := runLine(t, newTestModel(t, f), "/model")
-	if got := lastBlock(m); !strings.Contains(got, "qwen2.5-coder:14b") || !strings.Contains(got, "llama3.1:latest") {
-		t.Fatalf("/model lists %q", got)
+	if got := strings.Join(m.bottomView(), "\n"); m.picker == nil || !strings.Contains(got, "qwen2.5-coder:14b") || !strings.Contains(got, "llama3.1:latest") {
+		t.Fatalf("/model offers %q", got)
 	}
+	m = update(m, keyMsg("esc"))
 	m = runLine(t, m, "/model gpt-9")
 	if got := lastBlock(m); !strings.Contains(got, `no model "gpt-9"`) || f.Model() != "test-model" {
 		t.Fatalf("/model gpt-9: %q, model %s; want it refused and the old one kept", got, f.Model())

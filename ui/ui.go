@@ -68,6 +68,10 @@ type Model struct {
 	forms []FormRequest
 	// picker is a list to choose from (/sessions, /fork) in place of the input.
 	picker *picker
+	// job shows a background job's output (/jobs ID) in place of the input;
+	// jobSeq numbers the views opened, so a closed one's reads are dropped.
+	job    *jobView
+	jobSeq int
 	// compactCancel cancels a running /compact.
 	compactCancel context.CancelFunc
 	// previewing is set while a call the person chose to preview runs;
@@ -77,8 +81,10 @@ type Model struct {
 	// comes back with the edit, which it says.
 	editedCall string
 	formCh     <-chan FormRequest
-	// loadCommands loads the custom commands.
-	loadCommands CommandLoader
+	// loadCommands loads the custom commands; commandsStamp tells cheaply
+	// whether their folders changed since.
+	loadCommands  CommandLoader
+	commandsStamp func() string
 	// plan is the model's checklist (todo_write), shown above the input.
 	plan []tools.PlanItem
 	// fsys is the workspace, for the @ completion's index.
@@ -141,7 +147,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 	}
 	m.notices = opts.Notices
 	m.formCh = opts.Forms
-	m.loadCommands = opts.Commands
+	m.loadCommands, m.commandsStamp = opts.Commands, opts.CommandsStamp
 	c.workspace = opts.Workspace
 	if opts.EditorKey != "" {
 		c.keys.ExternalEditor = key.NewBinding(key.WithKeys(opts.EditorKey), key.WithHelp(opts.EditorKey, c.keys.ExternalEditor.Help().Desc))
@@ -158,7 +164,11 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 // Init implements tea.Model: it starts waiting for approval requests and
 // checks the model server behind the first frame.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), fetchModels(m.backend, m.shared.base), waitForNotice(m.notices), loadCustomCommands(m.loadCommands), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys, m.c.workspace))
+	var journal tea.Cmd
+	if m.hasPastCards() {
+		journal = loadJournal(m.backend)
+	}
+	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), fetchModels(m.backend, m.shared.base), waitForNotice(m.notices), loadCommandsStamped(m.loadCommands, m.commandsStamp), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys, m.c.workspace), journal)
 }
 
 // Update implements tea.Model.
@@ -227,6 +237,12 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.handleCommandResult(msg)
 	case tooLongMsg:
 		return m.handleTooLong(msg)
+	case jobTailMsg:
+		return m.handleJobTail(msg)
+	case jobFollowMsg:
+		return m.handleJobFollow(msg)
+	case journalMsg:
+		return m.markJournal(msg.entries), nil
 	case sessionSwitchedMsg:
 		return m.handleSessionSwitched(msg)
 	case compactDoneMsg:
@@ -238,6 +254,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, tea.Batch(cmd, start)
 		}
 		return m, cmd
+	case modelListMsg:
+		return m.modelPicker(msg)
 	case modelsMsg:
 		m.c.models = msg.list
 		return m, nil
@@ -259,12 +277,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.input.refresh()
 		return m, nil
 	case customCommandsMsg:
-		m.c.setCustom(msg.cmds)
-		for _, n := range msg.notices {
-			m = m.addBlock(warnBlock(n))
-		}
-		m.input.refresh()
-		return m, nil
+		return m.setCustomCommands(msg), nil
 	case levelSetMsg:
 		return m.levelSet(msg)
 	case statusRefreshMsg:
@@ -314,6 +327,9 @@ func (m Model) bottomView() []string {
 	if m.picker != nil {
 		return m.picker.view()
 	}
+	if m.job != nil {
+		return m.job.view()
+	}
 	if m.previewing {
 		st := &m.c.styles
 		return []string{st.Dim.Render(truncate("  previewing: the command runs once in a scratch layer, without network · "+m.c.keys.Cancel.Help().Key+" cancels", max(m.c.width, minWidth)))}
@@ -331,8 +347,8 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		case m.turn != nil:
 			m.quitArmed = false
 			return m.cancelTurn()
-		case m.picker != nil:
-			m.picker = nil
+		case m.picker != nil || m.job != nil:
+			m.picker, m.job = nil, nil
 			return m, nil
 		case m.pane == nil && m.form == nil && m.input.ta.value() != "":
 			// A draft goes first: quitting needs an empty prompt.
@@ -363,6 +379,10 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.picker, cmd = m.picker.update(msg)
 		return m, cmd
+	}
+	if m.job != nil {
+		m.job = m.job.update(msg)
+		return m, nil
 	}
 	if m.previewing {
 		if !msg.Paste && key.Matches(msg, k.Cancel) {
@@ -416,10 +436,15 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		m = m.unqueue()
 		return m, nil
 	}
+	was := m.input.ta.value()
 	if text := m.input.update(msg); text != "" {
 		m = m.notePasted(text)
 		next, cmd := m.submit(text)
 		return next, tea.Batch(cmd, savePrompt(m.historyPath, text))
+	}
+	if now := m.input.ta.value(); strings.HasPrefix(now, "/") && (!strings.HasPrefix(was, "/") || key.Matches(msg, k.Complete)) {
+		// The commands folder may have changed since it was read.
+		return m, tea.Batch(m.maybeIndex(), rescanCommands(m.commandsStamp, m.loadCommands, m.c.customStamp))
 	}
 	return m, m.maybeIndex()
 }
@@ -471,6 +496,7 @@ func (m Model) handleCommandResult(msg commandResultMsg) (Model, tea.Cmd) {
 		m.cards = map[string]*toolCard{}
 		m.plan = nil
 	}
+	m = m.markJournal(msg.journal)
 	if msg.draw != nil {
 		m = m.addBlock(newFuncBlock(msg.draw))
 	}

@@ -20,7 +20,7 @@
 // With -window N the model list reports a context window of N tokens
 // (context_length, as some servers do); without it there is none to find.
 //
-// Usage: go run ./cmd/fakeserver -addr 127.0.0.1:8089 [-delay 15ms] [-window 65536]
+// Usage: go run ./cmd/fakeserver -addr 127.0.0.1:8089 [-delay 15ms] [-window 65536] [-models fake,fake-large]
 // then: OPENAI_BASE_URL=http://127.0.0.1:8089/v1 myclaw --model fake
 package main
 
@@ -41,14 +41,19 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8089", "listen address")
 	flag.DurationVar(&delay, "delay", 15*time.Millisecond, "pause between streamed chunks")
 	window := flag.Int("window", 0, "context window to report in the model list (0: none)")
+	models := flag.String("models", "fake", "comma-separated models /v1/models lists (each answers alike)")
 	flag.Parse()
+	var list []any
+	for _, id := range strings.Split(*models, ",") {
+		m := map[string]any{"id": strings.TrimSpace(id), "object": "model"}
+		if *window > 0 {
+			m["context_length"] = *window
+		}
+		list = append(list, m)
+	}
 	http.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		if *window > 0 {
-			fmt.Fprintf(w, `{"object":"list","data":[{"id":"fake","object":"model","context_length":%d}]}`, *window)
-			return
-		}
-		fmt.Fprint(w, `{"object":"list","data":[{"id":"fake","object":"model"}]}`)
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": list})
 	})
 	http.HandleFunc("/v1/chat/completions", chat)
 	log.Printf("fake OpenAI-compatible server on http://%s/v1 (model \"fake\")", *addr)

@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 	"os"
 	"path"
 	"strings"
@@ -491,9 +492,70 @@ func (o fsObserved) differs(s tools.FileState) string {
 	case o.large:
 		return fmt.Sprintf("contents differ from what the call left (the file is now %s)", tools.HumanSize(o.size))
 	case o.sum != s.SHA256:
-		return fmt.Sprintf("contents differ from what the call left (sha256 %s… now, %s… expected)", o.sum[:12], fsShort(s.SHA256))
+		return "its contents differ from what the call left"
 	}
 	return fmt.Sprintf("mode is %04o now; the call left %04o", uint32(o.mode), s.Mode)
+}
+
+// sums names the contents by their digests, for a change no diff shows.
+func (o fsObserved) sums(s tools.FileState) string {
+	if o.kind != "file" || o.large || !s.Exists || o.sum == s.SHA256 {
+		return ""
+	}
+	return fmt.Sprintf(" (sha256 %s… now, %s… expected)", fsShort(o.sum), fsShort(s.SHA256))
+}
+
+// Bounds of the diff a refused undo shows of what changed since the call.
+const (
+	fsSinceLines    = 12
+	fsSinceLineRune = 160
+)
+
+// fsSince is what changed in rel since the call left it (left) as a short
+// unified diff, its lines cut and their controls made visible; "" when it
+// cannot be told (not text, too large, or the call's version is not kept),
+// and the conflict then names the digests instead.
+func fsSince(blobs tools.BlobStore, rel string, left tools.FileState, cur fsObserved) string {
+	if blobs == nil || cur.large || cur.kind != "file" && cur.kind != "missing" {
+		return ""
+	}
+	var old []byte
+	if left.Exists {
+		data, err := blobs.Get(left.SHA256)
+		if err != nil {
+			return ""
+		}
+		old = data
+	}
+	oldName, newName := "a/"+rel+" (as the call left it)", "b/"+rel+" (now)"
+	if !left.Exists {
+		oldName = "/dev/null"
+	}
+	if cur.kind == "missing" {
+		newName = "/dev/null"
+	}
+	d := tools.Diff(oldName, newName, old, cur.data)
+	if d.Binary {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(d.Text(), "\n"), "\n")
+	more := 0
+	if len(lines) > fsSinceLines {
+		lines, more = lines[:fsSinceLines], len(lines)-fsSinceLines
+	}
+	for i, l := range lines {
+		// Indentation is what a diff shows: cut, not folded to one space.
+		if r := []rune(termtext.Visible(l)); len(r) > fsSinceLineRune {
+			l = string(r[:fsSinceLineRune-1]) + "…"
+		} else {
+			l = string(r)
+		}
+		lines[i] = l
+	}
+	if more > 0 {
+		lines = append(lines, fmt.Sprintf("… %d more lines", more))
+	}
+	return strings.Join(lines, "\n")
 }
 
 func fsShort(sum string) string {
@@ -533,7 +595,11 @@ func fsRevert(ctx context.Context, ws *Workspace, blobs tools.BlobStore, undo js
 	default:
 		detail := cur.differs(c.After)
 		if !force {
-			return nil, &tools.Conflict{What: c.Path, Detail: detail}
+			since := fsSince(blobs, c.Path, c.After, cur)
+			if since == "" {
+				detail += cur.sums(c.After)
+			}
+			return nil, &tools.Conflict{What: c.Path, Detail: detail, Diff: since}
 		}
 		switch {
 		case cur.kind == "missing":

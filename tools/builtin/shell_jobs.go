@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 //go:embed shell_jobs.md
@@ -205,6 +206,23 @@ func (j *ShellJobs) List() []tools.JobInfo {
 		out = append(out, job.info())
 	}
 	return out
+}
+
+// Tail describes one job with the last n bytes of its output, for a
+// person following it; what the model has read is left as it is.
+func (j *ShellJobs) Tail(id string, n int) (tools.JobInfo, string, error) {
+	job, err := j.find(id)
+	if err != nil {
+		return tools.JobInfo{}, "", err
+	}
+	in := job.info()
+	from := max(in.OutputBytes-int64(n), 0)
+	text, _, _ := job.out.read(from, n)
+	if from > 0 {
+		// The first bytes may be the end of a rune cut in two.
+		text = strings.TrimLeftFunc(text, func(r rune) bool { return r == utf8.RuneError })
+	}
+	return in, text, nil
 }
 
 // Running counts the jobs still running.

@@ -263,6 +263,10 @@ func shellDirCounts(created, removed int) string {
 	return ", " + strings.Join(parts, ", ")
 }
 
+// shellSinceFiles bounds the files whose diff a refused undo of a command
+// shows.
+const shellSinceFiles = 3
+
 func listSome(items []string) string {
 	if len(items) <= 5 {
 		return strings.Join(items, ", ")
@@ -317,22 +321,39 @@ func (u *ShellUndo) revert(ctx context.Context, undo json.RawMessage, force bool
 		}
 	}
 	if !force {
-		var conflicts []string
+		var conflicts, diffs []string
+		what, undiffed := "", 0
 		for _, c := range data.Changes {
 			cur, err := fsObserve(ctx, ws, c.Path)
 			if err != nil {
 				return nil, err
 			}
-			if !cur.is(c.Before) && !cur.is(c.After) {
+			if cur.is(c.Before) || cur.is(c.After) {
+				continue
+			}
+			if what == "" {
+				what = c.Path
+			}
+			since := fsSince(u.Blobs, c.Path, c.After, cur)
+			switch {
+			case since == "":
+				conflicts = append(conflicts, c.Path+": "+cur.differs(c.After)+cur.sums(c.After))
+			case len(diffs) < shellSinceFiles:
 				conflicts = append(conflicts, c.Path+": "+cur.differs(c.After))
+				diffs = append(diffs, since)
+			default:
+				conflicts = append(conflicts, c.Path+": "+cur.differs(c.After))
+				undiffed++
 			}
 		}
 		if len(conflicts) > 0 {
-			what := conflicts[0][:strings.Index(conflicts[0], ":")]
 			if len(conflicts) > 1 {
 				what = fsCount(len(conflicts), "file")
 			}
-			return nil, &tools.Conflict{What: what, Detail: listSome(conflicts) + "; nothing was restored"}
+			if undiffed > 0 {
+				diffs = append(diffs, fmt.Sprintf("… and what changed in %s more", fsCount(undiffed, "file")))
+			}
+			return nil, &tools.Conflict{What: what, Detail: listSome(conflicts) + "; nothing was restored", Diff: strings.Join(diffs, "\n")}
 		}
 	}
 	for _, d := range data.RemovedDirs {
