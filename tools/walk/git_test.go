@@ -21,8 +21,9 @@ type gitCase struct {
 	name  string
 	files map[string]string // path → content; .gitignore files among them
 	// exclude is .git/info/exclude; global is ~/.config/git/ignore;
-	// repoExcludes, when set, is the file the repository's config names
-	// as core.excludesFile.
+	// repoExcludes, when set, is what the repository's config names as
+	// core.excludesFile: a path in the work tree (one outside is not read,
+	// TestRepositoryExcludesFileStaysInside).
 	exclude, global, repoExcludes string
 	tracked                       []string // added with git add -f
 	nested                        []string // folders made repositories of their own
@@ -69,8 +70,8 @@ var gitCases = []gitCase{
 	}},
 	{name: "info/exclude and the global excludes file", exclude: "secret.txt\n*.tmp\n", global: "*.swp\n!keep.swp\n",
 		files: map[string]string{".gitignore": "!wanted.tmp\n", "secret.txt": "", "x.tmp": "", "wanted.tmp": "", "a.swp": "", "keep.swp": "", "ok.txt": ""}},
-	{name: "the repository's core.excludesFile replaces the global one", global: "*.global\n", repoExcludes: "*.repo\n",
-		files: map[string]string{"a.global": "", "b.repo": "", "c.txt": ""}},
+	{name: "the repository's core.excludesFile replaces the global one", global: "*.global\n", repoExcludes: "repo.excludes",
+		files: map[string]string{"a.global": "", "b.repo": "", "c.txt": "", "repo.excludes": "*.repo\n"}},
 	{name: "tracked files are listed whatever the rules", tracked: []string{"build/keep.o", "app.log"},
 		files: map[string]string{".gitignore": "build/\n*.log\n", "build/keep.o": "", "build/drop.o": "", "build/sub/x.o": "", "app.log": "", "other.log": ""}},
 	{name: "a nested repository has its own rules", nested: []string{"vendor", "deep/inner"}, exclude: "*.x\n",
@@ -257,9 +258,7 @@ func checkAgainstGit(t *testing.T, c gitCase) (agree, ignored bool) {
 		}
 	}
 	if c.repoExcludes != "" {
-		file := filepath.Join(home, "repo.excludes")
-		writeFile(t, file, c.repoExcludes)
-		git(dir, "config", "core.excludesFile", file)
+		git(dir, "config", "core.excludesFile", c.repoExcludes)
 	}
 	if len(c.tracked) > 0 {
 		git(dir, append([]string{"add", "-f", "--"}, c.tracked...)...)

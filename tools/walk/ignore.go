@@ -159,14 +159,11 @@ func (rs rules) with(more rules) rules {
 // (cut says it was longer). A file that is missing or cannot be read
 // excludes nothing.
 func readIgnore(fsys fs.FS, name string) (data []byte, cut bool) {
-	f, err := fsys.Open(name)
+	f, err := openRegular(fsys, name)
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, false
-	}
 	return readBounded(f)
 }
 

@@ -62,7 +62,26 @@ func OpenRepo(dir string, userExcludes []string) *Repo {
 	if prefix != "." {
 		up = prefix + "/"
 	}
-	r := readRepo(os.DirFS(gitDir), gitCommonFS(gitDir), osConfigPath(top), userExcludes, up)
+	// Each folder is read through an os.Root: a link inside it cannot
+	// make the listing read a file elsewhere.
+	gitRoot, err := os.OpenRoot(gitDir)
+	if err != nil {
+		return nil
+	}
+	defer gitRoot.Close()
+	topRoot, err := os.OpenRoot(top)
+	if err != nil {
+		return nil
+	}
+	defer topRoot.Close()
+	common := gitRoot
+	if c := gitCommonDir(gitRoot.FS(), gitDir); c != gitDir {
+		if common, err = os.OpenRoot(c); err != nil {
+			return nil
+		}
+		defer common.Close()
+	}
+	r := readRepo(gitRoot.FS(), common.FS(), treeExcludes(topRoot.FS(), "."), userExcludes, up)
 	r.tracked, _ = ReadIndexFile(filepath.Join(gitDir, "index"), prefix)
 	r.dirs = trackedDirs(r.tracked)
 	// The .gitignore files above dir, each for its own folder.
@@ -70,7 +89,7 @@ func OpenRepo(dir string, userExcludes []string) *Repo {
 		parts := strings.Split(prefix, "/")
 		for i := range parts {
 			folder := strings.Join(parts[:i], "/")
-			data, _ := readOSFile(filepath.Join(top, filepath.FromSlash(folder), ".gitignore"))
+			data, _ := readIgnore(topRoot.FS(), path.Join(folder, ".gitignore"))
 			dirUp := strings.Join(parts[i:], "/") + "/"
 			r.rules = r.rules.with(parseIgnore(data, "", dirUp))
 		}
@@ -78,30 +97,37 @@ func OpenRepo(dir string, userExcludes []string) *Repo {
 	return &Repo{r: *r}
 }
 
-// gitCommonFS is the common directory of a git directory: the main
+// gitCommonDir is the common directory of a git directory: the main
 // repository's for a linked worktree, which keeps info/ and config there.
-func gitCommonFS(gitDir string) fs.FS {
-	data, err := readOSFile(filepath.Join(gitDir, "commondir"))
-	if err != nil {
-		return os.DirFS(gitDir)
+func gitCommonDir(gitFS fs.FS, gitDir string) string {
+	data, _ := readIgnore(gitFS, "commondir")
+	if data == nil {
+		return gitDir
 	}
 	common := strings.TrimSpace(string(data))
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(gitDir, common)
 	}
-	return os.DirFS(common)
+	return common
 }
 
-// osConfigPath resolves a relative core.excludesFile, which git takes
-// from the work tree's top.
-func osConfigPath(top string) func(string) []byte {
-	return func(name string) []byte {
-		name = expandHome(name)
-		if !filepath.IsAbs(name) {
-			name = filepath.Join(top, name)
+// treeExcludes reads the core.excludesFile a repository's own config
+// names, when it is a file inside the work tree (fsys) below dir. git
+// would read any file; a repository's config is the workspace's word,
+// so a file outside (an absolute path, ~/…) is not read and the user's
+// own excludes stand.
+func treeExcludes(fsys fs.FS, dir string) func(string) ([]byte, bool) {
+	return func(name string) ([]byte, bool) {
+		name = filepath.ToSlash(name)
+		if name == "" || path.IsAbs(name) || filepath.IsAbs(name) || strings.HasPrefix(name, "~") {
+			return nil, false
 		}
-		data, _ := readOSFile(name)
-		return data
+		p := path.Join(dir, name)
+		if !fs.ValidPath(p) {
+			return nil, false
+		}
+		data, _ := readIgnore(fsys, p)
+		return data, true
 	}
 }
 
@@ -109,11 +135,13 @@ func osConfigPath(top string) func(string) []byte {
 // (its common directory) and turns them into the rules at the top of its
 // work tree: the excludes file the config names (or userExcludes), then
 // info/exclude. readExcludes reads the file the config names.
-func readRepo(gitFS, common fs.FS, readExcludes func(string) []byte, userExcludes []string, up string) *repo {
+func readRepo(gitFS, common fs.FS, readExcludes func(string) ([]byte, bool), userExcludes []string, up string) *repo {
 	excl := []byte(strings.Join(userExcludes, "\n"))
 	if data, _ := readIgnore(common, "config"); data != nil {
 		if name, ok := configExcludesFile(data); ok {
-			excl = readExcludes(name)
+			if named, read := readExcludes(name); read {
+				excl = named
+			}
 		}
 	}
 	info, _ := readIgnore(common, "info/exclude")
@@ -169,7 +197,7 @@ func nestedRepo(fsys fs.FS, dir string, userExcludes []string) (*repo, bool) {
 	}
 	gitDir := dotGit
 	if !fi.IsDir() {
-		target := gitFileTarget(func() (io.ReadCloser, error) { return fsys.Open(dotGit) })
+		target := gitFileTarget(func() (io.ReadCloser, error) { return openRegular(fsys, dotGit) })
 		if target == "" || path.IsAbs(target) {
 			return nil, false
 		}
@@ -190,19 +218,7 @@ func nestedRepo(fsys fs.FS, dir string, userExcludes []string) (*repo, bool) {
 		common = c
 	}
 	sub := func(d string) fs.FS { s, _ := fs.Sub(fsys, d); return s }
-	readExcludes := func(name string) []byte {
-		name = expandHome(name)
-		if !filepath.IsAbs(name) {
-			p := path.Join(dir, filepath.ToSlash(name))
-			if !fs.ValidPath(p) {
-				return nil
-			}
-			data, _ := readIgnore(fsys, p)
-			return data
-		}
-		data, _ := readOSFile(name)
-		return data
-	}
+	readExcludes := treeExcludes(fsys, dir)
 	up := ""
 	r := readRepo(sub(gitDir), sub(common), readExcludes, userExcludes, up)
 	// The rules' folder is dir: the walk sees the repository's paths
@@ -215,7 +231,7 @@ func nestedRepo(fsys fs.FS, dir string, userExcludes []string) (*repo, bool) {
 		r.rules[i].base = base
 	}
 	r.tracked = map[string]bool{}
-	if f, err := fsys.Open(path.Join(gitDir, "index")); err == nil {
+	if f, err := openRegular(fsys, path.Join(gitDir, "index")); err == nil {
 		names, _ := decodeIndex(f)
 		f.Close()
 		for _, n := range names {
@@ -275,7 +291,7 @@ func isGitDir(stat func(name string) (fs.FileInfo, error)) bool {
 // relative to the file's folder) and returns the directory, or "" when
 // the file is not such a pointer or the directory is missing.
 func osGitFileTarget(file string) string {
-	target := gitFileTarget(func() (io.ReadCloser, error) { return os.Open(file) })
+	target := gitFileTarget(func() (io.ReadCloser, error) { return openRegularOS(file) })
 	if target == "" {
 		return ""
 	}
@@ -313,7 +329,7 @@ func gitFileTarget(open func() (io.ReadCloser, error)) string {
 // split or sparse index).
 func ReadIndexFile(file, prefix string) (files map[string]bool, bad bool) {
 	files = map[string]bool{}
-	f, err := os.Open(file)
+	f, err := openRegularOS(file)
 	if err != nil {
 		return files, !os.IsNotExist(err)
 	}
@@ -407,14 +423,11 @@ func expandHome(name string) string {
 }
 
 func readOSFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
+	f, err := openRegularOS(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fs.ErrInvalid
-	}
 	data, _ := readBounded(f)
 	return data, nil
 }
