@@ -62,6 +62,9 @@ func (e *env) myclaw(extraEnv []string, args ...string) (stdout, stderr string, 
 }
 
 func TestHeadlessAndJournalCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (builds and runs the binary many times): left out of the quick -short run")
+	}
 	e := newEnv(t, writeNote)
 	out, errOut, code := e.myclaw(nil, "-p", "say hello", "--model", "test-model")
 	if code != 0 || !strings.Contains(out, "Hello there.") {

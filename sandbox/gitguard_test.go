@@ -240,6 +240,9 @@ func TestConfinedBareRepositoryIsMadeInert(t *testing.T) {
 // hide a repository it made from the check by first making more folders
 // than the walk looks at; folders it made do not count against the bound.
 func TestConfinedRepositoryBehindManyFoldersIsMadeInert(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (makes thousands of folders): left out of the quick -short run")
+	}
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}

@@ -12,6 +12,9 @@ import (
 // would run unconfined under full (full runs everything without asking by
 // definition; what it owes is the sandbox). The figures are logged (-v).
 func TestBudgetSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (drives thirty calls through the whole agent): left out of the quick -short run")
+	}
 	figs := measure(t, 30)
 	t.Log("\n" + Table(figs) + "\n" + Details(figs))
 	for _, f := range figs {

@@ -83,6 +83,9 @@ func TestShellBackgroundJob(t *testing.T) {
 }
 
 func TestShellBackgroundJobsEndWithTheSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (waits for jobs to end): left out of the quick -short run")
+	}
 	for _, how := range []string{"StopAll", "KillProcesses"} {
 		t.Run(how, func(t *testing.T) {
 			tag := procTestTag(t)

@@ -15,6 +15,9 @@ import (
 // working: the lines are skipped, the result is cut to the output cap with
 // a note, and the next call is answered.
 func TestStdioSurvivesBannerAndHugeResult(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (moves hundreds of megabytes): left out of the quick -short run")
+	}
 	cfg, _ := helperConfig(t, "helper", "banner", 120*time.Second)
 	reg := tools.NewRegistry()
 	m := newTestManager(t, reg, cfg)

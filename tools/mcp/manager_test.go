@@ -647,6 +647,9 @@ func bigSchema(n int) json.RawMessage {
 // past 256 KB for the whole server; /mcp and /tools say why, and a notice
 // says so once, not again when the server lists its tools anew.
 func TestOversizedToolSchemasAreHidden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (builds very large schemas): left out of the quick -short run")
+	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "test", Version: "1"}, nil)
 	nop := func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		return &sdk.CallToolResult{}, nil

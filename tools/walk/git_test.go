@@ -107,6 +107,9 @@ func TestDifferentialAgainstGit(t *testing.T) {
 // TestRandomAgainstGit compares the walk with git on trees and patterns
 // drawn from a fixed seed, so a failure repeats.
 func TestRandomAgainstGit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (runs git on dozens of generated trees): left out of the quick -short run")
+	}
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed: the walk cannot be compared with it")
 	}
