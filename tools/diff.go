@@ -119,24 +119,6 @@ func Diff(oldName, newName string, old, new []byte) DiffResult {
 	return res
 }
 
-// diffSplitLines splits text after each '\n'; the last line may lack one.
-func diffSplitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	lines := make([]string, 0, strings.Count(s, "\n")+1)
-	for s != "" {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			lines = append(lines, s)
-			break
-		}
-		lines = append(lines, s[:i+1])
-		s = s[i+1:]
-	}
-	return lines
-}
-
 // diffRange renders one side of a hunk header the way diff -u does: the
 // count is left out when it is 1, and an empty side names the line before.
 func diffRange(start, n int) string {

@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -113,7 +114,7 @@ func TestDiffRoundTrip(t *testing.T) {
 			if got != new {
 				t.Fatalf("got %q; want %q\ndiff\n%s", got, new, d.Text())
 			}
-			a, b := diffSplitLines(old), diffSplitLines(new)
+			a, b := slices.Collect(strings.Lines(old)), slices.Collect(strings.Lines(new))
 			if want := len(a) + len(b) - 2*fsTestLCS(a, b); d.Added+d.Removed != want {
 				t.Fatalf("got +%d -%d; want %d changed lines in all (a minimal diff)", d.Added, d.Removed, want)
 			}
@@ -176,8 +177,8 @@ func fsTestApplyDiff(old, diff string) (string, error) {
 	if diff == "" {
 		return old, nil
 	}
-	src := diffSplitLines(old)
-	lines := diffSplitLines(diff)
+	src := slices.Collect(strings.Lines(old))
+	lines := slices.Collect(strings.Lines(diff))
 	if len(lines) < 2 || !strings.HasPrefix(lines[0], "--- ") || !strings.HasPrefix(lines[1], "+++ ") {
 		return "", fmt.Errorf("bad header")
 	}
