@@ -2,7 +2,6 @@ package ui
 
 import (
 	"myclaw/approval"
-	"myclaw/tools"
 	"myclaw/tools/termtext"
 	"strconv"
 	"strings"
@@ -50,7 +49,7 @@ func goesOnBlock() block {
 
 // userBlock shows a prompt or a command as the user typed it.
 func userBlock(text string) block {
-	text = strings.TrimRight(tools.SanitizeForScreen(text), "\n")
+	text = strings.TrimRight(termtext.Screen(text), "\n")
 	return newFuncBlock(func(c *common) []string {
 		st := &c.styles
 		var out []string

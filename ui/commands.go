@@ -15,6 +15,7 @@ import (
 	"myclaw/approval"
 	"myclaw/history"
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // command is one slash command.
@@ -329,7 +330,7 @@ func (m Model) clearCommand() (Model, tea.Cmd) {
 
 // textDraw shows plain text, one block line per line (wrapped).
 func textDraw(s string) func(c *common) []string {
-	s = strings.TrimRight(tools.SanitizeForScreen(s), "\n")
+	s = strings.TrimRight(termtext.Screen(s), "\n")
 	return func(c *common) []string {
 		if s == "" {
 			return []string{c.styles.Dim.Render("  (nothing to report)")}
@@ -463,7 +464,7 @@ func drawToolDetails(c *common, t agent.ToolInfo) []string {
 	for _, kv := range details {
 		// A description's own lines (lists, paragraphs) are kept.
 		var lines []string
-		for l := range strings.SplitSeq(strings.TrimRight(tools.SanitizeForScreen(kv[1]), "\n"), "\n") {
+		for l := range strings.SplitSeq(strings.TrimRight(termtext.Screen(kv[1]), "\n"), "\n") {
 			lines = append(lines, wrapPlain(expandTabs(oneLine(l)), max(w-keyW-5, 10))...)
 		}
 		if len(lines) == 0 {

@@ -12,8 +12,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"myclaw/tools"
 	"myclaw/tools/mcp"
+	"myclaw/tools/termtext"
 )
 
 // FormRequest is an MCP server's request for input (elicitation), shown to
@@ -302,7 +302,7 @@ func (f *elicitForm) message(w, room int) []string {
 	fw := max(w-2, minWidth-2)
 	if f.msgLines == nil || f.msgWidth != fw {
 		f.msgWidth, f.msgLines = fw, nil
-		text := strings.TrimRight(tools.SanitizeForScreen(f.r.Form.Message), "\n")
+		text := strings.TrimRight(termtext.Screen(f.r.Form.Message), "\n")
 		for l := range strings.SplitSeq(text, "\n") {
 			f.msgLines = append(f.msgLines, wrapPlain(expandTabs(l), fw-4)...)
 		}
