@@ -14,6 +14,7 @@ import (
 	"myclaw/agent"
 	"myclaw/approval"
 	"myclaw/history"
+	"myclaw/internal/suggest"
 	"myclaw/tools"
 	"myclaw/tools/termtext"
 )
@@ -100,7 +101,7 @@ func lookupCommand(name string) (command, bool) {
 func closestCommand(list []command, name string) string {
 	best, bestD := "", -1
 	for _, c := range list {
-		d := tools.EditDistance(name, c.name)
+		d := suggest.EditDistance(name, c.name)
 		if strings.HasPrefix(c.name, name) {
 			d = 0
 		}
