@@ -56,10 +56,6 @@ type OAuthConfig struct {
 	CallbackPort int
 }
 
-// errLoginNeeded is what a request gets when the server wants a login that
-// only a person can give.
-var errLoginNeeded = errors.New("the server needs a login")
-
 // authHandler is the auth.OAuthHandler of one URL server. It lives as long
 // as the server's config, across runs: a restart keeps the token. Only a run
 // started by Login may open the browser; any other run that meets a 401

@@ -14,9 +14,6 @@ import (
 	"myclaw/tools"
 )
 
-// errStartTimeout is the cause of a start-up that took longer than Timeout.
-var errStartTimeout = errors.New("start-up timed out")
-
 // run is one life of a server, from start to failure or stop. A restart is a
 // new run, so a tool or goroutine of an old run can never touch the new one.
 type run struct {
