@@ -635,3 +635,23 @@ func TestRetriesTakeOneLine(t *testing.T) {
 		t.Fatalf("%d retry lines, want one saying attempt 3:\n%s", n, got)
 	}
 }
+
+func TestCtrlCClearsTheDraftBeforeQuitting(t *testing.T) {
+	m := typeText(newTestModel(t, newFake()), "half a thought")
+	m, cmd := updateCmd(m, keyMsg("ctrl+c"))
+	if m.input.ta.value() != "" || cmd != nil || m.quitArmed {
+		t.Fatalf("ctrl+c with a draft: input %q, armed %v", m.input.ta.value(), m.quitArmed)
+	}
+	m = update(m, keyMsg("ctrl+c"))
+	if !m.quitArmed {
+		t.Fatal("ctrl+c on an empty prompt does not arm quitting")
+	}
+}
+
+func TestExitIsQuit(t *testing.T) {
+	m := typeText(newTestModel(t, newFake()), "/exit")
+	_, cmd := updateCmd(m, keyMsg("enter"))
+	if cmd == nil || cmd() != tea.Quit() {
+		t.Fatal("/exit does not quit")
+	}
+}
