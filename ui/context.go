@@ -82,8 +82,8 @@ func drawContext(c *common, r agent.ContextReport) []string {
 		out = append(out, row("attached", r.Attached, "goes with your next message"))
 	}
 	out = append(out, row("free", r.Free, "of a "+shortCount(r.Window)+"-token window"))
-	switch {
-	case r.WindowSource == "estimated" || r.WindowSource == "":
+	switch r.WindowSource {
+	case "estimated", "":
 		out = append(out, "  "+st.Dim.Render("the window is a guess: the server did not say; set context_window in the config"))
 	default:
 		out = append(out, "  "+st.Dim.Render("window from "+oneLine(r.WindowSource)))

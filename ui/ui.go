@@ -147,7 +147,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 // Init implements tea.Model: it starts waiting for approval requests and
 // checks the model server behind the first frame.
 func (m Model) Init() tea.Cmd {
-	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), fetchModels(m.backend, m.shared.base), waitForNotice(m.notices), loadCustomCommands(m.loadCommands), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys))
+	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.shared.base, m.backend), fetchModels(m.shared.base, m.backend), waitForNotice(m.notices), loadCustomCommands(m.loadCommands), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys))
 }
 
 // Update implements tea.Model.

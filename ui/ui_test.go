@@ -331,7 +331,7 @@ func TestStartupBannerAndServerCheck(t *testing.T) {
 	if s := screen(m); !strings.Contains(s, "ignored .myclaw.toml: folder not trusted") || !strings.Contains(s, "test-model") {
 		t.Errorf("got first frame without banner or model:\n%s", s)
 	}
-	m = update(m, checkServer(f, context.Background())())
+	m = update(m, checkServer(context.Background(), f)())
 	if s := screen(m); !strings.Contains(s, "model bench-x is not served") || !strings.Contains(s, "Pick one of: a, b.") {
 		t.Errorf("got no server check failure with its hint:\n%s", s)
 	}
@@ -609,7 +609,7 @@ func TestKeyMapDrivesKeys(t *testing.T) {
 		if _, ok := decision(t, p); ok {
 			t.Fatalf("got a decision from y, no longer bound")
 		}
-		m = press(t, m, "o")
+		press(t, m, "o")
 		if d, ok := decision(t, p); !ok || d.Choice != approval.ApproveOnce {
 			t.Errorf("got %+v, %v from o; want approve once", d, ok)
 		}

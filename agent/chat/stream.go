@@ -316,7 +316,7 @@ func (c *Client) readAnswer(body io.Reader, st *streamState) error {
 	}
 	isJSON, err := startsWithJSON(br)
 	if err != nil {
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		return &bodyReadError{err}

@@ -212,12 +212,12 @@ func globParse(pattern string) (globPattern, *tools.Error) {
 	}
 	var segs []string
 	for _, s := range strings.Split(pattern, "/") {
-		switch {
-		case s == "" || s == ".":
+		switch s {
+		case "", ".":
 			continue
-		case s == "..":
+		case "..":
 			return globPattern{}, tools.Errorf(tools.KindInvalidArgs, hint, "pattern %q goes up with \"..\"; patterns stay inside path", pattern)
-		case s == "**":
+		case "**":
 			if len(segs) > 0 && segs[len(segs)-1] == "**" {
 				continue
 			}

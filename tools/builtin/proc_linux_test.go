@@ -40,7 +40,7 @@ func procTagged(tag string, sid int) []int {
 }
 
 // procTestTag returns an environment entry unique to one test.
-func procTestTag(t *testing.T) string {
+func procTestTag() string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	return "MYCLAW_TEST_TAG_" + hex.EncodeToString(b) + "=1"
@@ -79,7 +79,7 @@ func TestShellRunLeavesNothingBehind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tag := procTestTag(t)
+			tag := procTestTag()
 			tool, _ := shellTestTool(t, ShellOptions{Env: append(os.Environ(), tag)})
 			out, res := shellExec(t, tool, "echo $$; "+tt.command, 120)
 			if out.TimedOut {
@@ -113,7 +113,7 @@ func TestShellRunOutputOfKilledBackgroundKept(t *testing.T) {
 }
 
 func TestKillProcessesEndsLiveCalls(t *testing.T) {
-	tag := procTestTag(t)
+	tag := procTestTag()
 	tool, dir := shellTestTool(t, ShellOptions{Env: append(os.Environ(), tag)})
 	errc := make(chan error, 1)
 	go func() {

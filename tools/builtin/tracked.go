@@ -3,6 +3,7 @@ package builtin
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -121,7 +122,7 @@ func gitFileTarget(file string) string {
 	}
 	defer f.Close()
 	line, err := bufio.NewReader(io.LimitReader(f, 4096)).ReadString('\n')
-	if err != nil && err != io.EOF {
+	if err != nil && !errors.Is(err, io.EOF) {
 		return ""
 	}
 	target, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "gitdir: ")

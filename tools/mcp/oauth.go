@@ -219,7 +219,7 @@ func (h *authHandler) browserLogin(ctx context.Context, req *http.Request, resp 
 	h.set(AuthPending, "")
 	if err := sdkh.Authorize(ctx, req, resp); err != nil {
 		h.set(AuthNeeded, "the last login failed: "+tools.Clip(err.Error(), 300))
-		return fmt.Errorf("%w: login failed: %v", errLoginNeeded, err)
+		return fmt.Errorf("%w: login failed: %v", errLoginNeeded, err) //nolint:errorlint // only the need for a login is for callers to match, not why it failed
 	}
 	h.mu.Lock()
 	ok := h.saved != nil

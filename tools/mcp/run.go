@@ -112,7 +112,7 @@ func (r *run) main() {
 	case <-r.ctx.Done():
 		r.end(StateStopped, "")
 		r.closeSession(sess, stdio)
-		<-waitc
+		<-waitc //nolint:errcheck // the run has ended; how its session ended adds nothing
 	}
 }
 
@@ -167,7 +167,7 @@ func withStderr(msg string, stdio *stdioTransport) string {
 }
 
 // end finishes the run unless it already ended, withdrawing its tools.
-func (r *run) end(st State, reason string) bool {
+func (r *run) end(st State, reason string) {
 	r.m.mu.Lock()
 	ended := r.endLocked(st, reason)
 	r.m.mu.Unlock()
@@ -177,7 +177,6 @@ func (r *run) end(st State, reason string) bool {
 			r.m.logf("mcp: server %s failed: %s", r.s.cfg.Name, reason)
 		}
 	}
-	return ended
 }
 
 // endLocked is end with m.mu held; the caller cancels r.ctx after unlocking

@@ -19,7 +19,7 @@ type Piped struct {
 	Stdout, Stderr *os.File
 	// Tree kills the child and everything it started; until then
 	// KillProcesses does at exit.
-	Tree *ProcTree
+	Tree *Tree
 }
 
 // StartPiped starts cmd contained (in a session and process group of its
