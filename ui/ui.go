@@ -17,7 +17,6 @@ package ui
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -85,12 +84,6 @@ type Model struct {
 	// levelsPending counts Shift+Tab level changes not yet set in the
 	// backend; until they are, the status line keeps its own level.
 	levelsPending int
-}
-
-// New returns the root model for b. It reads the backend's status (no
-// network I/O) so that the first frame shows the model and the level.
-func New(b Backend, opts Options) Model {
-	return newModel(context.Background(), b, opts, slog.New(slog.NewTextHandler(io.Discard, nil)))
 }
 
 // newModel builds the model; base is the parent of every turn's context.
