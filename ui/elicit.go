@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"myclaw/tools"
 	"myclaw/tools/mcp"
 	"myclaw/tools/termtext"
 )
@@ -320,7 +321,7 @@ func (f *elicitForm) message(w, room int) []string {
 	more := ""
 	if keep < len(lines) {
 		keep = max(min(keep, formMessageLines-1, room-3), 0)
-		more = fmt.Sprintf("… %s", count(len(lines)-keep, "more line"))
+		more = fmt.Sprintf("… %s", tools.Count(len(lines)-keep, "more line"))
 	}
 	label := truncate(fenceLabel("mcp:"+f.r.Form.Server, time.Time{}), fw-6)
 	return indent(fenceFrame(f.c, fw, label, lines[:keep], more), "  ")
@@ -417,14 +418,14 @@ func (f *elicitForm) summary(w int) []string {
 		}
 		var text string
 		if f.secret[i] {
-			text = "•••••••• (" + count(utf8.RuneCountInString(strings.TrimSpace(f.values[i])), "character") + ", hidden)"
+			text = "•••••••• (" + tools.Count(utf8.RuneCountInString(strings.TrimSpace(f.values[i])), "character") + ", hidden)"
 		} else {
 			b, _ := json.Marshal(v)
 			text = oneLine(string(b))
 		}
 		lines := wrapPlain(name+": "+text, w-6)
 		if len(lines) > 4 {
-			lines = append(lines[:3], "… "+count(utf8.RuneCountInString(text), "character")+" in all")
+			lines = append(lines[:3], "… "+tools.Count(utf8.RuneCountInString(text), "character")+" in all")
 		}
 		for j, l := range lines {
 			if j == 0 {
