@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -36,7 +37,7 @@ Environment:
 Flags:
 `
 
-func newFlagSet(name string, o *app.Options, stderr io.Writer) *flag.FlagSet {
+func newFlagSet(name string, o *app.Options) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	// Errors are reported once, by run; the usage only on --help.
 	fs.SetOutput(io.Discard)
@@ -61,7 +62,7 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 			mode, args = args[0], args[1:]
 		}
 	}
-	fs := newFlagSet("myclaw", &o, stderr)
+	fs := newFlagSet("myclaw", &o)
 	switch mode {
 	case "main":
 		fs.Func("p", "run one `prompt` headless and exit (- reads stdin)", func(s string) error { o.Prompt, o.HasPrompt = s, true; return nil })
@@ -79,7 +80,7 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 		fs.BoolVar(&o.All, "all", false, "with --approvals: the decisions of every workspace")
 	}
 	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
+		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stderr, usageText)
 			printFlags(stderr, fs)
 			return errHelp

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -53,7 +54,7 @@ func (e *env) myclaw(extraEnv []string, args ...string) (stdout, stderr string, 
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	code = 0
-	if ee, ok := err.(*exec.ExitError); ok {
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else if err != nil {
 		e.T.Fatalf("run myclaw: %v", err)

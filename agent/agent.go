@@ -152,9 +152,6 @@ type Agent struct {
 	hooks   []Hook
 }
 
-// ErrBusy is returned when a turn or an undo is requested while a turn runs.
-var ErrBusy = errors.New("a turn is already running")
-
 // New builds an agent over an open session.
 func New(opts Options) (*Agent, error) {
 	if opts.Client == nil || opts.Registry == nil || opts.Policy == nil || opts.Store == nil || opts.Session == nil {
@@ -524,22 +521,6 @@ func listOrNone(items []string) string {
 	}
 	return strings.Join(items, ", ")
 }
-
-// UserError is a failure shown to the user: a short reason and what to do.
-type UserError struct {
-	Msg  string
-	Hint string
-	Err  error
-}
-
-func (e *UserError) Error() string {
-	if e.Err != nil {
-		return e.Msg + " " + e.Err.Error()
-	}
-	return e.Msg
-}
-
-func (e *UserError) Unwrap() error { return e.Err }
 
 // hintOf returns the hint an error carries, or fallback.
 func hintOf(err error, fallback string) string {

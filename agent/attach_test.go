@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,7 +100,7 @@ func TestRunShellRefusedWhileTurnRuns(t *testing.T) {
 	h.agent.mu.Lock()
 	h.agent.running = true
 	h.agent.mu.Unlock()
-	if err := h.agent.RunShell(context.Background(), "true", func(Event) {}); err != ErrBusy {
+	if err := h.agent.RunShell(context.Background(), "true", func(Event) {}); !errors.Is(err, ErrBusy) {
 		t.Fatalf("got %v; want ErrBusy", err)
 	}
 }

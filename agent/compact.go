@@ -46,10 +46,6 @@ type CompactionEvent struct {
 // Type implements Event.
 func (CompactionEvent) Type() string { return "compaction" }
 
-// ErrNothingToCompact is returned when the conversation has no older part
-// to summarise.
-var ErrNothingToCompact = errors.New("nothing to compact: the conversation is only its newest turns")
-
 // compactSummaryHead opens the message that stands for the replaced ones.
 const compactSummaryHead = "[myclaw note] The earlier part of this conversation was compacted to save room. Summary:\n\n"
 

@@ -197,14 +197,35 @@ type DoneEvent struct {
 	Rounds int `json:"rounds"`
 }
 
-func (TextDelta) Type() string       { return "text" }
-func (ReasoningDelta) Type() string  { return "reasoning" }
-func (ToolCallEvent) Type() string   { return "tool_call" }
+// Type implements Event.
+func (TextDelta) Type() string { return "text" }
+
+// Type implements Event.
+func (ReasoningDelta) Type() string { return "reasoning" }
+
+// Type implements Event.
+func (ToolCallEvent) Type() string { return "tool_call" }
+
+// Type implements Event.
 func (ToolResultEvent) Type() string { return "tool_result" }
-func (ApprovalEvent) Type() string   { return "approval" }
-func (UsageEvent) Type() string      { return "usage" }
-func (RetryEvent) Type() string      { return "retry" }
-func (NoticeEvent) Type() string     { return "notice" }
-func (ErrorEvent) Type() string      { return "error" }
-func (DoneEvent) Type() string       { return "done" }
-func (PlanEvent) Type() string       { return "plan" }
+
+// Type implements Event.
+func (ApprovalEvent) Type() string { return "approval" }
+
+// Type implements Event.
+func (UsageEvent) Type() string { return "usage" }
+
+// Type implements Event.
+func (RetryEvent) Type() string { return "retry" }
+
+// Type implements Event.
+func (NoticeEvent) Type() string { return "notice" }
+
+// Type implements Event.
+func (ErrorEvent) Type() string { return "error" }
+
+// Type implements Event.
+func (DoneEvent) Type() string { return "done" }
+
+// Type implements Event.
+func (PlanEvent) Type() string { return "plan" }

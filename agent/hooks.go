@@ -14,6 +14,7 @@ import (
 	"myclaw/approval"
 	"myclaw/tools"
 	"myclaw/tools/proc"
+	"myclaw/tools/termtext"
 )
 
 // Hook is a command run before matching tool calls. It reads the call as
@@ -103,7 +104,7 @@ func runHook(ctx context.Context, h Hook, req approval.Request, workspace string
 		return deny(fmt.Sprintf("The pre-tool hook %q timed out after %s, so the call was denied.", name, timeout))
 	case err != nil:
 		var ee *exec.ExitError
-		tail := strings.TrimSpace(tools.StripControls(lastBytes(string(stderr.buf), 400)))
+		tail := strings.TrimSpace(termtext.Strip(lastBytes(string(stderr.buf), 400)))
 		if errors.As(err, &ee) {
 			return deny(fmt.Sprintf("The pre-tool hook %q failed (exit status %d: %s), so the call was denied.", name, ee.ExitCode(), tail))
 		}
@@ -120,7 +121,7 @@ func runHook(ctx context.Context, h Hook, req approval.Request, workspace string
 	if err := json.Unmarshal(out, &ho); err != nil {
 		return deny(fmt.Sprintf("The pre-tool hook %q printed something that is not a decision (%v), so the call was denied.", name, err))
 	}
-	reason := tools.StripControls(ho.Reason)
+	reason := termtext.Strip(ho.Reason)
 	switch ho.Decision {
 	case "allow":
 		return approval.Verdict{Outcome: approval.OutcomeAllow, By: by, Why: reason}, true

@@ -141,9 +141,9 @@ func (in *Instructions) findIn(dir string) (*InstructionFile, error) {
 	return nil, nil
 }
 
-// readBounded reads a regular file up to max bytes, cut at a UTF-8
+// readBounded reads a regular file up to limit bytes, cut at a UTF-8
 // boundary.
-func readBounded(fsys fs.FS, name string, max int) (*InstructionFile, error) {
+func readBounded(fsys fs.FS, name string, limit int) (*InstructionFile, error) {
 	fi, err := fs.Stat(fsys, name)
 	if err != nil {
 		return nil, err
@@ -156,13 +156,13 @@ func readBounded(fsys fs.FS, name string, max int) (*InstructionFile, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, int64(max)+1))
+	b, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
 	if err != nil {
 		return nil, err
 	}
 	out := &InstructionFile{Size: fi.Size()}
-	if len(b) > max {
-		b = tools.CutUTF8(b, max)
+	if len(b) > limit {
+		b = tools.CutUTF8(b, limit)
 		out.Truncated = true
 	}
 	out.Content = string(b)

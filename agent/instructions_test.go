@@ -109,8 +109,7 @@ func TestInstructionsSymlinkOutRefused(t *testing.T) {
 // instructionHarness builds an agent over a workspace holding files.
 func instructionHarness(t *testing.T, srv *fakeServer, trusted bool, files map[string]string) *harness {
 	t.Helper()
-	var h *harness
-	h = newHarness(t, approval.Full, srv, func(o *Options) {
+	h := newHarness(t, approval.Full, srv, func(o *Options) {
 		for p, c := range files {
 			writeFile(t, filepath.Join(o.Workspace, p), c)
 		}

@@ -25,6 +25,7 @@ type ToolOutputEvent struct {
 	Progress string `json:"progress,omitempty"`
 }
 
+// Type implements Event.
 func (ToolOutputEvent) Type() string { return "tool_output" }
 
 // outputStream turns a tool's output into throttled ToolOutputEvents. Its

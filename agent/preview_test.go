@@ -56,16 +56,16 @@ func sandboxedHarness(t *testing.T, srv *fakeServer, wrap func(*sandbox.Sandbox)
 	t.Helper()
 	var sbox tools.Sandbox
 	state := t.TempDir()
-	var real *sandbox.Sandbox
+	var resolved *sandbox.Sandbox
 	h := newHarness(t, approval.Ask, srv, append(opts, func(o *Options) {
-		real = sandbox.New(sandbox.Options{Workspace: o.Workspace})
-		sbox = real
+		resolved = sandbox.New(sandbox.Options{Workspace: o.Workspace})
+		sbox = resolved
 		if wrap != nil {
-			sbox = wrap(real)
+			sbox = wrap(resolved)
 		}
 		withPreviewShell(&sbox, state)(o)
 	})...)
-	if st := real.Check(context.Background()); !st.Active {
+	if st := resolved.Check(context.Background()); !st.Active {
 		t.Skip("no sandbox here: " + st.Why)
 	}
 	h.policy.SetSandbox(approval.Sandbox{Active: true})

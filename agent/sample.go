@@ -20,7 +20,9 @@ type SampleMessage struct {
 // /cost.
 func (a *Agent) Sample(ctx context.Context, system string, msgs []SampleMessage, maxTokens int) (text, model string, err error) {
 	model = a.Model()
-	req := openai.ChatCompletionRequest{Model: model, MaxTokens: maxTokens}
+	// max_tokens, not max_completion_tokens: local servers (llama.cpp,
+	// Ollama, LM Studio) read the older field.
+	req := openai.ChatCompletionRequest{Model: model, MaxTokens: maxTokens} //nolint:staticcheck // SA1019, see above
 	if system != "" {
 		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
 	}

@@ -223,7 +223,7 @@ func (a *app) buildPolicy() error {
 	}
 	rules := make([]approval.Rule, len(a.cfg.Approval.Rules))
 	for i, r := range a.cfg.Approval.Rules {
-		rules[i] = approval.Rule{Tool: r.Tool, Match: r.Match, Decision: r.Decision, Network: r.Network, Workspace: r.Workspace}
+		rules[i] = approval.Rule(r)
 	}
 	// Rules saved for another project stay in the file, out of this session.
 	a.policy, err = approval.NewPolicy(level, approval.ForWorkspace(rules, a.workspace.Dir()))

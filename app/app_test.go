@@ -184,7 +184,7 @@ func TestEarlierSkipsToolImages(t *testing.T) {
 		{Role: "user", Content: "/docs:review a.go\n\n" + agent.AttachmentMark + " The user ran /docs:review ..."},
 		{Role: "user", MultiContent: []openai.ChatMessagePart{{Type: "text", Text: agent.AttachmentMark + " The images that shot/screenshot returned follow"}}},
 	}
-	out := earlier(msgs, nil, 60)
+	out := earlier(msgs, nil)
 	if len(out) != 1 || out[0].Text != "/docs:review a.go" {
 		t.Fatalf("got %+v; want only the typed line", out)
 	}
@@ -205,7 +205,7 @@ func TestEarlierMatchesCallRecordsInOrder(t *testing.T) {
 		{Result: agent.ToolResultEvent{Call: agent.Call{ID: "c1"}, Status: agent.StatusDenied}},
 		{Result: agent.ToolResultEvent{Call: agent.Call{ID: "c1"}, Status: agent.StatusOK}},
 	}
-	out := earlier(msgs, recs, 60)
+	out := earlier(msgs, recs)
 	var got []string
 	for _, e := range out {
 		if e.Role != "tool" {

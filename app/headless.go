@@ -211,7 +211,7 @@ func (p *printer) print(e agent.Event) {
 			if what == "" {
 				what = string(ev.Call.Args)
 			}
-			p.activity("→ %s: %s\n", oneLine(ev.Call.Tool, 0), oneLine(what, 160))
+			p.activity("→ %s: %s\n", termtext.OneLine(ev.Call.Tool, 0), termtext.OneLine(what, 160))
 		}
 	case agent.ApprovalEvent:
 		if ev.Phase == "decided" && ev.Decision != nil && ev.Decision.By == "headless" {
@@ -223,16 +223,16 @@ func (p *printer) print(e agent.Event) {
 	case agent.ToolResultEvent:
 		switch {
 		case ev.Failed() && ev.Status == agent.StatusOK:
-			p.activity("✗ %s exit %d (%s)\n", oneLine(ev.Call.Tool, 0), *ev.ExitCode, ev.Duration.Round(time.Millisecond))
+			p.activity("✗ %s exit %d (%s)\n", termtext.OneLine(ev.Call.Tool, 0), *ev.ExitCode, ev.Duration.Round(time.Millisecond))
 		case ev.Status == agent.StatusOK:
-			p.activity("✓ %s (%s)\n", oneLine(ev.Call.Tool, 0), ev.Duration.Round(time.Millisecond))
+			p.activity("✓ %s (%s)\n", termtext.OneLine(ev.Call.Tool, 0), ev.Duration.Round(time.Millisecond))
 		default:
-			p.activity("✗ %s %s: %s\n", oneLine(ev.Call.Tool, 0), ev.Status, termtext.Visible(ev.Message))
+			p.activity("✗ %s %s: %s\n", termtext.OneLine(ev.Call.Tool, 0), ev.Status, termtext.Visible(ev.Message))
 		}
 		if why, ok := p.asked[ev.Call.ID]; ok {
 			delete(p.asked, ev.Call.ID)
 			if why != "" {
-				why = " (" + oneLine(why, 200) + ")"
+				why = " (" + termtext.OneLine(why, 200) + ")"
 			}
 			p.activity("  it asks for approval%s: allow it with an [[approval.rules]] entry in the config or a higher --autonomy level\n", why)
 		}
@@ -245,7 +245,7 @@ func (p *printer) print(e agent.Event) {
 			case tools.PlanDone:
 				done++
 			case tools.PlanInProgress:
-				now = " · now: " + oneLine(it.Text, 80)
+				now = " · now: " + termtext.OneLine(it.Text, 80)
 			}
 		}
 		p.activity("plan: %d of %d done%s\n", done, len(ev.Items), now)
@@ -457,10 +457,6 @@ func jsonEvent(e agent.Event) json.RawMessage {
 	}
 	return append(out, b[1:]...)
 }
-
-// oneLine is termtext.OneLine: one line, controls shown as escapes, cut to
-// max characters.
-func oneLine(s string, max int) string { return termtext.OneLine(s, max) }
 
 // inertJSON rewrites every string of a JSON document through
 // termtext.Visible, so that no string a script decodes holds a control

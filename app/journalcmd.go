@@ -12,6 +12,7 @@ import (
 	"myclaw/approval"
 	"myclaw/history"
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // RunJournal runs `myclaw undo|redo|history` on every session of the
@@ -125,11 +126,11 @@ func RunSessions(o Options, secrets map[string]string, stdout io.Writer) error {
 	w := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tUPDATED\tMODEL\tTITLE")
 	for _, s := range list {
-		title := oneLine(s.Title, 60)
+		title := termtext.OneLine(s.Title, 60)
 		if s.Parent != "" {
-			title = "(fork of " + oneLine(s.Parent, 30) + ") " + title
+			title = "(fork of " + termtext.OneLine(s.Parent, 30) + ") " + title
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.ID, s.Updated.Local().Format("2006-01-02 15:04"), oneLine(s.Model, 30), title)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", s.ID, s.Updated.Local().Format("2006-01-02 15:04"), termtext.OneLine(s.Model, 30), title)
 	}
 	w.Flush()
 	fmt.Fprintln(stdout, "Resume one with: myclaw --session ID (the newest: myclaw --continue); add --fork to go on in a copy")
@@ -178,7 +179,7 @@ func formatHistory(entries []history.Labelled) string {
 		if e.State == history.StatePending {
 			state = "interrupted"
 		}
-		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\n", oneLine(e.Session, 0), e.Seq, e.Time.Local().Format("2006-01-02 15:04:05"), state, oneLine(e.Tool, 0), oneLine(e.Summary, 100))
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\n", termtext.OneLine(e.Session, 0), e.Seq, e.Time.Local().Format("2006-01-02 15:04:05"), state, termtext.OneLine(e.Tool, 0), termtext.OneLine(e.Summary, 100))
 	}
 	w.Flush()
 	return b.String()

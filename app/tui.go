@@ -14,6 +14,7 @@ import (
 	"myclaw/config"
 	"myclaw/tools"
 	"myclaw/tools/mcp"
+	"myclaw/tools/termtext"
 	"myclaw/ui"
 )
 
@@ -47,7 +48,7 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 		Banner:        a.notices,
 		Notices:       b.notices,
 		Forms:         b.forms,
-		Earlier:       earlier(ag.Messages(), ag.PastCalls(), 60),
+		Earlier:       earlier(ag.Messages(), ag.PastCalls()),
 		Commands:      b.commands,
 		CommandsStamp: b.commandsStamp,
 		EditorKey:     a.cfg.UI.EditorKey,
@@ -78,10 +79,14 @@ func (b *tuiBackend) commandDirs() []ui.CommandDir {
 	}
 }
 
-// earlier turns the last max messages of a resumed conversation into what
+// earlierMessages is how many messages of a resumed conversation the TUI
+// shows again: enough for the thread, few enough to draw at once.
+const earlierMessages = 60
+
+// earlier turns the last earlierMessages messages of a resumed conversation into what
 // the TUI shows above the new input: prompts, answers, and a card per call
 // as it ended (a line with the proposed call where none was recorded).
-func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord, max int) []ui.Earlier {
+func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord) []ui.Earlier {
 	// Servers may reuse call ids: records are matched in order, per id.
 	byID := map[string][]agent.CallRecord{}
 	for _, c := range calls {
@@ -96,8 +101,8 @@ func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord, max 
 		return &q[0]
 	}
 	skip := 0
-	if len(msgs) > max {
-		skip = len(msgs) - max
+	if len(msgs) > earlierMessages {
+		skip = len(msgs) - earlierMessages
 	}
 	for _, m := range msgs[:skip] {
 		for _, c := range m.ToolCalls {
@@ -124,7 +129,7 @@ func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord, max 
 		case openai.ChatMessageRoleAssistant:
 			out = append(out, ui.Earlier{Role: "assistant", Text: m.Content})
 			for _, c := range m.ToolCalls {
-				text := "↳ " + c.Function.Name + " " + oneLine(c.Function.Arguments, 100)
+				text := "↳ " + c.Function.Name + " " + termtext.OneLine(c.Function.Arguments, 100)
 				rec := take(c.ID)
 				if rec == nil && !answered[c.ID] {
 					text += " · interrupted: myclaw stopped before it ended"
@@ -145,7 +150,7 @@ func (b *tuiBackend) OpenSession(id string) (ui.SessionView, error) {
 	info := b.Session().Info()
 	return ui.SessionView{
 		Notice:  fmt.Sprintf("Resumed session %s (last used %s): the model remembers it; /undo walks back its calls.", info.ID, info.Updated.Local().Format("2006-01-02 15:04")),
-		Earlier: earlier(b.Messages(), b.PastCalls(), 60),
+		Earlier: earlier(b.Messages(), b.PastCalls()),
 	}, nil
 }
 
@@ -161,7 +166,7 @@ func (b *tuiBackend) Fork(before int) (ui.SessionView, error) {
 	}
 	return ui.SessionView{
 		Notice:  notice,
-		Earlier: earlier(b.Messages(), b.PastCalls(), 60),
+		Earlier: earlier(b.Messages(), b.PastCalls()),
 		Draft:   f.Draft,
 	}, nil
 }
@@ -246,7 +251,7 @@ func (b *tuiBackend) elicit(ctx context.Context, e mcp.Elicitation) (mcp.ElicitA
 // sample shows a server's request to use the model for approval, in the
 // form elicitation uses, and sends it only if the person approves.
 func (b *tuiBackend) sample(ctx context.Context, r mcp.SamplingRequest) (mcp.SamplingAnswer, error) {
-	model := b.Agent.Model()
+	model := b.Model()
 	ans, err := b.elicit(ctx, mcp.Elicitation{Server: r.Server, Message: r.Describe(),
 		Title: "asks to use your model", Note: "enter, then y, sends it to " + model + "; ctrl+d declines; the answer goes to " + r.Server + " only"})
 	if err != nil {
@@ -261,7 +266,7 @@ func (b *tuiBackend) sample(ctx context.Context, r mcp.SamplingRequest) (mcp.Sam
 	for i, m := range r.Messages {
 		msgs[i] = agent.SampleMessage{Role: m.Role, Text: m.Text}
 	}
-	text, used, err := b.Agent.Sample(ctx, r.System, msgs, r.MaxTokens)
+	text, used, err := b.Sample(ctx, r.System, msgs, r.MaxTokens)
 	if err != nil {
 		return mcp.SamplingAnswer{}, err
 	}

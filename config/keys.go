@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"strings"
 
-	"myclaw/tools"
+	"myclaw/internal/suggest"
 )
 
 // BuiltinProvider names the default setup (a local Ollama), which needs no
@@ -37,7 +37,7 @@ func nearestKey(path []string) string {
 		if k == "" {
 			continue
 		}
-		d := tools.EditDistance(name, k)
+		d := suggest.EditDistance(name, k)
 		if strings.HasPrefix(k, name) || strings.HasPrefix(name, k) {
 			d = min(d, 2)
 		}

@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -62,9 +63,10 @@ func TestUndoNewestAcrossSessions(t *testing.T) {
 	// Another process appends to the second journal after it was opened.
 	other := h2.open()
 	other.now = tick
-	h2.j, other = other, h2.j
+	mine := h2.j
+	h2.j = other
 	h2.write("d", "d.txt", "D")
-	h2.j, other = other, h2.j
+	h2.j = mine
 
 	js := []SessionJournal{{"one", h1.j}, {"two", h2.j}}
 	outs, err := UndoNewest(context.Background(), js, 3, false, h1.resolve)
@@ -99,7 +101,7 @@ func TestUndoNewestAcrossSessions(t *testing.T) {
 	if err != nil || len(outs) != 2 || outs[0].Entry.CallID != "b" || outs[1].Entry.CallID != "c" {
 		t.Fatalf("RedoNewest: %+v, %v", outs, err)
 	}
-	if _, err := UndoNewest(context.Background(), []SessionJournal{{"empty", newHarness(t).j}}, 1, false, h1.resolve); err != ErrNothingToUndo {
+	if _, err := UndoNewest(context.Background(), []SessionJournal{{"empty", newHarness(t).j}}, 1, false, h1.resolve); !errors.Is(err, ErrNothingToUndo) {
 		t.Fatalf("empty: %v", err)
 	}
 }

@@ -13,10 +13,6 @@ import (
 	"myclaw/tools"
 )
 
-// ErrCorruptBlob is returned by Blobs.Get when a stored blob no longer
-// hashes to its name.
-var ErrCorruptBlob = errors.New("blob is corrupt")
-
 // Blobs is a content-addressed store: each blob is a file named by the hex
 // SHA-256 of its content, sharded by the first two hex digits
 // (dir/ab/abcdef…). Blobs are written atomically and never change, so it is

@@ -19,9 +19,6 @@ import (
 	"unicode/utf8"
 )
 
-// ErrNoSession is returned (wrapped) when a session asked for does not exist.
-var ErrNoSession = errors.New("no session")
-
 // Files of a session directory.
 const (
 	infoFile       = "session.json"

@@ -65,8 +65,8 @@ func forward(sock, parent string) error {
 				return
 			}
 			done := make(chan struct{}, 2)
-			go func() { io.Copy(up, c); closeWrite(up); done <- struct{}{} }()
-			go func() { io.Copy(c, up); closeWrite(c); done <- struct{}{} }()
+			go func() { _, _ = io.Copy(up, c); closeWrite(up); done <- struct{}{} }()
+			go func() { _, _ = io.Copy(c, up); closeWrite(c); done <- struct{}{} }()
 			<-done
 			<-done
 		}()

@@ -140,7 +140,7 @@ func (p *hostProxy) serve() {
 		select {
 		case open <- struct{}{}:
 		default:
-			c.SetWriteDeadline(time.Now().Add(time.Second)) // never hold up the accepting
+			_ = c.SetWriteDeadline(time.Now().Add(time.Second)) // never hold up the accepting
 			refuse(c, http.StatusServiceUnavailable, fmt.Sprintf("the command has %d connections open through myclaw's proxy already", maxProxyConns))
 			c.Close()
 			continue
@@ -199,7 +199,7 @@ func (p *hostProxy) handle(c net.Conn) {
 	defer c.Close()
 	stop := context.AfterFunc(p.ctx, func() { c.Close() })
 	defer stop()
-	c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
 	tok := make([]byte, len(p.token)+1)
 	if _, err := io.ReadFull(c, tok); err != nil || subtle.ConstantTimeCompare(tok, []byte(p.token+"\n")) != 1 {
 		return // not this command's forwarder
@@ -211,7 +211,7 @@ func (p *hostProxy) handle(c net.Conn) {
 		return
 	}
 	head.left = -1 // the body and the tunnel are not bounded
-	c.SetReadDeadline(time.Time{})
+	_ = c.SetReadDeadline(time.Time{})
 	hostport, err := proxyTarget(req)
 	if err != nil {
 		refuse(c, http.StatusBadRequest, err.Error())
@@ -244,13 +244,13 @@ func (p *hostProxy) handle(c net.Conn) {
 		}
 	}
 	if req.Method != http.MethodConnect {
-		io.Copy(c, up)
+		_, _ = io.Copy(c, up)
 		return
 	}
 	// What the reader buffered past the head belongs to the tunnel.
 	done := make(chan struct{}, 2)
-	go func() { io.Copy(up, io.MultiReader(br, c)); closeWrite(up); done <- struct{}{} }()
-	go func() { io.Copy(c, up); closeWrite(c); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(up, io.MultiReader(br, c)); closeWrite(up); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(c, up); closeWrite(c); done <- struct{}{} }()
 	<-done
 	<-done
 }
@@ -272,7 +272,7 @@ func (p *hostProxy) dial(hostport string) (net.Conn, int, error) {
 	}
 	addrs, err := p.lookup(p.ctx, host)
 	if err != nil || len(addrs) == 0 {
-		return nil, http.StatusBadGateway, fmt.Errorf("myclaw could not resolve %s: %v", host, err)
+		return nil, http.StatusBadGateway, fmt.Errorf("myclaw could not resolve %s: %w", host, err)
 	}
 	for _, a := range addrs {
 		a = a.Unmap()
@@ -394,7 +394,7 @@ func refuse(c net.Conn, code int, msg string) {
 
 func closeWrite(c net.Conn) {
 	if cw, ok := c.(interface{ CloseWrite() error }); ok {
-		cw.CloseWrite()
+		_ = cw.CloseWrite()
 	}
 }
 

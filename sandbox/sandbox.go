@@ -489,9 +489,6 @@ func DefaultWritable() []string {
 	return append(out, goCaches()...)
 }
 
-// errUnsupported is Confine's error where there is no sandbox.
-var errUnsupported = errors.New("no sandbox on this platform")
-
 // Confine rewrites cmd, built to run bash -c in the workspace, so that it
 // runs confined, with or without network. The returned finish must be
 // called once the command ended, with its standard error (or its tail); it

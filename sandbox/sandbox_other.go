@@ -8,6 +8,9 @@ import (
 	"runtime"
 )
 
+// errUnsupported is Confine's error where there is no sandbox.
+var errUnsupported = errors.New("no sandbox on this platform")
+
 // Launch is a no-op where there is no sandbox.
 func Launch() {}
 

@@ -8,12 +8,12 @@ import (
 )
 
 func TestSeatbeltProfileResolvesSymlinksAndDeniesLast(t *testing.T) {
-	real := t.TempDir()
+	resolved := t.TempDir()
 	link := filepath.Join(t.TempDir(), "ws")
-	if err := os.Symlink(real, link); err != nil {
+	if err := os.Symlink(resolved, link); err != nil {
 		t.Fatal(err)
 	}
-	realResolved, _ := filepath.EvalSymlinks(real)
+	realResolved, _ := filepath.EvalSymlinks(resolved)
 	p := seatbeltProfile([]string{link}, []string{filepath.Join(link, ".myclaw.toml")}, nil, false)
 	for _, want := range []string{
 		`(subpath "` + link + `")`,
@@ -28,7 +28,7 @@ func TestSeatbeltProfileResolvesSymlinksAndDeniesLast(t *testing.T) {
 	if strings.LastIndex(p, "(allow file-write*") > strings.LastIndex(p, "(deny file-write*") {
 		t.Errorf("the protected paths must be denied after the writable ones are allowed:\n%s", p)
 	}
-	if strings.Contains(seatbeltProfile([]string{real}, nil, nil, true), "network") {
+	if strings.Contains(seatbeltProfile([]string{resolved}, nil, nil, true), "network") {
 		t.Error("a call approved with network must not deny it")
 	}
 }

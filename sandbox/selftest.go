@@ -55,7 +55,7 @@ func (s *Sandbox) selfTest(ctx context.Context) error {
 	c.finish("")
 	text := strings.TrimSpace(string(out))
 	if err != nil {
-		return fmt.Errorf("the confined command failed: %v: %s", err, text)
+		return fmt.Errorf("the confined command failed: %w: %s", err, text)
 	}
 	var bad []string
 	exists := func(p string) bool { _, err := os.Lstat(p); return err == nil }
@@ -130,7 +130,7 @@ func (s *Sandbox) layerTest(ctx context.Context) error {
 	out, err := cmd.CombinedOutput()
 	c.finish("")
 	if err != nil {
-		return fmt.Errorf("a cache layer does not work here: %v: %s", err, strings.TrimSpace(string(out)))
+		return fmt.Errorf("a cache layer does not work here: %w: %s", err, strings.TrimSpace(string(out)))
 	}
 	if b, _ := os.ReadFile(existing); string(b) != "cached" {
 		return errors.New("a write through the cache layer reached the cache")

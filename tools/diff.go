@@ -82,19 +82,19 @@ func diffPrefix(k udiff.OpKind) int {
 	return 0
 }
 
-// diffUnified diffs old against new, line by line, for a git-style unified
+// Diff diffs before against after, line by line, for a git-style unified
 // diff (see DiffResult.Text). oldName and newName are the header labels
 // ("a/x", "b/x", or "/dev/null").
-func Diff(oldName, newName string, old, new []byte) DiffResult {
-	if bytes.Equal(old, new) {
+func Diff(oldName, newName string, before, after []byte) DiffResult {
+	if bytes.Equal(before, after) {
 		return DiffResult{}
 	}
 	res := DiffResult{oldName: oldName, newName: newName}
-	if LooksBinary(old) || LooksBinary(new) {
+	if LooksBinary(before) || LooksBinary(after) {
 		res.Binary = true
 		return res
 	}
-	skip, a, b := diffTrim(string(old), string(new))
+	skip, a, b := diffTrim(string(before), string(after))
 	u, err := udiff.ToUnifiedDiff(oldName, newName, a, udiff.Lines(a, b), diffContext)
 	if err != nil {
 		// Line edits of a's own text always apply; say so rather than guess.
@@ -117,24 +117,6 @@ func Diff(oldName, newName string, old, new []byte) DiffResult {
 		}
 	}
 	return res
-}
-
-// diffSplitLines splits text after each '\n'; the last line may lack one.
-func diffSplitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	lines := make([]string, 0, strings.Count(s, "\n")+1)
-	for s != "" {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			lines = append(lines, s)
-			break
-		}
-		lines = append(lines, s[:i+1])
-		s = s[i+1:]
-	}
-	return lines
 }
 
 // diffRange renders one side of a hunk header the way diff -u does: the

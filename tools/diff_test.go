@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -102,18 +103,18 @@ func TestDiffRoundTrip(t *testing.T) {
 		return s
 	}
 	for i := range 300 {
-		old, new := gen(rng.IntN(30)), gen(rng.IntN(30))
+		old, after := gen(rng.IntN(30)), gen(rng.IntN(30))
 		t.Run(strconv.Itoa(i), func(t *testing.T) {
 			t.Parallel()
-			d := Diff("a/x", "b/x", []byte(old), []byte(new))
+			d := Diff("a/x", "b/x", []byte(old), []byte(after))
 			got, err := fsTestApplyDiff(old, d.Text())
 			if err != nil {
-				t.Fatalf("apply: %v\nold %q\nnew %q\ndiff\n%s", err, old, new, d.Text())
+				t.Fatalf("apply: %v\nold %q\nnew %q\ndiff\n%s", err, old, after, d.Text())
 			}
-			if got != new {
-				t.Fatalf("got %q; want %q\ndiff\n%s", got, new, d.Text())
+			if got != after {
+				t.Fatalf("got %q; want %q\ndiff\n%s", got, after, d.Text())
 			}
-			a, b := diffSplitLines(old), diffSplitLines(new)
+			a, b := slices.Collect(strings.Lines(old)), slices.Collect(strings.Lines(after))
 			if want := len(a) + len(b) - 2*fsTestLCS(a, b); d.Added+d.Removed != want {
 				t.Fatalf("got +%d -%d; want %d changed lines in all (a minimal diff)", d.Added, d.Removed, want)
 			}
@@ -150,8 +151,8 @@ func TestDiffMinimalOnLargeFile(t *testing.T) {
 		fmt.Fprintf(&a, "line %d\n", i%50)
 	}
 	old := a.String()
-	new := strings.Replace(old, "line 7\n", "line seven\nline 7b\n", 1)
-	d := Diff("a/x", "b/x", []byte(old), []byte(new))
+	after := strings.Replace(old, "line 7\n", "line seven\nline 7b\n", 1)
+	d := Diff("a/x", "b/x", []byte(old), []byte(after))
 	if d.Added != 2 || d.Removed != 1 {
 		t.Errorf("got +%d -%d; want +2 -1", d.Added, d.Removed)
 	}
@@ -176,8 +177,8 @@ func fsTestApplyDiff(old, diff string) (string, error) {
 	if diff == "" {
 		return old, nil
 	}
-	src := diffSplitLines(old)
-	lines := diffSplitLines(diff)
+	src := slices.Collect(strings.Lines(old))
+	lines := slices.Collect(strings.Lines(diff))
 	if len(lines) < 2 || !strings.HasPrefix(lines[0], "--- ") || !strings.HasPrefix(lines[1], "+++ ") {
 		return "", fmt.Errorf("bad header")
 	}
@@ -187,7 +188,7 @@ func fsTestApplyDiff(old, diff string) (string, error) {
 		var as, an, bs, bn int
 		h := lines[i]
 		if _, err := fmt.Sscanf(fsTestNormHeader(h), "@@ -%d,%d +%d,%d @@", &as, &an, &bs, &bn); err != nil {
-			return "", fmt.Errorf("bad hunk header %q: %v", h, err)
+			return "", fmt.Errorf("bad hunk header %q: %w", h, err)
 		}
 		start := as - 1
 		if an == 0 {

@@ -59,7 +59,7 @@ func Fence(source string, retrievedAt time.Time, content string) string {
 
 // fenceSource makes a source safe as the value of a double-quoted attribute.
 func fenceSource(source string) string {
-	s := SanitizeForScreen(source)
+	s := termtext.Screen(source)
 	var b strings.Builder
 	n := 0
 	for _, r := range s {
@@ -89,7 +89,7 @@ func fenceSource(source string) string {
 }
 
 // Neutralize makes content safe to put inside a fence: control sequences
-// are removed (StripControls) and then every marker-like run is defused.
+// are removed (termtext.Strip) and then every marker-like run is defused.
 //
 // The rule. A marker-like run is
 //
@@ -633,11 +633,3 @@ func foldLetter(r rune) byte {
 	}
 	return foldLetter(base)
 }
-
-// StripControls is termtext.Strip: control sequences and control
-// characters removed.
-func StripControls(s string) string { return termtext.Strip(s) }
-
-// SanitizeForScreen is termtext.Screen: StripControls, then invisible
-// characters shown as ⟨U+XXXX⟩ and tag characters replaced by a note.
-func SanitizeForScreen(s string) string { return termtext.Screen(s) }

@@ -85,7 +85,7 @@ func TestNeutralizeDefuses(t *testing.T) {
 	}
 	// The marker rule on its own: Neutralize then also removes tag
 	// characters and shows invisible ones (TestNeutralizeHiddenText).
-	markers := func(s string) string { return defuseMarkers(StripControls(s)) }
+	markers := func(s string) string { return defuseMarkers(termtext.Strip(s)) }
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -99,7 +99,7 @@ func TestNeutralizeDefuses(t *testing.T) {
 			if n := len(fenceMarkersIn(got)); n != 0 {
 				t.Errorf("Neutralize(%q) = %q still holds %d markers", tt.in, got, n)
 			}
-			if n := len(fenceMarkersIn(StripControls(tt.in))); n == 0 {
+			if n := len(fenceMarkersIn(termtext.Strip(tt.in))); n == 0 {
 				t.Errorf("the detector finds no marker in %q", tt.in)
 			}
 			if again := markers(got); again != got {
@@ -108,7 +108,7 @@ func TestNeutralizeDefuses(t *testing.T) {
 			if n := Neutralize(tt.in); Neutralize(n) != n {
 				t.Errorf("Neutralize is not idempotent: %q then %q", n, Neutralize(n))
 			}
-			if a, b := fenceLetters(StripControls(tt.in)), fenceLetters(got); a != b {
+			if a, b := fenceLetters(termtext.Strip(tt.in)), fenceLetters(got); a != b {
 				t.Errorf("letters and digits changed: got %q; want %q", b, a)
 			}
 		})

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"myclaw/tools/termtext"
 )
 
 // BenchmarkValidateDispatchFsWrite measures what the registry adds to a
@@ -68,7 +70,7 @@ func BenchmarkFence1MB(b *testing.B) {
 	}
 }
 
-// BenchmarkStripControls measures control stripping of 1 MB.
+// BenchmarkStripControls measures termtext.Strip on 1 MB.
 func BenchmarkStripControls(b *testing.B) {
 	for _, in := range fenceBenchInputs {
 		content := benchText(in.line, 1<<20)
@@ -76,7 +78,7 @@ func BenchmarkStripControls(b *testing.B) {
 			b.SetBytes(int64(len(content)))
 			b.ReportAllocs()
 			for b.Loop() {
-				_ = StripControls(content)
+				_ = termtext.Strip(content)
 			}
 		})
 	}

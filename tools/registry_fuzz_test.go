@@ -35,7 +35,7 @@ func FuzzValidate(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	r := regValidator(f)
+	r := regValidator()
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		if json.Valid(raw) {
 			// The fast duplicate-key scan agrees with the token walk.

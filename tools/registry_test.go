@@ -319,7 +319,7 @@ func regJSONEqual(t *testing.T, a, b []byte) bool {
 }
 
 // regValidator returns a registry holding fs_write and a richer tool.
-func regValidator(t testing.TB) *Registry {
+func regValidator() *Registry {
 	r := NewRegistry()
 	r.MustRegister(regTool("fs_write", regWriteSchema, SourceBuiltin))
 	r.MustRegister(regTool("rich", `{
@@ -338,7 +338,7 @@ func regValidator(t testing.TB) *Registry {
 }
 
 func TestValidate(t *testing.T) {
-	r := regValidator(t)
+	r := regValidator()
 	tests := []struct {
 		name, tool, args string
 		want             string   // canonical output when accepted
@@ -448,7 +448,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestValidateHintHasSynopsis(t *testing.T) {
-	r := regValidator(t)
+	r := regValidator()
 	_, e := r.Validate("fs_write", json.RawMessage(`{"path":1}`))
 	want := "fs_write takes {content: string (required), path: string (required)}."
 	if e == nil || !strings.Contains(e.Hint, want) {
@@ -461,7 +461,7 @@ func TestValidateHintHasSynopsis(t *testing.T) {
 }
 
 func TestValidateCapsViolations(t *testing.T) {
-	r := regValidator(t)
+	r := regValidator()
 	items := make([]string, 30)
 	for i := range items {
 		items[i] = fmt.Sprint(i)
@@ -482,7 +482,7 @@ func TestValidateCapsViolations(t *testing.T) {
 }
 
 func TestValidateCanonicalIsStable(t *testing.T) {
-	r := regValidator(t)
+	r := regValidator()
 	for _, args := range []string{
 		`{"path":"a/b.txt","content":"line1\nline2\t\u2028<tag>"}`,
 		`{"content":"","path":"\u00e9"}`,
@@ -602,10 +602,6 @@ func TestCheckName(t *testing.T) {
 }
 
 func TestTimedOut(t *testing.T) {
-	waitCtx := func(ctx context.Context) (Result, error) {
-		<-ctx.Done()
-		return Result{}, ctx.Err()
-	}
 	tests := []struct {
 		name    string
 		timeout time.Duration
@@ -626,9 +622,9 @@ func TestTimedOut(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var got bool
 			tool := regCallTool{meta: Meta{Name: "t", Timeout: tt.timeout}, exec: func(ctx context.Context) (Result, error) {
-				res, err := waitCtx(ctx)
+				<-ctx.Done()
 				got = TimedOut(ctx)
-				return res, err
+				return Result{}, ctx.Err()
 			}}
 			ctx, cancel := context.Background(), context.CancelFunc(func() {})
 			if tt.parent != nil {
@@ -763,7 +759,7 @@ func TestCallCancelledMapsToUnknown(t *testing.T) {
 // TestRegistryConcurrent registers, looks up, validates and withdraws
 // from several goroutines; run with -race.
 func TestRegistryConcurrent(t *testing.T) {
-	r := regValidator(t)
+	r := regValidator()
 	done := make(chan struct{})
 	for g := 0; g < 4; g++ {
 		go func() {

@@ -124,11 +124,11 @@ func IsSHA256Hex(s string) bool {
 	return true
 }
 
-// CutText renders at most max bytes of b as valid UTF-8 (invalid bytes
+// CutText renders at most limit bytes of b as valid UTF-8 (invalid bytes
 // become U+FFFD) without splitting a character, and returns how many bytes
 // of b it shows.
-func CutText(b []byte, max int) (string, int) {
-	b = CutUTF8(b, max)
+func CutText(b []byte, limit int) (string, int) {
+	b = CutUTF8(b, limit)
 	return strings.ToValidUTF8(string(b), "\uFFFD"), len(b)
 }
 

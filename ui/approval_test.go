@@ -781,3 +781,17 @@ func TestPaneWarnsOfAWriteToAnInstructionFile(t *testing.T) {
 		t.Errorf("an ordinary write carries a warning:\n%s", view)
 	}
 }
+
+func TestPaneSaysWhichCallOfTheAnswer(t *testing.T) {
+	req := writeRequest()
+	req.Position, req.Count = 1, 2
+	m, _ := withPane(t, req)
+	if s := screen(m); !strings.Contains(s, "approve fs_write? · call 1 of 2") {
+		t.Fatalf("pane lacks the count:\n%s", s)
+	}
+	req.Position, req.Count = 1, 1
+	m, _ = withPane(t, req)
+	if s := screen(m); strings.Contains(s, "call 1 of") {
+		t.Fatalf("a lone call shows a count:\n%s", s)
+	}
+}

@@ -18,7 +18,7 @@ import (
 // benchModel is a model at the benchmark's terminal size (120×40) with
 // prior earlier exchanges in the transcript, each a prompt, a two-block
 // answer and a tool card, all drawn once as they would have been.
-func benchModel(b *testing.B, prior int) Model {
+func benchModel(prior int) Model {
 	m := New(newFake(), Options{Workspace: "/work/project"})
 	m = update(m, sizeMsg(120, 40))
 	for i := range prior {
@@ -56,7 +56,7 @@ func frame(m Model, i int) Model {
 
 func benchFrame(prior int) func(b *testing.B) {
 	return func(b *testing.B) {
-		m := benchModel(b, prior)
+		m := benchModel(prior)
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
@@ -76,7 +76,7 @@ func BenchmarkFrame(b *testing.B) {
 // BenchmarkFrameScaling interleaves frames of a model with 10 earlier
 // messages and one with 2,000, and reports the ratio of their times.
 func BenchmarkFrameScaling(b *testing.B) {
-	small, large := benchModel(b, 10), benchModel(b, 2000)
+	small, large := benchModel(10), benchModel(2000)
 	var ts, tl time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -124,7 +124,7 @@ func BenchmarkStream20k(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		m := benchModel(b, 0)
+		m := benchModel(0)
 		b.StartTimer()
 		for j := 0; j < len(toks); j += batch {
 			items := make([]turnItem, 0, batch)
@@ -244,7 +244,7 @@ func BenchmarkReasoning20k(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		m := benchModel(b, 0)
+		m := benchModel(0)
 		m = update(m, keyMsg("ctrl+r"))
 		b.StartTimer()
 		for j := 0; j < len(toks); j += batch {
@@ -268,7 +268,7 @@ func BenchmarkReasoning20k(b *testing.B) {
 // BenchmarkKey times one key typed in the input while a turn runs, with
 // 2,000 earlier messages: Update and the frame that follows.
 func BenchmarkKey(b *testing.B) {
-	m := benchModel(b, 2000)
+	m := benchModel(2000)
 	m = update(m, spinnerTickMsg{turn: m.turn.id, now: time.Now()})
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -291,7 +291,7 @@ func BenchmarkPaneFrame(b *testing.B) {
 		req  approval.Request
 	}{{"shell", shellRequest()}, {"diff", writeRequest()}} {
 		b.Run(tc.name, func(b *testing.B) {
-			m := benchModel(b, 2000)
+			m := benchModel(2000)
 			p := &pendingApproval{req: tc.req, ctx: context.Background(), reply: make(chan approval.Decision, 1)}
 			m = update(m, approvalRequestMsg{p})
 			b.ReportAllocs()

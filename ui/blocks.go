@@ -2,7 +2,6 @@ package ui
 
 import (
 	"myclaw/approval"
-	"myclaw/tools"
 	"myclaw/tools/termtext"
 	"strconv"
 	"strings"
@@ -50,7 +49,7 @@ func goesOnBlock() block {
 
 // userBlock shows a prompt or a command as the user typed it.
 func userBlock(text string) block {
-	text = strings.TrimRight(tools.SanitizeForScreen(text), "\n")
+	text = strings.TrimRight(termtext.Screen(text), "\n")
 	return newFuncBlock(func(c *common) []string { return userLines(c, text) })
 }
 
@@ -74,14 +73,14 @@ func userLines(c *common, text string) []string {
 // input, each paste a chip; with Ctrl+O (as tool results) the whole text.
 // The whole text is cleaned only when first shown: it may be megabytes.
 func pastedPromptBlock(shown, full string) block {
-	shown = strings.TrimRight(tools.SanitizeForScreen(shown), "\n")
+	shown = strings.TrimRight(termtext.Screen(shown), "\n")
 	clean := false
 	return newFuncBlock(func(c *common) []string {
 		if !c.expandTools {
 			return append(userLines(c, shown), "  "+c.styles.Dim.Render(truncate("ctrl+o shows the pasted text", c.contentWidth()-2)))
 		}
 		if !clean {
-			full, clean = strings.TrimRight(tools.SanitizeForScreen(full), "\n"), true
+			full, clean = strings.TrimRight(termtext.Screen(full), "\n"), true
 		}
 		return userLines(c, full)
 	})

@@ -14,7 +14,9 @@ import (
 	"myclaw/agent"
 	"myclaw/approval"
 	"myclaw/history"
+	"myclaw/internal/suggest"
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // command is one slash command.
@@ -99,7 +101,7 @@ func lookupCommand(name string) (command, bool) {
 func closestCommand(list []command, name string) string {
 	best, bestD := "", -1
 	for _, c := range list {
-		d := tools.EditDistance(name, c.name)
+		d := suggest.EditDistance(name, c.name)
 		if strings.HasPrefix(c.name, name) {
 			d = 0
 		}
@@ -333,7 +335,7 @@ func (m Model) clearCommand() (Model, tea.Cmd) {
 
 // textDraw shows plain text, one block line per line (wrapped).
 func textDraw(s string) func(c *common) []string {
-	s = strings.TrimRight(tools.SanitizeForScreen(s), "\n")
+	s = strings.TrimRight(termtext.Screen(s), "\n")
 	return func(c *common) []string {
 		if s == "" {
 			return []string{c.styles.Dim.Render("  (nothing to report)")}
@@ -467,7 +469,7 @@ func drawToolDetails(c *common, t agent.ToolInfo) []string {
 	for _, kv := range details {
 		// A description's own lines (lists, paragraphs) are kept.
 		var lines []string
-		for l := range strings.SplitSeq(strings.TrimRight(tools.SanitizeForScreen(kv[1]), "\n"), "\n") {
+		for l := range strings.SplitSeq(strings.TrimRight(termtext.Screen(kv[1]), "\n"), "\n") {
 			lines = append(lines, wrapPlain(expandTabs(oneLine(l)), max(w-keyW-5, 10))...)
 		}
 		if len(lines) == 0 {

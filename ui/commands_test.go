@@ -8,6 +8,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"fmt"
+
 	"myclaw/agent"
 	"myclaw/approval"
 	"myclaw/history"
@@ -250,5 +252,30 @@ func TestEveryCommandHasAHandler(t *testing.T) {
 		if _, ok := lookupCommand(name); !ok {
 			t.Errorf("handler %q has no command in the table", name)
 		}
+	}
+}
+
+func TestInitAsksForAgentsMD(t *testing.T) {
+	f := newFake()
+	m := newTestModel(t, f)
+	m = typeText(m, "/init")
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	drainTurn(t, m, cmd)
+	if len(f.prompts) != 1 || !strings.Contains(f.prompts[0], "write an AGENTS.md at the workspace root with fs_write") {
+		t.Fatalf("prompts %q", f.prompts)
+	}
+}
+
+// A command sent while scrolled up shows its answer: submitting follows the
+// bottom again, as a prompt does.
+func TestSubmittingACommandFollowsTheBottom(t *testing.T) {
+	m := newTestModel(t, newFake())
+	for i := range 40 {
+		m.tr.add(noticeBlock(fmt.Sprintf("line %d", i)))
+	}
+	m = update(m, keyMsg("pgup"))
+	m = update(typeText(m, "/permissions"), keyMsg("enter"))
+	if !m.tr.follow {
+		t.Fatalf("after /permissions the transcript stays scrolled up:\n%s", screen(m))
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"myclaw/tools"
 	"myclaw/tools/termtext"
 )
 
@@ -128,6 +127,3 @@ func truncate(s string, width int) string {
 	}
 	return ansi.Truncate(s, width, "…")
 }
-
-// count says how many of a noun: "1 tool", "2 tools".
-func count(n int, noun string) string { return tools.Count(n, noun) }

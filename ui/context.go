@@ -6,6 +6,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"myclaw/agent"
+	"myclaw/tools"
 )
 
 // ContextReporter is what a backend may offer for /context.
@@ -76,14 +77,14 @@ func drawContext(c *common, r agent.ContextReport) []string {
 	if len(r.Instructions) == 0 {
 		out = append(out, "  "+st.Dim.Render("  no instruction files (AGENTS.md); /init drafts one"))
 	}
-	out = append(out, row("tool catalog", r.Catalog, count(r.Tools, "tool")))
+	out = append(out, row("tool catalog", r.Catalog, tools.Count(r.Tools, "tool")))
 	out = append(out, row("conversation", r.Conversation, fmt.Sprintf("%d messages", r.Messages)))
 	if r.Attached > 0 {
 		out = append(out, row("attached", r.Attached, "goes with your next message"))
 	}
 	out = append(out, row("free", r.Free, "of a "+shortCount(r.Window)+"-token window"))
-	switch {
-	case r.WindowSource == "estimated" || r.WindowSource == "":
+	switch r.WindowSource {
+	case "estimated", "":
 		out = append(out, "  "+st.Dim.Render("the window is a guess: the server did not say; set context_window in the config"))
 	default:
 		out = append(out, "  "+st.Dim.Render("window from "+oneLine(r.WindowSource)))

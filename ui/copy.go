@@ -84,7 +84,7 @@ func (m Model) copyCommand(args []string) (Model, tea.Cmd) {
 			i = n - 1
 		}
 		if i >= len(blocks) {
-			m = m.addBlock(errorBlock(fmt.Sprintf("the last answer has %s", count(len(blocks), "code block")), ""))
+			m = m.addBlock(errorBlock(fmt.Sprintf("the last answer has %s", tools.Count(len(blocks), "code block")), ""))
 			return m, nil
 		}
 		what, text = fmt.Sprintf("code block %d of %d of the last answer", i+1, len(blocks)), blocks[i]
@@ -96,7 +96,7 @@ func (m Model) copyCommand(args []string) (Model, tea.Cmd) {
 			n = 1
 		}
 		if n > len(m.answers) {
-			m = m.addBlock(errorBlock(fmt.Sprintf("there %s only %s to copy", map[bool]string{true: "is", false: "are"}[len(m.answers) == 1], count(len(m.answers), "answer")), ""))
+			m = m.addBlock(errorBlock(fmt.Sprintf("there %s only %s to copy", map[bool]string{true: "is", false: "are"}[len(m.answers) == 1], tools.Count(len(m.answers), "answer")), ""))
 			return m, nil
 		}
 		what, text = "the last answer", m.answers[len(m.answers)-n].text
@@ -111,7 +111,7 @@ func (m Model) copyCommand(args []string) (Model, tea.Cmd) {
 		return m, nil
 	}
 	lines := strings.Count(text, "\n") + 1
-	msg := fmt.Sprintf("copied %s (%s, %s) to the clipboard through the terminal (OSC 52)", what, count(lines, "line"), tools.HumanSize(int64(len(text))))
+	msg := fmt.Sprintf("copied %s (%s, %s) to the clipboard through the terminal (OSC 52)", what, tools.Count(lines, "line"), tools.HumanSize(int64(len(text))))
 	if hint := clipboardHint(); hint != "" {
 		msg += "; " + hint
 	}

@@ -104,3 +104,25 @@ func TestEditorWrapsAtWords(t *testing.T) {
 		t.Fatalf("rows %q; want %q", got, want)
 	}
 }
+
+func TestHomeEndMoveInTheEditors(t *testing.T) {
+	m := typeText(newTestModel(t, newFake()), "hello world")
+	m = update(m, keyMsg("home"))
+	m = typeText(m, ">")
+	m = update(m, keyMsg("end"))
+	m = typeText(m, "<")
+	m = update(m, keyMsg("ctrl+left"))
+	m = typeText(m, "|")
+	if got := m.input.ta.value(); got != ">hello |world<" {
+		t.Fatalf("prompt %q; want home, end and ctrl+left to move the cursor", got)
+	}
+	// The pane's argument editor too.
+	pm, _ := withPane(t, shellRequest())
+	pm = press(t, pm, "e", "home")
+	pm = typeText(pm, "X")
+	pm = update(pm, keyMsg("end"))
+	pm = typeText(pm, "Y")
+	if v := pm.pane.editor.value(); !strings.HasPrefix(v, "X") || !strings.HasSuffix(v, "Y") {
+		t.Fatalf("pane editor %q; want home and end to work", v)
+	}
+}

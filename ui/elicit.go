@@ -14,6 +14,7 @@ import (
 
 	"myclaw/tools"
 	"myclaw/tools/mcp"
+	"myclaw/tools/termtext"
 )
 
 // FormRequest is an MCP server's request for input (elicitation), shown to
@@ -302,7 +303,7 @@ func (f *elicitForm) message(w, room int) []string {
 	fw := max(w-2, minWidth-2)
 	if f.msgLines == nil || f.msgWidth != fw {
 		f.msgWidth, f.msgLines = fw, nil
-		text := strings.TrimRight(tools.SanitizeForScreen(f.r.Form.Message), "\n")
+		text := strings.TrimRight(termtext.Screen(f.r.Form.Message), "\n")
 		for l := range strings.SplitSeq(text, "\n") {
 			f.msgLines = append(f.msgLines, wrapPlain(expandTabs(l), fw-4)...)
 		}
@@ -320,7 +321,7 @@ func (f *elicitForm) message(w, room int) []string {
 	more := ""
 	if keep < len(lines) {
 		keep = max(min(keep, formMessageLines-1, room-3), 0)
-		more = fmt.Sprintf("… %s", count(len(lines)-keep, "more line"))
+		more = fmt.Sprintf("… %s", tools.Count(len(lines)-keep, "more line"))
 	}
 	label := truncate(fenceLabel("mcp:"+f.r.Form.Server, time.Time{}), fw-6)
 	return indent(fenceFrame(f.c, fw, label, lines[:keep], more), "  ")
@@ -417,14 +418,14 @@ func (f *elicitForm) summary(w int) []string {
 		}
 		var text string
 		if f.secret[i] {
-			text = "•••••••• (" + count(utf8.RuneCountInString(strings.TrimSpace(f.values[i])), "character") + ", hidden)"
+			text = "•••••••• (" + tools.Count(utf8.RuneCountInString(strings.TrimSpace(f.values[i])), "character") + ", hidden)"
 		} else {
 			b, _ := json.Marshal(v)
 			text = oneLine(string(b))
 		}
 		lines := wrapPlain(name+": "+text, w-6)
 		if len(lines) > 4 {
-			lines = append(lines[:3], "… "+count(utf8.RuneCountInString(text), "character")+" in all")
+			lines = append(lines[:3], "… "+tools.Count(utf8.RuneCountInString(text), "character")+" in all")
 		}
 		for j, l := range lines {
 			if j == 0 {

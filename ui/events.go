@@ -621,7 +621,7 @@ func (m Model) closePane() Model {
 }
 
 // checkServer runs Backend.CheckServer behind the first frame.
-func checkServer(b Backend, base context.Context) tea.Cmd {
+func checkServer(base context.Context, b Backend) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(base, 30*time.Second)
 		defer cancel()

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -76,7 +77,7 @@ func TestExternalEditorFailureKeepsPrompt(t *testing.T) {
 	if m.input.ta.value() != "keep me" || !strings.Contains(m.tr.text(m.c), "the prompt is unchanged") {
 		t.Fatalf("input %q, transcript:\n%s", m.input.ta.value(), m.tr.text(m.c))
 	}
-	if _, _, err := prepareEditor("x", func(string) string { return "" }); err != errNoEditor {
+	if _, _, err := prepareEditor("x", func(string) string { return "" }); !errors.Is(err, errNoEditor) {
 		t.Fatalf("no editor: %v", err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // foldLines is how many lines of untrusted output a collapsed card shows.
@@ -64,7 +64,7 @@ func renderFence(c *common, width int, source string, at time.Time, body string,
 
 	var lines []string
 	hidden := 0
-	body = strings.TrimRight(tools.SanitizeForScreen(body), "\n")
+	body = strings.TrimRight(termtext.Screen(body), "\n")
 	if body == "" {
 		lines = []string{"(empty)"}
 	} else {

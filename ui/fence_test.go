@@ -9,7 +9,6 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"myclaw/agent"
-	"myclaw/tools"
 	"myclaw/tools/termtext"
 )
 
@@ -113,7 +112,7 @@ func TestFenceFolds(t *testing.T) {
 // The model's answer goes through the shared stream sanitiser: the
 // hostile body cut anywhere comes out as sanitising it whole gives.
 func TestScreenTextAcrossDeltas(t *testing.T) {
-	want := tools.SanitizeForScreen(hostileBody)
+	want := termtext.Screen(hostileBody)
 	for i := 0; i <= len(hostileBody); i++ {
 		var st termtext.Stream
 		if got := st.Write(hostileBody[:i]) + st.Write(hostileBody[i:]) + st.Flush(); got != want {

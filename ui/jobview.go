@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"myclaw/tools/termtext"
 	"strconv"
 	"strings"
 	"time"
@@ -52,7 +53,7 @@ type jobFollowMsg struct{ seq int }
 func readJobTail(out JobOutput, id string, seq int) tea.Cmd {
 	return func() tea.Msg {
 		in, text, err := out.JobTail(id, jobTailBytes)
-		return jobTailMsg{seq: seq, info: in, age: time.Since(in.Started), text: tools.SanitizeForScreen(text), err: err}
+		return jobTailMsg{seq: seq, info: in, age: time.Since(in.Started), text: termtext.Screen(text), err: err}
 	}
 }
 

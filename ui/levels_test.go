@@ -43,7 +43,8 @@ func TestShiftTabCyclesLevels(t *testing.T) {
 
 	// Mid-turn the change reaches the backend, for the next call.
 	m = startFakeTurn(t, m, "go")
-	if m = press(t, m, "shift+tab"); f.Autonomy() != approval.AutoEdit {
+	press(t, m, "shift+tab")
+	if f.Autonomy() != approval.AutoEdit {
 		t.Errorf("during a turn: %s; want auto-edit", f.Autonomy())
 	}
 }

@@ -267,3 +267,71 @@ func sizeMsg(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, He
 
 // lines splits a screen into its lines.
 func lines(s string) []string { return strings.Split(s, "\n") }
+
+// directFake adds !command, @mentions and /context to the fake backend.
+type directFake struct {
+	*fakeBackend
+	dmu      sync.Mutex
+	shells   []string
+	mentions []string
+	report   agent.ContextReport
+}
+
+func (d *directFake) RunShell(ctx context.Context, command string, emit func(agent.Event)) error {
+	d.dmu.Lock()
+	d.shells = append(d.shells, command)
+	d.dmu.Unlock()
+	c := call("user_shell_1", "shell_run", `{"command":"`+command+`"}`)
+	emit(agent.ToolCallEvent{Call: c, Phase: "started"})
+	emit(agent.ToolResultEvent{Call: c, Status: agent.StatusOK, Untrusted: true, Source: "shell:" + command, RetrievedAt: testTime, Body: "hello\n"})
+	emit(agent.DoneEvent{Reason: agent.DoneStop})
+	return nil
+}
+
+func (d *directFake) Mention(ctx context.Context, path string, emit func(agent.Event)) error {
+	d.dmu.Lock()
+	d.mentions = append(d.mentions, path)
+	d.dmu.Unlock()
+	return nil
+}
+
+func (d *directFake) Context() agent.ContextReport { return d.report }
+
+// drainTurn runs a turn's commands until it ends.
+func drainTurn(t *testing.T, m Model, cmd tea.Cmd) Model {
+	t.Helper()
+	msgs := []tea.Msg{}
+	var run func(c tea.Cmd)
+	run = func(c tea.Cmd) {
+		if c == nil {
+			return
+		}
+		switch msg := c().(type) {
+		case tea.BatchMsg:
+			for _, c := range msg {
+				run(c)
+			}
+		case spinnerTickMsg:
+		case nil:
+		default:
+			msgs = append(msgs, msg)
+		}
+	}
+	// The batch holds the run (returns nil), the event wait and the spinner.
+	if b, ok := cmd().(tea.BatchMsg); ok {
+		for _, c := range b {
+			run(c)
+		}
+	}
+	for len(msgs) > 0 && m.turn != nil {
+		msg := msgs[0]
+		msgs = msgs[1:]
+		var next tea.Cmd
+		m, next = updateCmd(m, msg)
+		run(next)
+	}
+	if m.turn != nil {
+		t.Fatal("the turn did not end")
+	}
+	return m
+}

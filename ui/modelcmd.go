@@ -15,7 +15,7 @@ type modelsMsg struct{ list []string }
 
 // fetchModels asks the server for its models behind the first frame; a
 // server that cannot list them leaves the list empty.
-func fetchModels(b Backend, base context.Context) tea.Cmd {
+func fetchModels(base context.Context, b Backend) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(base, 15*time.Second)
 		defer cancel()

@@ -7,6 +7,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"strings"
+
 	"myclaw/agent"
 	"myclaw/approval"
 )
@@ -99,5 +101,15 @@ func TestNotifyApprovalWaiting(t *testing.T) {
 	runAll(cmd, out, "")
 	if out.String() != "" {
 		t.Fatalf("wrote %q while focused", out.String())
+	}
+}
+
+func TestWarningNotices(t *testing.T) {
+	m := newTestModel(t, newFake())
+	m = startFakeTurn(t, m, "go")
+	m = events(m, agent.NoticeEvent{Text: "Loaded a/AGENTS.md"}, agent.NoticeEvent{Text: "Could not save the rule: disk full", Warning: true})
+	got := screen(m)
+	if !strings.Contains(got, "! Could not save the rule: disk full") || strings.Contains(got, "! Loaded") {
+		t.Fatalf("notices not told apart:\n%s", got)
 	}
 }

@@ -2,11 +2,11 @@ package ui
 
 import (
 	"fmt"
+	"myclaw/tools/termtext"
 	"path/filepath"
 	"strings"
 
 	"myclaw/agent"
-	"myclaw/tools"
 )
 
 // A paste longer than this many lines (or characters) shows in the input
@@ -43,7 +43,7 @@ func (in *inputModel) pasteAsChip(s string) bool {
 		label = strings.TrimSuffix(label, "]") + fmt.Sprintf(" #%d]", k+1)
 	}
 	// The text is cleaned as the editor would clean it when typed.
-	in.pastes = append(in.pastes, pasteChip{label: label, text: tools.SanitizeForScreen(s)})
+	in.pastes = append(in.pastes, pasteChip{label: label, text: termtext.Screen(s)})
 	in.ta.insert(label)
 	in.ta.scrollToCursor()
 	return true

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"myclaw/agent"
+	"myclaw/tools"
 )
 
 // Permissions is what /permissions needs from the backend: the session
@@ -42,7 +43,7 @@ func (m Model) permissionsCommand(args []string) (Model, tea.Cmd) {
 				return commandResultMsg{err: err}
 			}
 			if n > len(list) {
-				return commandResultMsg{err: fmt.Errorf("there is no permission #%d (/permissions lists %s)", n, count(len(list), "permission"))}
+				return commandResultMsg{err: fmt.Errorf("there is no permission #%d (/permissions lists %s)", n, tools.Count(len(list), "permission"))}
 			}
 			p := list[n-1]
 			if err := pb.RevokePermission(p); err != nil {
@@ -103,7 +104,7 @@ func drawPermissions(c *common, list []agent.Permission, others int) []string {
 		}
 	}
 	if others > 0 {
-		out = append(out, "  "+st.Dim.Render(count(others, "rule")+" saved for other projects (not applied here)"))
+		out = append(out, "  "+st.Dim.Render(tools.Count(others, "rule")+" saved for other projects (not applied here)"))
 	}
 	if len(list) > 0 {
 		out = append(out, "  "+st.Dim.Render("/permissions remove N takes one back"))

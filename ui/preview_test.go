@@ -26,7 +26,7 @@ func TestPaneOffersAPreviewAndThenAppliesOrDiscards(t *testing.T) {
 	if s := screen(press(t, m, "?")); !strings.Contains(s, "p preview: run it once in a scratch layer") {
 		t.Fatalf("the details do not explain the preview:\n%s", s)
 	}
-	m = press(t, m, "p")
+	press(t, m, "p")
 	if d, ok := decision(t, p); !ok || d.Choice != approval.Preview {
 		t.Fatalf("p decided %+v, %v", d, ok)
 	}

@@ -9,7 +9,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"myclaw/agent"
-	"myclaw/tools"
 	"myclaw/tools/termtext"
 )
 
@@ -295,7 +294,7 @@ func (m Model) showEarlier(list []Earlier) Model {
 			m.tr.add(userBlock(e.Text))
 		case "assistant":
 			if strings.TrimSpace(e.Text) != "" {
-				src := tools.SanitizeForScreen(e.Text)
+				src := termtext.Screen(e.Text)
 				m.tr.add(&mdBlock{src: src})
 				m = m.keepAnswer(past, src)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"myclaw/agent"
 	"myclaw/approval"
+	"myclaw/tools"
 )
 
 // spinnerFrames animate the status line while a turn runs.
@@ -223,7 +224,7 @@ func (m Model) staticStatus() string {
 		parts = append(parts, st.Status.Render("undo "+strconv.Itoa(s.undo)))
 	}
 	if s.jobs > 0 {
-		parts = append(parts, st.Status.Render(count(s.jobs, "job")))
+		parts = append(parts, st.Status.Render(tools.Count(s.jobs, "job")))
 	}
 	if s.mouseOff {
 		parts = append(parts, st.Status.Render("mouse off"))

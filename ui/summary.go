@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"myclaw/history"
+	"myclaw/tools"
 	"myclaw/tools/termtext"
 )
 
@@ -48,7 +49,7 @@ func quitSummary(b Backend) string {
 		if rep.estimated {
 			mark = "~"
 		}
-		first += " · this run: " + count(rep.requests, "request") + " · " + mark + shortCount(rep.tokens) + " tokens"
+		first += " · this run: " + tools.Count(rep.requests, "request") + " · " + mark + shortCount(rep.tokens) + " tokens"
 	}
 	if rep.cost != "" {
 		first += " · " + rep.cost
@@ -65,7 +66,7 @@ func quitSummary(b Backend) string {
 		}
 	}
 	if applied > 0 || st.UndoDepth > 0 {
-		fmt.Fprintf(&b1, "  %s changed files; undo can revert %s (myclaw undo)\n", count(applied, "call"), count(st.UndoDepth, "step"))
+		fmt.Fprintf(&b1, "  %s changed files; undo can revert %s (myclaw undo)\n", tools.Count(applied, "call"), tools.Count(st.UndoDepth, "step"))
 	}
 	fmt.Fprintf(&b1, "  resume: myclaw --continue  (or myclaw --session %s)\n", id)
 	return b1.String()

@@ -13,7 +13,6 @@ import (
 	"myclaw/agent"
 	"myclaw/approval"
 	"myclaw/history"
-	"myclaw/tools"
 	"myclaw/tools/termtext"
 )
 
@@ -368,7 +367,7 @@ func lastLines(s string, n int) (string, int) {
 // prettyContent is a trusted result for people: its JSON indented, or the
 // text as it is, without controls.
 func prettyContent(s string) string {
-	s = tools.SanitizeForScreen(s)
+	s = termtext.Screen(s)
 	var b bytes.Buffer
 	if json.Indent(&b, []byte(s), "", "  ") == nil {
 		return b.String()

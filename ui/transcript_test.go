@@ -257,3 +257,26 @@ func TestTranscriptReplaceKeepsAnchor(t *testing.T) {
 		t.Errorf("blocks %q; want the new one where the old ones stood", names)
 	}
 }
+
+// Scrolled up while output arrives, the last row says so; following the
+// bottom again clears it.
+func TestNewOutputIndicator(t *testing.T) {
+	m := newTestModel(t, newFake())
+	for i := range 40 {
+		m.tr.add(noticeBlock(fmt.Sprintf("line %d", i)))
+	}
+	const mark = "↓ new output · ctrl+end to follow"
+	m = startFakeTurn(t, m, "go")
+	m = update(m, keyMsg("pgup"))
+	if strings.Contains(screen(m), mark) {
+		t.Fatal("the indicator shows before any new output")
+	}
+	m = events(m, agent.TextDelta{Text: "streaming"})
+	if got := lines(screen(m)); !strings.Contains(strings.Join(got, "\n"), mark) {
+		t.Fatalf("scrolled up during a stream, no indicator:\n%s", strings.Join(got, "\n"))
+	}
+	m = update(m, keyMsg("ctrl+end"))
+	if strings.Contains(screen(m), mark) {
+		t.Fatal("the indicator stays after following the bottom again")
+	}
+}

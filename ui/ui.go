@@ -17,7 +17,6 @@ package ui
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -102,12 +101,6 @@ type Model struct {
 	levelsPending int
 }
 
-// New returns the root model for b. It reads the backend's status (no
-// network I/O) so that the first frame shows the model and the level.
-func New(b Backend, opts Options) Model {
-	return newModel(context.Background(), b, opts, slog.New(slog.NewTextHandler(io.Discard, nil)))
-}
-
 // newModel builds the model; base is the parent of every turn's context.
 func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) Model {
 	// Detected once: lipgloss caches both, so frames never query the terminal.
@@ -168,7 +161,7 @@ func (m Model) Init() tea.Cmd {
 	if m.hasPastCards() {
 		journal = loadJournal(m.backend)
 	}
-	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.backend, m.shared.base), fetchModels(m.backend, m.shared.base), waitForNotice(m.notices), loadCommandsStamped(m.loadCommands, m.commandsStamp), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys, m.c.workspace), journal)
+	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.shared.base, m.backend), fetchModels(m.shared.base, m.backend), waitForNotice(m.notices), loadCommandsStamped(m.loadCommands, m.commandsStamp), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys, m.c.workspace), journal)
 }
 
 // Update implements tea.Model.

@@ -331,7 +331,7 @@ func TestStartupBannerAndServerCheck(t *testing.T) {
 	if s := screen(m); !strings.Contains(s, "ignored .myclaw.toml: folder not trusted") || !strings.Contains(s, "test-model") {
 		t.Errorf("got first frame without banner or model:\n%s", s)
 	}
-	m = update(m, checkServer(f, context.Background())())
+	m = update(m, checkServer(context.Background(), f)())
 	if s := screen(m); !strings.Contains(s, "model bench-x is not served") || !strings.Contains(s, "Pick one of: a, b.") {
 		t.Errorf("got no server check failure with its hint:\n%s", s)
 	}
@@ -614,7 +614,7 @@ func TestKeyMapDrivesKeys(t *testing.T) {
 		if _, ok := decision(t, p); ok {
 			t.Fatalf("got a decision from y, no longer bound")
 		}
-		m = press(t, m, "o")
+		press(t, m, "o")
 		if d, ok := decision(t, p); !ok || d.Choice != approval.ApproveOnce {
 			t.Errorf("got %+v, %v from o; want approve once", d, ok)
 		}
@@ -638,5 +638,25 @@ func TestRetriesTakeOneLine(t *testing.T) {
 	got := m.tr.text(m.c)
 	if n := strings.Count(got, "retrying in"); n != 1 || !strings.Contains(got, "attempt 3 of 4") {
 		t.Fatalf("%d retry lines, want one saying attempt 3:\n%s", n, got)
+	}
+}
+
+func TestCtrlCClearsTheDraftBeforeQuitting(t *testing.T) {
+	m := typeText(newTestModel(t, newFake()), "half a thought")
+	m, cmd := updateCmd(m, keyMsg("ctrl+c"))
+	if m.input.ta.value() != "" || cmd != nil || m.quitArmed {
+		t.Fatalf("ctrl+c with a draft: input %q, armed %v", m.input.ta.value(), m.quitArmed)
+	}
+	m = update(m, keyMsg("ctrl+c"))
+	if !m.quitArmed {
+		t.Fatal("ctrl+c on an empty prompt does not arm quitting")
+	}
+}
+
+func TestExitIsQuit(t *testing.T) {
+	m := typeText(newTestModel(t, newFake()), "/exit")
+	_, cmd := updateCmd(m, keyMsg("enter"))
+	if cmd == nil || cmd() != tea.Quit() {
+		t.Fatal("/exit does not quit")
 	}
 }

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"strconv"
 	"strings"
@@ -162,5 +163,5 @@ func assignCallIDs(calls []openai.ToolCall) {
 func jsonCutShort(s string) bool {
 	var v json.RawMessage
 	err := json.NewDecoder(strings.NewReader(s)).Decode(&v)
-	return err == io.ErrUnexpectedEOF
+	return errors.Is(err, io.ErrUnexpectedEOF)
 }

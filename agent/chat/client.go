@@ -276,7 +276,7 @@ func (c *Client) streamOnce(ctx context.Context, body []byte, onDelta func(Strea
 	if st.finished() {
 		return comp, nil // only the tail ([DONE], usage) was lost
 	}
-	return comp, fmt.Errorf("%w: %v", ErrStreamCut, readErr.err)
+	return comp, fmt.Errorf("%w: %v", ErrStreamCut, readErr.err) //nolint:errorlint // a cut stream is not its cause: a wrapped context error would read as a cancel
 }
 
 // connError describes a connection that failed before the answer began.

@@ -55,8 +55,9 @@ func replyStatus(code int, header map[string]string, body string) func(http.Resp
 	}
 }
 
-func replySSE(body string) func(http.ResponseWriter, *http.Request) {
-	return replyStatus(http.StatusOK, map[string]string{"Content-Type": "text/event-stream"}, body)
+// replyOK answers with okSSEStream.
+func replyOK() func(http.ResponseWriter, *http.Request) {
+	return replyStatus(http.StatusOK, map[string]string{"Content-Type": "text/event-stream"}, okSSEStream)
 }
 
 func TestStreamRetries(t *testing.T) {
@@ -71,19 +72,19 @@ func TestStreamRetries(t *testing.T) {
 	}{
 		{
 			name:      "429 then success honours Retry-After seconds",
-			steps:     []func(http.ResponseWriter, *http.Request){replyStatus(429, map[string]string{"Retry-After": "7"}, `{"error":{"message":"slow down"}}`), replySSE(okSSEStream)},
+			steps:     []func(http.ResponseWriter, *http.Request){replyStatus(429, map[string]string{"Retry-After": "7"}, `{"error":{"message":"slow down"}}`), replyOK()},
 			wantReqs:  2,
 			wantWaits: []time.Duration{7 * time.Second},
 		},
 		{
 			name:      "Retry-After capped at MaxDelay",
-			steps:     []func(http.ResponseWriter, *http.Request){replyStatus(503, map[string]string{"Retry-After": "120"}, ""), replySSE(okSSEStream)},
+			steps:     []func(http.ResponseWriter, *http.Request){replyStatus(503, map[string]string{"Retry-After": "120"}, ""), replyOK()},
 			wantReqs:  2,
 			wantWaits: []time.Duration{30 * time.Second},
 		},
 		{
 			name:      "retry-after-ms",
-			steps:     []func(http.ResponseWriter, *http.Request){replyStatus(429, map[string]string{"Retry-After-Ms": "1500"}, ""), replySSE(okSSEStream)},
+			steps:     []func(http.ResponseWriter, *http.Request){replyStatus(429, map[string]string{"Retry-After-Ms": "1500"}, ""), replyOK()},
 			wantReqs:  2,
 			wantWaits: []time.Duration{1500 * time.Millisecond},
 		},
@@ -96,19 +97,19 @@ func TestStreamRetries(t *testing.T) {
 		},
 		{
 			name:     "400 is not retried",
-			steps:    []func(http.ResponseWriter, *http.Request){replyStatus(400, nil, `{"error":{"message":"bad"}}`), replySSE(okSSEStream)},
+			steps:    []func(http.ResponseWriter, *http.Request){replyStatus(400, nil, `{"error":{"message":"bad"}}`), replyOK()},
 			wantReqs: 1,
 			wantErr:  400,
 		},
 		{
 			name:     "501 is not retried",
-			steps:    []func(http.ResponseWriter, *http.Request){replyStatus(501, nil, "no"), replySSE(okSSEStream)},
+			steps:    []func(http.ResponseWriter, *http.Request){replyStatus(501, nil, "no"), replyOK()},
 			wantReqs: 1,
 			wantErr:  501,
 		},
 		{
 			name:      "connection dropped before the first byte is retried",
-			steps:     []func(http.ResponseWriter, *http.Request){hangUpAfterHeaders, replySSE(okSSEStream)},
+			steps:     []func(http.ResponseWriter, *http.Request){hangUpAfterHeaders, replyOK()},
 			wantReqs:  2,
 			wantWaits: nil,
 		},
@@ -365,7 +366,7 @@ func TestStreamRequest(t *testing.T) {
 		if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
 			t.Errorf("request %s %s; want POST /v1/chat/completions", r.Method, r.URL.Path)
 		}
-		replySSE(okSSEStream)(w, r)
+		replyOK()(w, r)
 	})
 	calls := []openai.ToolCall{
 		{ID: "call_1", Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: "time_now", Arguments: ""}},

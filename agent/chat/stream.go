@@ -13,7 +13,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
-	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // The answer is decoded here rather than with go-openai's stream reader,
@@ -316,7 +316,7 @@ func (c *Client) readAnswer(body io.Reader, st *streamState) error {
 	}
 	isJSON, err := startsWithJSON(br)
 	if err != nil {
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		return &bodyReadError{err}
@@ -570,7 +570,7 @@ func serverErrorMessage(raw []byte) string {
 // cleanServerText makes a server's text safe to show on one line: valid UTF-8,
 // no control characters, collapsed spaces, at most 500 characters.
 func cleanServerText(s string) string {
-	s = tools.SanitizeForScreen(s)
+	s = termtext.Screen(s)
 	return clipText(strings.Join(strings.Fields(s), " "), 500)
 }
 

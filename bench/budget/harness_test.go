@@ -53,7 +53,7 @@ func myclaw(t testing.TB) string {
 		cmd := exec.Command("go", "build", "-o", binPath, ".")
 		cmd.Dir = "../.."
 		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+			buildErr = fmt.Errorf("go build: %w\n%s", err, out)
 		}
 	})
 	if buildErr != nil {

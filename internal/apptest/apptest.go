@@ -52,11 +52,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		for _, id := range s.ModelIDs {
 			data = append(data, map[string]string{"id": id, "object": "model"})
 		}
-		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
+		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
 		return
 	}
 	var body map[string]any
-	json.NewDecoder(r.Body).Decode(&body)
+	_ = json.NewDecoder(r.Body).Decode(&body)
 	s.Mu.Lock()
 	s.Bodies = append(s.Bodies, body)
 	s.Auths = append(s.Auths, r.Header.Get("Authorization"))
@@ -92,7 +92,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		finish = "tool_calls"
 	}
 	write(delta(map[string]any{}, finish))
-	io.WriteString(w, "data: [DONE]\n\n")
+	_, _ = io.WriteString(w, "data: [DONE]\n\n")
 }
 
 // ToolResults returns the contents of all tool messages the server saw.

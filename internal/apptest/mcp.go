@@ -85,7 +85,7 @@ func ServeMCP() {
 func MCPConfig(t testing.TB, configDir, extra string, allow bool) {
 	t.Helper()
 	dir := filepath.Join(configDir, "myclaw")
-	os.MkdirAll(dir, 0o700)
+	_ = os.MkdirAll(dir, 0o700)
 	cfg := fmt.Sprintf("[mcp.servers.t]\ncommand = %q\nenv = { MYCLAW_TEST_MCP_SERVER = \"1\" }\ntimeout_s = 20\n", os.Args[0]) + extra
 	if allow {
 		cfg += "\n[[approval.rules]]\ntool = \"t/*\"\ndecision = \"allow\"\n"

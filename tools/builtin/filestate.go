@@ -198,50 +198,50 @@ func fsOpenRegular(ws *Workspace, rel string, want fs.FileInfo) (*os.File, fs.Fi
 	return f, fi, nil
 }
 
-// fsReadRegular reads the whole regular file rel, at most max bytes: a
+// fsReadRegular reads the whole regular file rel, at most limit bytes: a
 // larger one is refused with kind quota_exceeded (fsTooLarge). A cancelled
 // ctx stops the read and is returned as it is.
-func fsReadRegular(ctx context.Context, ws *Workspace, rel string, want fs.FileInfo, max int64) ([]byte, fs.FileInfo, error) {
+func fsReadRegular(ctx context.Context, ws *Workspace, rel string, want fs.FileInfo, limit int64) ([]byte, fs.FileInfo, error) {
 	f, fi, e := fsOpenRegular(ws, rel, want)
 	if e != nil {
 		return nil, nil, e
 	}
 	defer f.Close()
-	if fi.Size() > max {
-		return nil, nil, fsTooLarge(rel, fi.Size(), max)
+	if fi.Size() > limit {
+		return nil, nil, fsTooLarge(rel, fi.Size(), limit)
 	}
-	data, err := fsReadAll(fsCtxReader{ctx, f}, fi.Size(), max)
+	data, err := fsReadAll(fsCtxReader{ctx, f}, fi.Size(), limit)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
 		return nil, nil, ws.osError(rel, err)
 	}
-	if int64(len(data)) > max {
-		return nil, nil, fsTooLarge(rel, int64(len(data)), max)
+	if int64(len(data)) > limit {
+		return nil, nil, fsTooLarge(rel, int64(len(data)), limit)
 	}
 	return data, fi, nil
 }
 
 // fsReadAll reads r, a file of the given size, in one buffer, and a little
-// more if the file grew meanwhile, up to max+1 bytes (so that growth past
-// max shows).
-func fsReadAll(r io.Reader, size, max int64) ([]byte, error) {
+// more if the file grew meanwhile, up to limit+1 bytes (so that growth past
+// limit shows).
+func fsReadAll(r io.Reader, size, limit int64) ([]byte, error) {
 	buf := make([]byte, size+1) // the extra byte notices a file that grew
 	n, err := io.ReadFull(r, buf)
 	switch err {
 	case io.EOF, io.ErrUnexpectedEOF:
 		return buf[:n], nil
 	case nil:
-		rest, err := io.ReadAll(io.LimitReader(r, max+1-int64(n)))
+		rest, err := io.ReadAll(io.LimitReader(r, limit+1-int64(n)))
 		return append(buf[:n], rest...), err
 	}
 	return nil, err
 }
 
-func fsTooLarge(rel string, size, max int64) *tools.Error {
-	return tools.Errorf(tools.KindQuotaExceeded, "The file is too large for this tool; ask the user, or work on it with shell_run.", "%s is %s, over the %s limit", rel, tools.HumanSize(size), tools.HumanSize(max)).
-		With("path", rel).With("size_bytes", size).With("limit_bytes", max)
+func fsTooLarge(rel string, size, limit int64) *tools.Error {
+	return tools.Errorf(tools.KindQuotaExceeded, "The file is too large for this tool; ask the user, or work on it with shell_run.", "%s is %s, over the %s limit", rel, tools.HumanSize(size), tools.HumanSize(limit)).
+		With("path", rel).With("size_bytes", size).With("limit_bytes", limit)
 }
 
 // fsCtxReader stops a long read when the call is cancelled.
@@ -662,7 +662,7 @@ func fsParseChange(ws *Workspace, undo json.RawMessage) (tools.FileUndo, error) 
 	dec := json.NewDecoder(bytes.NewReader(undo))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		return c, fmt.Errorf("%w: %v", tools.ErrCorruptUndo, err)
+		return c, fmt.Errorf("%w: %w", tools.ErrCorruptUndo, err)
 	}
 	rel, e := ws.Rel(c.Path)
 	if e != nil || rel != c.Path || rel == "." || path.IsAbs(rel) {

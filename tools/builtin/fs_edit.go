@@ -139,11 +139,11 @@ func fsEditNotFound(rel, text, old string) *tools.Error {
 }
 
 // fsEditMatchLines returns the 1-based line numbers where old starts, at
-// most max of them.
-func fsEditMatchLines(text, old string, max int) []int {
+// most limit of them.
+func fsEditMatchLines(text, old string, limit int) []int {
 	var lines []int
 	line, pos := 1, 0
-	for len(lines) < max {
+	for len(lines) < limit {
 		i := strings.Index(text[pos:], old)
 		if i < 0 {
 			break

@@ -171,7 +171,7 @@ func fsReadLines(r *bufio.Reader, offset, limit int) (fsReadOutput, string, erro
 			}
 			lineLen += len(chunk)
 		}
-		if err == bufio.ErrBufferFull {
+		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		if err != nil && err != io.EOF {

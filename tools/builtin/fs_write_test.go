@@ -379,7 +379,7 @@ func TestFsUndoRedo(t *testing.T) {
 				tt.setup(t, dir)
 			}
 			blobs := &fsTestBlobs{}
-			var tool tools.Tool = NewFsWrite(ws, blobs)
+			tool := NewFsWrite(ws, blobs)
 			if tt.tool == "fs_edit" {
 				tool = NewFsEdit(ws, blobs)
 			}

@@ -112,7 +112,7 @@ func (m *Memory) load() (*memoryFile, error) {
 	}
 	var f memoryFile
 	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("memory file %s is not valid JSON (%v); fix or move it, myclaw will not overwrite it", m.path, err)
+		return nil, fmt.Errorf("memory file %s is not valid JSON (%w); fix or move it, myclaw will not overwrite it", m.path, err)
 	}
 	if f.Version > memoryFileVersion {
 		return nil, fmt.Errorf("memory file %s has version %d, newer than this myclaw understands (%d)", m.path, f.Version, memoryFileVersion)
@@ -145,7 +145,7 @@ func (m *Memory) update(fn func(f *memoryFile) (changed bool, err error)) error 
 	if err := durable.Lock(lock, true); err != nil {
 		return fmt.Errorf("memory: %w", err)
 	}
-	defer durable.Unlock(lock)
+	defer func() { _ = durable.Unlock(lock) }() // closing the file releases it too
 	f, err := m.load()
 	if err != nil {
 		return err

@@ -40,7 +40,7 @@ func procTagged(tag string, sid int) []int {
 }
 
 // procTestTag returns an environment entry unique to one test.
-func procTestTag(t *testing.T) string {
+func procTestTag() string {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	return "MYCLAW_TEST_TAG_" + hex.EncodeToString(b) + "=1"
@@ -82,7 +82,7 @@ func TestShellRunLeavesNothingBehind(t *testing.T) {
 			if testing.Short() && strings.HasPrefix(tt.name, "many") {
 				t.Skip("slow (starts 2,000 processes): left out of the quick -short run")
 			}
-			tag := procTestTag(t)
+			tag := procTestTag()
 			tool, _ := shellTestTool(t, ShellOptions{Env: append(os.Environ(), tag)})
 			out, res := shellExec(t, tool, "echo $$; "+tt.command, 120)
 			if out.TimedOut {
@@ -116,7 +116,7 @@ func TestShellRunOutputOfKilledBackgroundKept(t *testing.T) {
 }
 
 func TestKillProcessesEndsLiveCalls(t *testing.T) {
-	tag := procTestTag(t)
+	tag := procTestTag()
 	tool, dir := shellTestTool(t, ShellOptions{Env: append(os.Environ(), tag)})
 	errc := make(chan error, 1)
 	go func() {
@@ -276,15 +276,20 @@ func TestShellRunNoControllingTerminal(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", w, got)
 		}
 	}
-	if strings.Contains(got, "child-pts-open=ok") && !strings.Contains(got, "child-sti-pts=") {
-		t.Errorf("no TIOCSTI result for the terminal device:\n%s", got)
-	}
-	if strings.Contains(got, "child-sti-pts=ok") {
-		t.Errorf("a command injected keystrokes into the terminal through its device:\n%s", got)
-	}
-	if !strings.Contains(got, "helper-sti=ok") {
-		t.Logf("TIOCSTI is disabled on this kernel even for the terminal's own session; the child's failure is still checked")
-	}
+	t.Run("TIOCSTI", func(t *testing.T) {
+		if !strings.Contains(got, "helper-sti=ok") {
+			t.Skipf("this kernel refuses TIOCSTI even to the terminal's own session (dev.tty.legacy_tiocsti=0), so the command's refusal would prove nothing:\n%s", got)
+		}
+		if !strings.Contains(got, "child-pts-open=ok") {
+			t.Skipf("the command could not open the terminal's device, so it could not try TIOCSTI through it:\n%s", got)
+		}
+		if !strings.Contains(got, "child-sti-pts=") {
+			t.Fatalf("no TIOCSTI result for the terminal device:\n%s", got)
+		}
+		if strings.Contains(got, "child-sti-pts=ok") {
+			t.Errorf("a command injected keystrokes into the terminal through its device:\n%s", got)
+		}
+	})
 }
 
 // procCopyExecutable copies the test binary where any user can run it.

@@ -76,9 +76,9 @@ func (o *jobOutput) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// read returns up to max bytes from offset from (cut at a rune start), the
+// read returns up to limit bytes from offset from (cut at a rune start), the
 // offset after them, and how many bytes before them were dropped.
-func (o *jobOutput) read(from int64, max int) (string, int64, int64) {
+func (o *jobOutput) read(from int64, limit int) (string, int64, int64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	start := o.total - int64(len(o.buf))
@@ -87,8 +87,8 @@ func (o *jobOutput) read(from int64, max int) (string, int64, int64) {
 		skipped, from = start-from, start
 	}
 	b := o.buf[from-start:]
-	if len(b) > max {
-		b = tools.CutUTF8(b, max)
+	if len(b) > limit {
+		b = tools.CutUTF8(b, limit)
 	}
 	return string(b), from + int64(len(b)), skipped
 }
@@ -159,11 +159,11 @@ func (job *shellJob) info() tools.JobInfo {
 	return in
 }
 
-// readNew returns the output the model has not read yet, at most max bytes.
-func (job *shellJob) readNew(max int) (string, int64) {
+// readNew returns the output the model has not read yet, at most limit bytes.
+func (job *shellJob) readNew(limit int) (string, int64) {
 	job.mu.Lock()
 	defer job.mu.Unlock()
-	text, next, skipped := job.out.read(job.readOff, max)
+	text, next, skipped := job.out.read(job.readOff, limit)
 	job.readOff = next
 	return text, skipped
 }

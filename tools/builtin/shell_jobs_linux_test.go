@@ -17,7 +17,7 @@ func jobsCall(t *testing.T, tool tools.Tool, args string) (tools.Result, error) 
 }
 
 func TestShellBackgroundJob(t *testing.T) {
-	tag := procTestTag(t)
+	tag := procTestTag()
 	jobs := NewShellJobs()
 	t.Cleanup(jobs.StopAll)
 	shell, dir := shellTestTool(t, ShellOptions{Env: append(os.Environ(), tag), Jobs: jobs})
@@ -88,7 +88,7 @@ func TestShellBackgroundJobsEndWithTheSession(t *testing.T) {
 	}
 	for _, how := range []string{"StopAll", "KillProcesses"} {
 		t.Run(how, func(t *testing.T) {
-			tag := procTestTag(t)
+			tag := procTestTag()
 			jobs := NewShellJobs()
 			shell, _ := shellTestTool(t, ShellOptions{Env: append(os.Environ(), tag), Jobs: jobs})
 			for i := 0; i < 2; i++ {

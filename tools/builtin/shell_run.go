@@ -411,7 +411,7 @@ func (s *shellRun) startJob(ctx context.Context, line string) (tools.Result, err
 	job, err := s.opts.Jobs.start(cmd, line)
 	if err != nil {
 		sandbox.close()
-		if _, ok := err.(*tools.Error); ok {
+		if te := (*tools.Error)(nil); errors.As(err, &te) {
 			return tools.Result{}, err
 		}
 		return tools.Result{}, s.startError(err)
@@ -452,7 +452,7 @@ func (s *shellRun) command(line string) *exec.Cmd {
 // output.
 type shellProc struct {
 	cmd    *exec.Cmd
-	tree   *proc.ProcTree
+	tree   *proc.Tree
 	exited chan struct{} // closed once bash has exited and been reaped
 	copied chan struct{} // closed once both output pipes reached EOF
 	outR   *os.File
@@ -562,7 +562,7 @@ func (c *shellCapture) Write(p []byte) (int, error) {
 		rest = rest[n:]
 	}
 	if len(rest) > 0 {
-		c.tail.Write(rest)
+		_, _ = c.tail.Write(rest)
 	}
 	return len(p), nil
 }

@@ -307,7 +307,7 @@ func (u *ShellUndo) revert(ctx context.Context, undo json.RawMessage, force bool
 	dec := json.NewDecoder(bytes.NewReader(undo))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&data); err != nil {
-		return nil, fmt.Errorf("%w: %v", tools.ErrCorruptUndo, err)
+		return nil, fmt.Errorf("%w: %w", tools.ErrCorruptUndo, err)
 	}
 	for _, c := range data.Changes {
 		raw, _ := json.Marshal(c)

@@ -36,7 +36,7 @@ const webTestArticle = `<!DOCTYPE html>
 
 // webTestServer serves the fixtures used by the web_fetch tests on
 // 127.0.0.1 and counts requests.
-func webTestServer(t *testing.T) (*httptest.Server, string, *atomic.Int32) {
+func webTestServer(t *testing.T) (string, *atomic.Int32) {
 	t.Helper()
 	var hits atomic.Int32
 	mux := http.NewServeMux()
@@ -118,7 +118,7 @@ func webTestServer(t *testing.T) (*httptest.Server, string, *atomic.Int32) {
 	}))
 	t.Cleanup(srv.Close)
 	port = strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port)
-	return srv, port, &hits
+	return port, &hits
 }
 
 func webFetchArgsJSON(t *testing.T, u string, maxBytes int64) json.RawMessage {
@@ -152,7 +152,7 @@ func webWantKind(t *testing.T, err error, kind tools.Kind, contains ...string) *
 }
 
 func TestWebFetchRefusedByDefault(t *testing.T) {
-	_, port, hits := webTestServer(t)
+	port, hits := webTestServer(t)
 	tool := NewWebFetch(WebOptions{})
 	for _, host := range []string{"127.0.0.1", "localhost"} {
 		t.Run(host, func(t *testing.T) {
@@ -172,7 +172,7 @@ func TestWebFetchRefusedByDefault(t *testing.T) {
 }
 
 func TestWebFetchAllowedHost(t *testing.T) {
-	_, port, _ := webTestServer(t)
+	port, _ := webTestServer(t)
 	tool := NewWebFetch(WebOptions{AllowPrivateHosts: []string{"localhost"}})
 	base := "http://localhost:" + port
 	tests := []struct {
@@ -228,7 +228,7 @@ func TestWebFetchAllowedHost(t *testing.T) {
 }
 
 func TestWebFetchRedirectRefused(t *testing.T) {
-	_, port, _ := webTestServer(t)
+	port, _ := webTestServer(t)
 	tool := NewWebFetch(WebOptions{AllowPrivateHosts: []string{"localhost"}})
 	tests := []struct {
 		path string
@@ -319,7 +319,7 @@ func TestWebFetchIgnoresProxyEnv(t *testing.T) {
 }
 
 func TestWebFetchLimits(t *testing.T) {
-	_, port, _ := webTestServer(t)
+	port, _ := webTestServer(t)
 	base := "http://localhost:" + port
 	t.Run("max_bytes cuts the download", func(t *testing.T) {
 		tool := NewWebFetch(WebOptions{AllowPrivateHosts: []string{"localhost"}})
@@ -362,7 +362,7 @@ func TestWebFetchLimits(t *testing.T) {
 }
 
 func TestWebFetchErrors(t *testing.T) {
-	_, port, _ := webTestServer(t)
+	port, _ := webTestServer(t)
 	tool := NewWebFetch(WebOptions{AllowPrivateHosts: []string{"localhost"}})
 	tests := []struct {
 		path string

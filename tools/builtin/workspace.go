@@ -60,8 +60,8 @@ func (w *Workspace) Protect(paths ...string) {
 func wsResolve(abs string) string {
 	rest := ""
 	for p := abs; ; {
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(real, rest)
+		if resolved, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(resolved, rest)
 		}
 		parent := filepath.Dir(p)
 		if parent == p {
@@ -92,8 +92,8 @@ func (w *Workspace) checkProtected(path, rel string) *tools.Error {
 	}
 	hit := w.isProtected(rel)
 	if !hit {
-		if real, ok := wsWithin(w.dir, wsResolve(filepath.Join(w.dir, filepath.FromSlash(rel)))); ok {
-			hit = w.isProtected(filepath.ToSlash(real))
+		if resolved, ok := wsWithin(w.dir, wsResolve(filepath.Join(w.dir, filepath.FromSlash(rel)))); ok {
+			hit = w.isProtected(filepath.ToSlash(resolved))
 		}
 	}
 	if !hit {
@@ -114,22 +114,22 @@ func OpenWorkspace(dir string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", dir, err)
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	resolved, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", dir, err)
 	}
-	fi, err := os.Stat(real)
+	fi, err := os.Stat(resolved)
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", dir, err)
 	}
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("open workspace %s: not a directory", dir)
 	}
-	root, err := os.OpenRoot(real)
+	root, err := os.OpenRoot(resolved)
 	if err != nil {
 		return nil, fmt.Errorf("open workspace %s: %w", dir, err)
 	}
-	return &Workspace{dir: real, alias: filepath.Clean(abs), root: root}, nil
+	return &Workspace{dir: resolved, alias: filepath.Clean(abs), root: root}, nil
 }
 
 // Dir returns the absolute path of the root, symlinks resolved.

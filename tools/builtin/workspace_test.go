@@ -113,16 +113,16 @@ func fsTestKind(err error) tools.Kind {
 }
 
 func TestOpenWorkspace(t *testing.T) {
-	real := t.TempDir()
+	resolved := t.TempDir()
 	link := filepath.Join(t.TempDir(), "ws-link")
-	if err := os.Symlink(real, link); err != nil {
+	if err := os.Symlink(resolved, link); err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(real, "file.txt")
+	file := filepath.Join(resolved, "file.txt")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	realResolved, _ := filepath.EvalSymlinks(real)
+	realResolved, _ := filepath.EvalSymlinks(resolved)
 
 	tests := []struct {
 		name    string
@@ -130,9 +130,9 @@ func TestOpenWorkspace(t *testing.T) {
 		wantDir string
 		wantErr string
 	}{
-		{"plain", real, realResolved, ""},
+		{"plain", resolved, realResolved, ""},
 		{"through a symlink", link, realResolved, ""},
-		{"missing", filepath.Join(real, "nope"), "", "no such file"},
+		{"missing", filepath.Join(resolved, "nope"), "", "no such file"},
 		{"a file", file, "", "not a directory"},
 		{"empty", "", "", "empty"},
 	}
@@ -161,12 +161,12 @@ func TestOpenWorkspace(t *testing.T) {
 
 func TestWorkspaceRel(t *testing.T) {
 	parent := t.TempDir()
-	real := filepath.Join(parent, "real")
-	if err := os.Mkdir(real, 0o755); err != nil {
+	resolved := filepath.Join(parent, "real")
+	if err := os.Mkdir(resolved, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	alias := filepath.Join(parent, "alias")
-	if err := os.Symlink(real, alias); err != nil {
+	if err := os.Symlink(resolved, alias); err != nil {
 		t.Fatal(err)
 	}
 	ws, err := OpenWorkspace(alias)

@@ -181,19 +181,6 @@ type commandTool struct {
 // Meta implements tools.Tool.
 func (t *commandTool) Meta() tools.Meta { return t.meta }
 
-// SpecOf returns the entry a command tool was built from (a copy), for
-// CLIDict; ok is false for any other tool.
-func SpecOf(t tools.Tool) (spec *Spec, ok bool) {
-	ct, ok := t.(*commandTool)
-	if !ok {
-		return nil, false
-	}
-	s := ct.spec
-	s.Command = append([]string(nil), s.Command...)
-	s.Capability.SideEffects = append([]string(nil), s.Capability.SideEffects...)
-	return &s, true
-}
-
 // DryRun implements tools.Tool. A command cannot be previewed: a
 // side-effecting call is described by the argv and the JSON its stdin will
 // get; a read-only one simply runs.

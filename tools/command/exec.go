@@ -107,7 +107,7 @@ func (t *commandTool) result(out []byte, total int) tools.Result {
 // process is one run of a command.
 type process struct {
 	cmd  *exec.Cmd
-	tree *proc.ProcTree
+	tree *proc.Tree
 
 	stdinW, stdoutR, stderrR *os.File
 

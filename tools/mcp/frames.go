@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -72,7 +73,7 @@ func (f *frameFilter) next() ([]byte, error) {
 		default:
 			tail = keepTail(tail, chunk)
 		}
-		if err != bufio.ErrBufferFull {
+		if !errors.Is(err, bufio.ErrBufferFull) {
 			break
 		}
 	}

@@ -22,12 +22,12 @@ func metas(reg *tools.Registry) []tools.Meta {
 }
 
 // waitMeta waits until the catalog's tool name satisfies ok.
-func waitMeta(t *testing.T, reg *tools.Registry, name string, ok func(tools.Meta) bool) tools.Meta {
+func waitMeta(t *testing.T, reg *tools.Registry, name string, ok func(tools.Meta) bool) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		if tl, found := reg.Lookup(name); found && ok(tl.Meta()) {
-			return tl.Meta()
+			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("%s never reached the expected state", name)

@@ -56,10 +56,6 @@ type OAuthConfig struct {
 	CallbackPort int
 }
 
-// errLoginNeeded is what a request gets when the server wants a login that
-// only a person can give.
-var errLoginNeeded = errors.New("the server needs a login")
-
 // authHandler is the auth.OAuthHandler of one URL server. It lives as long
 // as the server's config, across runs: a restart keeps the token. Only a run
 // started by Login may open the browser; any other run that meets a 401
@@ -223,7 +219,7 @@ func (h *authHandler) browserLogin(ctx context.Context, req *http.Request, resp 
 	h.set(AuthPending, "")
 	if err := sdkh.Authorize(ctx, req, resp); err != nil {
 		h.set(AuthNeeded, "the last login failed: "+tools.Clip(err.Error(), 300))
-		return fmt.Errorf("%w: login failed: %v", errLoginNeeded, err)
+		return fmt.Errorf("%w: login failed: %v", errLoginNeeded, err) //nolint:errorlint // only the need for a login is for callers to match, not why it failed
 	}
 	h.mu.Lock()
 	ok := h.saved != nil

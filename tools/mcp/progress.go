@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // progressSeq numbers the progress tokens of calls, unique in the process.
@@ -73,7 +74,7 @@ func progressLine(p *sdk.ProgressNotificationParams) string {
 			line += fmt.Sprintf(" (%.0f%%)", pct)
 		}
 	}
-	if msg := tools.Clip(strings.Join(strings.Fields(tools.StripControls(tools.Neutralize(p.Message))), " "), 200); msg != "" {
+	if msg := tools.Clip(strings.Join(strings.Fields(termtext.Strip(tools.Neutralize(p.Message))), " "), 200); msg != "" {
 		line += " · " + msg
 	}
 	return line

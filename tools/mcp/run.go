@@ -14,9 +14,6 @@ import (
 	"myclaw/tools"
 )
 
-// errStartTimeout is the cause of a start-up that took longer than Timeout.
-var errStartTimeout = errors.New("start-up timed out")
-
 // run is one life of a server, from start to failure or stop. A restart is a
 // new run, so a tool or goroutine of an old run can never touch the new one.
 type run struct {
@@ -115,7 +112,7 @@ func (r *run) main() {
 	case <-r.ctx.Done():
 		r.end(StateStopped, "")
 		r.closeSession(sess, stdio)
-		<-waitc
+		<-waitc //nolint:errcheck // the run has ended; how its session ended adds nothing
 	}
 }
 
@@ -170,7 +167,7 @@ func withStderr(msg string, stdio *stdioTransport) string {
 }
 
 // end finishes the run unless it already ended, withdrawing its tools.
-func (r *run) end(st State, reason string) bool {
+func (r *run) end(st State, reason string) {
 	r.m.mu.Lock()
 	ended := r.endLocked(st, reason)
 	r.m.mu.Unlock()
@@ -180,7 +177,6 @@ func (r *run) end(st State, reason string) bool {
 			r.m.logf("mcp: server %s failed: %s", r.s.cfg.Name, reason)
 		}
 	}
-	return ended
 }
 
 // endLocked is end with m.mu held; the caller cancels r.ctx after unlocking

@@ -18,10 +18,6 @@ const maxSamplingTokens = 8192
 // maxSamplingText bounds the messages of one sampling request.
 const maxSamplingText = 64 << 10
 
-// ErrSamplingDeclined is what Options.Sample returns when the person
-// declined the request.
-var ErrSamplingDeclined = errors.New("the user declined the sampling request")
-
 // SamplingRequest is a server's request to use the model
 // (sampling/createMessage), for a server with sampling = true. It is
 // shown to the person for approval before anything reaches the model, and

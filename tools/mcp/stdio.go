@@ -44,7 +44,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 // process is a running server and the pipes to it.
 type process struct {
 	cmd   *exec.Cmd
-	tree  *proc.ProcTree
+	tree  *proc.Tree
 	grace time.Duration
 
 	stdin  *os.File // write end

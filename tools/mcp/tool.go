@@ -32,9 +32,6 @@ const maxErrorText = 2000
 // transport could not deliver (jsonrpc2.ErrRejected, not exported).
 const codeRejected = -32005
 
-// errServerDown cancels calls in flight when their server's run ends.
-var errServerDown = errors.New("the MCP server went down")
-
 // remoteTool is one tool of an MCP server, as a catalog tool.
 type remoteTool struct {
 	r      *run

@@ -3,12 +3,13 @@ package proc
 import (
 	"bytes"
 	"fmt"
-	"myclaw/tools"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
+
+	"myclaw/tools/termtext"
 )
 
 // Piped are the parent's ends of a child's standard streams, and the tree of
@@ -18,7 +19,7 @@ type Piped struct {
 	Stdout, Stderr *os.File
 	// Tree kills the child and everything it started; until then
 	// KillProcesses does at exit.
-	Tree *ProcTree
+	Tree *Tree
 }
 
 // StartPiped starts cmd contained (in a session and process group of its
@@ -117,7 +118,7 @@ func (t *TailBuffer) Total() int64 {
 	return t.total
 }
 
-// Text returns what is kept as clean text (StripControls), trimmed: when
+// Text returns what is kept as clean text (termtext.Strip), trimmed: when
 // earlier bytes were dropped, the first line, which the cut probably
 // split, is dropped too unless it is the only one.
 func (t *TailBuffer) Text() string {
@@ -127,7 +128,7 @@ func (t *TailBuffer) Text() string {
 			b = b[i+1:]
 		}
 	}
-	return strings.TrimSpace(tools.StripControls(string(b)))
+	return strings.TrimSpace(termtext.Strip(string(b)))
 }
 
 // ExitDescription says how a child process ended: "exit status 3" or

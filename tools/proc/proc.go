@@ -29,11 +29,11 @@ func newProcMarker() string {
 	return RunMarkerPrefix + hex.EncodeToString(b) + "=1"
 }
 
-// ProcTree is a started command with every process it starts, whatever
+// Tree is a started command with every process it starts, whatever
 // they do to leave it (a new session, a double fork). Kill ends them all.
 // How the members are found is per OS: proc_linux.go and proc_darwin.go
 // (sharing proc_unix.go), proc_windows.go (a Job Object).
-type ProcTree struct {
+type Tree struct {
 	t *procTree
 }
 
@@ -41,7 +41,7 @@ type ProcTree struct {
 // them when myclaw exits.
 var liveTrees struct {
 	mu sync.Mutex
-	m  map[*ProcTree]struct{}
+	m  map[*Tree]struct{}
 }
 
 // PrepareCmd readies cmd to be contained: it runs in a session of its own
@@ -61,20 +61,20 @@ func PrepareCmd(cmd *exec.Cmd) string {
 }
 
 // StartTree starts a cmd prepared with PrepareCmd and registers its tree.
-func StartTree(cmd *exec.Cmd, marker string) (*ProcTree, error) {
+func StartTree(cmd *exec.Cmd, marker string) (*Tree, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	t, err := newProcTree(cmd.Process.Pid, marker)
+	t, err := newTree(cmd.Process.Pid, marker)
 	if err != nil {
 		// The child was ended before it ran (Windows: no job for it).
 		_ = cmd.Wait()
 		return nil, err
 	}
-	pt := &ProcTree{t: t}
+	pt := &Tree{t: t}
 	liveTrees.mu.Lock()
 	if liveTrees.m == nil {
-		liveTrees.m = map[*ProcTree]struct{}{}
+		liveTrees.m = map[*Tree]struct{}{}
 	}
 	liveTrees.m[pt] = struct{}{}
 	liveTrees.mu.Unlock()
@@ -83,7 +83,7 @@ func StartTree(cmd *exec.Cmd, marker string) (*ProcTree, error) {
 
 // Kill ends every process of the tree and returns once they are gone (or
 // a bounded wait passed). It may be called more than once and concurrently.
-func (pt *ProcTree) Kill() {
+func (pt *Tree) Kill() {
 	if pt == nil {
 		return
 	}
@@ -97,7 +97,7 @@ func (pt *ProcTree) Kill() {
 // Terminate asks the command to exit (SIGTERM to its group on Unix); on
 // Windows, which has no such request for console programs, it kills the
 // tree. Kill must still follow.
-func (pt *ProcTree) Terminate() {
+func (pt *Tree) Terminate() {
 	if pt != nil {
 		pt.t.terminate()
 	}
@@ -129,7 +129,7 @@ func RunContained(ctx context.Context, cmd *exec.Cmd) error {
 // main calls it on the way out, whatever the reason.
 func KillProcesses() {
 	liveTrees.mu.Lock()
-	trees := make([]*ProcTree, 0, len(liveTrees.m))
+	trees := make([]*Tree, 0, len(liveTrees.m))
 	for pt := range liveTrees.m {
 		trees = append(trees, pt)
 	}

@@ -41,7 +41,7 @@ func TestDarwinScanSeesMarker(t *testing.T) {
 	if slices.ContainsFunc(procs, func(p procInfo) bool { return p.marked && p.pid != pid }) {
 		t.Errorf("another process carries the fresh marker")
 	}
-	tree, _ := newProcTree(pid, marker)
+	tree, _ := newTree(pid, marker)
 	tree.kill()
 	if proctest.Alive(pid) {
 		t.Errorf("the child survived kill")

@@ -221,7 +221,7 @@ func procZeroEnvironValues(names []string) error {
 	start, err1 := strconv.ParseInt(f[47], 10, 64)
 	end, err2 := strconv.ParseInt(f[48], 10, 64)
 	if err := errors.Join(err1, err2); err != nil || end <= start {
-		return fmt.Errorf("hide environment: bad environment bounds in /proc/self/stat: %v", err)
+		return fmt.Errorf("hide environment: bad environment bounds in /proc/self/stat: %w", err)
 	}
 	mem, err := os.OpenFile("/proc/self/mem", os.O_RDWR, 0)
 	if err != nil {

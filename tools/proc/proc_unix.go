@@ -43,9 +43,9 @@ type procInfo struct {
 	marked               bool
 }
 
-// newProcTree describes the tree rooted at a just-started process (started
+// newTree describes the tree rooted at a just-started process (started
 // after procSetSession).
-func newProcTree(root int, marker string) (*procTree, error) {
+func newTree(root int, marker string) (*procTree, error) {
 	t := &procTree{marker: marker, root: root}
 	if p, err := readProcStat(root); err == nil {
 		t.rootStart = p.start

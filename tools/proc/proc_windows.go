@@ -8,9 +8,9 @@ type procTree struct {
 	job *winJob
 }
 
-// newProcTree puts the just-started, suspended process root (started after
+// newTree puts the just-started, suspended process root (started after
 // procSetSession) in a job and resumes it; on failure root is terminated.
-func newProcTree(root int, marker string) (*procTree, error) {
+func newTree(root int, marker string) (*procTree, error) {
 	job, err := attachJob(root)
 	if err != nil {
 		return nil, err

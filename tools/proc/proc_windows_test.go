@@ -82,7 +82,7 @@ func TestWindowsProcTreeKill(t *testing.T) {
 			return err
 		}
 		var err error
-		tree, err = newProcTree(cmd.Process.Pid, newProcMarker())
+		tree, err = newTree(cmd.Process.Pid, newProcMarker())
 		return err
 	})
 	defer tree.release()
@@ -94,7 +94,7 @@ func TestWindowsProcTreeKill(t *testing.T) {
 // TestWindowsJobCloseKills checks KILL_ON_JOB_CLOSE: releasing the job
 // ends what is still in it, as myclaw's exit does.
 func TestWindowsJobCloseKills(t *testing.T) {
-	var pt *ProcTree
+	var pt *Tree
 	cmd, pids := startWinTree(t, func(cmd *exec.Cmd) error {
 		var err error
 		pt, err = StartTree(cmd, PrepareCmd(cmd))

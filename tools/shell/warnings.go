@@ -212,8 +212,10 @@ func sedScriptDanger(s string) string {
 			}
 			d := s[i]
 			i++
-			if !skipRegex(d) || !skipRegex(d) {
-				return "sed runs a script the parser cannot follow"
+			for range 2 { // the pattern, then the replacement
+				if !skipRegex(d) {
+					return "sed runs a script the parser cannot follow"
+				}
 			}
 			for i < len(s) && strings.IndexByte(";\n}", s[i]) < 0 {
 				switch s[i] {

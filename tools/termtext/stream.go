@@ -56,22 +56,31 @@ func heldFrom(s string) int {
 	for i > 0 && i < len(s) && !utf8.RuneStart(s[i]) {
 		i++ // the window starts inside a character
 	}
-	// A control string ended by the ESC of the next sequence loses its
-	// end if that sequence is held: then it is held too, and so are the
-	// strings before it that end the same way.
+	// A sequence right before a held one is held too, and so are the
+	// sequences right before it.
 	chain, chainAt := -1, -1
+	hold := func(at int) int {
+		if at == chainAt {
+			return chain
+		}
+		return at
+	}
 	// Where the last character and the current run of tags start.
 	prev, tags := -1, -1
 	emoji := -1 // where the current run of pictographs and joiners starts
 	bad := -1   // where the current run of invalid bytes starts (one U+FFFD)
 	for i < len(s) {
 		c := s[i]
-		end, done, byESC := i+1, true, false
+		end, done, chained := i+1, true, false
 		var r rune
 		switch {
 		case c == 0x1b || isC1Lead(s, i):
 			q := scanSeq(s, i)
-			end, done, byESC = q.end, !q.open, q.byESC
+			// Where a sequence ends can depend on the byte after it (a
+			// control string cut short by an ESC, a lone ESC): cut there,
+			// the sequence reads differently, so it is held with what
+			// follows it.
+			end, done, chained = q.end, !q.open, true
 		case c == '\r':
 			done = i+1 < len(s)
 		case c >= utf8.RuneSelf:
@@ -80,37 +89,37 @@ func heldFrom(s string) int {
 			end, done = i+n, utf8.FullRuneInString(s[i:])
 			if done && r == utf8.RuneError && n == 1 {
 				if bad < 0 {
-					bad = i
+					bad = hold(i)
 				}
 				if end == len(s) {
-					return bad // the next piece may go on with the run
+					return hold(bad) // the next piece may go on with the run
 				}
-				prev, i = i, end
+				prev, i = bad, end // the run shows as one character
 				continue
 			}
 		}
 		tag := IsTag(r)
 		if tag && tags < 0 {
-			tags = i
+			tags = hold(i)
 		}
 		// How a joiner shows depends on both its neighbours, and a run of
 		// tags becomes one note: hold them until they end.
 		switch {
 		case !done && c >= utf8.RuneSelf && bad >= 0:
-			return bad
+			return hold(bad)
 		case !done && c >= utf8.RuneSelf && tags >= 0:
-			return tags // a character cut in two may continue the run
+			return hold(tags) // a character cut in two may continue the run
 		case !done && c >= utf8.RuneSelf && emoji >= 0:
-			return emoji
+			return hold(emoji)
 		case done && end == len(s) && r == '\u200d' && prev >= 0 && emoji < 0:
-			return prev
+			return hold(prev)
 		case done && end == len(s) && (r == '\u200d' || pictograph(r)):
 			if emoji >= 0 {
-				return emoji
+				return hold(emoji)
 			}
-			return i
+			return hold(i)
 		case done && end == len(s) && tag:
-			return tags
+			return hold(tags)
 		}
 		if !tag {
 			tags = -1
@@ -121,7 +130,7 @@ func heldFrom(s string) int {
 		switch {
 		case r == '\u200d' || pictograph(r):
 			if emoji < 0 {
-				emoji = i
+				emoji = hold(i)
 			}
 		default:
 			emoji = -1
@@ -131,10 +140,10 @@ func heldFrom(s string) int {
 			start = chain
 		}
 		if !done {
-			return start
+			return hold(start)
 		}
 		chain, chainAt = -1, -1
-		if byESC {
+		if chained {
 			chain, chainAt = start, end
 		}
 		prev = start

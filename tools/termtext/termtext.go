@@ -307,11 +307,11 @@ func Screen(s string) string {
 		switch {
 		case IsTag(r):
 			for i < len(s) {
-				if r, n := utf8.DecodeRuneInString(s[i:]); !IsTag(r) {
+				r, n := utf8.DecodeRuneInString(s[i:])
+				if !IsTag(r) {
 					break
-				} else {
-					i += n
 				}
+				i += n
 			}
 			b = append(b, TagNote...)
 			continue

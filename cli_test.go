@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"myclaw/internal/apptest"
 	"os"
 	"os/exec"
@@ -204,7 +205,7 @@ func TestPipedStdinSuggestsDashP(t *testing.T) {
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(errb.String(), "myclaw -p -") {
+	if ee := (*exec.ExitError)(nil); !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(errb.String(), "myclaw -p -") {
 		t.Fatalf("echo hi | myclaw: %v, stderr %q; want exit 2 suggesting -p -", err, errb.String())
 	}
 }

@@ -1,13 +1,10 @@
 package ui
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/charmbracelet/x/exp/golden"
 
@@ -75,28 +72,6 @@ func TestTruthfulCards(t *testing.T) {
 	m = update(m, keyMsg("ctrl+o"))
 	if got := text(m); !strings.Contains(got, "func Sub(a, b int) int {") || strings.Contains(got, "more lines") {
 		t.Errorf("expanded card lacks the whole diff:\n%s", got)
-	}
-}
-
-func TestDiffCommand(t *testing.T) {
-	f := newFake()
-	f.diffOut = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n"
-	m := runLine(t, newTestModel(t, f), "/diff")
-	if got := lastBlock(m); !strings.Contains(got, "-one") || !strings.Contains(got, "+two") {
-		t.Fatalf("/diff showed %q", got)
-	}
-	m = runLine(t, m, "/diff 3")
-	if len(f.diffCalls) != 2 || f.diffCalls[0] != 0 || f.diffCalls[1] != 3 {
-		t.Fatalf("diff calls %v; want [0 3]", f.diffCalls)
-	}
-	m = runLine(t, m, "/diff x")
-	if got := lastBlock(m); !strings.Contains(got, "usage: /diff [N]") {
-		t.Fatalf("/diff x showed %q", got)
-	}
-	f.diffOut = ""
-	m = runLine(t, m, "/diff")
-	if got := lastBlock(m); !strings.Contains(got, "no changes in place") {
-		t.Fatalf("/diff with nothing showed %q", got)
 	}
 }
 
@@ -172,136 +147,5 @@ func TestRunningCommandStreamsIntoItsCard(t *testing.T) {
 	m = events(m, agent.ToolResultEvent{Call: run, Status: agent.StatusOK, Untrusted: true, Source: "shell:go test ./...", Body: "done\n"})
 	if got := m.tr.text(m.c); strings.Contains(got, "live output") {
 		t.Fatalf("finished card still shows the live output:\n%s", got)
-	}
-}
-
-func TestPromptSentDuringATurnIsQueued(t *testing.T) {
-	f := newFake()
-	m := startFakeTurn(t, newTestModel(t, f), "first")
-	m = update(typeText(m, "second"), keyMsg("enter"))
-	m = update(typeText(m, "third"), keyMsg("enter"))
-	s := screen(m)
-	if !strings.Contains(s, "⧗ queued: second") || !strings.Contains(s, "⧗ queued: third") || strings.Contains(s, "a turn is running") {
-		t.Fatalf("queued prompts not shown:\n%s", s)
-	}
-	// ↑ on an empty prompt takes the last one back.
-	m = update(m, keyMsg("up"))
-	if m.input.ta.value() != "third" || len(m.queued) != 1 {
-		t.Fatalf("input %q, queue %q; want third back in the input", m.input.ta.value(), m.queued)
-	}
-	for range len("third") {
-		m = update(m, keyMsg("backspace")) // dropped
-	}
-	// The turn ends: the queued prompt starts the next one.
-	m, cmd := updateCmd(m, eventsMsg{turn: m.turn.id, items: []turnItem{{end: true}}})
-	if m.turn == nil || len(m.queued) != 0 || cmd == nil {
-		t.Fatalf("after the turn: turn %v, queue %q; want the queued prompt running", m.turn != nil, m.queued)
-	}
-	if !strings.Contains(m.tr.text(m.c), "❯ second") {
-		t.Fatalf("the queued prompt is not in the transcript:\n%s", m.tr.text(m.c))
-	}
-	// A cancelled turn sends nothing: the queue goes back to the input.
-	m = update(typeText(m, "fourth"), keyMsg("enter"))
-	m = update(m, keyMsg("esc"))
-	m = update(m, eventsMsg{turn: m.turn.id, items: []turnItem{{end: true, err: context.Canceled}}})
-	if m.turn != nil || m.input.ta.value() != "fourth" {
-		t.Fatalf("after a cancel: turn %v, input %q; want fourth back in the input", m.turn != nil, m.input.ta.value())
-	}
-	// A draft in the input does not leave the queue stranded: the queued
-	// prompts follow it in the input, and nothing is sent later unasked.
-	m.input.setValue("")
-	m = startFakeTurn(t, m, "fifth")
-	m = update(typeText(m, "sixth"), keyMsg("enter"))
-	m = typeText(m, "draft")
-	m = update(m, keyMsg("esc"))
-	m = update(m, eventsMsg{turn: m.turn.id, items: []turnItem{{end: true, err: context.Canceled}}})
-	if len(m.queued) != 0 || m.input.ta.value() != "draft\n\nsixth" || strings.Contains(screen(m), "⧗ queued") {
-		t.Fatalf("after a cancel with a draft: queue %q, input %q", m.queued, m.input.ta.value())
-	}
-}
-
-func TestCtrlCClearsTheDraftBeforeQuitting(t *testing.T) {
-	m := typeText(newTestModel(t, newFake()), "half a thought")
-	m, cmd := updateCmd(m, keyMsg("ctrl+c"))
-	if m.input.ta.value() != "" || cmd != nil || m.quitArmed {
-		t.Fatalf("ctrl+c with a draft: input %q, armed %v", m.input.ta.value(), m.quitArmed)
-	}
-	m = update(m, keyMsg("ctrl+c"))
-	if !m.quitArmed {
-		t.Fatal("ctrl+c on an empty prompt does not arm quitting")
-	}
-}
-
-func TestExitIsQuit(t *testing.T) {
-	m := typeText(newTestModel(t, newFake()), "/exit")
-	_, cmd := updateCmd(m, keyMsg("enter"))
-	if cmd == nil || cmd() != tea.Quit() {
-		t.Fatal("/exit does not quit")
-	}
-}
-
-func TestPaneSaysWhichCallOfTheAnswer(t *testing.T) {
-	req := writeRequest()
-	req.Position, req.Count = 1, 2
-	m, _ := withPane(t, req)
-	if s := screen(m); !strings.Contains(s, "approve fs_write? · call 1 of 2") {
-		t.Fatalf("pane lacks the count:\n%s", s)
-	}
-	req.Position, req.Count = 1, 1
-	m, _ = withPane(t, req)
-	if s := screen(m); strings.Contains(s, "call 1 of") {
-		t.Fatalf("a lone call shows a count:\n%s", s)
-	}
-}
-
-func TestHomeEndMoveInTheEditors(t *testing.T) {
-	m := typeText(newTestModel(t, newFake()), "hello world")
-	m = update(m, keyMsg("home"))
-	m = typeText(m, ">")
-	m = update(m, keyMsg("end"))
-	m = typeText(m, "<")
-	m = update(m, keyMsg("ctrl+left"))
-	m = typeText(m, "|")
-	if got := m.input.ta.value(); got != ">hello |world<" {
-		t.Fatalf("prompt %q; want home, end and ctrl+left to move the cursor", got)
-	}
-	// The pane's argument editor too.
-	pm, _ := withPane(t, shellRequest())
-	pm = press(t, pm, "e", "home")
-	pm = typeText(pm, "X")
-	pm = update(pm, keyMsg("end"))
-	pm = typeText(pm, "Y")
-	if v := pm.pane.editor.value(); !strings.HasPrefix(v, "X") || !strings.HasSuffix(v, "Y") {
-		t.Fatalf("pane editor %q; want home and end to work", v)
-	}
-}
-
-func TestModelCommand(t *testing.T) {
-	f := newFake()
-	f.models = []string{"qwen2.5-coder:7b", "qwen2.5-coder:14b", "llama3.1:latest"}
-	m := runLine(t, newTestModel(t, f), "/model")
-	if got := strings.Join(m.bottomView(), "\n"); m.picker == nil || !strings.Contains(got, "qwen2.5-coder:14b") || !strings.Contains(got, "llama3.1:latest") {
-		t.Fatalf("/model offers %q", got)
-	}
-	m = update(m, keyMsg("esc"))
-	m = runLine(t, m, "/model gpt-9")
-	if got := lastBlock(m); !strings.Contains(got, `no model "gpt-9"`) || f.Model() != "test-model" {
-		t.Fatalf("/model gpt-9: %q, model %s; want it refused and the old one kept", got, f.Model())
-	}
-	m = runLine(t, m, "/model llama3.1")
-	if f.Model() != "llama3.1" {
-		t.Fatalf("model %s after /model llama3.1; want it set (:latest may be left out)", f.Model())
-	}
-	// Tab completes a name from the server's list.
-	m = update(m, modelsMsg{list: f.models})
-	m = typeText(m, "/model ll")
-	m = update(m, keyMsg("tab"))
-	if got := m.input.ta.value(); got != "/model llama3.1:latest" {
-		t.Fatalf("completed to %q", got)
-	}
-	m.input.setValue("/model qw")
-	m = update(m, keyMsg("tab"))
-	if got := m.input.ta.value(); got != "/model qwen2.5-coder:" {
-		t.Fatalf("completed to %q; want the shared prefix", got)
 	}
 }
