@@ -185,15 +185,15 @@ func (t *turn) checkRepeat(call Call) *tools.Error {
 }
 
 func (t *turn) unknownTool(name string) *tools.Error {
-	close := t.a.opts.Registry.Suggest(name, 3)
+	nearest := t.a.opts.Registry.Suggest(name, 3)
 	e := &tools.Error{
 		Kind:    tools.KindNotFound,
 		Message: fmt.Sprintf("there is no tool named %q", name),
 		Hint:    "Call one of the tools in the catalog.",
 	}
-	if len(close) > 0 {
-		e.Hint = fmt.Sprintf("Did you mean %s? Call one of the tools in the catalog.", strings.Join(close, ", "))
-		e.Details = map[string]any{"close_names": close}
+	if len(nearest) > 0 {
+		e.Hint = fmt.Sprintf("Did you mean %s? Call one of the tools in the catalog.", strings.Join(nearest, ", "))
+		e.Details = map[string]any{"close_names": nearest}
 	}
 	return e
 }

@@ -182,7 +182,7 @@ func readHintGrants(path string) (map[string]map[string]HintGrant, error) {
 		return all, nil
 	}
 	if err := json.Unmarshal(data, &all); err != nil {
-		return nil, fmt.Errorf("%s is corrupt (%v): fix or remove it", path, err)
+		return nil, fmt.Errorf("%s is corrupt (%w): fix or remove it", path, err)
 	}
 	return all, nil
 }

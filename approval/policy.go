@@ -411,7 +411,7 @@ func (p *Policy) Revoke(r Rule) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := len(p.grants)
-	p.grants = slices.DeleteFunc(p.grants, func(g compiledRule) bool { return g.Rule.Same(r) })
+	p.grants = slices.DeleteFunc(p.grants, func(g compiledRule) bool { return g.Same(r) })
 	return len(p.grants) < n
 }
 
@@ -420,7 +420,7 @@ func (p *Policy) Revoke(r Rule) bool {
 func (p *Policy) DropRule(r Rule) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	i := slices.IndexFunc(p.rules, func(g compiledRule) bool { return g.Rule.Same(r) })
+	i := slices.IndexFunc(p.rules, func(g compiledRule) bool { return g.Same(r) })
 	if i >= 0 {
 		p.rules = slices.Delete(p.rules, i, i+1)
 	}

@@ -95,8 +95,8 @@ func drawnFrom(c call, t *Taint, earlier []Seen) string {
 	// nothing a planted one could use. Files, pages and servers still are.
 	evidence := func(s Seen) bool { return !c.lowRisk || !strings.HasPrefix(s.Source, "shell:") }
 	var needles []needle
-	add := func(s, shown string, min int) {
-		if q := squash(s); len(q) >= min {
+	add := func(s, shown string, least int) {
+		if q := squash(s); len(q) >= least {
 			needles = append(needles, needle{q, shown})
 		}
 	}

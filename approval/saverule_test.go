@@ -155,15 +155,15 @@ func TestSaveRuleCRLF(t *testing.T) {
 
 func TestSaveRuleThroughSymlink(t *testing.T) {
 	dir := t.TempDir()
-	real := filepath.Join(dir, "dotfiles", "config.toml")
-	if err := os.MkdirAll(filepath.Dir(real), 0o700); err != nil {
+	target := filepath.Join(dir, "dotfiles", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(real, []byte("autonomy = \"ask\"\n"), 0o600); err != nil {
+	if err := os.WriteFile(target, []byte("autonomy = \"ask\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	link := filepath.Join(dir, "config.toml")
-	if err := os.Symlink(real, link); err != nil {
+	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := saveRule(link, Rule{Tool: "x", Decision: "deny"}); err != nil {
@@ -173,7 +173,7 @@ func TestSaveRuleThroughSymlink(t *testing.T) {
 	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Fatalf("the config is no longer a symlink (%v)", err)
 	}
-	if rules := savedRules(t, real); len(rules) != 1 {
+	if rules := savedRules(t, target); len(rules) != 1 {
 		t.Errorf("the link's target holds %d rules; want 1", len(rules))
 	}
 }

@@ -13,18 +13,6 @@ import (
 	"time"
 )
 
-// Journal errors.
-var (
-	// ErrNothingToUndo is returned by Journal.Undo when no call is left to
-	// revert or pass.
-	ErrNothingToUndo = errors.New("nothing to undo")
-	// ErrNothingToRedo is returned by Journal.Redo when no undone call can
-	// be re-applied.
-	ErrNothingToRedo = errors.New("nothing to redo")
-	// ErrJournalClosed is returned by writes to a closed Journal.
-	ErrJournalClosed = errors.New("journal is closed")
-)
-
 // Journal is the undo journal of one session: an append-only file of
 // checksummed JSON lines, each fsynced before the call that wrote it
 // returns. A torn or corrupt last record (a crash mid-write) is ignored with

@@ -74,7 +74,7 @@ func decodeRecord(line []byte) (record, error) {
 	}
 	var r record
 	if err := json.Unmarshal(frame.Rec, &r); err != nil {
-		return record{}, fmt.Errorf("bad record: %v", err)
+		return record{}, fmt.Errorf("bad record: %w", err)
 	}
 	return r, nil
 }

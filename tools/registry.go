@@ -14,12 +14,13 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"myclaw/internal/suggest"
 )
 
 var (
 	displayNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*(/[A-Za-z0-9][A-Za-z0-9_.-]*)?$`)
 	builtinNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-	wireNameRE    = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 	wireBadChar   = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
 )
 
@@ -228,7 +229,7 @@ func (r *Registry) Suggest(name string, n int) []string {
 	}
 	var all []scored
 	for _, e := range r.ordered {
-		d := min(EditDistance(strings.ToLower(name), strings.ToLower(e.wire)), EditDistance(strings.ToLower(name), strings.ToLower(e.meta.Name)))
+		d := min(suggest.EditDistance(strings.ToLower(name), strings.ToLower(e.wire)), suggest.EditDistance(strings.ToLower(name), strings.ToLower(e.meta.Name)))
 		if strings.Contains(e.wire, name) || strings.Contains(name, e.wire) {
 			d = min(d, 1)
 		}
@@ -338,27 +339,4 @@ func CheckName(name string, src Source) error {
 		return errors.New("invalid name: command tools are named namespace/short_name")
 	}
 	return nil
-}
-
-// EditDistance is the Levenshtein distance between a and b, counted in
-// characters (runes).
-func EditDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -350,7 +350,8 @@ func escapePointer(s string) string {
 }
 
 // synopsis describes a tool's arguments in one line, so a weak model can get
-// its next try right: "fs_write takes {path: string (required), content: string (required)}."
+// its next try right, as in "fs_write takes {path: string (required),
+// content: string (required)}".
 func synopsis(wire string, doc map[string]any) string {
 	props, _ := doc["properties"].(map[string]any)
 	if len(props) == 0 {

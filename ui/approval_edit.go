@@ -121,7 +121,7 @@ func editedArgs(req approval.Request, shell bool, text string) (json.RawMessage,
 		}
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(req.Args, &m); err != nil {
-			return nil, false, fmt.Errorf("the original arguments are not a JSON object: %v", err)
+			return nil, false, fmt.Errorf("the original arguments are not a JSON object: %w", err)
 		}
 		old, _ := shellCommand(req)
 		if text == old {
@@ -140,11 +140,11 @@ func editedArgs(req approval.Request, shell bool, text string) (json.RawMessage,
 		if err == nil {
 			err = fmt.Errorf("null")
 		}
-		return nil, false, fmt.Errorf("the arguments must be a JSON object: %v", err)
+		return nil, false, fmt.Errorf("the arguments must be a JSON object: %w", err)
 	}
 	var b, old bytes.Buffer
 	if err := json.Compact(&b, []byte(text)); err != nil {
-		return nil, false, fmt.Errorf("the arguments must be a JSON object: %v", err)
+		return nil, false, fmt.Errorf("the arguments must be a JSON object: %w", err)
 	}
 	if json.Compact(&old, req.Args) == nil && bytes.Equal(b.Bytes(), old.Bytes()) {
 		return req.Args, false, nil

@@ -227,9 +227,9 @@ func subseq(p, q string) bool {
 // trailing "/"), sorted, as tools/walk lists them for glob_list and
 // grep_search: what git would not list is left out, folders included. dir
 // is fsys's folder on disk, for the repository around it ("" for none).
-// It stops after max entries (partial is then true).
-func walkWorkspace(ctx context.Context, fsys fs.FS, dir string, max int) (paths []string, partial bool) {
-	opts := walk.Options{MaxEntries: max, Excludes: walk.UserExcludes()}
+// It stops after limit entries (partial is then true).
+func walkWorkspace(ctx context.Context, fsys fs.FS, dir string, limit int) (paths []string, partial bool) {
+	opts := walk.Options{MaxEntries: limit, Excludes: walk.UserExcludes()}
 	if dir != "" {
 		opts.Repo = walk.OpenRepo(dir, opts.Excludes)
 	}

@@ -83,14 +83,14 @@ func (m Model) modelCommand(args []string, usage func() (Model, tea.Cmd)) (Model
 			return modelListMsg{cur: b.Model(), list: list, err: err}
 		}
 	case 1:
-		return m, switchModel(b, base, args[0], save, saver)
+		return m, switchModel(base, b, args[0], save, saver)
 	}
 	return usage()
 }
 
 // switchModel switches to name, refused (keeping the old one) when the
 // server does not offer it; save also makes it the default.
-func switchModel(b Backend, base context.Context, name string, save bool, saver ModelSaver) tea.Cmd {
+func switchModel(base context.Context, b Backend, name string, save bool, saver ModelSaver) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(base, 15*time.Second)
 		defer cancel()
@@ -153,7 +153,7 @@ func (m Model) modelPicker(msg modelListMsg) (Model, tea.Cmd) {
 			if isModel(name, cur) {
 				return nil
 			}
-			return switchModel(b, base, name, false, nil)
+			return switchModel(base, b, name, false, nil)
 		}}
 	return m, nil
 }

@@ -129,9 +129,7 @@ func imageMention(s, workspace string) (string, bool) {
 	if p == "" || strings.ContainsAny(p, " \n\t") || !agent.IsImagePath(p) {
 		return "", false
 	}
-	if strings.HasPrefix(p, "file://") {
-		p = strings.TrimPrefix(p, "file://")
-	}
+	p = strings.TrimPrefix(p, "file://")
 	if workspace != "" && filepath.IsAbs(p) {
 		if rel, err := filepath.Rel(workspace, p); err == nil && !strings.HasPrefix(rel, "..") {
 			p = filepath.ToSlash(rel)

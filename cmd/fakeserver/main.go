@@ -53,7 +53,7 @@ func main() {
 	}
 	http.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": list})
+		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": list})
 	})
 	http.HandleFunc("/v1/chat/completions", chat)
 	log.Printf("fake OpenAI-compatible server on http://%s/v1 (model \"fake\")", *addr)

@@ -5,6 +5,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -523,7 +524,7 @@ func (s *grepRun) file(ctx context.Context, p string, w *grepWorker) grepFile {
 	r := fsCtxReader{ctx, f}
 	head := min(len(data), fsSniffBytes)
 	n, err := io.ReadFull(r, data[:head])
-	if err != nil && err != io.ErrUnexpectedEOF {
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return grepFile{}
 	}
 	enc := grepEncodingOf(data[:n])

@@ -301,11 +301,12 @@ func removeScratch(dir string) {
 	if dir == "" {
 		return
 	}
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	// Best effort: a folder left unreadable is what RemoveAll then names.
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
-			os.Chmod(p, 0o700)
+			_ = os.Chmod(p, 0o700)
 		}
 		return nil
 	})
-	os.RemoveAll(dir)
+	_ = os.RemoveAll(dir)
 }

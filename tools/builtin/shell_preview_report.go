@@ -28,7 +28,7 @@ const (
 // describe writes the pane's summary and report.
 func (r *PreviewRun) describe(ctx context.Context) error {
 	var a shellArgs
-	json.Unmarshal(r.raw, &a)
+	_ = json.Unmarshal(r.raw, &a) // validated before the run: the command is there
 	out, _ := r.result.Output.(shellOutput)
 	counts := map[byte]int{}
 	for _, c := range r.changes {

@@ -91,12 +91,12 @@ func (w *Workspace) RemoveStaleTemps(minAge time.Duration, compact bool) []strin
 	cutoff := time.Now().Add(-minAge)
 	rec := tempRecordOf(w.dir)
 	if rec == "" {
-		removed, _ := w.walkTemps(cutoff)
+		removed := w.walkTemps(cutoff)
 		return removed
 	}
 	data, err := os.ReadFile(rec)
 	if errors.Is(err, fs.ErrNotExist) {
-		removed, _ := w.walkTemps(cutoff)
+		removed := w.walkTemps(cutoff)
 		if err := os.MkdirAll(filepath.Dir(rec), 0o700); err == nil {
 			_ = os.WriteFile(rec, nil, 0o600)
 		}
@@ -158,17 +158,15 @@ func (w *Workspace) removeTempsIn(dir string, cutoff time.Time) (removed []strin
 	return removed, left
 }
 
-// walkTemps removes the stale temporary files of the whole tree; complete
-// is false when the walk stopped at maxTempScan.
-func (w *Workspace) walkTemps(cutoff time.Time) (removed []string, complete bool) {
+// walkTemps removes the stale temporary files of the whole tree, up to
+// maxTempScan entries.
+func (w *Workspace) walkTemps(cutoff time.Time) (removed []string) {
 	seen := 0
-	complete = true
 	_ = fs.WalkDir(w.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
 		if seen++; seen > maxTempScan {
-			complete = false
 			return fs.SkipAll
 		}
 		if d.IsDir() {
@@ -188,7 +186,7 @@ func (w *Workspace) walkTemps(cutoff time.Time) (removed []string, complete bool
 		}
 		return nil
 	})
-	return removed, complete
+	return removed
 }
 
 // replaceFile writes data to name through a temporary file and a rename.

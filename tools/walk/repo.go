@@ -81,7 +81,7 @@ func OpenRepo(dir string, userExcludes []string) *Repo {
 		}
 		defer common.Close()
 	}
-	r := readRepo(gitRoot.FS(), common.FS(), treeExcludes(topRoot.FS(), "."), userExcludes, up)
+	r := readRepo(common.FS(), treeExcludes(topRoot.FS(), "."), userExcludes, up)
 	r.tracked, _ = ReadIndexFile(filepath.Join(gitDir, "index"), prefix)
 	r.dirs = trackedDirs(r.tracked)
 	// The .gitignore files above dir, each for its own folder.
@@ -135,7 +135,7 @@ func treeExcludes(fsys fs.FS, dir string) func(string) ([]byte, bool) {
 // (its common directory) and turns them into the rules at the top of its
 // work tree: the excludes file the config names (or userExcludes), then
 // info/exclude. readExcludes reads the file the config names.
-func readRepo(gitFS, common fs.FS, readExcludes func(string) ([]byte, bool), userExcludes []string, up string) *repo {
+func readRepo(common fs.FS, readExcludes func(string) ([]byte, bool), userExcludes []string, up string) *repo {
 	excl := []byte(strings.Join(userExcludes, "\n"))
 	if data, _ := readIgnore(common, "config"); data != nil {
 		if name, ok := configExcludesFile(data); ok {
@@ -220,7 +220,7 @@ func nestedRepo(fsys fs.FS, dir string, userExcludes []string) (*repo, bool) {
 	sub := func(d string) fs.FS { s, _ := fs.Sub(fsys, d); return s }
 	readExcludes := treeExcludes(fsys, dir)
 	up := ""
-	r := readRepo(sub(gitDir), sub(common), readExcludes, userExcludes, up)
+	r := readRepo(sub(common), readExcludes, userExcludes, up)
 	// The rules' folder is dir: the walk sees the repository's paths
 	// below it.
 	base := ""
@@ -312,7 +312,7 @@ func gitFileTarget(open func() (io.ReadCloser, error)) string {
 	}
 	defer f.Close()
 	line, err := bufio.NewReader(io.LimitReader(f, 4096)).ReadString('\n')
-	if err != nil && err != io.EOF {
+	if err != nil && !errors.Is(err, io.EOF) {
 		return ""
 	}
 	target, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "gitdir: ")

@@ -278,7 +278,7 @@ func TestWalkOrderAndControl(t *testing.T) {
 			t.Errorf("got %+v, %v; want a walk stopped after 4 entries", st, err)
 		}
 		boom := errors.New("boom")
-		if _, err := Walk(context.Background(), fsys, Options{}, func(string, fs.DirEntry) error { return boom }); err != boom {
+		if _, err := Walk(context.Background(), fsys, Options{}, func(string, fs.DirEntry) error { return boom }); !errors.Is(err, boom) {
 			t.Errorf("got %v; want fn's error", err)
 		}
 	})

@@ -41,7 +41,7 @@ func dowild(pat, text string, pathname bool) int {
 				return wmNoMatch
 			}
 			continue
-		default:
+		default: //nolint:staticcheck // the cases keep wildmatch.c's order, to read side by side
 			if tch != pch {
 				return wmNoMatch
 			}
@@ -56,7 +56,9 @@ func dowild(pat, text string, pathname bool) int {
 			p++
 			if at(pat, p) == '*' {
 				prev := p - 2
-				for p++; at(pat, p) == '*'; p++ {
+				p++
+				for at(pat, p) == '*' {
+					p++
 				}
 				if (prev < 0 || pat[prev] == '/') &&
 					(p >= len(pat) || pat[p] == '/' || (pat[p] == '\\' && at(pat, p+1) == '/')) {
@@ -87,10 +89,7 @@ func dowild(pat, text string, pathname bool) int {
 				t += i
 				continue // the slash is matched by the loop
 			}
-			for {
-				if t >= len(text) {
-					break
-				}
+			for t < len(text) {
 				// A literal after * must be found first; with
 				// pathname, not past a slash.
 				if !isGlobSpecial(pat[p]) {
