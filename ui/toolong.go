@@ -3,8 +3,8 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -94,16 +94,37 @@ func (m Model) handleTooLong(msg tooLongMsg) (Model, tea.Cmd) {
 }
 
 // writePasteFile writes text to a new file of pastesDir in the workspace
-// and returns its path relative to the workspace.
+// and returns its path relative to the workspace. The workspace is the
+// repository's to shape: everything goes through an os.Root, so a link
+// planted as the folder, its .gitignore or a message file cannot make
+// myclaw write outside it, and nothing existing is overwritten.
 func writePasteFile(workspace, text string, now time.Time) (string, error) {
 	if workspace == "" {
 		return "", errors.New("no workspace")
 	}
-	dir := filepath.Join(workspace, pastesDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	root, err := os.OpenRoot(workspace)
+	if err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("# pasted messages myclaw attached as files\n*\n"), 0o600); err != nil {
+	defer root.Close()
+	if err := root.Mkdir(pastesDir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", err
+	}
+	if fi, err := root.Lstat(pastesDir); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("%s in the workspace is not a folder", pastesDir)
+	}
+	dir, err := root.OpenRoot(pastesDir)
+	if err != nil {
+		return "", err
+	}
+	defer dir.Close()
+	if f, err := dir.OpenFile(".gitignore", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+		_, werr := f.WriteString("# pasted messages myclaw attached as files\n*\n")
+		if cerr := f.Close(); werr != nil || cerr != nil {
+			_ = dir.Remove(".gitignore")
+			return "", errors.Join(werr, cerr)
+		}
+	} else if !errors.Is(err, fs.ErrExist) {
 		return "", err
 	}
 	name := "message-" + now.UTC().Format("20060102-150405")
@@ -112,8 +133,8 @@ func writePasteFile(workspace, text string, now time.Time) (string, error) {
 		if i > 0 {
 			file = fmt.Sprintf("%s-%d.txt", name, i)
 		}
-		f, err := os.OpenFile(filepath.Join(dir, file), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, os.ErrExist) {
+		f, err := dir.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
@@ -124,6 +145,7 @@ func writePasteFile(workspace, text string, now time.Time) (string, error) {
 			err = cerr
 		}
 		if err != nil {
+			_ = dir.Remove(file) // no half-written message
 			return "", err
 		}
 		return pastesDir + "/" + file, nil

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
@@ -99,4 +100,53 @@ func runCmdNoTurn(t *testing.T, m Model, cmd tea.Cmd) (Model, tea.Cmd) {
 		t.Fatal("the choice did nothing")
 	}
 	return updateCmd(m, cmd())
+}
+
+// The workspace is the repository's to shape: a link planted as the
+// pastes folder, its .gitignore or a message file makes the attachment
+// fail, naming why, and writes nothing outside the workspace.
+func TestPasteFileStaysInTheWorkspace(t *testing.T) {
+	now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	for name, plant := range map[string]func(ws, outside, victim string) error{
+		"folder is a link out": func(ws, outside, _ string) error { return os.Symlink(outside, filepath.Join(ws, pastesDir)) },
+		".gitignore is a link out": func(ws, _, victim string) error {
+			if err := os.Mkdir(filepath.Join(ws, pastesDir), 0o700); err != nil {
+				return err
+			}
+			return os.Symlink(victim, filepath.Join(ws, pastesDir, ".gitignore"))
+		},
+		"message file is a link out": func(ws, _, victim string) error {
+			if err := os.Mkdir(filepath.Join(ws, pastesDir), 0o700); err != nil {
+				return err
+			}
+			return os.Symlink(victim, filepath.Join(ws, pastesDir, "message-20261202-100000.txt"))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ws, outside := t.TempDir(), t.TempDir()
+			victim := filepath.Join(outside, "victim")
+			if err := os.WriteFile(victim, []byte("keep me\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := plant(ws, outside, victim); err != nil {
+				t.Skipf("cannot plant a link here: %v", err)
+			}
+			path, err := writePasteFile(ws, "secret paste\n", now)
+			if got, _ := os.ReadFile(victim); string(got) != "keep me\n" {
+				t.Fatalf("the file outside the workspace now holds %q", got)
+			}
+			entries, _ := os.ReadDir(outside)
+			if len(entries) != 1 {
+				t.Fatalf("%d entries outside the workspace; want only the victim", len(entries))
+			}
+			if err == nil {
+				// A link left alone may be stepped over: the message went
+				// to a file of its own inside the workspace.
+				got, rerr := os.ReadFile(filepath.Join(ws, filepath.FromSlash(path)))
+				if rerr != nil || string(got) != "secret paste\n" {
+					t.Fatalf("wrote %s: %q, %v", path, got, rerr)
+				}
+			}
+		})
+	}
 }
