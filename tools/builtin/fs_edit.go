@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -95,6 +96,9 @@ func (t *fsEditTool) plan(ctx context.Context, args json.RawMessage) (*fsPlan, i
 		return nil, 0, tools.Errorf(tools.KindNotFound, "fs_edit changes existing files only: use fs_write to create one, or glob_list to find the right path.", "%s does not exist", rel).With("path", rel)
 	}
 	if tools.LooksBinary(content) {
+		if bytes.IndexByte(tools.CutUTF8(content, fsSniffBytes), 0) < 0 {
+			return nil, 0, tools.Errorf(tools.KindUnsupported, "fs_edit edits UTF-8 text only: convert the file first (iconv through shell_run), or ask the user.", "%s is not UTF-8 text", rel).With("path", rel)
+		}
 		return nil, 0, tools.Errorf(tools.KindUnsupported, "fs_edit edits text files only.", "%s is not a text file", rel).With("path", rel)
 	}
 	text := string(content)

@@ -106,6 +106,7 @@ func TestFsEditRefuses(t *testing.T) {
 	fsTestFile(t, dir, "f.txt", "alpha\nbeta\nalpha\ngamma\nalpha\n", 0o644)
 	fsTestFile(t, dir, "crlf.txt", "one\r\ntwo\r\n", 0o644)
 	fsTestFile(t, dir, "bin.dat", "alpha\x00beta", 0o644)
+	fsTestFile(t, dir, "latin1.txt", "caf\xe9 alpha\n", 0o644)
 	if err := os.Symlink(outside, filepath.Join(dir, "out-link")); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,8 @@ func TestFsEditRefuses(t *testing.T) {
 		{name: "empty old_string", args: map[string]any{"path": "f.txt", "old_string": "", "new_string": "x"}, wantKind: tools.KindInvalidArgs, wantMsg: "old_string is empty"},
 		{name: "missing new_string", args: map[string]any{"path": "f.txt", "old_string": "beta"}, wantKind: tools.KindInvalidArgs},
 		{name: "missing file", args: map[string]any{"path": "nope.txt", "old_string": "a", "new_string": "b"}, wantKind: tools.KindNotFound, wantHint: "fs_write"},
-		{name: "binary", args: map[string]any{"path": "bin.dat", "old_string": "alpha", "new_string": "b"}, wantKind: tools.KindUnsupported},
+		{name: "binary", args: map[string]any{"path": "bin.dat", "old_string": "alpha", "new_string": "b"}, wantKind: tools.KindUnsupported, wantMsg: "not a text file"},
+		{name: "not UTF-8", args: map[string]any{"path": "latin1.txt", "old_string": "alpha", "new_string": "b"}, wantKind: tools.KindUnsupported, wantMsg: "not UTF-8 text"},
 		{name: "dotdot", args: map[string]any{"path": "../f.txt", "old_string": "a", "new_string": "b"}, wantKind: tools.KindPermissionDenied},
 		{name: "symlink out", args: map[string]any{"path": "out-link", "old_string": "alpha", "new_string": "b"}, wantKind: tools.KindPermissionDenied},
 		{name: "file too large", args: map[string]any{"path": "huge.txt", "old_string": "alpha", "new_string": "b"}, wantKind: tools.KindQuotaExceeded, wantMsg: "over the 10.0 MB limit"},

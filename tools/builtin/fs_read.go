@@ -2,15 +2,21 @@ package builtin
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"myclaw/tools"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
+
+	"myclaw/tools"
 )
 
 //go:embed fs_read.md
@@ -49,6 +55,9 @@ type fsReadOutput struct {
 	EndLine    int    `json:"end_line"`
 	Truncated  bool   `json:"truncated"`
 	Note       string `json:"note,omitempty"`
+	// Encoding names a file that is not UTF-8: "UTF-16LE", "UTF-16BE",
+	// or "not UTF-8" (its odd bytes shown as \xHH).
+	Encoding string `json:"encoding,omitempty"`
 }
 
 type fsReadTool struct{ ws *Workspace }
@@ -119,9 +128,21 @@ func (t *fsReadTool) read(ctx context.Context, args json.RawMessage) (tools.Resu
 
 	r := bufio.NewReaderSize(fsCtxReader{ctx, f}, 64<<10)
 	head, _ := r.Peek(fsSniffBytes + utf8.UTFMax)
-	if tools.LooksBinary(head) {
-		return tools.Result{}, tools.Errorf(tools.KindUnsupported, "This looks like a binary file (NUL bytes or invalid UTF-8). If its contents matter, ask the user, or inspect it with shell_run (for example `file`, `head -c` or `xxd`).", "%s is not a text file", rel).
+	// Text as grep_search reads it: UTF-16 with a byte order mark is
+	// transcoded, other text that is not UTF-8 shows its odd bytes as
+	// \xHH; a NUL byte makes a file binary.
+	encoding := ""
+	if name, order, ok := fsUTF16(head); ok {
+		encoding = name
+		r = bufio.NewReaderSize(transform.NewReader(r, unicode.UTF16(order, unicode.ExpectBOM).NewDecoder()), 64<<10)
+		head, _ = r.Peek(fsSniffBytes + utf8.UTFMax)
+	}
+	if bytes.IndexByte(tools.CutUTF8(head, fsSniffBytes), 0) >= 0 {
+		return tools.Result{}, tools.Errorf(tools.KindUnsupported, "This looks like a binary file (it holds NUL bytes). If its contents matter, ask the user, or inspect it with shell_run (for example `file`, `head -c` or `xxd`).", "%s is not a text file", rel).
 			With("path", rel).With("size_bytes", fi.Size())
+	}
+	if encoding == "" && !utf8.Valid(tools.CutUTF8(head, fsSniffBytes)) {
+		encoding = "not UTF-8"
 	}
 	out, body, err := fsReadLines(r, a.Offset, a.Limit)
 	if err != nil {
@@ -134,10 +155,19 @@ func (t *fsReadTool) read(ctx context.Context, args json.RawMessage) (tools.Resu
 		}
 		return tools.Result{}, t.ws.osError(rel, err)
 	}
-	out.Path, out.SizeBytes = rel, fi.Size()
+	out.Path, out.SizeBytes, out.Encoding = rel, fi.Size(), encoding
 	summary := fmt.Sprintf("Read %s (lines %d-%d of %d)", rel, out.StartLine, out.EndLine, out.TotalLines)
 	if out.TotalLines == 0 {
 		summary = fmt.Sprintf("Read %s (empty)", rel)
+	}
+	if encoding != "" {
+		summary += ", " + encoding
+		note := "the file is " + encoding + ", shown transcoded"
+		if encoding == "not UTF-8" {
+			note = "the file is not UTF-8: its bytes that are not show as \\xHH"
+		}
+		note += "; fs_edit cannot change it (convert it with iconv through shell_run first)"
+		out.Note = strings.Join(slices.DeleteFunc([]string{note, out.Note}, func(s string) bool { return s == "" }), "; ")
 	}
 	return tools.Result{
 		Output:     out,
@@ -237,7 +267,7 @@ func fsReadLines(r *bufio.Reader, offset, limit int) (fsReadOutput, string, erro
 // line when n is within the limit.
 func fsReadCutLine(line []byte, n int, endsNL bool) (string, bool) {
 	if n <= fsReadMaxLine {
-		return strings.ToValidUTF8(string(line), "\uFFFD"), false
+		return fsEscapeInvalid(line), false
 	}
 	nl := ""
 	if endsNL {
@@ -245,4 +275,35 @@ func fsReadCutLine(line []byte, n int, endsNL bool) (string, bool) {
 	}
 	text, shown := tools.CutText(line, fsReadMaxLine)
 	return text + fmt.Sprintf(" … [line cut: %d of %d bytes shown]", shown, n) + nl, true
+}
+
+// fsUTF16 reports a UTF-16 byte order mark at the start of head.
+func fsUTF16(head []byte) (string, unicode.Endianness, bool) {
+	switch {
+	case bytes.HasPrefix(head, []byte{0xFF, 0xFE}):
+		return "UTF-16LE", unicode.LittleEndian, true
+	case bytes.HasPrefix(head, []byte{0xFE, 0xFF}):
+		return "UTF-16BE", unicode.BigEndian, true
+	}
+	return "", unicode.LittleEndian, false
+}
+
+// fsEscapeInvalid is b as text, each byte that is not part of valid
+// UTF-8 written as \xHH, so a Latin-1 "café" reads "caf\xe9".
+func fsEscapeInvalid(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	var sb strings.Builder
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError && n <= 1 {
+			fmt.Fprintf(&sb, "\\x%02x", b[0])
+			b = b[1:]
+			continue
+		}
+		sb.Write(b[:n])
+		b = b[n:]
+	}
+	return sb.String()
 }

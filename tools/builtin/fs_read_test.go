@@ -23,6 +23,9 @@ func TestFsRead(t *testing.T) {
 	fsTestFile(t, dir, "empty.txt", "", 0o644)
 	fsTestFile(t, dir, "bin.dat", "GIF89a\x00\x01\x02", 0o644)
 	fsTestFile(t, dir, "latin1.txt", "caf\xe9\n", 0o644)
+	fsTestFile(t, dir, "utf16le.txt", "\xff\xfeh\x00\xe9\x00\n\x00", 0o644)
+	fsTestFile(t, dir, "utf16be.txt", "\xfe\xff\x00h\x00\xe9\x00\n", 0o644)
+	fsTestFile(t, dir, "late-nul.txt", "text\n\x00", 0o644)
 	fsTestFile(t, dir, "src/main.go", "package main\n", 0o644)
 	fsTestFile(t, dir, "long.txt", "short\n"+strings.Repeat("é", 3000)+"\nend\n", 0o644)
 	big := make([]byte, 0, 5<<20+100)
@@ -111,7 +114,21 @@ func TestFsRead(t *testing.T) {
 		{name: "parent is a file", args: map[string]any{"path": "five.txt/x"}, wantKind: tools.KindNotFound},
 		{name: "folder", args: map[string]any{"path": "src"}, wantKind: tools.KindInvalidArgs, wantInMsg: "is a folder"},
 		{name: "binary", args: map[string]any{"path": "bin.dat"}, wantKind: tools.KindUnsupported, wantInMsg: "not a text file"},
-		{name: "invalid UTF-8", args: map[string]any{"path": "latin1.txt"}, wantKind: tools.KindUnsupported},
+		{
+			name: "Latin-1", args: map[string]any{"path": "latin1.txt"}, wantBody: "caf\\xe9\n",
+			wantOut:   fsReadOutput{Path: "latin1.txt", SizeBytes: 5, TotalLines: 1, StartLine: 1, EndLine: 1, Encoding: "not UTF-8"},
+			wantInMsg: "fs_edit cannot change it",
+		},
+		{
+			name: "UTF-16LE", args: map[string]any{"path": "utf16le.txt"}, wantBody: "hé\n",
+			wantOut:   fsReadOutput{Path: "utf16le.txt", SizeBytes: 8, TotalLines: 1, StartLine: 1, EndLine: 1, Encoding: "UTF-16LE"},
+			wantInMsg: "shown transcoded",
+		},
+		{
+			name: "UTF-16BE", args: map[string]any{"path": "utf16be.txt"}, wantBody: "hé\n",
+			wantOut: fsReadOutput{Path: "utf16be.txt", SizeBytes: 8, TotalLines: 1, StartLine: 1, EndLine: 1, Encoding: "UTF-16BE"},
+		},
+		{name: "NUL in the first bytes", args: map[string]any{"path": "late-nul.txt"}, wantKind: tools.KindUnsupported, wantInMsg: "not a text file"},
 		{name: "FIFO", args: map[string]any{"path": "pipe"}, wantKind: tools.KindUnsupported, wantInMsg: "named pipe"},
 		{name: "dotdot", args: map[string]any{"path": "../x"}, wantKind: tools.KindPermissionDenied},
 		{name: "etc passwd", args: map[string]any{"path": "/etc/passwd"}, wantKind: tools.KindPermissionDenied},
