@@ -61,19 +61,34 @@ func readProcStat(pid int) (procInfo, error) {
 	return procInfo{pid: pid, ppid: ppid, pgid: pgid, sid: sid, start: start}, nil
 }
 
-// procHasMarker reports whether the environment pid started with carries marker.
+// procHasMarker reports whether the environment pid started with carries
+// marker. A process in the middle of an exec shows an empty environment
+// for an instant (its old memory is gone, the new one not yet in place):
+// such a read is tried again, briefly, so that a command that setsid's
+// and execs as the call ends is still found.
 func procHasMarker(pid int, marker string) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
+	name := "/proc/" + strconv.Itoa(pid) + "/environ"
+	for try := 0; ; try++ {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return false
+		}
+		if len(b) == 0 && try < procEnvironRetries {
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		for _, kv := range bytes.Split(b, []byte{0}) {
+			if string(kv) == marker {
+				return true
+			}
+		}
 		return false
 	}
-	for _, kv := range bytes.Split(b, []byte{0}) {
-		if string(kv) == marker {
-			return true
-		}
-	}
-	return false
 }
+
+// procEnvironRetries bounds the re-reads of an empty environment; a
+// process whose environment really is empty (env -i) costs that much.
+const procEnvironRetries = 20
 
 // scanProcs lists the processes visible in /proc. Only those started at or
 // after since (clock ticks after boot, as in /proc/<pid>/stat) are checked
