@@ -298,7 +298,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			}
 			m = m.addBlock(errorBlock(text, hint))
 		}
-		return m, nil
+		// The check learns the model's window: the status line shows it now.
+		return m, refreshStatus(m.backend)
 	}
 	// Pasted text arrives as a KeyMsg; nothing else reaches the editors.
 	return m, nil
