@@ -240,6 +240,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.handleSessionSwitched(msg)
 	case compactDoneMsg:
 		m.compactCancel = nil
+		m.tr.remove(msg.progress)
 		m, cmd := m.handleCommandResult(msg.res)
 		m, next, ok := m.nextQueued(msg.res.err != nil)
 		if ok {
