@@ -137,10 +137,13 @@ type Agent struct {
 	textTools    bool
 	// compactions stack the summaries standing in the prompt (newest
 	// last); pinned prompts are kept verbatim by a compaction; roomWarned
-	// is set while the conversation is past the warning share.
+	// is set while the conversation is past the warning share;
+	// compactHeld, when not 0, is the conversation's size at a failed
+	// automatic compaction, which is not tried again until it has grown.
 	compactions []compaction
 	pinned      []string
 	roomWarned  bool
+	compactHeld int
 	// pastCalls are the call records of the session as loaded.
 	pastCalls []CallRecord
 	// earlier is the untrusted text read in earlier turns of the session,
@@ -235,7 +238,7 @@ func (a *Agent) attach(s *history.Session) error {
 	a.attachments = atts
 	a.pastCalls = calls
 	a.earlier = untrustedOf(a.messages)
-	a.compactions, a.pinned = compactions, pinned
+	a.compactions, a.pinned, a.compactHeld = compactions, pinned, 0
 	a.tokensUsed, a.measured = estimateMessages(a.messages), false
 	a.usage = loadUsage(records, s.Info())
 	return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"myclaw/agent/chat"
+	"myclaw/approval"
 	"myclaw/history"
 	"myclaw/tools"
 )
@@ -24,6 +25,10 @@ const (
 	compactAutoShare = 0.80
 	// compactKeepTurns is how many of the newest user turns stay verbatim.
 	compactKeepTurns = 2
+	// compactRetryShare is how much the conversation must grow, as a share
+	// of the window, before a failed automatic compaction is tried again:
+	// retrying on every request costs a request and says the same.
+	compactRetryShare = 0.10
 )
 
 // compaction is one summary that stands in the prompt for earlier messages.
@@ -69,6 +74,7 @@ func (a *Agent) Compact(ctx context.Context, focus string) (CompactionEvent, err
 		return CompactionEvent{}, ErrBusy
 	}
 	a.running = true
+	a.compactHeld = 0 // asked for: automatic compaction may try again
 	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
@@ -293,23 +299,57 @@ func (t *turn) checkRoom(req openai.ChatCompletionRequest) bool {
 	size := estimateMessage(req.Messages[0]) + estimateCatalog(req.Tools) + estimateMessages(a.messages)
 	used := float64(size) / float64(win.Tokens)
 	canCompact := compactCut(a.messages) >= 2
+	held := a.compactHeld > 0 && float64(size-a.compactHeld) < compactRetryShare*float64(win.Tokens)
 	warned := a.roomWarned
 	a.roomWarned = used >= compactWarnShare
 	a.mu.Unlock()
+	_, headless := t.approver.(approval.Headless)
 	switch {
-	case used >= compactAutoShare && canCompact:
+	case used >= compactAutoShare && canCompact && !held:
 		t.emit(NoticeEvent{Text: fmt.Sprintf("The conversation fills %.0f%% of the %s-token window: compacting its older part into a summary now (/uncompact restores it).", used*100, shortTokens(win.Tokens))})
 		ev, err := a.compact(t.ctx, "", t.emit)
 		if err != nil {
-			t.emit(NoticeEvent{Text: "Could not compact: " + err.Error(), Warning: true})
+			if t.ctx.Err() == nil {
+				a.mu.Lock()
+				a.compactHeld = size
+				a.mu.Unlock()
+			}
+			until := "until the conversation has grown by a tenth of the window, or /compact asks"
+			if headless {
+				until = "until the conversation has grown by a tenth of the window"
+			}
+			t.emit(NoticeEvent{Text: "Could not compact: " + err.Error() + "; not trying again " + until + ".", Warning: true})
 			return false
 		}
+		a.mu.Lock()
+		a.compactHeld = 0
+		a.mu.Unlock()
 		t.emit(ev)
 		return true
 	case used >= compactWarnShare && !warned:
-		t.emit(NoticeEvent{Text: fmt.Sprintf("The conversation fills %.0f%% of the %s-token window; at %.0f%% its older part is compacted into a summary (/compact now, /keep to pin your last prompt).", used*100, shortTokens(win.Tokens), compactAutoShare*100)})
+		t.emit(NoticeEvent{Text: roomWarning(used, win.Tokens, canCompact, headless)})
 	}
 	return false
+}
+
+// roomWarning is the notice as the conversation nears (or passes) the
+// window; a headless run has no commands to offer.
+func roomWarning(used float64, window int, canCompact, headless bool) string {
+	if used >= 1 {
+		s := fmt.Sprintf("The conversation is over the %s-token window (%.0f%%): older tool output is elided to fit", shortTokens(window), used*100)
+		switch {
+		case headless:
+			return s + "."
+		case canCompact:
+			return s + "; /compact summarises the older part."
+		}
+		return s + "; /clear starts afresh."
+	}
+	s := fmt.Sprintf("The conversation fills %.0f%% of the %s-token window; at %.0f%% its older part is compacted into a summary", used*100, shortTokens(window), compactAutoShare*100)
+	if headless {
+		return s + "."
+	}
+	return s + " (/compact now, /keep to pin your last prompt)."
 }
 
 func shortTokens(n int) string {

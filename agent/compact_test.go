@@ -197,3 +197,75 @@ func TestCompactionKeepsOutsideTextFenced(t *testing.T) {
 		t.Errorf("outside its fences the summary holds text from outside or a live marker:\n%s", outside)
 	}
 }
+
+// A failed automatic compaction is not tried again on every request: the
+// notice says so once, and /compact may try at once.
+func TestFailedAutoCompactionWaitsForGrowth(t *testing.T) {
+	srv := newFakeServer(t,
+		openAIStyle("", call{"r1", "fs_read", `{"path":"big.txt"}`}),
+		openAIStyle("Read it."),
+		openAIStyle("Second answer."),
+		openAIStyle(""), // an empty summary
+		openAIStyle("Third answer."),
+		openAIStyle("Fourth answer."),
+		openAIStyle("## Goal\nread big.txt"), // /compact's summary
+	)
+	h := newHarness(t, approval.Ask, srv, func(o *Options) { o.ContextWindow = 4000 })
+	if err := os.WriteFile(filepath.Join(h.ws, "big.txt"), []byte(strings.Repeat("a line of the file\n", 500)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, p := range []string{"read big.txt", "second", "third"} {
+		if err := h.run(ctx, p, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := srv.count(); n != 5 {
+		t.Fatalf("%d requests; want 5 (the third turn's failed summary and its answer)", n)
+	}
+	var failed []string
+	for _, e := range h.eventsOf("notice") {
+		if n := e.(NoticeEvent); strings.HasPrefix(n.Text, "Could not compact") {
+			failed = append(failed, n.Text)
+		}
+	}
+	if len(failed) != 1 || !strings.Contains(failed[0], "not trying again until") || !strings.Contains(failed[0], "/compact") {
+		t.Fatalf("failure notices %q; want one saying when it tries again", failed)
+	}
+	notices := len(h.eventsOf("notice"))
+	if err := h.run(ctx, "fourth", nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.count(); n != 6 {
+		t.Fatalf("%d requests after the fourth turn; want 6: no second summary request", n)
+	}
+	for _, e := range h.eventsOf("notice")[notices:] {
+		if strings.Contains(e.(NoticeEvent).Text, "ompact") {
+			t.Fatalf("the next turn says %q again", e.(NoticeEvent).Text)
+		}
+	}
+	if _, err := h.agent.Compact(ctx, ""); err != nil {
+		t.Fatalf("/compact after a failed automatic one: %v", err)
+	}
+}
+
+// Past the window the warning does not promise a compaction at 80%, and a
+// headless run is not offered commands it does not have.
+func TestRoomWarningWording(t *testing.T) {
+	for _, tc := range []struct {
+		used              float64
+		canCompact, noTTY bool
+		want, wantNot     string
+	}{
+		{12.7, false, false, "over the 65.5k-token window (1270%)", "at 80%"},
+		{12.7, true, false, "/compact summarises", "at 80%"},
+		{0.75, true, false, "(/compact now, /keep", "over"},
+		{0.75, true, true, "at 80% its older part is compacted", "/"},
+		{1.5, true, true, "over the 65.5k-token window (150%)", "/"},
+	} {
+		got := roomWarning(tc.used, 65536, tc.canCompact, tc.noTTY)
+		if !strings.Contains(got, tc.want) || strings.Contains(got, tc.wantNot) {
+			t.Errorf("roomWarning(%v, canCompact %v, headless %v) = %q; want %q, not %q", tc.used, tc.canCompact, tc.noTTY, got, tc.want, tc.wantNot)
+		}
+	}
+}

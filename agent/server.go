@@ -19,7 +19,17 @@ func (a *Agent) Models(ctx context.Context) ([]string, error) {
 
 // CheckServer checks that the model server answers and knows the model.
 // A server that cannot list models is given the benefit of the doubt.
+// When it passes, the model's window is asked for too, so that the status
+// shows the server's figure before the first turn (the turn would ask).
 func (a *Agent) CheckServer(ctx context.Context) error {
+	err := a.checkServer(ctx)
+	if err == nil {
+		a.ensureWindow(ctx)
+	}
+	return err
+}
+
+func (a *Agent) checkServer(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	models, err := a.opts.Client.Models(ctx)

@@ -280,3 +280,33 @@ func TestWindowIsProbedAgainAfterTheServerAnswers(t *testing.T) {
 		t.Fatalf("%d probe requests over three answers; want the four probes twice", n)
 	}
 }
+
+// The start-up check asks for the window too: the status shows the
+// server's figure before the first turn, and that turn does not ask again.
+func TestServerCheckLearnsTheWindow(t *testing.T) {
+	var probes atomic.Int32
+	f := &fakeServer{t: t, fallback: func(int) reply { return openAIStyle("hi") }}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
+		probes.Add(1)
+		io.WriteString(w, `{"data":[{"id":"test-model","object":"model","context_length":65536}]}`)
+	})
+	mux.HandleFunc("/v1/chat/completions", f.serve)
+	f.srv = httptest.NewServer(mux)
+	t.Cleanup(f.srv.Close)
+	h := newHarness(t, approval.Ask, f)
+	ctx := context.Background()
+	if err := h.agent.CheckServer(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := h.agent.Status(); st.ContextWindow != 65536 || st.WindowSource == chat.SourceEstimated {
+		t.Fatalf("window %d (%s) after the check; want the server's 65536", st.ContextWindow, st.WindowSource)
+	}
+	before := probes.Load()
+	if err := h.run(ctx, "hello", nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := probes.Load() - before; n != 0 {
+		t.Fatalf("%d requests to /models in the first turn; want none", n)
+	}
+}

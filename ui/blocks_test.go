@@ -32,3 +32,18 @@ func TestServerCheckSaysOneSentence(t *testing.T) {
 		t.Fatalf("server check block:\n%s", got)
 	}
 }
+
+// The start-up check learns the model's window: the status line shows the
+// server's figure before the first turn, not the guess.
+func TestServerCheckRefreshesTheWindow(t *testing.T) {
+	f := newFake()
+	m := newTestModel(t, f)
+	f.mu.Lock()
+	f.status = agent.Status{Model: "test-model", TokensUsed: 4600, ContextWindow: 65536, WindowSource: "context_length"}
+	f.mu.Unlock()
+	m, cmd := updateCmd(m, serverCheckedMsg{})
+	m = runCmd(t, m, cmd)
+	if got := screen(m); !strings.Contains(got, "/65.5k") {
+		t.Fatalf("status after the check does not show the server's window:\n%s", got)
+	}
+}

@@ -59,18 +59,19 @@ func (m Model) compactCommand(name, focus string) (Model, tea.Cmd) {
 		// takes it back.
 		ctx, cancel := context.WithCancel(m.shared.base)
 		m.compactCancel = cancel
-		m = m.addBlock(noticeBlock("compacting: the model summarises the older conversation · " + m.c.keys.Cancel.Help().Key + " cancels"))
+		progress := noticeBlock("compacting: the model summarises the older conversation · " + m.c.keys.Cancel.Help().Key + " cancels")
+		m = m.addBlock(progress)
 		return m, func() tea.Msg {
 			defer cancel()
 			ev, err := cp.Compact(ctx, focus)
 			switch {
 			case err != nil && ctx.Err() != nil:
-				return compactDoneMsg{commandResultMsg{err: errors.New("compaction cancelled: nothing was compacted"), refresh: true}}
+				return compactDoneMsg{commandResultMsg{err: errors.New("compaction cancelled: nothing was compacted"), refresh: true}, progress}
 			case err != nil:
 				// A summary request that failed may still have cost.
-				return compactDoneMsg{commandResultMsg{err: err, refresh: true}}
+				return compactDoneMsg{commandResultMsg{err: err, refresh: true}, progress}
 			}
-			return compactDoneMsg{commandResultMsg{draw: compactionDraw(ev), refresh: true}}
+			return compactDoneMsg{commandResultMsg{draw: compactionDraw(ev), refresh: true}, progress}
 		}
 	}
 	return m, func() tea.Msg {
@@ -84,5 +85,9 @@ func (m Model) compactCommand(name, focus string) (Model, tea.Cmd) {
 	}
 }
 
-// compactDoneMsg ends a /compact: the result, and Esc cancels no more.
-type compactDoneMsg struct{ res commandResultMsg }
+// compactDoneMsg ends a /compact: the result takes the place of the
+// progress line, and Esc cancels no more.
+type compactDoneMsg struct {
+	res      commandResultMsg
+	progress block
+}

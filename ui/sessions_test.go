@@ -171,6 +171,29 @@ func TestEscCancelsACompaction(t *testing.T) {
 	if m.compactCancel != nil || !strings.Contains(lastBlock(m), "compaction cancelled: nothing was compacted") {
 		t.Fatalf("after esc: %q", lastBlock(m))
 	}
+	if strings.Contains(m.tr.text(m.c), "compacting: the model summarises") {
+		t.Fatalf("the progress line stays after the compaction ended:\n%s", m.tr.text(m.c))
+	}
+}
+
+// quickCompactor has nothing to compact.
+type quickCompactor struct{ *fakeBackend }
+
+func (quickCompactor) Compact(context.Context, string) (agent.CompactionEvent, error) {
+	return agent.CompactionEvent{}, agent.ErrNothingToCompact
+}
+func (quickCompactor) Uncompact() (string, error) { return "", nil }
+func (quickCompactor) Keep() (string, error)      { return "", nil }
+
+// The progress line of /compact gives way to its result.
+func TestCompactionProgressLineGoes(t *testing.T) {
+	m := transcriptModel(t)
+	m.backend = quickCompactor{newFake()}
+	m = runLine(t, m, "/compact")
+	got := m.tr.text(m.c)
+	if strings.Contains(got, "compacting: the model summarises") || !strings.Contains(lastBlock(m), "nothing to compact") {
+		t.Fatalf("after /compact with nothing to compact:\n%s", got)
+	}
 }
 
 // While a compaction runs, a prompt is queued (and sent after it), and a

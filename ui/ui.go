@@ -240,6 +240,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.handleSessionSwitched(msg)
 	case compactDoneMsg:
 		m.compactCancel = nil
+		m.tr.remove(msg.progress)
 		m, cmd := m.handleCommandResult(msg.res)
 		m, next, ok := m.nextQueued(msg.res.err != nil)
 		if ok {
@@ -298,7 +299,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 			}
 			m = m.addBlock(errorBlock(text, hint))
 		}
-		return m, nil
+		// The check learns the model's window: the status line shows it now.
+		return m, refreshStatus(m.backend)
 	}
 	// Pasted text arrives as a KeyMsg; nothing else reaches the editors.
 	return m, nil
