@@ -66,17 +66,27 @@ func (in *inputModel) restore(s sentText) {
 // looked with its chips.
 func (m Model) notePasted(text string) Model {
 	if s := m.input.sent; len(s.pastes) > 0 && s.shown != text {
-		m.pasted[text] = s.shown
+		m.pasted[text] = s
 	}
 	return m
+}
+
+// asShown gives a prompt not yet sent back as the input showed it: its
+// pastes as chips when it had any.
+func (m Model) asShown(text string) sentText {
+	if s, ok := m.pasted[text]; ok {
+		delete(m.pasted, text)
+		return s
+	}
+	return sentText{shown: text}
 }
 
 // promptBlock shows a prompt as typed: with its pastes as chips when it
 // had any.
 func (m Model) promptBlock(text string) block {
-	if shown, ok := m.pasted[text]; ok {
+	if s, ok := m.pasted[text]; ok {
 		delete(m.pasted, text)
-		return pastedPromptBlock(shown, text)
+		return pastedPromptBlock(s.shown, text)
 	}
 	return userBlock(text)
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"myclaw/agent"
 )
 
 // tooLongModel holds a prompt with a paste of ~3.2k tokens, sent to a
@@ -148,5 +152,34 @@ func TestPasteFileStaysInTheWorkspace(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// failingCompactor's Compact fails at once, compacting nothing.
+type failingCompactor struct{ *fakeBackend }
+
+func (failingCompactor) Compact(context.Context, string) (agent.CompactionEvent, error) {
+	return agent.CompactionEvent{}, errors.New("the model returned an empty summary, nothing was compacted")
+}
+func (failingCompactor) Uncompact() (string, error) { return "", nil }
+func (failingCompactor) Keep() (string, error)      { return "", nil }
+
+// A compaction that fails gives the message back as it was, chips and all.
+func TestTooLongMessageBackWhenCompactionFails(t *testing.T) {
+	f := failingCompactor{newFake()}
+	m, _ := tooLongModel(t, f, 5000, 3000)
+	m = update(m, keyMsg("down"))
+	m = update(m, keyMsg("down"))
+	next, cmd := updateCmd(m, keyMsg("enter"))
+	m, cmd = updateCmd(next, cmd())
+	m, _ = updateCmd(m, cmd())
+	if len(f.prompts) != 0 || len(m.queued) != 0 {
+		t.Fatalf("sent %d prompts, %d queued; want the message back in the input", len(f.prompts), len(m.queued))
+	}
+	if got := m.input.ta.value(); got != "why does this fail? [pasted 1000 lines]" || len(m.input.pastes) != 1 {
+		t.Fatalf("input %.80q, %d pastes; want the message with its chip", got, len(m.input.pastes))
+	}
+	if !strings.Contains(m.tr.text(m.c), "nothing was compacted") {
+		t.Fatalf("transcript:\n%s", m.tr.text(m.c))
 	}
 }
