@@ -97,3 +97,29 @@ func TestSentPasteStaysAChip(t *testing.T) {
 		t.Fatalf("ctrl+o does not show the paste:\n%.400s", tr)
 	}
 }
+
+// Up-arrow recalls a prompt sent with a paste as it was typed, chip and
+// all, and sends it whole again; the draft keeps its own chips.
+func TestRecallKeepsPasteChips(t *testing.T) {
+	f := newFake()
+	m := newTestModel(t, f)
+	m = typeText(m, "why does this fail? ")
+	m = update(m, pasteMsg(bigPaste(240)))
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	m = drainTurn(t, m, cmd)
+	m = update(m, pasteMsg(bigPaste(30)))
+	m = update(m, keyMsg("up"))
+	if got := m.input.ta.value(); got != "why does this fail? [pasted 240 lines]" || len(m.input.pastes) != 1 {
+		t.Fatalf("recalled %.60q with %d pastes; want the prompt with its chip", got, len(m.input.pastes))
+	}
+	m = update(m, keyMsg("down"))
+	if got := m.input.ta.value(); got != "[pasted 30 lines]" || len(m.input.pastes) != 1 || !strings.Contains(m.input.expandPastes(got), "log line 30") {
+		t.Fatalf("draft %.60q with %d pastes", got, len(m.input.pastes))
+	}
+	m = update(m, keyMsg("up"))
+	m, cmd = updateCmd(m, keyMsg("enter"))
+	drainTurn(t, m, cmd)
+	if len(f.prompts) != 2 || f.prompts[1] != f.prompts[0] {
+		t.Fatalf("sent %d prompts; want the recalled one whole", len(f.prompts))
+	}
+}
