@@ -91,6 +91,41 @@ func (m Model) promptBlock(text string) block {
 	return userBlock(text)
 }
 
+// earlierPromptBlock shows a prompt of a resumed session. History keeps
+// the text sent, not where its pastes were, so a prompt past the chip's
+// size shows its first line and a chip for the rest; Ctrl+O shows it all.
+func earlierPromptBlock(text string) block {
+	if shown, ok := collapsed(text); ok {
+		return pastedPromptBlock(shown, text)
+	}
+	return userBlock(text)
+}
+
+// collapsed is text as a prompt of a resumed session shows it: whole when
+// a paste of it would not be a chip, else its first line (cut short) and
+// a chip for the rest.
+func collapsed(text string) (string, bool) {
+	text = strings.TrimRight(text, "\n")
+	n := strings.Count(text, "\n") + 1
+	if n <= pasteChipLines && len(text) <= pasteChipChars {
+		return "", false
+	}
+	const keep = 200 // runes of the first line shown
+	first, _, _ := strings.Cut(text, "\n")
+	r := []rune(first)
+	cut := len(r) > keep
+	if cut {
+		first = string(r[:keep]) + "…"
+	}
+	switch {
+	case n > 1:
+		return fmt.Sprintf("%s [%d more lines]", first, n-1), true
+	case cut:
+		return fmt.Sprintf("%s [%d more characters]", first, len(r)-keep), true
+	}
+	return first, false
+}
+
 // expandPastes gives text with every chip replaced by what it stands for.
 func (in *inputModel) expandPastes(text string) string {
 	for _, p := range in.pastes {

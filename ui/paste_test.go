@@ -123,3 +123,30 @@ func TestRecallKeepsPasteChips(t *testing.T) {
 		t.Fatalf("sent %d prompts; want the recalled one whole", len(f.prompts))
 	}
 }
+
+// A resumed prompt with a long paste in it shows collapsed, as the chip
+// showed it live; Ctrl+O shows it whole. A short one shows as it is.
+func TestResumedPasteIsCollapsed(t *testing.T) {
+	long := "summarise this: " + strings.ReplaceAll(bigPaste(300), "\r\n", "\n") + "thanks"
+	wide := strings.Repeat("x", 5000)
+	m := New(newFake(), Options{Earlier: []Earlier{
+		{Role: "user", Text: long},
+		{Role: "assistant", Text: "done"},
+		{Role: "user", Text: wide},
+		{Role: "user", Text: "two\nlines"},
+	}})
+	m = update(m, sizeMsg(testWidth, testHeight))
+	tr := m.tr.text(m.c)
+	for _, want := range []string{"❯ summarise this: log line 1 [300 more lines]", "ctrl+o shows the pasted text", "[4800 more characters]", "❯ two\n  lines"} {
+		if !strings.Contains(tr, want) {
+			t.Errorf("transcript lacks %q:\n%s", want, tr)
+		}
+	}
+	if strings.Contains(tr, "log line 2\n") || strings.Contains(tr, strings.Repeat("x", 300)) {
+		t.Fatalf("the paste is shown whole:\n%.2000s", tr)
+	}
+	m = update(m, keyMsg("ctrl+o"))
+	if tr := m.tr.text(m.c); !strings.Contains(tr, "log line 300") || !strings.Contains(tr, "thanks") {
+		t.Fatalf("ctrl+o does not show the whole prompt:\n%.2000s", tr)
+	}
+}
