@@ -150,3 +150,29 @@ func TestResumedPasteIsCollapsed(t *testing.T) {
 		t.Fatalf("ctrl+o does not show the whole prompt:\n%.2000s", tr)
 	}
 }
+
+// titleFake records the titles the UI asks for.
+type titleFake struct {
+	*fakeBackend
+	titles []string
+}
+
+func (f *titleFake) TitleAs(title string) { f.titles = append(f.titles, title) }
+
+// A prompt with a paste names its session as the input showed it, the
+// paste a chip; a plain prompt leaves the naming to the backend.
+func TestPastedPromptTitlesTheSession(t *testing.T) {
+	f := &titleFake{fakeBackend: newFake()}
+	m := newTestModel(t, f)
+	m = typeText(m, "plain")
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	m = drainTurn(t, m, cmd)
+	m = typeText(m, "summarise this: ")
+	m = update(m, pasteMsg(bigPaste(300)))
+	m = typeText(m, " thanks")
+	m, cmd = updateCmd(m, keyMsg("enter"))
+	drainTurn(t, m, cmd)
+	if len(f.titles) != 1 || f.titles[0] != "summarise this: [pasted 300 lines] thanks" {
+		t.Fatalf("titles %q; want the pasted prompt as shown", f.titles)
+	}
+}
