@@ -101,6 +101,7 @@ type Agent struct {
 
 	mu       sync.Mutex // guards the fields below
 	model    string
+	titleAs  string // names the session instead of its first prompt: see TitleAs
 	session  *history.Session
 	journal  *history.Journal
 	messages []openai.ChatCompletionMessage
@@ -306,6 +307,15 @@ func (a *Agent) Autonomy() approval.Level { return a.opts.Policy.Level() }
 // SetAutonomy switches the autonomy level; the next request's catalog
 // follows it.
 func (a *Agent) SetAutonomy(l approval.Level) { a.opts.Policy.SetLevel(l) }
+
+// TitleAs has the next prompt, if it is the session's first, name the
+// session as title rather than by its text: a prompt with a long paste
+// is named as the input showed it, the paste a chip.
+func (a *Agent) TitleAs(title string) {
+	a.mu.Lock()
+	a.titleAs = title
+	a.mu.Unlock()
+}
 
 // Session returns the current session.
 func (a *Agent) Session() *history.Session {

@@ -92,14 +92,18 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event), approv
 	}()
 
 	a.mu.Lock()
-	first, s := len(a.messages) == 0, a.session
+	first, s, title := len(a.messages) == 0, a.session, a.titleAs
+	a.titleAs = ""
 	a.mu.Unlock()
 	if err := a.appendMessage(a.userMessage(prompt)); err != nil {
 		return err
 	}
+	if title == "" {
+		title = prompt
+	}
 	if first {
 		// The first prompt names the session in /sessions.
-		if err := s.SetTitle(prompt); err != nil {
+		if err := s.SetTitle(title); err != nil {
 			a.opts.Logf("session title: %v", err)
 		}
 	}

@@ -802,3 +802,23 @@ func TestCommandThatChangedNothingIsNotJournaled(t *testing.T) {
 		t.Fatalf("undo says %q; want only that there is nothing to undo", msg)
 	}
 }
+
+// TitleAs names a session for the prompt as it was shown, not its text.
+func TestTitleAsNamesTheSession(t *testing.T) {
+	srv := newFakeServer(t, openAIStyle("an answer"), openAIStyle("another"))
+	h := newHarness(t, approval.Ask, srv)
+	h.agent.TitleAs("summarise this: [pasted 300 lines] thanks")
+	if err := h.run(context.Background(), "summarise this: line 00000: beta\nline 00001: beta thanks", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.agent.Session().Info().Title; got != "summarise this: [pasted 300 lines] thanks" {
+		t.Fatalf("session title %q; want the prompt as shown", got)
+	}
+	h.agent.TitleAs("later")
+	if err := h.run(context.Background(), "second", nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.agent.Session().Info().Title; got != "summarise this: [pasted 300 lines] thanks" {
+		t.Fatalf("session title %q after a second prompt; want the first", got)
+	}
+}

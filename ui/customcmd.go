@@ -348,6 +348,14 @@ func (m Model) runCustom(cc CustomCommand, line string) (Model, tea.Cmd) {
 		return m.keptWhileBusy(line), nil
 	}
 	prompt := cc.expand(args)
+	if m, ok := m.tooLongAs(&cc, prompt); ok {
+		return m, nil
+	}
+	return m.sendCustom(cc, line, prompt)
+}
+
+// sendCustom sends prompt, the expansion of custom command line.
+func (m Model) sendCustom(cc CustomCommand, line, prompt string) (Model, tea.Cmd) {
 	m.typedAs[strings.TrimSpace(prompt)] = strings.TrimSpace(line)
 	m2, cmd := m.startTurnAs(line, prompt)
 	n := strings.Count(prompt, "\n") + 1

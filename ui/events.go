@@ -161,6 +161,10 @@ type liveText struct {
 	published []block
 }
 
+// titler is a backend that can name a session for its first prompt as the
+// input showed it, pastes as chips, rather than by the text sent.
+type titler interface{ TitleAs(title string) }
+
 // startTurn sends prompt to the backend in a goroutine of its own.
 func (m Model) startTurn(prompt string) (Model, tea.Cmd) {
 	return m.startTurnAs(prompt, prompt)
@@ -171,9 +175,13 @@ func (m Model) startTurn(prompt string) (Model, tea.Cmd) {
 func (m Model) startTurnAs(typed, prompt string) (Model, tea.Cmd) {
 	b, approver := m.backend, m.shared.approver
 	mentions := m.mentionsOf(prompt)
+	shown := m.pasted[typed].shown
 	return m.startRun(typed, func(ctx context.Context, emit func(agent.Event)) error {
 		if err := attachAll(ctx, b, mentions, emit); err != nil {
 			return err
+		}
+		if t, ok := b.(titler); ok && shown != "" {
+			t.TitleAs(shown)
 		}
 		return b.Run(ctx, prompt, emit, approver)
 	})

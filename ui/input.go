@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -23,7 +24,12 @@ type inputModel struct {
 	history []string
 	histIdx int // len(history) when not recalling
 	draft   string
-	matches []command
+	// chipped maps a prompt of history sent with pastes to how the input
+	// showed it, so recall brings its chips back; draftPastes are the
+	// draft's while recalling.
+	chipped     map[string]sentText
+	draftPastes []pasteChip
+	matches     []command
 	// files are the @ completion's paths; wantsFiles is set while the
 	// word at the cursor is an @mention.
 	files      []string
@@ -123,6 +129,12 @@ func (in *inputModel) submit() string {
 		return ""
 	}
 	in.sent = sentText{shown: shown, pastes: in.pastes}
+	if len(in.pastes) > 0 {
+		if in.chipped == nil {
+			in.chipped = map[string]sentText{}
+		}
+		in.chipped[v] = in.sent
+	}
 	in.pastes = nil
 	if n := len(in.history); n == 0 || in.history[n-1] != v {
 		in.history = append(in.history, v)
@@ -141,18 +153,24 @@ func (in *inputModel) recall(dir int) {
 	if len(in.history) == 0 {
 		return
 	}
-	if in.histIdx == len(in.history) {
-		in.draft = in.ta.value()
-	}
 	i := in.histIdx + dir
 	if i < 0 || i > len(in.history) {
 		return
 	}
+	if in.histIdx == len(in.history) {
+		in.draft, in.draftPastes = in.ta.value(), in.pastes
+	}
 	in.histIdx = i
-	if i == len(in.history) {
+	switch s, ok := in.chipped[in.history[min(i, len(in.history)-1)]]; {
+	case i == len(in.history):
 		in.ta.setValue(in.draft)
-	} else {
+		in.pastes = in.draftPastes
+	case ok:
+		in.ta.setValue(s.shown)
+		in.pastes = slices.Clone(s.pastes)
+	default:
 		in.ta.setValue(in.history[i])
+		in.pastes = nil
 	}
 	in.closed = true
 	in.refresh()

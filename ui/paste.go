@@ -66,19 +66,64 @@ func (in *inputModel) restore(s sentText) {
 // looked with its chips.
 func (m Model) notePasted(text string) Model {
 	if s := m.input.sent; len(s.pastes) > 0 && s.shown != text {
-		m.pasted[text] = s.shown
+		m.pasted[text] = s
 	}
 	return m
+}
+
+// asShown gives a prompt not yet sent back as the input showed it: its
+// pastes as chips when it had any.
+func (m Model) asShown(text string) sentText {
+	if s, ok := m.pasted[text]; ok {
+		delete(m.pasted, text)
+		return s
+	}
+	return sentText{shown: text}
 }
 
 // promptBlock shows a prompt as typed: with its pastes as chips when it
 // had any.
 func (m Model) promptBlock(text string) block {
-	if shown, ok := m.pasted[text]; ok {
+	if s, ok := m.pasted[text]; ok {
 		delete(m.pasted, text)
+		return pastedPromptBlock(s.shown, text)
+	}
+	return userBlock(text)
+}
+
+// earlierPromptBlock shows a prompt of a resumed session. History keeps
+// the text sent, not where its pastes were, so a prompt past the chip's
+// size shows its first line and a chip for the rest; Ctrl+O shows it all.
+func earlierPromptBlock(text string) block {
+	if shown, ok := collapsed(text); ok {
 		return pastedPromptBlock(shown, text)
 	}
 	return userBlock(text)
+}
+
+// collapsed is text as a prompt of a resumed session shows it: whole when
+// a paste of it would not be a chip, else its first line (cut short) and
+// a chip for the rest.
+func collapsed(text string) (string, bool) {
+	text = strings.TrimRight(text, "\n")
+	n := strings.Count(text, "\n") + 1
+	if n <= pasteChipLines && len(text) <= pasteChipChars {
+		return "", false
+	}
+	const keep = 200 // runes of the first line shown
+	first, _, _ := strings.Cut(text, "\n")
+	r := []rune(first)
+	cut := len(r) > keep
+	if cut {
+		first = string(r[:keep]) + "…"
+	}
+	switch {
+	case n > 1:
+		return fmt.Sprintf("%s [%d more lines]", first, n-1), true
+	case cut:
+		return fmt.Sprintf("%s [%d more characters]", first, len(r)-keep), true
+	}
+	return first, false
 }
 
 // expandPastes gives text with every chip replaced by what it stands for.

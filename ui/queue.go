@@ -22,7 +22,7 @@ func (m Model) queuedView() []string {
 // drop it.
 func (m Model) unqueue() Model {
 	n := len(m.queued)
-	m.input.setValue(m.queued[n-1])
+	m.input.restore(m.asShown(m.queued[n-1]))
 	m.queued = m.queued[:n-1]
 	return m
 }
@@ -36,11 +36,20 @@ func (m Model) nextQueued(cancelled bool) (Model, string, bool) {
 		return m, "", false
 	}
 	if cancelled {
-		parts := m.queued
+		// Chips of the same label stand for their pastes in order, so
+		// the draft's pastes go first.
+		back := sentText{pastes: m.input.pastes}
+		var parts []string
 		if draft := m.input.ta.value(); draft != "" {
-			parts = append([]string{draft}, parts...)
+			parts = append(parts, draft)
 		}
-		m.input.setValue(strings.Join(parts, "\n\n"))
+		for _, q := range m.queued {
+			s := m.asShown(q)
+			parts = append(parts, s.shown)
+			back.pastes = append(back.pastes, s.pastes...)
+		}
+		back.shown = strings.Join(parts, "\n\n")
+		m.input.restore(back)
 		m.queued = nil
 		return m, "", false
 	}

@@ -291,7 +291,7 @@ func (m Model) showEarlier(list []Earlier) Model {
 		switch e.Role {
 		case "user":
 			past--
-			m.tr.add(userBlock(e.Text))
+			m.tr.add(earlierPromptBlock(e.Text))
 		case "assistant":
 			if strings.TrimSpace(e.Text) != "" {
 				src := termtext.Screen(e.Text)

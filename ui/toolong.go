@@ -28,18 +28,36 @@ type tooLongMsg struct {
 	path   string // for "file": the file written, relative to the workspace
 	lines  int
 	err    error
+	// custom is the command whose expanded prompt it is, if any.
+	custom *CustomCommand
+	prompt string
 }
 
 // estimateTokens counts tokens as /context does: 4 bytes each.
 func estimateTokens(s string) int { return (len(s) + 3) / 4 }
 
+// tooBig reports whether a message of need tokens is the reason a request
+// would not fit: it is a large part of the window by itself, or the
+// context fits and the message tips it over. A context already over the
+// window is not the message's fault, however short it is.
+func tooBig(window, used, need int) bool {
+	if window <= 0 || used+need <= window {
+		return false
+	}
+	return need > window/4 || used <= window
+}
+
 // tooLong offers the choices when text (a prompt about to be sent) and
 // what the context holds exceed the window; it reports whether it did.
 // The input gets the message back, chips and all.
-func (m Model) tooLong(text string) (Model, bool) {
+func (m Model) tooLong(text string) (Model, bool) { return m.tooLongAs(nil, text) }
+
+// tooLongAs is tooLong for the prompt of a custom command (nil: a typed
+// prompt).
+func (m Model) tooLongAs(custom *CustomCommand, text string) (Model, bool) {
 	window, used := m.status.window, m.status.tokens
 	need := estimateTokens(text)
-	if window <= 0 || used+need <= window {
+	if !tooBig(window, used, need) {
 		return m, false
 	}
 	m.input.restore(m.input.sent)
@@ -52,14 +70,14 @@ func (m Model) tooLong(text string) (Model, bool) {
 		items = append(items, pickItem{label: "compact the conversation first, then send it", value: "compact"})
 	}
 	ws := m.c.workspace
-	title := fmt.Sprintf("This message (~%s tokens) and the context (~%s) exceed the %s-token window.", shortCount(need), shortCount(used), shortCount(window))
+	title := fmt.Sprintf("This message (~%s %s) and the context (~%s) exceed the %s-token window.", shortCount(need), plural(need, "token", "tokens"), shortCount(used), shortCount(window))
 	m.picker = &picker{c: m.c, title: title, items: items, verb: "chooses", pick: func(v string) tea.Cmd {
 		return func() tea.Msg {
 			if v != "file" {
-				return tooLongMsg{choice: v}
+				return tooLongMsg{choice: v, custom: custom, prompt: text}
 			}
 			path, err := writePasteFile(ws, text, time.Now())
-			return tooLongMsg{choice: v, path: path, lines: strings.Count(strings.TrimRight(text, "\n"), "\n") + 1, err: err}
+			return tooLongMsg{choice: v, path: path, lines: strings.Count(strings.TrimRight(text, "\n"), "\n") + 1, err: err, custom: custom, prompt: text}
 		}
 	}}
 	return m, true
@@ -75,12 +93,29 @@ func (m Model) handleTooLong(msg tooLongMsg) (Model, tea.Cmd) {
 	if text == "" {
 		return m, nil
 	}
+	if msg.custom != nil {
+		// The input held the command line; what goes is its prompt.
+		m.tr.toBottom()
+		switch msg.choice {
+		case "file":
+			return m.startTurnAs(text, attachedNote(msg))
+		case "compact":
+			m, cmd := m.compactCommand("compact", "")
+			if m.compactCancel != nil {
+				m.queued = append(m.queued, msg.prompt)
+			} else {
+				m.input.restore(m.input.sent)
+			}
+			return m, cmd
+		}
+		return m.sendCustom(*msg.custom, text, msg.prompt)
+	}
 	m = m.notePasted(text)
 	text = strings.TrimPrefix(text, "/") // "//" sends a prompt that begins with "/"
 	switch msg.choice {
 	case "file":
 		delete(m.pasted, text)
-		return m.startTurn(fmt.Sprintf("My message is too long for the context window, so it is in the file %s (%d lines). Read it with your file tools, in parts, and answer it.", msg.path, msg.lines))
+		return m.startTurn(attachedNote(msg))
 	case "compact":
 		m, cmd := m.compactCommand("compact", "")
 		if m.compactCancel != nil {
@@ -91,6 +126,11 @@ func (m Model) handleTooLong(msg tooLongMsg) (Model, tea.Cmd) {
 		return m, cmd
 	}
 	return m.startTurn(text)
+}
+
+// attachedNote is the prompt that stands for a message attached as a file.
+func attachedNote(msg tooLongMsg) string {
+	return fmt.Sprintf("My message is too long for the context window, so it is in the file %s (%d lines). Read it with your file tools, in parts, and answer it.", msg.path, msg.lines)
 }
 
 // writePasteFile writes text to a new file of pastesDir in the workspace

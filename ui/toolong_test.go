@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"myclaw/agent"
 )
 
 // tooLongModel holds a prompt with a paste of ~3.2k tokens, sent to a
@@ -148,5 +152,93 @@ func TestPasteFileStaysInTheWorkspace(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// failingCompactor's Compact fails at once, compacting nothing.
+type failingCompactor struct{ *fakeBackend }
+
+func (failingCompactor) Compact(context.Context, string) (agent.CompactionEvent, error) {
+	return agent.CompactionEvent{}, errors.New("the model returned an empty summary, nothing was compacted")
+}
+func (failingCompactor) Uncompact() (string, error) { return "", nil }
+func (failingCompactor) Keep() (string, error)      { return "", nil }
+
+// A compaction that fails gives the message back as it was, chips and all.
+func TestTooLongMessageBackWhenCompactionFails(t *testing.T) {
+	f := failingCompactor{newFake()}
+	m, _ := tooLongModel(t, f, 5000, 3000)
+	m = update(m, keyMsg("down"))
+	m = update(m, keyMsg("down"))
+	next, cmd := updateCmd(m, keyMsg("enter"))
+	m, cmd = updateCmd(next, cmd())
+	m, _ = updateCmd(m, cmd())
+	if len(f.prompts) != 0 || len(m.queued) != 0 {
+		t.Fatalf("sent %d prompts, %d queued; want the message back in the input", len(f.prompts), len(m.queued))
+	}
+	if got := m.input.ta.value(); got != "why does this fail? [pasted 1000 lines]" || len(m.input.pastes) != 1 {
+		t.Fatalf("input %.80q, %d pastes; want the message with its chip", got, len(m.input.pastes))
+	}
+	if !strings.Contains(m.tr.text(m.c), "nothing was compacted") {
+		t.Fatalf("transcript:\n%s", m.tr.text(m.c))
+	}
+}
+
+// A context already over the window is not the fault of a short message:
+// it goes without a word. A message that tips a context that fits over
+// the window is asked about, in tokens counted right.
+func TestTooLongOnlyWhenTheMessageIsTheProblem(t *testing.T) {
+	f := newFake()
+	m := New(f, Options{Workspace: t.TempDir()})
+	m = update(m, sizeMsg(testWidth, testHeight))
+	m.status.window, m.status.tokens = 65536, 70300
+	m = typeText(m, "continue please")
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	if m.picker != nil || m.turn == nil {
+		t.Fatalf("a 4-token message over a full context: picker %v, turn %v", m.picker != nil, m.turn != nil)
+	}
+	_ = drainTurn(t, m, cmd)
+
+	m = New(f, Options{Workspace: t.TempDir()})
+	m = update(m, sizeMsg(testWidth, testHeight))
+	m.status.window, m.status.tokens = 1000, 1000
+	m = typeText(m, "ok")
+	m, _ = updateCmd(m, keyMsg("enter"))
+	if m.picker == nil || !strings.HasPrefix(m.picker.title, "This message (~1 token) and the context (~1k) exceed") {
+		t.Fatalf("a message that tips a full context over: picker %v", m.picker)
+	}
+}
+
+// A custom command's prompt is checked as a typed one; attached as a file,
+// the file holds the prompt and the transcript the line typed.
+func TestTooLongCustomCommand(t *testing.T) {
+	f := newFake()
+	ws := t.TempDir()
+	m := New(f, Options{Workspace: ws})
+	m = update(m, sizeMsg(testWidth, testHeight))
+	m.status.window, m.status.tokens = 2000, 1000
+	m.c.setCustom([]CustomCommand{{Name: "greet", Body: "Hello $ARGUMENTS.\n" + strings.Repeat("Be kind and thorough. ", 200), Path: "/cfg/greet.md", Scope: "user"}})
+	m = typeText(m, "/greet Alice")
+	m.input.closed = true
+	m, _ = updateCmd(m, keyMsg("enter"))
+	if m.picker == nil || len(f.prompts) != 0 {
+		t.Fatalf("the prompt of /greet (~1.1k tokens of a 2k window) went unasked: %d prompts", len(f.prompts))
+	}
+	if got := m.input.ta.value(); got != "/greet Alice" {
+		t.Fatalf("input %q while asking", got)
+	}
+	m = update(m, keyMsg("down"))
+	next, cmd := updateCmd(m, keyMsg("enter"))
+	m, cmd = runCmdNoTurn(t, next, cmd)
+	m = drainTurn(t, m, cmd)
+	if len(f.prompts) != 1 || !strings.Contains(f.prompts[0], "in the file "+pastesDir+"/message-") {
+		t.Fatalf("sent %q", f.prompts)
+	}
+	rel := strings.Fields(strings.SplitAfter(f.prompts[0], "in the file ")[1])[0]
+	if data, err := os.ReadFile(filepath.Join(ws, rel)); err != nil || !strings.HasPrefix(string(data), "Hello Alice.\nBe kind") {
+		t.Fatalf("the file %s holds %.40q (%v); want the prompt", rel, data, err)
+	}
+	if tr := m.tr.text(m.c); !strings.Contains(tr, "❯ /greet Alice") {
+		t.Fatalf("transcript:\n%s", tr)
 	}
 }

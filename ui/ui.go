@@ -58,7 +58,7 @@ type Model struct {
 	typedAs map[string]string
 	// pasted maps a prompt with large pastes to how the input showed it,
 	// chips in place of the pastes, until the transcript shows it.
-	pasted map[string]string
+	pasted map[string]sentText
 	// pastes holds the text of pastes the input reader took out of the
 	// key stream (see pasteReader); nil when it reads no terminal.
 	pastes *pasteQueue
@@ -121,7 +121,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 		cards:   map[string]*toolCard{},
 		sc:      &statusCache{},
 		typedAs: map[string]string{},
-		pasted:  map[string]string{},
+		pasted:  map[string]sentText{},
 	}
 	m.input = newInput(c)
 	m.historyPath = opts.HistoryPath
