@@ -60,7 +60,11 @@ func (m Model) jobsCommand(args []string) (Model, tea.Cmd) {
 				text, _ := errorParts(err)
 				return commandResultMsg{err: &agent.UserError{Msg: text, Hint: "/jobs lists the jobs and their ids"}, refresh: true}
 			}
-			return commandResultMsg{draw: textDraw("stopped " + in.ID + ": " + in.Command), refresh: true}
+			if !in.Stopped && in.ExitCode != nil {
+				// It ended before the stop: nothing was stopped.
+				return commandResultMsg{draw: textDraw(fmt.Sprintf("%s had already exited (%d): %s", in.ID, *in.ExitCode, tools.ClipOneLine(in.Command, 80))), refresh: true}
+			}
+			return commandResultMsg{draw: textDraw("stopped " + in.ID + ": " + tools.ClipOneLine(in.Command, 80)), refresh: true}
 		}
 	case len(args) == 1 && args[0] != "stop":
 		return m.openJob(args[0])

@@ -20,6 +20,9 @@ func (f *jobsFake) Jobs() []tools.JobInfo { return f.jobs }
 func (f *jobsFake) StopJob(id string) (tools.JobInfo, error) {
 	for i, in := range f.jobs {
 		if in.ID == id {
+			if !in.Running {
+				return in, nil
+			}
 			f.jobs[i].Running, f.jobs[i].Stopped = false, true
 			f.stopped = append(f.stopped, id)
 			return f.jobs[i], nil
@@ -49,6 +52,10 @@ func TestJobsCommandAndStatusCount(t *testing.T) {
 	m = runLine(t, m, "/jobs stop 1")
 	if len(f.stopped) != 1 || !strings.Contains(lastBlock(m), "stopped job1") {
 		t.Fatalf("stop: %v, %q", f.stopped, lastBlock(m))
+	}
+	m = runLine(t, m, "/jobs stop 2")
+	if got := lastBlock(m); !strings.Contains(got, "job2 had already exited (0): go build") || strings.Contains(got, "stopped") {
+		t.Errorf("stop of an exited job: %q; want it said to have exited already", got)
 	}
 	m = runCmd(t, m, refreshStatus(f))
 	if got := m.statusView(); strings.Contains(got, "job") {
