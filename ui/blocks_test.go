@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"myclaw/agent"
 )
 
@@ -30,5 +32,22 @@ func TestServerCheckSaysOneSentence(t *testing.T) {
 	got := lastBlock(update(m, serverCheckedMsg{err: err}))
 	if !strings.Contains(got, "✗ No model server at http://localhost:11434/v1.") || !strings.Contains(got, "Start Ollama") || strings.Contains(got, "dial tcp") {
 		t.Fatalf("server check block:\n%s", got)
+	}
+}
+
+// A notice wraps at spaces: a date or an id with hyphens stays whole.
+func TestNoticeWrapsAtSpaces(t *testing.T) {
+	c := testCommon()
+	text := "Resumed session 20261202-0155-ab12 (14 earlier messages, last used 2026-12-02 01:55): the model remembers them."
+	for w := 60; w <= 100; w++ {
+		c.width = w
+		c.gen++
+		for _, b := range []block{noticeBlock(text), warnBlock(text)} {
+			for _, l := range b.lines(c) {
+				if strings.HasSuffix(ansi.Strip(l), "-") {
+					t.Errorf("at %d columns the notice broke a word after a hyphen: %q", w, ansi.Strip(l))
+				}
+			}
+		}
 	}
 }
