@@ -51,3 +51,14 @@ func TestNoticeWrapsAtSpaces(t *testing.T) {
 		}
 	}
 }
+
+// A word wider than the width is broken; a character wider than it does
+// not hang the wrap.
+func TestWrapWordsBreaksLongWords(t *testing.T) {
+	if got := strings.Join(wrapWords("ab cdefghij k", 4), "|"); got != "ab|cdef|ghij|k" {
+		t.Errorf("wrapWords = %q", got)
+	}
+	if got := wrapWords("世界", 1); len(got) == 0 {
+		t.Error("no lines")
+	}
+}

@@ -116,19 +116,20 @@ func wrapWords(s string, width int) []string {
 			continue
 		}
 		cur, curW := "", 0
-		for _, w := range strings.Split(line, " ") {
+		for i, w := range strings.Split(line, " ") {
 			ww := ansi.StringWidth(w)
-			switch {
-			case curW == 0 && cur == "":
-			case curW+1+ww <= width:
+			if i > 0 && curW+1+ww <= width {
 				cur, curW = cur+" "+w, curW+1+ww
 				continue
-			default:
+			}
+			if i > 0 {
 				out = append(out, cur)
 			}
-			cur, curW = "", 0
 			for ww > width {
 				part := ansi.Truncate(w, width, "")
+				if part == "" {
+					break // a character wider than width
+				}
 				out = append(out, part)
 				w = strings.TrimPrefix(w, part)
 				ww = ansi.StringWidth(w)

@@ -81,7 +81,7 @@ func (m Model) jobsCommand(args []string) (Model, tea.Cmd) {
 func drawJobs(c *common, list []tools.JobInfo, now time.Time) []string {
 	w := c.contentWidth() - 2
 	if len(list) == 0 {
-		return indent(wrapWords("no background jobs (the model starts one with shell_run and background: true)", w), "  ")
+		return textDraw("no background jobs (the model starts one with shell_run and background: true)")(c)
 	}
 	var out []string
 	for _, in := range list {
@@ -101,5 +101,5 @@ func drawJobs(c *common, list []tools.JobInfo, now time.Time) []string {
 			out = append(out, "  "+strings.Repeat(" ", hw)+l)
 		}
 	}
-	return append(out, indent(wrapWords("/jobs ID shows one's output and follows it; /jobs stop ID stops one; all stop when myclaw exits", w), "  ")...)
+	return append(out, textDraw("/jobs ID shows one's output and follows it; /jobs stop ID stops one; all stop when myclaw exits")(c)...)
 }
