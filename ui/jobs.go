@@ -65,7 +65,7 @@ func (m Model) jobsCommand(args []string) (Model, tea.Cmd) {
 			}
 			if !in.Stopped && in.ExitCode != nil {
 				// It ended before the stop: nothing was stopped.
-				return commandResultMsg{draw: textDraw(fmt.Sprintf("%s had already exited (%d): %s", in.ID, *in.ExitCode, tools.ClipOneLine(in.Command, 80))), refresh: true}
+				return commandResultMsg{draw: textDraw(fmt.Sprintf("%s had already exited (exit code %d), nothing to stop: %s", in.ID, *in.ExitCode, tools.ClipOneLine(in.Command, 80))), refresh: true}
 			}
 			return commandResultMsg{draw: textDraw("stopped " + in.ID + ": " + tools.ClipOneLine(in.Command, 80)), refresh: true}
 		}

@@ -56,7 +56,7 @@ func TestJobsCommandAndStatusCount(t *testing.T) {
 		t.Fatalf("stop: %v, %q", f.stopped, lastBlock(m))
 	}
 	m = runLine(t, m, "/jobs stop 2")
-	if got := lastBlock(m); !strings.Contains(got, "job2 had already exited (0): go build") || strings.Contains(got, "stopped") {
+	if got := lastBlock(m); !strings.Contains(got, "job2 had already exited (exit code 0), nothing to stop: go build") || strings.Contains(got, "stopped") {
 		t.Errorf("stop of an exited job: %q; want it said to have exited already", got)
 	}
 	m = runCmd(t, m, refreshStatus(f))
