@@ -300,3 +300,15 @@ func TestSandboxReportListsWritablePlaces(t *testing.T) {
 		t.Fatalf("the report lacks %q:\n%s", want, got)
 	}
 }
+
+// A background job that ends by itself is told in the transcript; the
+// notice refreshes the status line's count of running jobs.
+func TestJobEndedNotice(t *testing.T) {
+	b := &tuiBackend{notices: make(chan ui.Notice, 1)}
+	code := 0
+	b.jobEnded(tools.JobInfo{ID: "job2", Command: "sleep 3; echo bye\x1b[2J", ExitCode: &code})
+	got := drainNotices(b.notices)
+	if !strings.Contains(got, "Background job job2 exited 0: sleep 3; echo bye") || strings.Contains(got, "\x1b") {
+		t.Errorf("notice %q; want the job, its exit and its command, sanitised", got)
+	}
+}

@@ -231,10 +231,12 @@ func (p *printer) print(e agent.Event) {
 		}
 		if why, ok := p.asked[ev.Call.ID]; ok {
 			delete(p.asked, ev.Call.ID)
-			if why != "" {
-				why = " (" + termtext.OneLine(why, 200) + ")"
+			// The denial usually names the reason already: said once.
+			if why == "" || strings.Contains(termtext.Visible(ev.Message), why) {
+				p.activity("  allow it with an [[approval.rules]] entry in the config or a higher --autonomy level\n")
+			} else {
+				p.activity("  it asks for approval (%s): allow it with an [[approval.rules]] entry in the config or a higher --autonomy level\n", termtext.OneLine(why, 200))
 			}
-			p.activity("  it asks for approval%s: allow it with an [[approval.rules]] entry in the config or a higher --autonomy level\n", why)
 		}
 	case agent.CompactionEvent:
 		p.activity("compacted %d earlier messages into a summary (~%d tokens)\n", ev.Replaced, ev.Tokens)

@@ -23,4 +23,12 @@ func TestHeadlessTextSaysHowToAllowADeniedCall(t *testing.T) {
 	if !strings.Contains(got, "✗ shell_run denied") || !strings.HasSuffix(got, want) {
 		t.Fatalf("stderr %q; want the denial, then %q", got, want)
 	}
+	// A denial that names the reason is not followed by it again.
+	errOut.Reset()
+	p.print(agent.ApprovalEvent{Request: req, CallID: "c2", Tool: "shell_run", Phase: "decided", Decision: &approval.Decision{Choice: approval.Deny, By: "headless"}})
+	p.print(agent.ToolResultEvent{Call: agent.Call{ID: "c2", Tool: "shell_run"}, Status: agent.StatusDenied, Message: "shell_run needs approval (" + req.Why + "), and this session runs without a person to approve"})
+	got = errOut.String()
+	if strings.Count(got, req.Why) != 1 || !strings.HasSuffix(got, "\n  allow it with an [[approval.rules]] entry in the config or a higher --autonomy level\n") {
+		t.Fatalf("stderr %q; want the reason once, then how to allow it", got)
+	}
 }

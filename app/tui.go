@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"github.com/sashabaranov/go-openai"
@@ -36,6 +37,7 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 			info.ID, n, info.Updated.Local().Format("2006-01-02 15:04"))})
 	}
 	b := &tuiBackend{Agent: ag, app: a, notices: make(chan ui.Notice, 64), forms: make(chan ui.FormRequest)}
+	a.jobs.OnEnd(b.jobEnded)
 	// The servers start behind the first frame; their news reaches the
 	// transcript through Notices.
 	a.mcpOpts = mcp.Options{Interactive: true, Notify: b.mcpNotify, Elicit: b.elicit, Sample: b.sample}
@@ -219,6 +221,19 @@ func (b *tuiBackend) mcpChanged(s mcp.ServerStatus) {
 	}
 	select {
 	case b.notices <- ui.Notice{Text: text, Warning: s.State == mcp.StateFailed}:
+	default:
+	}
+}
+
+// jobEnded says in the transcript that a background job ended by itself;
+// the notice also refreshes the status line's count of running jobs.
+func (b *tuiBackend) jobEnded(in tools.JobInfo) {
+	state := "ended"
+	if in.ExitCode != nil {
+		state = "exited " + strconv.Itoa(*in.ExitCode)
+	}
+	select {
+	case b.notices <- ui.Notice{Text: fmt.Sprintf("Background job %s %s: %s (/jobs %s shows its output).", in.ID, state, tools.ClipOneLine(in.Command, 80), in.ID)}:
 	default:
 	}
 }

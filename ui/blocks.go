@@ -91,7 +91,7 @@ func noticeBlock(text string) block {
 	text = oneLine(text)
 	return newFuncBlock(func(c *common) []string {
 		var out []string
-		for _, l := range wrapPlain(text, c.contentWidth()-2) {
+		for _, l := range wrapWords(text, c.contentWidth()-2) {
 			out = append(out, "  "+c.styles.Notice.Render(l))
 		}
 		return out
@@ -103,7 +103,7 @@ func warnBlock(text string) block {
 	text = oneLine(text)
 	return newFuncBlock(func(c *common) []string {
 		var out []string
-		for i, l := range wrapPlain(text, c.contentWidth()-2) {
+		for i, l := range wrapWords(text, c.contentWidth()-2) {
 			p := "  "
 			if i == 0 {
 				p = c.styles.Warn.Render("! ")

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"myclaw/agent"
 )
 
@@ -45,5 +47,33 @@ func TestServerCheckRefreshesTheWindow(t *testing.T) {
 	m = runCmd(t, m, cmd)
 	if got := screen(m); !strings.Contains(got, "/65.5k") {
 		t.Fatalf("status after the check does not show the server's window:\n%s", got)
+	}
+}
+
+// A notice wraps at spaces: a date or an id with hyphens stays whole.
+func TestNoticeWrapsAtSpaces(t *testing.T) {
+	c := testCommon()
+	text := "Resumed session 20261202-0155-ab12 (14 earlier messages, last used 2026-12-02 01:55): the model remembers them."
+	for w := 60; w <= 100; w++ {
+		c.width = w
+		c.gen++
+		for _, b := range []block{noticeBlock(text), warnBlock(text)} {
+			for _, l := range b.lines(c) {
+				if strings.HasSuffix(ansi.Strip(l), "-") {
+					t.Errorf("at %d columns the notice broke a word after a hyphen: %q", w, ansi.Strip(l))
+				}
+			}
+		}
+	}
+}
+
+// A word wider than the width is broken; a character wider than it does
+// not hang the wrap.
+func TestWrapWordsBreaksLongWords(t *testing.T) {
+	if got := strings.Join(wrapWords("ab cdefghij k", 4), "|"); got != "ab|cdef|ghij|k" {
+		t.Errorf("wrapWords = %q", got)
+	}
+	if got := wrapWords("世界", 1); len(got) == 0 {
+		t.Error("no lines")
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
+
 	"myclaw/agent"
 	"myclaw/approval"
 	"myclaw/history"
@@ -24,12 +25,40 @@ func textDraw(s string) func(c *common) []string {
 		}
 		var out []string
 		for l := range strings.SplitSeq(s, "\n") {
-			for _, w := range wrapPlain(expandTabs(l), c.contentWidth()-2) {
+			for _, w := range hangLine(expandTabs(l), c.contentWidth()-2) {
 				out = append(out, "  "+w)
 			}
 		}
 		return out
 	}
+}
+
+// hangLine wraps one line at spaces to width, its later lines starting
+// under its text: past its indent and, in a list, past its bullet.
+func hangLine(l string, width int) []string {
+	if ansi.StringWidth(l) <= width {
+		return []string{l}
+	}
+	rest := strings.TrimLeft(l, " ")
+	hang := len(l) - len(rest)
+	for _, b := range []string{"- ", "• ", "* "} {
+		if strings.HasPrefix(rest, b) {
+			hang += ansi.StringWidth(b)
+			break
+		}
+	}
+	if hang > width/2 {
+		return wrapPlain(l, width)
+	}
+	lines := wrapWords(rest, width-hang)
+	for i := range lines {
+		p := strings.Repeat(" ", hang)
+		if i == 0 {
+			p = l[:len(l)-len(rest)]
+		}
+		lines[i] = p + lines[i]
+	}
+	return lines
 }
 
 // errorParts splits an error into what the user reads and the hint.

@@ -279,3 +279,19 @@ func TestSubmittingACommandFollowsTheBottom(t *testing.T) {
 		t.Fatalf("after /permissions the transcript stays scrolled up:\n%s", screen(m))
 	}
 }
+
+// A long list item wraps at spaces under its text, past its bullet.
+func TestTextDrawHangsListItems(t *testing.T) {
+	c := testCommon()
+	c.width = 80
+	got := textDraw("The sandbox allows:\n  - writes in /work/project/build-output/cache and every folder below it, and reads of the whole home folder\nend")(c)
+	want := []string{
+		"  The sandbox allows:",
+		"    - writes in /work/project/build-output/cache and every folder below it,",
+		"      and reads of the whole home folder",
+		"  end",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

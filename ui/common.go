@@ -104,6 +104,43 @@ func wrapPlain(s string, width int) []string {
 	return out
 }
 
+// wrapWords wraps plain text to width columns at spaces only, so that a
+// date, an id or a path with hyphens stays whole; a word wider than width
+// is broken. Newlines in s are kept.
+func wrapWords(s string, width int) []string {
+	width = max(width, 1)
+	var out []string
+	for line := range strings.SplitSeq(s, "\n") {
+		if ansi.StringWidth(line) <= width {
+			out = append(out, line)
+			continue
+		}
+		cur, curW := "", 0
+		for i, w := range strings.Split(line, " ") {
+			ww := ansi.StringWidth(w)
+			if i > 0 && curW+1+ww <= width {
+				cur, curW = cur+" "+w, curW+1+ww
+				continue
+			}
+			if i > 0 {
+				out = append(out, cur)
+			}
+			for ww > width {
+				part := ansi.Truncate(w, width, "")
+				if part == "" {
+					break // a character wider than width
+				}
+				out = append(out, part)
+				w = strings.TrimPrefix(w, part)
+				ww = ansi.StringWidth(w)
+			}
+			cur, curW = w, ww
+		}
+		out = append(out, cur)
+	}
+	return out
+}
+
 // indent prefixes every line with p.
 func indent(lines []string, p string) []string {
 	out := make([]string, len(lines))

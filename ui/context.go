@@ -61,6 +61,14 @@ func drawContext(c *common, r agent.ContextReport) []string {
 		line := "  " + pad(label, 22) + pad("~"+shortCount(n), 9) + pad(share(n), 8) + st.Dim.Render(note)
 		return truncate(line, w)
 	}
+	// note is a dim line of its own, wrapped at spaces under its indent.
+	note := func(text string) []string {
+		var out []string
+		for _, l := range wrapWords(text, w-2) {
+			out = append(out, "  "+st.Dim.Render(l))
+		}
+		return out
+	}
 	out := []string{st.Bold.Render("  in the prompt now") + st.Dim.Render("  (tokens estimated at 4 bytes each)")}
 	out = append(out, row("system prompt", r.System, "rules, workspace, instruction files"))
 	untrusted := false
@@ -85,18 +93,18 @@ func drawContext(c *common, r agent.ContextReport) []string {
 	out = append(out, row("free", r.Free, "of a "+shortCount(r.Window)+"-token window"))
 	switch r.WindowSource {
 	case "estimated", "":
-		out = append(out, "  "+st.Dim.Render("the window is a guess: the server did not say; set context_window in the config"))
+		out = append(out, note("the window is a guess: the server did not say; set context_window in the config")...)
 	default:
-		out = append(out, "  "+st.Dim.Render("window from "+oneLine(r.WindowSource)))
+		out = append(out, note("window from "+oneLine(r.WindowSource))...)
 	}
 	if r.CompactCatalog {
-		out = append(out, "  "+st.Dim.Render("a small window: the system prompt and tool descriptions are sent in short form"))
+		out = append(out, note("a small window: the system prompt and tool descriptions are sent in short form")...)
 	}
 	if r.LastUsage > 0 {
-		out = append(out, "  "+st.Dim.Render("the last request counted "+shortCount(r.LastUsage)+" tokens"))
+		out = append(out, note("the last request counted "+shortCount(r.LastUsage)+" tokens")...)
 	}
 	if untrusted {
-		out = append(out, "  "+st.Dim.Render("untrusted notes are data for the model, not orders; /trust makes them instructions"))
+		out = append(out, note("untrusted notes are data for the model, not orders; /trust makes them instructions")...)
 	}
 	return out
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"myclaw/agent"
 	"myclaw/history"
 )
@@ -119,16 +121,19 @@ func TestMouseToggle(t *testing.T) {
 
 func TestQuitSummary(t *testing.T) {
 	f := newFake()
-	if got := quitSummary(f); got != "" {
-		t.Fatalf("a session where nothing happened: %q; want no summary", got)
+	f.status.SessionID, f.status.UndoDepth = "20261201-0900-ab12", 0
+	// A run that did nothing (a fresh fork, a resumed session) still says
+	// how to come back to it.
+	if got, want := quitSummary(f, 80), "myclaw: session 20261201-0900-ab12\n  resume: myclaw --continue  (or myclaw --session 20261201-0900-ab12)\n"; got != want {
+		t.Fatalf("a run where nothing happened: %q; want %q", got, want)
 	}
-	f.status.SessionID, f.status.UndoDepth = "20261201-0900-ab12", 2
+	f.status.UndoDepth = 2
 	f.entries = []history.Entry{{Seq: 1, State: history.StateApplied}, {Seq: 2, State: history.StateIrreversible}, {Seq: 3, State: history.StateApplied}}
 	c := &costFake{fakeBackend: f, rep: runOnly(agent.Usage{Requests: 3, PromptTokens: 12000, CompletionTokens: 345, Cost: 0.0123, CostKnown: true}, agent.Prices{})}
 	want := "myclaw: session 20261201-0900-ab12 · this run: 3 requests · 12.3k tokens · $0.0123\n" +
 		"  2 calls changed files; undo can revert 2 steps (myclaw undo)\n" +
 		"  resume: myclaw --continue  (or myclaw --session 20261201-0900-ab12)\n"
-	if got := quitSummary(c); got != want {
+	if got := quitSummary(c, 0); got != want {
 		t.Fatalf("quitSummary =\n%s\nwant\n%s", got, want)
 	}
 	// A resumed session: this run's part, then the whole session's cost.
@@ -136,7 +141,22 @@ func TestQuitSummary(t *testing.T) {
 	want = "myclaw: session 20261201-0900-ab12 · this run: 3 requests · 12.3k tokens · $0.0123 (session $0.0200)\n" +
 		"  2 calls changed files; undo can revert 2 steps (myclaw undo)\n" +
 		"  resume: myclaw --continue  (or myclaw --session 20261201-0900-ab12)\n"
-	if got := quitSummary(c); got != want {
+	if got := quitSummary(c, 0); got != want {
 		t.Fatalf("quitSummary of a resumed session =\n%s\nwant\n%s", got, want)
+	}
+	// Estimated tokens at 80 columns: both totals carry ~, and the line
+	// breaks at a space, not inside a word.
+	c.rep = runOnly(agent.Usage{Requests: 2, PromptTokens: 5000, CompletionTokens: 400, Estimated: true}, agent.Prices{})
+	c.rep.Usage = agent.Usage{Requests: 4, PromptTokens: 10000, CompletionTokens: 700, Estimated: true}
+	got := quitSummary(c, 80)
+	want = "myclaw: session 20261201-0900-ab12 · this run: 2 requests · ~5.4k tokens\n" +
+		"    (session ~10.7k tokens)\n"
+	if !strings.HasPrefix(got, want) {
+		t.Fatalf("quitSummary at 80 columns =\n%s\nwant it to start\n%s", got, want)
+	}
+	for _, l := range strings.Split(got, "\n") {
+		if ansi.StringWidth(l) > 80 {
+			t.Errorf("line wider than 80 columns: %q", l)
+		}
 	}
 }

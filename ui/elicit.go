@@ -264,7 +264,7 @@ func (f *elicitForm) view() []string {
 	if f.content != nil {
 		body = f.summary(w)
 		if len(body) > room {
-			body = append(body[:room-1], f.c.styles.Dim.Render(fmt.Sprintf("  … %d more lines", len(body)-room+1)))
+			body = append(body[:room-1], f.c.styles.Dim.Render("  … "+tools.Count(len(body)-room+1, "more line")))
 		}
 	} else {
 		fields, from, to := f.fieldLines(w)

@@ -1,12 +1,12 @@
 package ui
 
 import (
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"myclaw/tools"
 	"myclaw/tools/termtext"
 )
 
@@ -70,7 +70,9 @@ func renderFence(c *common, width int, source string, at time.Time, body string,
 	} else {
 		for l := range strings.SplitSeq(body, "\n") {
 			l = expandTabs(l)
-			if folded && len(lines) >= foldLines {
+			// One row more than the fold shows is shown: a count in
+			// its place would save nothing.
+			if folded && len(lines) > foldLines {
 				// Past the fold only the count matters: a line that
 				// fits takes one row, and only longer ones are wrapped.
 				hidden++
@@ -82,7 +84,7 @@ func renderFence(c *common, width int, source string, at time.Time, body string,
 			lines = append(lines, wrapPlain(l, inner)...)
 		}
 	}
-	if folded && len(lines) > foldLines {
+	if folded && len(lines)+hidden > foldLines+1 {
 		hidden += len(lines) - foldLines
 		lines = lines[:foldLines]
 	}
@@ -93,7 +95,7 @@ func renderFence(c *common, width int, source string, at time.Time, body string,
 	}
 	more := ""
 	if hidden > 0 {
-		more = "… " + strconv.Itoa(hidden) + " more lines (" + c.keys.ToggleTools.Help().Key + " shows all)"
+		more = "… " + tools.Count(hidden, "more line") + " (" + c.keys.ToggleTools.Help().Key + " shows all)"
 	}
 	return fenceFrame(c, width, label, lines, more)
 }
@@ -135,7 +137,7 @@ func thinFence(c *common, width int, label string, lines []string, hidden int) [
 		out = append(out, bar+st.FenceText.Render(l))
 	}
 	if hidden > 0 {
-		out = append(out, bar+st.Dim.Render(truncate("… "+strconv.Itoa(hidden)+" more lines ("+c.keys.ToggleTools.Help().Key+" shows all)", width-4)))
+		out = append(out, bar+st.Dim.Render(truncate("… "+tools.Count(hidden, "more line")+" ("+c.keys.ToggleTools.Help().Key+" shows all)", width-4)))
 	}
 	return append(out, st.FenceQuiet.Render("└"+strings.Repeat("─", width-1)))
 }

@@ -193,3 +193,22 @@ func TestThinFenceForWorkspaceFiles(t *testing.T) {
 		t.Errorf("web content lost its strong frame:\n%s", web)
 	}
 }
+
+// A fold that would hide one line shows it: the count would take its row.
+// Two hidden lines are counted in the singular-aware way.
+func TestFenceFoldHidesNoSingleLine(t *testing.T) {
+	for n, want := range map[int]string{foldLines + 1: "", foldLines + 2: "… 2 more lines (ctrl+o shows all)"} {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "row %d\n", i)
+		}
+		got := strings.Join(fenceCard(b.String()).lines(testCommon()), "\n")
+		last := fmt.Sprintf("row %d", n-1)
+		switch {
+		case want == "" && (!strings.Contains(got, last) || strings.Contains(got, "more line")):
+			t.Errorf("%d lines: want all shown, got\n%s", n, got)
+		case want != "" && (strings.Contains(got, last) || !strings.Contains(got, want)):
+			t.Errorf("%d lines: want %q, got\n%s", n, want, got)
+		}
+	}
+}

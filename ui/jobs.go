@@ -7,9 +7,11 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"myclaw/agent"
 	"myclaw/tools"
+	"myclaw/tools/termtext"
 )
 
 // Jobs is implemented by a Backend whose shell runs background jobs; /jobs
@@ -46,7 +48,8 @@ func (m Model) jobsCommand(args []string) (Model, tea.Cmd) {
 	switch {
 	case len(args) == 0:
 		return m, func() tea.Msg {
-			return commandResultMsg{draw: textDraw(describeJobs(j.Jobs(), time.Now())), refresh: true}
+			list, now := j.Jobs(), time.Now()
+			return commandResultMsg{draw: func(c *common) []string { return drawJobs(c, list, now) }, refresh: true}
 		}
 	case len(args) == 2 && args[0] == "stop":
 		id := args[1]
@@ -60,7 +63,11 @@ func (m Model) jobsCommand(args []string) (Model, tea.Cmd) {
 				text, _ := errorParts(err)
 				return commandResultMsg{err: &agent.UserError{Msg: text, Hint: "/jobs lists the jobs and their ids"}, refresh: true}
 			}
-			return commandResultMsg{draw: textDraw("stopped " + in.ID + ": " + in.Command), refresh: true}
+			if !in.Stopped && in.ExitCode != nil {
+				// It ended before the stop: nothing was stopped.
+				return commandResultMsg{draw: textDraw(fmt.Sprintf("%s had already exited (exit code %d), nothing to stop: %s", in.ID, *in.ExitCode, tools.ClipOneLine(in.Command, 80))), refresh: true}
+			}
+			return commandResultMsg{draw: textDraw("stopped " + in.ID + ": " + tools.ClipOneLine(in.Command, 80)), refresh: true}
 		}
 	case len(args) == 1 && args[0] != "stop":
 		return m.openJob(args[0])
@@ -69,12 +76,14 @@ func (m Model) jobsCommand(args []string) (Model, tea.Cmd) {
 	return m, nil
 }
 
-// describeJobs lists jobs one per line: id, state, age, output, command.
-func describeJobs(list []tools.JobInfo, now time.Time) string {
+// drawJobs lists jobs one per line: id, state, age, output, command; a
+// long command wraps under its own column.
+func drawJobs(c *common, list []tools.JobInfo, now time.Time) []string {
+	w := c.contentWidth() - 2
 	if len(list) == 0 {
-		return "no background jobs (the model starts one with shell_run and background: true)"
+		return textDraw("no background jobs (the model starts one with shell_run and background: true)")(c)
 	}
-	var b strings.Builder
+	var out []string
 	for _, in := range list {
 		state := "running"
 		switch {
@@ -84,9 +93,13 @@ func describeJobs(list []tools.JobInfo, now time.Time) string {
 		case in.ExitCode != nil:
 			state = "exited " + strconv.Itoa(*in.ExitCode)
 		}
-		fmt.Fprintf(&b, "%-6s %-10s %8s  %8s  %s\n", in.ID, state, formatElapsed(now.Sub(in.Started)),
-			tools.HumanSize(in.OutputBytes), tools.ClipOneLine(in.Command, 80))
+		head := fmt.Sprintf("%-6s %-10s %8s  %8s  ", termtext.OneLine(in.ID, 20), state, formatElapsed(now.Sub(in.Started)), tools.HumanSize(in.OutputBytes))
+		hw := ansi.StringWidth(head)
+		cmd := wrapWords(tools.ClipOneLine(in.Command, 200), max(w-hw, 20))
+		out = append(out, "  "+head+cmd[0])
+		for _, l := range cmd[1:] {
+			out = append(out, "  "+strings.Repeat(" ", hw)+l)
+		}
 	}
-	b.WriteString("/jobs ID shows one's output and follows it; /jobs stop ID stops one; all stop when myclaw exits")
-	return b.String()
+	return append(out, textDraw("/jobs ID shows one's output and follows it; /jobs stop ID stops one; all stop when myclaw exits")(c)...)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"myclaw/tools"
 )
@@ -36,6 +37,7 @@ type jobView struct {
 	age  time.Duration
 	text string // the tail, sanitised
 	read bool   // a read came back
+	back int    // rows scrolled back from the newest (PgUp)
 }
 
 // jobTailMsg brings a read of a job's output.
@@ -103,11 +105,61 @@ func (m Model) handleJobFollow(msg jobFollowMsg) (Model, tea.Cmd) {
 	return m, readJobTail(out, m.job.id, msg.seq)
 }
 
-func (v *jobView) update(msg tea.KeyMsg) *jobView {
-	if key.Matches(msg, v.c.keys.Cancel) {
-		return nil
+// update handles a key in the open view: PgUp and PgDn scroll it; any
+// other key closes it, and all but Esc go on to the prompt, so typing
+// "/jobs stop 1" there works. passOn says the key is the prompt's.
+func (v *jobView) update(msg tea.KeyMsg) (next *jobView, passOn bool) {
+	switch {
+	case msg.Paste:
+		return nil, true
+	case key.Matches(msg, v.c.keys.PageUp):
+		v.back += max(v.rows()-1, 1)
+		return v, false
+	case key.Matches(msg, v.c.keys.PageDown):
+		v.back = max(v.back-max(v.rows()-1, 1), 0)
+		return v, false
+	case key.Matches(msg, v.c.keys.Cancel):
+		return nil, false
 	}
-	return v
+	return nil, true
+}
+
+// jobNoteLines is how much of the output the transcript keeps of a closed
+// view.
+const jobNoteLines = 5
+
+// note is what stays in the transcript once the view closes: the job, its
+// state and its last lines.
+func (v *jobView) note() string {
+	if !v.read {
+		return ""
+	}
+	head := v.id + " · " + v.state() + " · " + tools.ClipOneLine(v.info.Command, 200)
+	text := strings.TrimRight(v.text, "\n")
+	if text == "" {
+		return head + "\n(no output yet)"
+	}
+	lines := strings.Split(text, "\n")
+	if len(lines) > jobNoteLines {
+		head += " · its last " + strconv.Itoa(jobNoteLines) + " lines:"
+		lines = lines[len(lines)-jobNoteLines:]
+	}
+	return head + "\n" + strings.Join(lines, "\n")
+}
+
+func (v *jobView) state() string {
+	in := v.info
+	switch {
+	case !v.read:
+		return "reading…"
+	case in.Running:
+		return "running"
+	case in.Stopped:
+		return "stopped"
+	case in.ExitCode != nil:
+		return "exited " + strconv.Itoa(*in.ExitCode)
+	}
+	return "running"
 }
 
 // rows is how many lines of output the view shows at this height.
@@ -117,30 +169,28 @@ func (v *jobView) view() []string {
 	st := &v.c.styles
 	w := v.c.contentWidth()
 	in := v.info
-	state := "running"
-	switch {
-	case !v.read:
-		state = "reading…"
-	case in.Running:
-	case in.Stopped:
-		state = "stopped"
-	case in.ExitCode != nil:
-		state = "exited " + strconv.Itoa(*in.ExitCode)
-	}
-	title := v.id + " · " + state
+	title := v.id + " · " + v.state()
 	if v.read {
 		title += " · " + formatElapsed(v.age) + " · " + tools.ClipOneLine(in.Command, 200)
 	}
 	out := []string{st.PaneTitle.Render(truncate(title, w))}
 	var body []string
-	for l := range strings.SplitSeq(strings.TrimRight(v.text, "\n"), "\n") {
-		body = append(body, wrapPlain(expandTabs(l), w-2)...)
+	var from []int // the line of the output each row shows
+	for i, l := range strings.Split(strings.TrimRight(v.text, "\n"), "\n") {
+		for _, r := range wrapPlain(expandTabs(l), w-2) {
+			body, from = append(body, r), append(from, i)
+		}
 	}
 	n := v.rows()
-	earlier := 0
-	if len(body) > n {
-		earlier, body = len(body)-n, body[len(body)-n:]
+	v.back = min(v.back, max(len(body)-n, 0))
+	end := len(body) - v.back
+	start := max(end-n, 0)
+	shown := 0
+	if end > start {
+		shown = from[end-1] - from[start] + 1
 	}
+	whole := len(body) > n
+	body = body[start:end]
 	switch {
 	case !v.read:
 	case v.text == "":
@@ -150,12 +200,42 @@ func (v *jobView) view() []string {
 			out = append(out, "  "+l)
 		}
 	}
-	foot := "  " + v.c.keys.Cancel.Help().Key + " closes"
+	// Typing closes the view and goes to the prompt.
+	var foot []string
+	switch {
+	case v.back > 0:
+		foot = append(foot, tools.Count(shown, "line")+", "+strconv.Itoa(v.back)+" rows back", "pgdn goes on")
+	case whole:
+		foot = append(foot, "last "+tools.Count(shown, "line"), "pgup scrolls")
+	}
 	if in.Running {
-		foot = "  following live · " + v.c.keys.Cancel.Help().Key + " closes · /jobs stop " + v.id + " stops it"
+		foot = append(foot, "following live")
 	}
-	if earlier > 0 {
-		foot = "  last " + strconv.Itoa(n) + " lines ·" + strings.TrimPrefix(foot, " ")
+	foot = append(foot, v.c.keys.Cancel.Help().Key+" closes")
+	if in.Running {
+		foot = append(foot, "type /jobs stop "+v.id+" to stop it")
 	}
-	return append(out, st.Dim.Render(truncate(foot, w)))
+	for _, l := range joinWrap(foot, " · ", w-2) {
+		out = append(out, st.Dim.Render("  "+l))
+	}
+	return out
+}
+
+// joinWrap joins parts with sep into lines of at most w columns, breaking
+// only between parts (a part wider than w is cut).
+func joinWrap(parts []string, sep string, w int) []string {
+	var out []string
+	cur := ""
+	for _, p := range parts {
+		switch {
+		case cur == "":
+			cur = p
+		case ansi.StringWidth(cur+sep+p) <= w:
+			cur += sep + p
+		default:
+			out = append(out, truncate(cur, w))
+			cur = p
+		}
+	}
+	return append(out, truncate(cur, w))
 }

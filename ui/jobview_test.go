@@ -115,3 +115,58 @@ func TestJobsIDTakesEitherFormAndNamesAWrongOne(t *testing.T) {
 		t.Errorf("unknown id: %q; want the id named and /jobs suggested", got)
 	}
 }
+
+// Typing in the view closes it and goes to the prompt, so the stop its
+// footer suggests works; Esc leaves the job's last lines in the transcript;
+// PgUp scrolls back.
+func TestJobsViewHandsTypingToThePrompt(t *testing.T) {
+	m, f := jobModel(t, 80, 24)
+	m = typeText(m, "/jobs 1")
+	m.input.closed = true
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	m, _ = readJob(t, m, func() any { return cmd() })
+	m = update(m, keyMsg("pgup"))
+	if got := screen(m); !strings.Contains(got, "rows back") || strings.Contains(got, "ready on :3000") {
+		t.Errorf("pgup did not scroll the view back:\n%s", got)
+	}
+	m = update(m, keyMsg("pgdown"))
+	if got := screen(m); !strings.Contains(got, "ready on :3000") {
+		t.Errorf("pgdown did not come back to the newest output:\n%s", got)
+	}
+	m = update(m, keyMsg("esc"))
+	if got := lastBlock(m); m.job != nil || !strings.Contains(got, "job1 · running · npm run dev") || !strings.Contains(got, "ready on :3000") || strings.Count(got, "GET /api/items") != jobNoteLines-1 {
+		t.Errorf("after esc the transcript holds %q; want the job and its last lines", got)
+	}
+
+	m = typeText(m, "/jobs 1")
+	m.input.closed = true
+	m, cmd = updateCmd(m, keyMsg("enter"))
+	m, _ = readJob(t, m, func() any { return cmd() })
+	m = typeText(m, "/jobs stop 1")
+	if m.job != nil || m.input.ta.value() != "/jobs stop 1" {
+		t.Fatalf("typing in the view: view open %v, prompt %q", m.job != nil, m.input.ta.value())
+	}
+	m.input.closed = true
+	m, cmd = updateCmd(m, keyMsg("enter"))
+	runCmd(t, m, cmd)
+	if len(f.stopped) != 1 || f.stopped[0] != "job1" {
+		t.Errorf("stopped %v; want job1", f.stopped)
+	}
+}
+
+// Long lines wrap into several rows; the footer counts the lines shown.
+func TestJobsViewCountsLinesNotRows(t *testing.T) {
+	m, f := jobModel(t, 80, 24)
+	var out strings.Builder
+	for i := range 10 {
+		out.WriteString(strings.Repeat("x", 100) + " line " + string(rune('a'+i)) + "\n")
+	}
+	f.output["job1"] = out.String()
+	m = typeText(m, "/jobs 1")
+	m.input.closed = true
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	m, _ = readJob(t, m, func() any { return cmd() })
+	if got := screen(m); !strings.Contains(got, "last 6 lines") {
+		t.Errorf("12 rows of 2-row lines; want the footer to say 6 lines:\n%s", got)
+	}
+}

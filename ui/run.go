@@ -105,7 +105,7 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 	}
 	p := tea.NewProgram(m, popts...)
 	log.Info("tui started", "workspace", opts.Workspace)
-	_, err := p.Run()
+	final, err := p.Run()
 	if !m.shared.shutdown(shutdownWait) {
 		log.Warn("a turn did not stop within the shutdown wait", "wait", shutdownWait)
 	}
@@ -113,7 +113,11 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 	switch {
 	case err == nil:
 		// On the normal screen, so it stays in the scrollback.
-		if s := quitSummary(b); s != "" {
+		width := 0
+		if fm, ok := final.(Model); ok {
+			width = fm.c.width
+		}
+		if s := quitSummary(b, width); s != "" {
 			out := opts.Output
 			if out == nil {
 				out = os.Stdout

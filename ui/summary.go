@@ -4,15 +4,18 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"myclaw/history"
 	"myclaw/tools"
 	"myclaw/tools/termtext"
 )
 
 // quitSummary is what stays on the normal screen after the TUI closes:
-// the session, what it cost, what it changed and how to come back to it;
-// "" for a session where nothing happened.
-func quitSummary(b Backend) string {
+// the session, what it cost, what it changed and how to come back to it,
+// wrapped at spaces to width columns (0: not wrapped). Even a run that did
+// nothing names its session: it may be a fork or a resumed one.
+func quitSummary(b Backend, width int) string {
 	st := b.Status()
 	entries, _ := b.History()
 	var rep struct {
@@ -33,12 +36,14 @@ func quitSummary(b Backend) string {
 			switch {
 			case r.CostKnown && r.Cost > 0:
 				rep.session = "session " + formatUSD(r.Cost)
+			case r.Estimated:
+				rep.session = "session ~" + shortCount(r.PromptTokens+r.CompletionTokens) + " tokens"
 			default:
 				rep.session = "session " + shortCount(r.PromptTokens+r.CompletionTokens) + " tokens"
 			}
 		}
 	}
-	if st.SessionID == "" || (rep.requests == 0 && len(entries) == 0) {
+	if st.SessionID == "" {
 		return ""
 	}
 	id := termtext.OneLine(st.SessionID, 80)
@@ -57,7 +62,7 @@ func quitSummary(b Backend) string {
 	if rep.session != "" {
 		first += " (" + rep.session + ")"
 	}
-	b1.WriteString(first + "\n")
+	writeWrapped(&b1, first, width)
 	applied := 0
 	for _, e := range entries {
 		// A compaction (seq 0) is in the history but changed no file.
@@ -66,8 +71,34 @@ func quitSummary(b Backend) string {
 		}
 	}
 	if applied > 0 || st.UndoDepth > 0 {
-		fmt.Fprintf(&b1, "  %s changed files; undo can revert %s (myclaw undo)\n", tools.Count(applied, "call"), tools.Count(st.UndoDepth, "step"))
+		writeWrapped(&b1, fmt.Sprintf("  %s changed files; undo can revert %s (myclaw undo)", tools.Count(applied, "call"), tools.Count(st.UndoDepth, "step")), width)
 	}
-	fmt.Fprintf(&b1, "  resume: myclaw --continue  (or myclaw --session %s)\n", id)
+	writeWrapped(&b1, "  resume: myclaw --continue  (or myclaw --session "+id+")", width)
 	return b1.String()
+}
+
+// writeWrapped writes line to b wrapped at spaces to width columns, the
+// lines after the first indented four spaces; the terminal would cut it
+// inside a word.
+func writeWrapped(b *strings.Builder, line string, width int) {
+	if width <= 0 || ansi.StringWidth(line) <= width {
+		b.WriteString(line + "\n")
+		return
+	}
+	const hang = "    "
+	rest := strings.Fields(line)
+	lead := line[:len(line)-len(strings.TrimLeft(line, " "))]
+	cur := lead
+	for _, w := range rest {
+		switch {
+		case strings.TrimSpace(cur) == "":
+			cur += w
+		case ansi.StringWidth(cur)+1+ansi.StringWidth(w) <= width:
+			cur += " " + w
+		default:
+			b.WriteString(cur + "\n")
+			cur = hang + w
+		}
+	}
+	b.WriteString(cur + "\n")
 }

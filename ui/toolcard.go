@@ -13,6 +13,7 @@ import (
 	"myclaw/agent"
 	"myclaw/approval"
 	"myclaw/history"
+	"myclaw/tools"
 	"myclaw/tools/termtext"
 )
 
@@ -323,7 +324,8 @@ func (t *toolCard) drawDiff(c *common, inner int, collapsed bool) []string {
 	// reads the same on the card as where it was approved.
 	src := strings.Split(strings.TrimRight(termtext.Visible(t.diff), "\n"), "\n")
 	shown := src
-	if collapsed && len(src) > collapsedDiffLines {
+	// One line more than the fold is shown: its count would take the row.
+	if collapsed && len(src) > collapsedDiffLines+1 {
 		shown = src[:collapsedDiffLines]
 	}
 	for _, l := range shown {
@@ -333,7 +335,7 @@ func (t *toolCard) drawDiff(c *common, inner int, collapsed bool) []string {
 		}
 	}
 	if len(shown) < len(src) {
-		out = append(out, "  "+st.Dim.Render("… "+strconv.Itoa(len(src)-len(shown))+" more lines ("+
+		out = append(out, "  "+st.Dim.Render("… "+tools.Count(len(src)-len(shown), "more line")+" ("+
 			c.keys.ToggleTools.Help().Key+" expands, /diff shows every change)"))
 	}
 	return out

@@ -376,8 +376,18 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		return m, cmd
 	}
 	if m.job != nil {
-		m.job = m.job.update(msg)
-		return m, nil
+		v := m.job
+		next, passOn := v.update(msg)
+		m.job = next
+		if next != nil {
+			return m, nil
+		}
+		if note := v.note(); note != "" {
+			m = m.addBlock(newFuncBlock(textDraw(note)))
+		}
+		if !passOn {
+			return m, nil
+		}
 	}
 	if m.previewing {
 		if !msg.Paste && key.Matches(msg, k.Cancel) {

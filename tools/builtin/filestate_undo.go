@@ -126,7 +126,8 @@ func fsSince(blobs tools.BlobStore, rel string, left tools.FileState, cur fsObse
 	}
 	lines := strings.Split(strings.TrimRight(d.Text(), "\n"), "\n")
 	more := 0
-	if len(lines) > fsSinceLines {
+	// One line over is shown: its count would take the line.
+	if len(lines) > fsSinceLines+1 {
 		lines, more = lines[:fsSinceLines], len(lines)-fsSinceLines
 	}
 	for i, l := range lines {
@@ -139,7 +140,7 @@ func fsSince(blobs tools.BlobStore, rel string, left tools.FileState, cur fsObse
 		lines[i] = l
 	}
 	if more > 0 {
-		lines = append(lines, fmt.Sprintf("… %d more lines", more))
+		lines = append(lines, "… "+tools.Count(more, "more line"))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -37,6 +37,16 @@ type ShellJobs struct {
 	mu   sync.Mutex
 	jobs []*shellJob
 	next int
+	// onEnd hears of each job that ended by itself (not stopped).
+	onEnd func(tools.JobInfo)
+}
+
+// OnEnd sets f to be called, on a goroutine of its own, with each job that
+// ends by itself: a status line counting the running jobs gets fresh.
+func (j *ShellJobs) OnEnd(f func(tools.JobInfo)) {
+	j.mu.Lock()
+	j.onEnd = f
+	j.mu.Unlock()
 }
 
 // NewShellJobs returns an empty job table.
@@ -129,8 +139,15 @@ func (j *ShellJobs) start(cmd *exec.Cmd, line string) (*shellJob, error) {
 		proc.stop()
 		job.mu.Lock()
 		job.exitCode = shellExitCode(proc.cmd.ProcessState)
+		stopped := job.stopped
 		job.mu.Unlock()
 		close(job.ended)
+		j.mu.Lock()
+		onEnd := j.onEnd
+		j.mu.Unlock()
+		if onEnd != nil && !stopped {
+			onEnd(job.info())
+		}
 	}()
 	j.mu.Lock()
 	j.jobs = append(j.jobs, job)

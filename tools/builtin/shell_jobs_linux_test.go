@@ -132,3 +132,33 @@ func TestShellBackgroundUnavailable(t *testing.T) {
 		t.Errorf("schema offers background without a job table")
 	}
 }
+
+// A job that ends by itself is reported; one that is stopped is not.
+func TestShellJobOnEnd(t *testing.T) {
+	jobs := NewShellJobs()
+	t.Cleanup(jobs.StopAll)
+	ended := make(chan tools.JobInfo, 4)
+	jobs.OnEnd(func(in tools.JobInfo) { ended <- in })
+	shell, dir := shellTestTool(t, ShellOptions{Env: append(os.Environ(), procTestTag()), Jobs: jobs})
+	if _, err := shell.Execute(context.Background(), json.RawMessage(`{"command":"echo ready; while [ ! -f go ]; do sleep 0.05; done; exit 3","background":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := shell.Execute(context.Background(), json.RawMessage(`{"command":"echo ready; sleep 600","background":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := jobs.Stop("job2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/go", nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in := <-ended
+	if in.ID != "job1" || in.Running || in.ExitCode == nil || *in.ExitCode != 3 {
+		t.Fatalf("ended %+v; want job1 exited 3", in)
+	}
+	select {
+	case in := <-ended:
+		t.Errorf("the stopped %s was reported as ended", in.ID)
+	default:
+	}
+}

@@ -426,5 +426,6 @@ func (s *shellRun) startJob(ctx context.Context, line string) (tools.Result, err
 	}
 	res := jobResult(job, "Started `"+tools.ClipOneLine(line, 60)+"` as "+job.id)
 	res.Capability = "shell:exec"
+	res.Unchanged = readsOnly(line, s.opts.Dir)
 	return res, nil
 }

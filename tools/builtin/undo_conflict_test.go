@@ -116,3 +116,15 @@ func TestShellUndoRefusalShowsWhatChangedSince(t *testing.T) {
 		}
 	}
 }
+
+// One line over the bound is shown rather than counted.
+func TestUndoRefusalDiffShowsALastLine(t *testing.T) {
+	c := refusal(t, "one line\n", func(p string) {
+		if err := os.WriteFile(p, []byte(numbered(fsSinceLines-3, "%d")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if n := strings.Count(c.Diff, "\n") + 1; n != fsSinceLines+1 || strings.Contains(c.Diff, "more line") {
+		t.Fatalf("a diff one line over the bound: %d lines, want %d unfolded:\n%s", n, fsSinceLines+1, c.Diff)
+	}
+}
