@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"myclaw/agent"
 )
@@ -30,8 +31,20 @@ func compactionDraw(ev agent.CompactionEvent) func(c *common) []string {
 		if ev.Auto {
 			how = "compacted automatically"
 		}
-		out := []string{"  " + st.Notice.Render(fmt.Sprintf("⇲ %s: %d earlier messages now stand as a summary (~%d tokens) · /uncompact restores them", how, ev.Replaced, ev.Tokens))}
-		lines := strings.Split(ev.Summary, "\n")
+		var out []string
+		head := fmt.Sprintf("⇲ %s: %d earlier messages now stand as a summary (~%d tokens) · /uncompact restores them", how, ev.Replaced, ev.Tokens)
+		lines := []string{head}
+		if ansi.StringWidth(head) > c.contentWidth()-2 {
+			lines = wrapWords(head, c.contentWidth()-4) // later lines hang by 4
+		}
+		for i, l := range lines {
+			indent := "  "
+			if i > 0 {
+				indent = "    "
+			}
+			out = append(out, indent+st.Notice.Render(l))
+		}
+		lines = strings.Split(ev.Summary, "\n")
 		if !c.expandTools && len(lines) > 3 {
 			lines = append(lines[:3], "… (ctrl+o shows the whole summary)")
 		}
