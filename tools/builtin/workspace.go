@@ -26,8 +26,6 @@ type Workspace struct {
 	// the root, as clean slash paths relative to it; fixed by Protect
 	// before the tools run.
 	protected []string
-	// trackedFiles caches what git tracks (see tracked.go).
-	trackedFiles trackedSet
 }
 
 // Protect puts myclaw's own state and config directories (and files)

@@ -10,6 +10,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
@@ -326,8 +328,61 @@ func gitFileTarget(open func() (io.ReadCloser, error)) string {
 // under prefix ("." for all), relative to it. A missing index (a
 // repository with nothing added yet) tracks nothing; bad says one that
 // cannot be read or decoded (an unknown format or extension such as a
-// split or sparse index).
+// split or sparse index). Every search and every read asks, so the
+// answer is kept until the index file changes (git replaces it by a
+// rename); the map returned is shared and must not be changed.
 func ReadIndexFile(file, prefix string) (files map[string]bool, bad bool) {
+	key := indexKey{file, prefix}
+	stamp := indexStampOf(file)
+	indexCache.Lock()
+	c, ok := indexCache.m[key]
+	indexCache.Unlock()
+	if ok && c.stamp == stamp {
+		return c.files, c.bad
+	}
+	files, bad = readIndexFile(file, prefix)
+	indexCache.Lock()
+	if len(indexCache.m) >= maxCachedIndexes {
+		clear(indexCache.m) // a handful of repositories at most
+	}
+	indexCache.m[key] = cachedIndex{stamp, files, bad}
+	indexCache.Unlock()
+	return files, bad
+}
+
+const maxCachedIndexes = 8
+
+type indexKey struct{ file, prefix string }
+
+// indexStamp tells one version of an index file from another: a rename
+// gives a new inode, a rewrite in place a new size or time.
+type indexStamp struct {
+	exists bool
+	size   int64
+	mod    time.Time
+	sys    string // inode and device where the system has them
+}
+
+func indexStampOf(file string) indexStamp {
+	fi, err := os.Stat(file)
+	if err != nil {
+		return indexStamp{}
+	}
+	return indexStamp{true, fi.Size(), fi.ModTime(), fileIdentity(fi)}
+}
+
+type cachedIndex struct {
+	stamp indexStamp
+	files map[string]bool
+	bad   bool
+}
+
+var indexCache = struct {
+	sync.Mutex
+	m map[indexKey]cachedIndex
+}{m: map[indexKey]cachedIndex{}}
+
+func readIndexFile(file, prefix string) (files map[string]bool, bad bool) {
 	files = map[string]bool{}
 	f, err := openRegularOS(file)
 	if err != nil {
