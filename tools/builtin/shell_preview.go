@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 )
 
 // PreviewSandbox is a Sandbox that can also run a command over a
@@ -63,21 +62,6 @@ type layerChange struct {
 	now, was fs.FileInfo
 	// target is the link now is, as shown.
 	target string
-}
-
-type fileStamp struct {
-	exists bool
-	size   int64
-	mod    time.Time
-	mode   fs.FileMode
-}
-
-func stampOf(path string) fileStamp {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return fileStamp{}
-	}
-	return fileStamp{exists: true, size: fi.Size(), mod: fi.ModTime(), mode: fi.Mode()}
 }
 
 // Summary implements Preview.
