@@ -13,7 +13,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
 
 	"myclaw/tools"
@@ -132,9 +131,10 @@ func (t *fsReadTool) read(ctx context.Context, args json.RawMessage) (tools.Resu
 	// transcoded, other text that is not UTF-8 shows its odd bytes as
 	// \xHH; a NUL byte makes a file binary.
 	encoding := ""
-	if name, order, ok := fsUTF16(head); ok {
-		encoding = name
-		r = bufio.NewReaderSize(transform.NewReader(r, unicode.UTF16(order, unicode.ExpectBOM).NewDecoder()), 64<<10)
+	if enc := textEncodingOf(head); enc.utf16 != nil {
+		encoding = enc.name
+		_, _ = r.Discard(enc.bom)
+		r = bufio.NewReaderSize(transform.NewReader(r, enc.utf16.NewDecoder()), 64<<10)
 		head, _ = r.Peek(fsSniffBytes + utf8.UTFMax)
 	}
 	if bytes.IndexByte(tools.CutUTF8(head, fsSniffBytes), 0) >= 0 {
@@ -275,17 +275,6 @@ func fsReadCutLine(line []byte, n int, endsNL bool) (string, bool) {
 	}
 	text, shown := tools.CutText(line, fsReadMaxLine)
 	return text + fmt.Sprintf(" … [line cut: %d of %d bytes shown]", shown, n) + nl, true
-}
-
-// fsUTF16 reports a UTF-16 byte order mark at the start of head.
-func fsUTF16(head []byte) (string, unicode.Endianness, bool) {
-	switch {
-	case bytes.HasPrefix(head, []byte{0xFF, 0xFE}):
-		return "UTF-16LE", unicode.LittleEndian, true
-	case bytes.HasPrefix(head, []byte{0xFE, 0xFF}):
-		return "UTF-16BE", unicode.BigEndian, true
-	}
-	return "", unicode.LittleEndian, false
 }
 
 // fsEscapeInvalid is b as text, each byte that is not part of valid

@@ -93,7 +93,7 @@ func (s *grepRun) file(ctx context.Context, p string, w *grepWorker) grepFile {
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return grepFile{}
 	}
-	enc := grepEncodingOf(data[:n])
+	enc := textEncodingOf(data[:n])
 	if enc.utf16 == nil && bytes.IndexByte(data[:n], 0) >= 0 {
 		return grepFile{skipped: grepSkipBinary}
 	}
@@ -140,30 +140,32 @@ func (s *grepRun) file(ctx context.Context, p string, w *grepWorker) grepFile {
 	return g
 }
 
-// grepEncoding is how a file's text is stored, told by its byte order
+// textEncoding is how a file's text is stored, told by its byte order
 // mark as ripgrep tells it: UTF-16 is transcoded to UTF-8; anything else is
-// searched as bytes, UTF-8 or not (Latin-1, say), after a UTF-8 mark.
-type grepEncoding struct {
+// read as bytes, UTF-8 or not (Latin-1, say), after a UTF-8 mark.
+// grep_search and fs_read read files alike.
+type textEncoding struct {
 	bom   int               // length of the byte order mark
 	utf16 encoding.Encoding // nil, or the UTF-16 to transcode from
+	name  string            // "UTF-16LE" or "UTF-16BE" for UTF-16
 }
 
-func grepEncodingOf(head []byte) grepEncoding {
+func textEncodingOf(head []byte) textEncoding {
 	switch {
 	case bytes.HasPrefix(head, []byte{0xef, 0xbb, 0xbf}):
-		return grepEncoding{bom: 3}
+		return textEncoding{bom: 3}
 	case bytes.HasPrefix(head, []byte{0xff, 0xfe}):
-		return grepEncoding{2, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM)}
+		return textEncoding{2, unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), "UTF-16LE"}
 	case bytes.HasPrefix(head, []byte{0xfe, 0xff}):
-		return grepEncoding{2, unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM)}
+		return textEncoding{2, unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), "UTF-16BE"}
 	}
-	return grepEncoding{}
+	return textEncoding{}
 }
 
 // offset returns where in the file the byte at i of its text lies. A
 // transcoded character took 2 bytes of UTF-16, or 4 past U+FFFF (a bad
 // code unit, transcoded as U+FFFD, also took 2).
-func (e grepEncoding) offset(text []byte, i int) int64 {
+func (e textEncoding) offset(text []byte, i int) int64 {
 	if e.utf16 == nil {
 		return int64(e.bom + i)
 	}
