@@ -69,3 +69,5 @@ require (
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )
+
+replace github.com/charmbracelet/bubbletea => ./third_party/bubbletea
