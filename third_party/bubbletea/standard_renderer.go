@@ -31,14 +31,18 @@ type standardRenderer struct {
 	buf                bytes.Buffer
 	queuedMessageLines []string
 	framerate          time.Duration
-	ticker             *time.Ticker
 	done               chan struct{}
-	lastRender         string
-	lastRenderedLines  []string
-	linesRendered      int
-	altLinesRendered   int
-	useANSICompressor  bool
-	once               sync.Once
+	// kick wakes the renderer when there is something to draw: with
+	// nothing changing it sleeps (no ticker).
+	kick chan struct{}
+	// syncOutput wraps each frame in DEC mode 2026.
+	syncOutput        bool
+	lastRender        string
+	lastRenderedLines []string
+	linesRendered     int
+	altLinesRendered  int
+	useANSICompressor bool
+	once              sync.Once
 
 	// cursor visibility state
 	cursorHidden bool
@@ -72,6 +76,7 @@ func newRenderer(out io.Writer, useANSICompressor bool, fps int) renderer {
 		out:                out,
 		mtx:                &sync.Mutex{},
 		done:               make(chan struct{}),
+		kick:               make(chan struct{}, 1),
 		framerate:          time.Second / time.Duration(fps),
 		useANSICompressor:  useANSICompressor,
 		queuedMessageLines: []string{},
@@ -84,14 +89,6 @@ func newRenderer(out io.Writer, useANSICompressor bool, fps int) renderer {
 
 // start starts the renderer.
 func (r *standardRenderer) start() {
-	if r.ticker == nil {
-		r.ticker = time.NewTicker(r.framerate)
-	} else {
-		// If the ticker already exists, it has been stopped and we need to
-		// reset it.
-		r.ticker.Reset(r.framerate)
-	}
-
 	// Since the renderer can be restarted after a stop, we need to reset
 	// the done channel and its corresponding sync.Once.
 	r.once = sync.Once{}
@@ -143,17 +140,37 @@ func (r *standardRenderer) kill() {
 	r.execute("\r")
 }
 
-// listen waits for ticks on the ticker, or a signal to stop the renderer.
+// wake asks for a flush; it never blocks.
+func (r *standardRenderer) wake() {
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+}
+
+// listen flushes when woken, at most once a frame, or stops the renderer.
+// Between changes it sleeps: an idle program costs no wake-ups here.
 func (r *standardRenderer) listen() {
+	var last time.Time
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
 	for {
 		select {
 		case <-r.done:
-			r.ticker.Stop()
 			return
-
-		case <-r.ticker.C:
-			r.flush()
+		case <-r.kick:
 		}
+		if wait := r.framerate - time.Since(last); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-r.done:
+				return
+			case <-timer.C:
+			}
+		}
+		r.flush()
+		last = time.Now()
 	}
 }
 
@@ -164,6 +181,11 @@ func (r *standardRenderer) flush() {
 
 	if r.buf.Len() == 0 || r.buf.String() == r.lastRender {
 		// Nothing to do.
+		return
+	}
+
+	if r.altScreenActive && len(r.ignoreLines) == 0 {
+		r.flushAlt()
 		return
 	}
 
@@ -290,6 +312,29 @@ func (r *standardRenderer) flush() {
 	r.buf.Reset()
 }
 
+// flushAlt draws a full-screen frame as the difference from the last one
+// (frame.go), inside synchronized output when the terminal has it.
+func (r *standardRenderer) flushAlt() {
+	newLines := strings.Split(r.buf.String(), "\n")
+	if r.height > 0 && len(newLines) > r.height {
+		newLines = newLines[len(newLines)-r.height:]
+	}
+	var b strings.Builder
+	if r.syncOutput {
+		b.WriteString(syncBegin)
+	}
+	altFrame(&b, r.lastRenderedLines, newLines, r.width, r.height)
+	r.altLinesRendered = len(newLines)
+	b.WriteString(ansi.CursorPosition(0, len(newLines)))
+	if r.syncOutput {
+		b.WriteString(syncEnd)
+	}
+	_, _ = io.WriteString(r.out, b.String())
+	r.lastRender = r.buf.String()
+	r.lastRenderedLines = newLines
+	r.buf.Reset()
+}
+
 // lastLinesRendered returns the number of lines rendered lastly.
 func (r *standardRenderer) lastLinesRendered() int {
 	if r.altScreenActive {
@@ -314,11 +359,13 @@ func (r *standardRenderer) write(s string) {
 	}
 
 	_, _ = r.buf.WriteString(s)
+	r.wake()
 }
 
 func (r *standardRenderer) repaint() {
 	r.lastRender = ""
 	r.lastRenderedLines = nil
+	r.wake()
 }
 
 func (r *standardRenderer) clearScreen() {
