@@ -102,6 +102,8 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 	}
 	if opts.Output != nil {
 		popts = append(popts, tea.WithOutput(opts.Output))
+	} else if opts.Input == nil && terminalHasSync() {
+		popts = append(popts, tea.WithSynchronizedOutput())
 	}
 	p := tea.NewProgram(m, popts...)
 	log.Info("tui started", "workspace", opts.Workspace)

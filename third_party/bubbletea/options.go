@@ -250,3 +250,12 @@ func WithReportFocus() ProgramOption {
 		p.startupOptions |= withReportFocus
 	}
 }
+
+// WithSynchronizedOutput wraps every frame in DEC mode 2026 (synchronized
+// output), so the terminal shows it whole or not at all. Only for a terminal
+// that said it supports the mode (DECRQM): others may print the sequences.
+func WithSynchronizedOutput() ProgramOption {
+	return func(p *Program) {
+		p.startupOptions |= withSynchronizedOutput
+	}
+}

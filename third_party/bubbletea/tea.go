@@ -105,6 +105,7 @@ const (
 	withoutCatchPanics
 	withoutBracketedPaste
 	withReportFocus
+	withSynchronizedOutput
 )
 
 // channelHandlers manages the series of channels returned by various processes.
@@ -643,6 +644,9 @@ func (p *Program) Run() (returnModel Model, returnErr error) {
 	// If no renderer is set use the standard one.
 	if p.renderer == nil {
 		p.renderer = newRenderer(p.output, p.startupOptions.has(withANSICompressor), p.fps)
+		if sr, ok := p.renderer.(*standardRenderer); ok {
+			sr.syncOutput = p.startupOptions.has(withSynchronizedOutput)
+		}
 	}
 
 	// Check if output is a TTY before entering raw mode, hiding the cursor and
