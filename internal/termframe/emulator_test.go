@@ -138,11 +138,15 @@ func (e *emulator) csi(seq string) {
 	case final == 'S':
 		e.scrollUp(param(ps, 0, 1))
 	case final == 'm':
-		if len(ps) == 0 || (len(ps) == 1 && ps[0] == 0) {
+		body := seq[2 : len(seq)-1]
+		switch {
+		case body == "" || body == "0":
 			e.pen = nil
-			return
+		case strings.HasPrefix(body, "0;"):
+			e.pen = []string{body[2:]}
+		default:
+			e.pen = append(e.pen, body)
 		}
-		e.pen = append(e.pen, seq[2:len(seq)-1])
 	}
 }
 
@@ -180,4 +184,3 @@ func (e *emulator) text() string {
 	return b.String()
 }
 
-func truncate(l string, cols int) string { return ansi.Truncate(l, cols, "") }

@@ -25,13 +25,14 @@ const minScrollGain = 2
 // altFrame writes newLines (one per screen row, already cut to the
 // screen's height) over the last frame, old (nil: nothing known, paint
 // all). Rows below the frame, up to height, are cleared.
-func altFrame(b *strings.Builder, old, newLines []string, width, height int) {
+func altFrame(b *strings.Builder, old, newLines []string, width, height int, t *termState) {
 	if width > 0 {
 		for i, l := range newLines {
 			newLines[i] = ansi.Truncate(l, width, "")
 		}
 	}
 	if old == nil {
+		t.forget()
 		b.WriteString(ansi.CursorHomePosition)
 		for i, l := range newLines {
 			b.WriteString(l)
@@ -56,24 +57,26 @@ func altFrame(b *strings.Builder, old, newLines []string, width, height int) {
 		// Rows top+n..bottom move to top..bottom-n; the n rows left at
 		// the bottom of the region are blank.
 		// Reset first: the rows scrolled in take the pen's background.
-		b.WriteString(sgrReset)
+		t.set(b, "")
 		b.WriteString(ansi.SetTopBottomMargins(top+1, bottom+1))
 		b.WriteString(ansi.ScrollUp(n))
 		b.WriteString(ansi.SetTopBottomMargins(0, 0))
+		// Setting the margins took the cursor home.
+		t.curKnown, t.row, t.col = true, 0, 0
 		copy(cur[top:bottom-n+1], cur[top+n:bottom+1])
 		for i := bottom - n + 1; i <= bottom; i++ {
 			cur[i] = ""
 		}
 	}
-	clean := false // the pen's state is unknown until a row is written
 	for i, l := range newLines {
 		if cur[i] == l {
 			continue
 		}
-		clean = writeRowChange(b, i, cur[i], l, width, clean)
+		writeRowChange(b, i, cur[i], l, width, t)
 	}
 	if len(old) > len(newLines) {
-		b.WriteString(ansi.CursorPosition(1, len(newLines)+1))
+		t.moveTo(b, len(newLines), 0)
+		t.set(b, "")
 		b.WriteString(ansi.EraseScreenBelow)
 	}
 }
@@ -122,95 +125,162 @@ func bestScroll(old, newLines []string) (top, bottom, n int) {
 // movedRow reports whether the row was, moved, becomes now or the start of
 // it (a line still being typed when it scrolled).
 func movedRow(was, now string) bool {
-	return was == now || was != "" && strings.HasPrefix(now, was)
-}
-
-// writeRowChange rewrites row (0-based) from the first cell where was and
-// now differ: the pen is reset (unless clean says it is) and the styles in
-// force there replayed, so the rest draws as it would from the row's
-// start. It returns whether the pen is left reset.
-func writeRowChange(b *strings.Builder, row int, was, now string, width int, clean bool) bool {
-	keep, col, styles, ok := commonCells(was, now)
-	if !ok {
-		keep, col, styles = 0, 0, ""
+	if was == now {
+		return true
 	}
-	b.WriteString(ansi.CursorPosition(col+1, row+1))
-	if !clean {
-		b.WriteString(sgrReset)
-	}
-	b.WriteString(styles)
-	b.WriteString(now[keep:])
-	nowWidth := ansi.StringWidth(now)
-	endsClean := endsReset(now)
-	// Past was's end the row is blank already, erased by a pen that was
-	// reset as this one is: only a shorter row needs the erase.
-	if (width <= 0 || nowWidth < width) && !(endsClean && endsReset(was) && ansi.StringWidth(was) <= nowWidth) {
-		b.WriteString(ansi.EraseLineRight)
-	}
-	return endsClean
-}
-
-// endsReset reports whether s leaves the pen reset: its last style
-// sequence is a reset, or it has none.
-func endsReset(s string) bool {
-	for end := len(s); end > 0; {
-		i := strings.LastIndex(s[:end], "\x1b[")
-		if i < 0 {
-			return true
-		}
-		j := i + 2
-		for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ';' || s[j] == ':') {
-			j++
-		}
-		if j < len(s) && s[j] == 'm' {
-			p := s[i+2 : j]
-			return p == "" || p == "0"
-		}
-		end = i
-	}
-	return true
-}
-
-// commonCells is how much of now's start was already drawn by was: the
-// byte offset and cell column of the last boundary between sequences or
-// graphemes inside their common prefix, and the style sequences (SGR) of
-// now before it. ok is false when the kept part holds a sequence other
-// than SGR (a link, a title): then the row is written whole.
-func commonCells(was, now string) (keep, col int, styles string, ok bool) {
-	limit := 0
-	for limit < len(was) && limit < len(now) && was[limit] == now[limit] {
-		limit++
-	}
-	if limit == len(now) && limit == len(was) {
-		return len(now), ansi.StringWidth(now), "", false
-	}
-	var sgr strings.Builder
-	var state byte
-	off, width := 0, 0
-	for off < len(now) {
-		seq, w, n, next := ansi.DecodeSequence(now[off:], state, nil)
-		if n <= 0 || off+n > limit {
+	// The typed line's end may close its style; the longer one goes on.
+	for strings.HasSuffix(was, "m") {
+		i := strings.LastIndex(was, "\x1b[")
+		if i < 0 || !isSGR(was[i:]) {
 			break
 		}
-		if w == 0 && len(seq) > 0 && seq[0] == '\x1b' {
-			switch {
-			case seq == "\x1b[m" || seq == "\x1b[0m":
-				sgr.Reset() // what came before no longer counts
-			case isSGR(seq):
-				sgr.WriteString(seq)
-			default:
-				return 0, 0, "", false
-			}
+		was = was[:i]
+	}
+	return was != "" && strings.HasPrefix(now, was)
+}
+
+// cell is one screen cell as a row draws it: its grapheme ("" for the
+// right half of a wide one) and the style in force, as the parameters of
+// the style sequences since the last reset ("1;38;5;252").
+type cell struct {
+	text string
+	pen  string
+}
+
+// rowCells splits a row into cells, and says the style in force at its
+// end (the rest of the screen row is erased with it). ok is false when the
+// row holds a sequence other than a style (a link, a title): such a row is
+// written whole.
+func rowCells(row string) (cells []cell, end string, ok bool) {
+	pen := ""
+	var state byte
+	for len(row) > 0 {
+		seq, w, n, next := ansi.DecodeSequence(row, state, nil)
+		if n <= 0 {
+			return nil, "", false
 		}
-		off += n
-		width += w
-		state = next
+		row, state = row[n:], next
+		switch {
+		case w > 0:
+			cells = append(cells, cell{text: seq, pen: pen})
+			for i := 1; i < w; i++ {
+				cells = append(cells, cell{pen: pen})
+			}
+		case isSGR(seq):
+			pen = addStyle(pen, seq[2:len(seq)-1])
+		default:
+			return nil, "", false // another sequence, or a control character
+		}
 	}
-	// A boundary is safe only in the ground state (not inside a sequence).
-	if state != 0 {
-		return 0, 0, "", false
+	return cells, pen, state == 0
+}
+
+// addStyle is pen after a style sequence with parameters params: a
+// leading 0 (or nothing) resets what came before.
+func addStyle(pen, params string) string {
+	switch {
+	case params == "" || params == "0":
+		return ""
+	case strings.HasPrefix(params, "0;"):
+		return params[2:]
+	case pen == "":
+		return params
 	}
-	return off, width, sgr.String(), true
+	return pen + ";" + params
+}
+
+// termState is what the terminal's pen and cursor are known to be, kept
+// from frame to frame so that a change next to the last one needs neither
+// a move nor a style.
+type termState struct {
+	penKnown bool
+	pen      string
+	curKnown bool
+	row, col int
+}
+
+func (t *termState) set(b *strings.Builder, pen string) {
+	if t.penKnown && t.pen == pen {
+		return
+	}
+	if pen == "" {
+		b.WriteString(sgrReset)
+	} else {
+		b.WriteString("\x1b[0;" + pen + "m")
+	}
+	t.penKnown, t.pen = true, pen
+}
+
+func (t *termState) moveTo(b *strings.Builder, row, col int) {
+	if t.curKnown && t.row == row && t.col == col {
+		return
+	}
+	b.WriteString(ansi.CursorPosition(col+1, row+1))
+	t.curKnown, t.row, t.col = true, row, col
+}
+
+// advance follows the cursor over w cells written; at the last column it
+// waits to wrap, a state not worth modelling.
+func (t *termState) advance(w, width int) {
+	t.col += w
+	if width > 0 && t.col >= width {
+		t.curKnown = false
+	}
+}
+
+func (t *termState) forget() { *t = termState{} }
+
+// writeRowChange turns row (0-based) from was into now, writing only the
+// runs of cells that differ, each with its own style, and erasing what
+// was left past now's end.
+func writeRowChange(b *strings.Builder, row int, was, now string, width int, t *termState) {
+	oldCells, oldEnd, okOld := rowCells(was)
+	newCells, newEnd, okNew := rowCells(now)
+	if !okOld || !okNew {
+		t.moveTo(b, row, 0)
+		t.set(b, "")
+		b.WriteString(now)
+		t.forget()
+		if width <= 0 || ansi.StringWidth(now) < width {
+			b.WriteString(ansi.EraseLineRight)
+		}
+		return
+	}
+	// Past a row's end its cells are blank, erased in its end style.
+	oldAt := func(i int) cell {
+		if i < len(oldCells) {
+			return oldCells[i]
+		}
+		return cell{text: " ", pen: oldEnd}
+	}
+	same := func(i int) bool { return oldAt(i) == newCells[i] }
+	for i := 0; i < len(newCells); {
+		if same(i) {
+			i++
+			continue
+		}
+		// A wide grapheme is written from its left half.
+		for i > 0 && newCells[i].text == "" {
+			i--
+		}
+		t.moveTo(b, row, i)
+		for i < len(newCells) && (!same(i) || newCells[i].text == "") {
+			if c := newCells[i]; c.text != "" {
+				t.set(b, c.pen)
+				b.WriteString(c.text)
+				t.advance(ansi.StringWidth(c.text), width)
+			}
+			i++
+		}
+	}
+	if width > 0 && len(newCells) >= width {
+		return
+	}
+	if len(oldCells) > len(newCells) || oldEnd != newEnd {
+		t.moveTo(b, row, len(newCells))
+		t.set(b, newEnd)
+		b.WriteString(ansi.EraseLineRight)
+	}
 }
 
 func isSGR(seq string) bool {
@@ -218,12 +288,29 @@ func isSGR(seq string) bool {
 		strings.Trim(seq[2:len(seq)-1], "0123456789;:") == ""
 }
 
-// DiffFrame is what the full-screen renderer writes to turn the screen
-// showing old into one showing newLines (old nil: the screen is unknown),
-// for tests and benchmarks of the drawing outside this package.
-func DiffFrame(old, newLines []string, width, height int) string {
+// FrameWriter is the full-screen renderer's drawing on its own, for tests
+// and benchmarks outside this package: each Frame is what the renderer
+// writes to turn the screen showing the last frame into this one.
+type FrameWriter struct {
+	width, height int
+	old           []string
+	t             termState
+}
+
+// NewFrameWriter draws on a screen of width × height cells.
+func NewFrameWriter(width, height int) *FrameWriter {
+	return &FrameWriter{width: width, height: height}
+}
+
+// Frame returns the bytes that draw lines (one per row).
+func (f *FrameWriter) Frame(lines []string) string {
 	var b strings.Builder
-	n := append([]string(nil), newLines...)
-	altFrame(&b, old, n, width, height)
+	n := append([]string(nil), lines...)
+	altFrame(&b, f.old, n, f.width, f.height, &f.t)
+	if f.old == nil {
+		b.WriteString(ansi.CursorPosition(0, len(n)))
+		f.t.curKnown, f.t.row, f.t.col = true, len(n)-1, 0
+	}
+	f.old = n
 	return b.String()
 }

@@ -36,7 +36,10 @@ type standardRenderer struct {
 	// nothing changing it sleeps (no ticker).
 	kick chan struct{}
 	// syncOutput wraps each frame in DEC mode 2026.
-	syncOutput        bool
+	syncOutput bool
+	// term is what the full-screen drawing knows of the terminal.
+	term termState
+
 	lastRender        string
 	lastRenderedLines []string
 	linesRendered     int
@@ -323,9 +326,15 @@ func (r *standardRenderer) flushAlt() {
 	if r.syncOutput {
 		b.WriteString(syncBegin)
 	}
-	altFrame(&b, r.lastRenderedLines, newLines, r.width, r.height)
+	full := r.lastRenderedLines == nil
+	altFrame(&b, r.lastRenderedLines, newLines, r.width, r.height, &r.term)
 	r.altLinesRendered = len(newLines)
-	b.WriteString(ansi.CursorPosition(0, len(newLines)))
+	if full {
+		// Where the full repaint always left it (a fix for macOS's
+		// Terminal); a difference places every change itself.
+		b.WriteString(ansi.CursorPosition(0, len(newLines)))
+		r.term.curKnown, r.term.row, r.term.col = true, len(newLines)-1, 0
+	}
 	if r.syncOutput {
 		b.WriteString(syncEnd)
 	}
@@ -365,6 +374,7 @@ func (r *standardRenderer) write(s string) {
 func (r *standardRenderer) repaint() {
 	r.lastRender = ""
 	r.lastRenderedLines = nil
+	r.term.forget()
 	r.wake()
 }
 
