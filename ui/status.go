@@ -237,7 +237,7 @@ func (m Model) staticStatus() string {
 func (m Model) runStatus() string {
 	st := &m.c.styles
 	t := m.turn
-	key := statusRunKey{frame: t.frame % len(spinnerFrames), label: formatElapsed(t.elapsed), cancelling: t.cancelling}
+	key := statusRunKey{frame: t.frame % len(spinnerFrames), label: formatRunning(t.elapsed), cancelling: t.cancelling}
 	if key == m.sc.runKey && m.sc.run != "" {
 		return m.sc.run
 	}
@@ -251,7 +251,17 @@ func (m Model) runStatus() string {
 	return m.sc.run
 }
 
-// formatElapsed is the running time: 0.4s, 12.3s, 2m05s.
+// formatRunning is a running turn's time in whole seconds (0s, 12s,
+// 2m05s): the spinner shows that it runs, and a figure changing ten times
+// a second costs the terminal more than it tells.
+func formatRunning(d time.Duration) string {
+	if d < time.Minute {
+		return strconv.Itoa(int(d/time.Second)) + "s"
+	}
+	return formatDuration(d)
+}
+
+// formatElapsed is a time taken: 0.4s, 12.3s, 2m05s.
 func formatElapsed(d time.Duration) string {
 	if d < time.Minute {
 		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"

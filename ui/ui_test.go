@@ -342,7 +342,7 @@ func TestStatusLine(t *testing.T) {
 	m = events(m, agent.UsageEvent{TotalTokens: 45_300, ContextWindow: 200_000})
 	m = update(m, spinnerTickMsg{turn: m.turn.id, now: m.turn.start.Add(2500 * time.Millisecond)})
 	last := lines(screen(m))[testHeight-1]
-	for _, want := range []string{"test-model", "ask", "project", "45.3k/200k tokens", "undo 2", "2.5s"} {
+	for _, want := range []string{"test-model", "ask", "project", "45.3k/200k tokens", "undo 2", "2s"} {
 		if !strings.Contains(last, want) {
 			t.Errorf("got status line %q; want %q in it", last, want)
 		}
