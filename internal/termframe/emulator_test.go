@@ -183,4 +183,3 @@ func (e *emulator) text() string {
 	}
 	return b.String()
 }
-
