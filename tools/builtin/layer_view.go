@@ -55,10 +55,11 @@ func (u *ShellUndo) Revert(ctx context.Context, undo json.RawMessage, force bool
 // ShellUndoDir is a folder a journaled change created or removed.
 type ShellUndoDir = shellDir
 
-// EncodeShellUndo encodes file changes and folders in shell_run's undo
-// format, for ShellUndo.Revert: notCovered names what it cannot restore.
-func EncodeShellUndo(changes []tools.FileUndo, created, removed []ShellUndoDir, notCovered []string) (json.RawMessage, error) {
-	return json.Marshal(shellUndoData{Changes: changes, CreatedDirs: created, RemovedDirs: removed, NotCovered: notCovered})
+// EncodeShellUndo encodes file, folder and link changes in shell_run's
+// undo format, for ShellUndo.Revert: notCovered names what it cannot
+// restore.
+func EncodeShellUndo(changes []tools.FileUndo, created, removed []ShellUndoDir, links []ShellUndoLink, notCovered []string) (json.RawMessage, error) {
+	return json.Marshal(shellUndoData{Changes: changes, CreatedDirs: created, RemovedDirs: removed, Links: links, NotCovered: notCovered})
 }
 
 // RemoveScratch removes a layer's scratch dir, whatever modes were left

@@ -44,12 +44,14 @@ func (p *Merge) Apply(ctx context.Context) (tools.Result, error) {
 	}
 	w := &writer{l: l, blobs: l.undo.Blobs}
 	err := w.write(p.changes)
-	undo, uerr := builtin.EncodeShellUndo(w.undo, w.created, w.removed, w.notCovered)
+	// Revert makes removed folders again in this order: parents first.
+	slices.SortStableFunc(w.removed, func(a, b builtin.ShellUndoDir) int { return len(a.Path) - len(b.Path) })
+	undo, uerr := builtin.EncodeShellUndo(w.undo, w.created, w.removed, w.links, w.notCovered)
 	if uerr != nil {
 		undo = nil
 	}
-	n := len(w.undo) + len(w.notCovered)
-	plan := fmt.Sprintf("Undo restores %s the merge changed in the workspace", count(len(w.undo), "file"))
+	n := len(w.undo) + len(w.links) + len(w.notCovered)
+	plan := fmt.Sprintf("Undo restores the %s the merge changed in the workspace", count(len(w.undo)+len(w.links), "file"))
 	if len(w.notCovered) > 0 {
 		plan += "; not covered: " + strings.Join(w.notCovered, ", ")
 	}
@@ -79,6 +81,7 @@ type writer struct {
 	undo       []tools.FileUndo
 	created    []builtin.ShellUndoDir
 	removed    []builtin.ShellUndoDir
+	links      []builtin.ShellUndoLink
 	notCovered []string
 }
 
@@ -120,12 +123,12 @@ func (w *writer) write(changes []*change) error {
 				w.undo = append(w.undo, tools.FileUndo{Path: filepath.ToSlash(c.rel), Before: *before})
 			}
 			removedFile[c.rel] = true
-		default:
+		case 'l':
 			if err := d.Remove(base); err != nil {
 				d.Close()
 				return err
 			}
-			w.notCovered = append(w.notCovered, name(c.rel)+" (a link)")
+			w.links = append(w.links, builtin.ShellUndoLink{Path: filepath.ToSlash(c.rel), Before: t.target})
 		}
 		d.Close()
 	}
@@ -154,12 +157,17 @@ func (w *writer) write(changes []*change) error {
 			return err
 		}
 		if r.kind == 'l' {
+			// A file it replaces was removed above, its undo recorded.
 			err = builtin.ReplaceWithLink(d, base, r.target)
 			d.Close()
 			if err != nil {
 				return err
 			}
-			w.notCovered = append(w.notCovered, name(c.rel)+" (a link)")
+			link := builtin.ShellUndoLink{Path: filepath.ToSlash(c.rel), After: r.target}
+			if c.theirs.kind == 'l' {
+				link.Before = c.theirs.target
+			}
+			w.links = append(w.links, link)
 			continue
 		}
 		fu := tools.FileUndo{Path: filepath.ToSlash(c.rel)}
