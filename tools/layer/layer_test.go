@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"myclaw/sandbox"
+	"myclaw/tools"
 	"myclaw/tools/builtin"
 )
 
@@ -390,5 +391,46 @@ func TestOpenWithoutASandboxSaysWhy(t *testing.T) {
 	defer ws.Close()
 	if _, err := Open(ws, nil, t.TempDir()); err == nil || !strings.Contains(err.Error(), "edit agent") {
 		t.Errorf("Open without a sandbox: %v", err)
+	}
+}
+
+// The agent's tools as it gets them: shell_run confined by the layer's
+// sandbox, fs_edit on its view.
+func TestTheAgentsToolsWorkInTheLayer(t *testing.T) {
+	e := newEnv(t, map[string]string{"f.txt": numbered(10, nil)})
+	l := e.open(t)
+	shell := builtin.NewShellRun(builtin.ShellOptions{Dir: e.dir, OutputDir: t.TempDir(), Sandbox: l.Sandbox()})
+	ctx := tools.WithConfinement(context.Background(), tools.Confinement{Sandboxed: true})
+	res, err := shell.Execute(ctx, json.RawMessage(`{"command":"sed -i 's/^line 2$/two by sed/' f.txt && echo made > made.txt"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := json.Marshal(res.Output); !strings.Contains(string(out), "edit layer") {
+		t.Errorf("the result does not say the command ran in the layer: %s", out)
+	}
+	read := builtin.NewFsRead(l.Workspace())
+	if r, err := read.Execute(ctx, json.RawMessage(`{"path":"f.txt"}`)); err != nil || !strings.Contains(r.Body, "two by sed") {
+		t.Fatalf("fs_read in the layer: %v %q", err, r.Body)
+	}
+	edit := builtin.NewFsEdit(l.Workspace(), &memBlobs{})
+	if _, err := edit.Execute(ctx, json.RawMessage(`{"path":"f.txt","old_string":"line 5\n","new_string":"five by fs_edit\n"}`)); err != nil {
+		t.Fatalf("fs_edit in the layer: %v", err)
+	}
+	// The user edits the same file after the command changed it.
+	os.WriteFile(filepath.Join(e.dir, "f.txt"), []byte(numbered(10, map[int]string{9: "nine by the user"})), 0o644)
+	sh(t, l, "echo x > .myclaw.toml")
+	p := propose(t, l)
+	if got := strings.Join(p.Files(), ","); got != "f.txt,made.txt" || len(p.Conflicts()) > 0 {
+		t.Fatalf("files %q, conflicts %v\n%s", got, p.Conflicts(), p.Report())
+	}
+	if !strings.Contains(p.Report(), "skipped: .myclaw.toml is protected") {
+		t.Errorf("the report does not say .myclaw.toml is skipped:\n%s", p.Report())
+	}
+	applyMerge(t, p)
+	if got, want := e.read(t, "f.txt"), numbered(10, map[int]string{2: "two by sed", 5: "five by fs_edit", 9: "nine by the user"}); got != want {
+		t.Errorf("f.txt is\n%s\nwant\n%s", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, ".myclaw.toml")); !os.IsNotExist(err) {
+		t.Error("the protected .myclaw.toml was applied")
 	}
 }
