@@ -558,6 +558,14 @@ func (s *Sandbox) ConfineInLayer(cmd *exec.Cmd, holder int) (func(stderr string)
 	return c.finish, nil
 }
 
+// CanHoldLayer says why ConfineInLayer cannot work here (nil when it can).
+func (s *Sandbox) CanHoldLayer() error {
+	if !s.Active() {
+		return fmt.Errorf("the sandbox is not active: %s", s.Status().Why)
+	}
+	return canJoin()
+}
+
 func (s *Sandbox) executable() (string, error) {
 	if s.opts.Executable != "" {
 		return s.opts.Executable, nil

@@ -320,13 +320,21 @@ func (s *Sandbox) confineOverlay(cmd *exec.Cmd, upper, work string) (*call, erro
 // sees and writes the same overlay mount, never a second one over the same
 // upper dir (overlayfs leaves two such mounts undefined).
 func (s *Sandbox) confineJoin(cmd *exec.Cmd, holder int) (*call, error) {
-	if !launcherMakesNamespaces {
-		return nil, errors.New("running a command in a held layer needs myclaw built with cgo")
+	if err := canJoin(); err != nil {
+		return nil, err
 	}
 	if holder <= 0 {
 		return nil, fmt.Errorf("no process holds the layer (pid %d)", holder)
 	}
 	return s.confineSpec(cmd, spec{Overlay: []string{strconv.Itoa(holder)}})
+}
+
+// canJoin: only the C launcher, single-threaded, can enter a namespace.
+func canJoin() error {
+	if !launcherMakesNamespaces {
+		return errors.New("running commands in a held layer needs myclaw built with cgo")
+	}
+	return nil
 }
 
 func (s *Sandbox) confineLayer(cmd *exec.Cmd, network bool, ovl []string) (*call, error) {

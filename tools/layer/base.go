@@ -33,19 +33,19 @@ type version struct {
 
 // same reports whether a and b are the same thing: kind, mode, content
 // or target.
-func (a version) same(b version) bool {
-	if a.kind != b.kind {
+func (v version) same(b version) bool {
+	if v.kind != b.kind {
 		return false
 	}
-	switch a.kind {
+	switch v.kind {
 	case 'f':
-		return a.mode == b.mode && a.sum == b.sum
+		return v.mode == b.mode && v.sum == b.sum
 	case 'l':
-		return a.target == b.target
+		return v.target == b.target
 	case 'd':
 		return true
 	}
-	return a.kind == 0
+	return v.kind == 0
 }
 
 func perm(m fs.FileMode) fs.FileMode {
@@ -102,11 +102,13 @@ func (v *version) readFile(root *os.Root, rel string, want fs.FileInfo) error {
 	}
 	h := sha256.New()
 	var buf bytes.Buffer
-	w := io.Writer(h)
 	if want.Size() <= maxKept {
-		w = io.MultiWriter(h, &buf)
+		// Kept up to the bound, even if it grows meanwhile; hashed whole.
+		if _, err := io.Copy(io.MultiWriter(h, &buf), io.LimitReader(f, maxKept+1)); err != nil {
+			return err
+		}
 	}
-	if _, err := io.Copy(w, f); err != nil {
+	if _, err := io.Copy(h, f); err != nil {
 		return err
 	}
 	v.sum = hex.EncodeToString(h.Sum(nil))

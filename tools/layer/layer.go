@@ -29,6 +29,7 @@ import (
 
 // joiner is the sandbox's side of a held layer (sandbox.Sandbox).
 type joiner interface {
+	CanHoldLayer() error
 	ConfineInLayer(cmd *exec.Cmd, holder int) (finish func(stderr string) (confinement, note string), err error)
 }
 
@@ -64,6 +65,9 @@ func Open(ws *builtin.Workspace, sb builtin.PreviewSandbox, scratchDir string) (
 	j, ok := sb.(joiner)
 	if sb == nil || !ok {
 		return nil, errors.New("an edit agent needs the sandbox to hold its copy-on-write layer, and there is none here")
+	}
+	if err := j.CanHoldLayer(); err != nil {
+		return nil, fmt.Errorf("an edit agent needs its own copy-on-write layer of the workspace: %w", err)
 	}
 	scratch, err := os.MkdirTemp(scratchDir, "myclaw-layer-")
 	if err != nil {
@@ -182,7 +186,7 @@ func (l *Layer) Discard() {
 	}
 	l.discarded = true
 	if l.view != nil {
-		l.view.CloseView()
+		_ = l.view.CloseView()
 	}
 	if l.holder != nil {
 		l.stdin.Close()

@@ -174,6 +174,9 @@ func (l *Layer) hidden(rel string) bool {
 // text file, its lines merge; anything else both changed is a conflict.
 func (c *change) decide() {
 	switch {
+	case c.theirs.kind == 's':
+		c.conflict = "the workspace has a special file there (a pipe, socket or device), which a merge never replaces"
+		return
 	case c.theirs.same(c.base):
 		c.result = c.ours
 		return
@@ -310,6 +313,9 @@ func (c *change) diff() string {
 		}
 		if r.kind == 'l' {
 			to = "a link to " + name(r.target)
+			if t := r.target; filepath.IsAbs(t) || strings.HasPrefix(filepath.Join(filepath.Dir(c.rel), t), "..") {
+				to += " (outside the workspace)"
+			}
 		} else if r.kind != 0 {
 			to = "a " + kindName(r.kind)
 		}
