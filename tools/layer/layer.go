@@ -7,7 +7,15 @@
 // namespace (the shell preview's): a holder process keeps it mounted, the
 // file tools reach it through /proc/PID/root, and each shell command
 // joins the holder's mount namespace, so there is one mount per layer.
-// Elsewhere Open fails, saying why.
+// Commands run without network, under the same Landlock rules, protected
+// and hidden paths as a preview; the build caches are what the sandbox
+// makes of them (layered or read-only), shared with every other command.
+// Elsewhere, and in a build without cgo, Open fails, saying why.
+//
+// The merge's base is kept per path when the layer first changes it: just
+// before a file tool writes it, and right after a command that copied it
+// up. The workspace itself is read live through the layer until then, so
+// the agent sees the user's edits to files it has not changed.
 package layer
 
 import (

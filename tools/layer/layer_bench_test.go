@@ -23,8 +23,21 @@ func benchTree(b *testing.B) *env {
 // mount does not depend on the tree's size), and the merge of 1, 10 and
 // 100 changed files in that tree (its cost follows the changes only).
 func BenchmarkLayer(b *testing.B) {
+	// The same over an empty tree: what the tree's size adds.
+	empty := newEnv(b, nil)
+	b.Run("Open/empty-tree", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			l, err := Open(empty.ws, empty.sb, b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			l.Discard()
+			b.StartTimer()
+		}
+	})
 	e := benchTree(b)
-	b.Run("Open", func(b *testing.B) {
+	b.Run("Open/60k-files", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			l, err := Open(e.ws, e.sb, b.TempDir())
 			if err != nil {
