@@ -434,3 +434,35 @@ func TestTheAgentsToolsWorkInTheLayer(t *testing.T) {
 		t.Error("the protected .myclaw.toml was applied")
 	}
 }
+
+func TestBothCreatingOneFileIsAConflict(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "a\n"})
+	l := e.open(t)
+	write(t, l, "new.txt", "the agent's\n")
+	os.WriteFile(filepath.Join(e.dir, "new.txt"), []byte("the user's\n"), 0o644)
+	p := propose(t, l)
+	if got := strings.Join(p.Conflicts(), ","); got != "new.txt" {
+		t.Fatalf("conflicts %q\n%s", got, p.Report())
+	}
+	if _, err := p.Apply(context.Background()); err == nil {
+		t.Fatal("a merge with a conflict applied")
+	}
+	if e.read(t, "new.txt") != "the user's\n" {
+		t.Error("the user's file was overwritten")
+	}
+}
+
+func TestRevertRefusesALinkChangedSince(t *testing.T) {
+	e := newEnv(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	l := e.open(t)
+	sh(t, l, "ln -s a.txt link && echo changed > b.txt")
+	undo := applyMerge(t, propose(t, l))
+	os.Remove(filepath.Join(e.dir, "link"))
+	os.Symlink("elsewhere", filepath.Join(e.dir, "link"))
+	if _, err := e.undo.Revert(context.Background(), undo, false); err == nil || !strings.Contains(err.Error(), "link") {
+		t.Fatalf("revert over a changed link: %v", err)
+	}
+	if e.read(t, "b.txt") != "changed\n" {
+		t.Error("the refused revert restored b.txt")
+	}
+}
