@@ -359,6 +359,11 @@ func (s *Sandbox) confineSpec(cmd *exec.Cmd, sp spec) (*call, error) {
 	}
 	write := append([]string{s.opts.Workspace, tmp}, caches...)
 	existing, missing, gitDirs := s.protected(write)
+	if len(sp.Overlay) == 1 {
+		// A held layer's command cannot write the workspace: a protected
+		// path that appears there meanwhile is the user's, never removed.
+		missing = nil
+	}
 	slices.SortFunc(existing, func(a, b string) int { return len(a) - len(b) }) // parents first
 	sp.Write, sp.Protect, sp.Hide, sp.Caches, sp.Path, sp.Args = write, existing, s.hidden(), layers, cmd.Path, cmd.Args
 	uid, gid := os.Geteuid(), os.Getegid()
