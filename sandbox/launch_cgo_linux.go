@@ -16,6 +16,7 @@ package sandbox
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <linux/nsfs.h>
 #include <sched.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -167,6 +168,31 @@ static void sb_overlay(char **ovl) {
 	if (getcwd(cwd, sizeof cwd) == NULL || chdir(cwd) != 0) sb_fail("enter the preview layer");
 }
 
+// sb_join enters the mount namespace of the process pid, which holds a
+// layer mounted over the workspace (and the cache layers), through the
+// user namespace that owns it; then a copy of it and an empty network
+// namespace of its own, and the working directory again in the layer.
+static void sb_join(const char *pid) {
+	char p[64], cwd[4096];
+	if (getcwd(cwd, sizeof cwd) == NULL) sb_fail("read the working directory");
+	if (snprintf(p, sizeof p, "/proc/%s/ns/user", pid) >= (int)sizeof p) sb_failx("bad launch arguments");
+	int user = open(p, O_RDONLY | O_CLOEXEC);
+	if (user < 0) sb_fail("open the layer's user namespace");
+	// The holder went on into a nested namespace; the mounts belong to its parent.
+	int owner = ioctl(user, NS_GET_PARENT);
+	if (owner < 0) sb_fail("find the layer's user namespace");
+	snprintf(p, sizeof p, "/proc/%s/ns/mnt", pid);
+	int mnt = open(p, O_RDONLY | O_CLOEXEC);
+	if (mnt < 0) sb_fail("open the layer's mount namespace");
+	if (setns(owner, CLONE_NEWUSER) != 0) sb_fail("join the layer's user namespace");
+	if (setns(mnt, CLONE_NEWNS) != 0) sb_fail("join the layer's mount namespace");
+	if (unshare(CLONE_NEWNS | CLONE_NEWNET) != 0) sb_fail("unshare the namespaces");
+	if (chdir(cwd) != 0) sb_fail("enter the layer");
+	close(user);
+	close(owner);
+	close(mnt);
+}
+
 // sb_proxy brings up the loopback of the command's new network namespace,
 // listens on 127.0.0.1:SB_PROXY_PORT there, and starts myclaw as the
 // forwarder that takes each connection to the proxy's socket (sock) outside.
@@ -239,7 +265,7 @@ static void sb_launch(int argc, char **argv, char **envp) {
 	char **caches = argv + i;
 	i += nc;
 	int no = atoi(argv[i++]);
-	if ((no != 0 && no != 3) || i + no + 1 >= argc) sb_failx("bad launch arguments");
+	if (no == 2 || no > 3 || i + no + 1 >= argc) sb_failx("bad launch arguments");
 	char **ovl = argv + i;
 	i += no;
 	char *path = argv[i++];
@@ -251,13 +277,20 @@ static void sb_launch(int argc, char **argv, char **envp) {
 	// to the user's own ids in a nested one, privileged over nothing.
 	unsigned uid, gid;
 	if (sscanf(ids, "%u:%u", &uid, &gid) != 2) sb_failx("bad launch arguments");
-	sb_userns(CLONE_NEWNS | (network ? 0 : CLONE_NEWNET), 0, uid, 0, gid);
-	if (nc > 0 && mount("", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) sb_fail("make the mounts private");
-	for (int k = 0; k + 2 < nc; k += 3) sb_cache(caches + k);
-	if (no == 3) sb_overlay(ovl);
-	sb_protect(protect, np);
-	if (nh > 0 && np == 0 && no == 0 && mount("", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) sb_fail("make the mounts private");
-	sb_hide(hidden, nh);
+	if (no == 1) {
+		// A held layer: its namespace has the overlay, the cache layers,
+		// the protected and the hidden paths in place already.
+		if (network || proxy || nc > 0) sb_failx("bad launch arguments");
+		sb_join(ovl[0]);
+	} else {
+		sb_userns(CLONE_NEWNS | (network ? 0 : CLONE_NEWNET), 0, uid, 0, gid);
+		if (nc > 0 && mount("", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) sb_fail("make the mounts private");
+		for (int k = 0; k + 2 < nc; k += 3) sb_cache(caches + k);
+		if (no == 3) sb_overlay(ovl);
+		sb_protect(protect, np);
+		if (nh > 0 && np == 0 && no == 0 && mount("", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) sb_fail("make the mounts private");
+		sb_hide(hidden, nh);
+	}
 	if (proxy) sb_proxy(proxy, envp);
 	sb_userns(0, uid, 0, gid, 0);
 

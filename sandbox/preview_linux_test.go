@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,5 +68,68 @@ func BenchmarkPreviewStart(b *testing.B) {
 			b.Fatal(err)
 		}
 		finish("")
+	}
+}
+
+// A layer held by one process is seen through /proc/PID/root by myclaw
+// itself and joined by later commands: one overlay mount, shared.
+func TestCommandsJoinAHeldLayer(t *testing.T) {
+	if !launcherMakesNamespaces {
+		t.Skip("joining a held layer needs the cgo launcher")
+	}
+	root := t.TempDir()
+	ws, upper, work := filepath.Join(root, "ws"), filepath.Join(root, "up"), filepath.Join(root, "work")
+	for _, d := range []string{ws, upper, work} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("a\n"), 0o644)
+	s := active(t, ws)
+	// It says so once the layer is mounted, then waits for its input to end.
+	holder := exec.Command("sh", "-c", "echo ready; exec cat")
+	holder.Dir = ws
+	in, err := holder.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	finish, err := s.ConfinePreview(holder, upper, work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); holder.Wait(); finish("") }()
+	if n, _ := ready.Read(make([]byte, 6)); n != 6 {
+		t.Fatal("the holder never started")
+	}
+	view := filepath.Join("/proc", fmt.Sprint(holder.Process.Pid), "root", ws)
+	if err := os.WriteFile(filepath.Join(view, "b.txt"), []byte("from the view\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", "-c", "cat b.txt && echo A > a.txt && echo new > c.txt")
+	cmd.Dir = ws
+	done, err := s.ConfineInLayer(cmd, holder.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	done(string(out))
+	if err != nil || string(out) != "from the view\n" {
+		t.Fatalf("the joined command saw %q (%v)", out, err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(view, "c.txt")); string(got) != "new\n" {
+		t.Errorf("the view does not see the command's c.txt: %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "a.txt")); string(got) != "a\n" || exists(filepath.Join(ws, "b.txt")) || exists(filepath.Join(ws, "c.txt")) {
+		t.Error("the layer changed the workspace")
+	}
+	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+		if !exists(filepath.Join(upper, f)) {
+			t.Errorf("%s is not in the upper layer", f)
+		}
 	}
 }

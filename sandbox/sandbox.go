@@ -540,6 +540,32 @@ func tempDir(cmd *exec.Cmd) (string, error) {
 	return dir, nil
 }
 
+// ConfineInLayer is ConfinePreview for a layer that stays mounted: holder
+// is a process ConfinePreview started (and that still runs), and cmd runs
+// without network in its mount namespace, so it sees and writes the same
+// copy-on-write layer. Linux with the cgo launcher only.
+func (s *Sandbox) ConfineInLayer(cmd *exec.Cmd, holder int) (func(stderr string) (string, string), error) {
+	if !s.Active() {
+		return nil, fmt.Errorf("the sandbox is not active: %s", s.Status().Why)
+	}
+	if s.opts.Workspace == "" {
+		return nil, errors.New("a layer needs the workspace")
+	}
+	c, err := s.confineJoin(cmd, holder)
+	if err != nil {
+		return nil, err
+	}
+	return c.finish, nil
+}
+
+// CanHoldLayer says why ConfineInLayer cannot work here (nil when it can).
+func (s *Sandbox) CanHoldLayer() error {
+	if !s.Active() {
+		return fmt.Errorf("the sandbox is not active: %s", s.Status().Why)
+	}
+	return canJoin()
+}
+
 func (s *Sandbox) executable() (string, error) {
 	if s.opts.Executable != "" {
 		return s.opts.Executable, nil

@@ -41,7 +41,9 @@ type spec struct {
 	// command adds and changes files in the layer, never in the cache.
 	Caches []string
 	// Overlay is, for a preview, the workspace, the upper and the work dir
-	// of the copy-on-write layer mounted over it; empty otherwise.
+	// of the copy-on-write layer mounted over it; for a command run in a
+	// layer already mounted, the id of the process that holds its mount
+	// namespace (joined, not mounted again); empty otherwise.
 	Overlay []string
 	Path    string
 	Args    []string
@@ -111,7 +113,7 @@ func parseLaunchArgs(a []string) (spec, error) {
 	if sp.Caches, rest, ok = list(rest); !ok || len(sp.Caches)%3 != 0 {
 		return sp, bad
 	}
-	if sp.Overlay, rest, ok = list(rest); !ok || len(rest) < 2 || len(sp.Overlay) != 0 && len(sp.Overlay) != 3 {
+	if sp.Overlay, rest, ok = list(rest); !ok || len(rest) < 2 || len(sp.Overlay) == 2 || len(sp.Overlay) > 3 {
 		return sp, bad
 	}
 	sp.Path, sp.Args = rest[0], rest[1:]
@@ -145,6 +147,10 @@ func launchGo(args []string) error {
 	}
 	// Landlock binds the calling thread; exec from the same one.
 	runtime.LockOSThread()
+	if len(sp.Overlay) == 1 {
+		// setns into a user namespace needs a single-threaded process.
+		return errors.New("running a command in a held layer needs the launcher built with cgo")
+	}
 	for i := 0; i+2 < len(sp.Caches); i += 3 {
 		if err := cacheLayer(sp.Caches[i : i+3]); err != nil {
 			return err
@@ -309,6 +315,28 @@ func (s *Sandbox) confineOverlay(cmd *exec.Cmd, upper, work string) (*call, erro
 	return s.confineLayer(cmd, false, []string{s.opts.Workspace, upper, work})
 }
 
+// confineJoin confines cmd without network in the mount namespace of the
+// process holder, which ConfinePreview started over a layer: the command
+// sees and writes the same overlay mount, never a second one over the same
+// upper dir (overlayfs leaves two such mounts undefined).
+func (s *Sandbox) confineJoin(cmd *exec.Cmd, holder int) (*call, error) {
+	if err := canJoin(); err != nil {
+		return nil, err
+	}
+	if holder <= 0 {
+		return nil, fmt.Errorf("no process holds the layer (pid %d)", holder)
+	}
+	return s.confineSpec(cmd, spec{Overlay: []string{strconv.Itoa(holder)}})
+}
+
+// canJoin: only the C launcher, single-threaded, can enter a namespace.
+func canJoin() error {
+	if !launcherMakesNamespaces {
+		return errors.New("running commands in a held layer needs myclaw built with cgo")
+	}
+	return nil
+}
+
 func (s *Sandbox) confineLayer(cmd *exec.Cmd, network bool, ovl []string) (*call, error) {
 	return s.confineSpec(cmd, spec{Network: network, Overlay: ovl})
 }
@@ -326,8 +354,16 @@ func (s *Sandbox) confineSpec(cmd *exec.Cmd, sp spec) (*call, error) {
 		return nil, err
 	}
 	caches, layers := s.cacheLayers()
+	if len(sp.Overlay) == 1 {
+		layers = nil // the holder's namespace has them mounted already
+	}
 	write := append([]string{s.opts.Workspace, tmp}, caches...)
 	existing, missing, gitDirs := s.protected(write)
+	if len(sp.Overlay) == 1 {
+		// A held layer's command cannot write the workspace: a protected
+		// path that appears there meanwhile is the user's, never removed.
+		missing = nil
+	}
 	slices.SortFunc(existing, func(a, b string) int { return len(a) - len(b) }) // parents first
 	sp.Write, sp.Protect, sp.Hide, sp.Caches, sp.Path, sp.Args = write, existing, s.hidden(), layers, cmd.Path, cmd.Args
 	uid, gid := os.Geteuid(), os.Getegid()

@@ -27,3 +27,7 @@ func gaps() []string { return nil }
 func (s *Sandbox) confineOverlay(*exec.Cmd, string, string) (*call, error) {
 	return nil, errors.New("a preview needs an overlay mount, which only Linux has here")
 }
+
+func (s *Sandbox) confineJoin(*exec.Cmd, int) (*call, error) { return nil, canJoin() }
+
+func canJoin() error { return errors.New("a held layer needs Linux") }

@@ -22,6 +22,11 @@ func fsApply(ctx context.Context, ws *Workspace, p *fsPlan) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if ws.beforeWrite != nil {
+		if err := ws.beforeWrite(p.rel); err != nil {
+			return nil, ws.osError(p.rel, err)
+		}
+	}
 	created, e := fsMakeDirs(ws, p.missing)
 	if e != nil {
 		return nil, e

@@ -363,8 +363,16 @@ func openRegular(root *os.Root, rel string, want fs.FileInfo) (*os.File, error) 
 // neverApplied are the paths a preview's result never writes: what the
 // sandbox protects (hooks and config run code), and myclaw's own files.
 func (r *PreviewRun) neverApplied(c layerChange) bool {
-	rel := filepath.ToSlash(c.rel)
-	return rel == ".myclaw.toml" || decidesWhatGitRuns(rel, c.now) || r.inBareGitDir(rel) || r.ws.isProtected(rel)
+	return NeverApplied(r.ws, r.layer, c.rel, c.now)
+}
+
+// NeverApplied reports whether rel (from a copy-on-write layer over ws, open
+// as layer; now is its version there, nil for a deletion) is a path no
+// layer's change may write to ws: myclaw's own files, the workspace's
+// config, and what decides what git runs.
+func NeverApplied(ws *Workspace, layer *os.Root, rel string, now fs.FileInfo) bool {
+	rel = filepath.ToSlash(rel)
+	return rel == ".myclaw.toml" || decidesWhatGitRuns(rel, now) || inBareGitDir(ws, layer, rel) || ws.isProtected(rel)
 }
 
 // inBareGitDir reports whether rel decides what git runs in a folder git
@@ -375,12 +383,12 @@ func (r *PreviewRun) neverApplied(c layerChange) bool {
 // a repository. A folder named .git is decidesWhatGitRuns' (its refs are
 // applied). Either view counts, to fail closed: what the command left in
 // the layer, and what the workspace holds.
-func (r *PreviewRun) inBareGitDir(rel string) bool {
+func inBareGitDir(ws *Workspace, layer *os.Root, rel string) bool {
 	exists := func(p string) bool {
-		if _, err := r.layer.Lstat(p); err == nil {
+		if _, err := layer.Lstat(p); err == nil {
 			return true
 		}
-		_, err := r.ws.Root().Lstat(p)
+		_, err := ws.Root().Lstat(p)
 		return err == nil
 	}
 	gitDir := func(d string) bool {

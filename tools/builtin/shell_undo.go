@@ -107,6 +107,8 @@ type shellUndoData struct {
 	Changes     []tools.FileUndo `json:"changes"`
 	CreatedDirs []shellDir       `json:"created_dirs,omitempty"`
 	RemovedDirs []shellDir       `json:"removed_dirs,omitempty"`
+	// Links are the symbolic links an applied edit layer changed.
+	Links []ShellUndoLink `json:"links,omitempty"`
 	// NotCovered names what the command changed that undo cannot restore.
 	NotCovered []string `json:"not_covered,omitempty"`
 }
@@ -320,10 +322,17 @@ func (u *ShellUndo) revert(ctx context.Context, undo json.RawMessage, force bool
 			return nil, fmt.Errorf("%w: folder %q is not a clean path inside the workspace", tools.ErrCorruptUndo, d.Path)
 		}
 	}
+	if err := checkLinks(ws, data.Links, force); err != nil {
+		return nil, err
+	}
 	if !force {
 		var conflicts, diffs []string
 		what, undiffed := "", 0
+		made := linksMade(data.Links) // checked by checkLinks
 		for _, c := range data.Changes {
+			if made[c.Path] && !c.After.Exists {
+				continue
+			}
 			cur, err := fsObserve(ctx, ws, c.Path)
 			if err != nil {
 				return nil, err
@@ -361,7 +370,10 @@ func (u *ShellUndo) revert(ctx context.Context, undo json.RawMessage, force bool
 			return nil, ws.osError(d.Path, err)
 		}
 	}
-	redo := shellUndoData{CreatedDirs: data.RemovedDirs, RemovedDirs: data.CreatedDirs, NotCovered: data.NotCovered}
+	redo := shellUndoData{CreatedDirs: data.RemovedDirs, RemovedDirs: data.CreatedDirs, NotCovered: data.NotCovered, Links: swapLinks(data.Links)}
+	if err := removeLinks(ws, data.Links); err != nil {
+		return nil, err
+	}
 	// Later changes first, so a file is restored before its folder goes.
 	for i := len(data.Changes) - 1; i >= 0; i-- {
 		raw, _ := json.Marshal(data.Changes[i])
@@ -374,6 +386,9 @@ func (u *ShellUndo) revert(ctx context.Context, undo json.RawMessage, force bool
 			return nil, err
 		}
 		redo.Changes = append(redo.Changes, rc)
+	}
+	if err := restoreLinks(ws, data.Links); err != nil {
+		return nil, err
 	}
 	for i := len(data.CreatedDirs) - 1; i >= 0; i-- {
 		// A folder that holds something now (the user's) stays.

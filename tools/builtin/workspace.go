@@ -26,6 +26,9 @@ type Workspace struct {
 	// the root, as clean slash paths relative to it; fixed by Protect
 	// before the tools run.
 	protected []string
+	// beforeWrite, set on an edit layer's view (View), hears of each
+	// file a file tool is about to write.
+	beforeWrite func(rel string) error
 }
 
 // Protect puts myclaw's own state and config directories (and files)
