@@ -21,6 +21,10 @@ type Options struct {
 	// Interactive says a person is there to log in (the TUI). Without one,
 	// a server that needs a login fails, naming the command that logs in.
 	Interactive bool
+	// Login names a URL server that logs in afresh as it starts (myclaw
+	// mcp login): its stored login is not offered (it stays on disk until
+	// a new one replaces it) and its first run may open the browser.
+	Login string
 	// Browse opens a login URL in the browser (OpenBrowser when nil). The
 	// URL is also given to Notify, for sessions over SSH.
 	Browse func(url string) error
@@ -64,6 +68,9 @@ func (m *Manager) setUpAuthLocked() {
 			continue
 		}
 		s.auth = newAuthHandler(s.cfg, m.tokens, client(s.cfg.URL), m.opts.Browse, m.opts.Notify)
+		if s.cfg.Name == m.opts.Login {
+			s.auth.freshLogin()
+		}
 	}
 }
 

@@ -388,6 +388,15 @@ func isLocalHost(host string) bool {
 	return ip != nil && (ip.IsLoopback() || ip.IsPrivate())
 }
 
+// freshLogin sets the stored login aside and lets the first run log in in
+// the browser: the server's 401 starts the flow even if a token is stored.
+func (h *authHandler) freshLogin() {
+	h.mu.Lock()
+	h.saved, h.state, h.msg = nil, AuthNone, ""
+	h.wantLogin = true
+	h.mu.Unlock()
+}
+
 // requestLogin lets the server's next run log in in the browser.
 func (h *authHandler) requestLogin(on bool) {
 	h.mu.Lock()

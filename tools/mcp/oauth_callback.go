@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -99,9 +101,17 @@ func (cb *callback) close() {
 	_ = cb.srv.Shutdown(ctx)
 }
 
-// OpenBrowser opens url in the user's browser, without waiting for it. The
-// browser gets the scrubbed environment, like every child of myclaw.
+// OpenBrowser opens url in the user's browser, without waiting for it:
+// the first program of $BROWSER that starts (a colon-separated list, each
+// entry a command whose %s is the URL, or which gets it as its last
+// argument), else the system's opener. Without a display (a session over
+// SSH) there is nothing to open: the error says so and the caller shows the
+// URL. The browser gets the scrubbed environment, like every child of
+// myclaw.
 func OpenBrowser(url string) error {
+	if list := os.Getenv("BROWSER"); list != "" {
+		return openWithBrowserVar(list, url)
+	}
 	var cmd *exec.Cmd
 	switch runtime.GOOS {
 	case "darwin":
@@ -109,8 +119,45 @@ func OpenBrowser(url string) error {
 	case "windows":
 		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
 	default:
+		if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+			// xdg-open would start a text browser in this very terminal.
+			return errors.New("no graphical display here, and $BROWSER is not set")
+		}
 		cmd = exec.Command("xdg-open", url)
 	}
+	return startBrowser(cmd)
+}
+
+// openWithBrowserVar runs the first entry of $BROWSER that starts.
+func openWithBrowserVar(list, url string) error {
+	var errs []string
+	for _, entry := range strings.Split(list, string(os.PathListSeparator)) {
+		words := strings.Fields(entry)
+		if len(words) == 0 {
+			continue
+		}
+		subst := false
+		for i, w := range words {
+			if strings.Contains(w, "%s") {
+				words[i], subst = strings.ReplaceAll(w, "%s", url), true
+			}
+		}
+		if !subst {
+			words = append(words, url)
+		}
+		err := startBrowser(exec.Command(words[0], words[1:]...))
+		if err == nil {
+			return nil
+		}
+		errs = append(errs, fmt.Sprintf("$BROWSER %s: %v", words[0], err))
+	}
+	if len(errs) == 0 {
+		return errors.New("$BROWSER names no program")
+	}
+	return errors.New(strings.Join(errs, "; "))
+}
+
+func startBrowser(cmd *exec.Cmd) error {
 	cmd.Env = childEnv(nil)
 	if err := cmd.Start(); err != nil {
 		return err
