@@ -25,6 +25,11 @@ type Options struct {
 	// mcp login): its stored login is not offered (it stays on disk until
 	// a new one replaces it) and its first run may open the browser.
 	Login string
+	// Redirects carries what the person types while the Login server's
+	// login waits: a browser on another machine (over SSH) cannot reach
+	// the loopback redirect, and the address of the page it ends on,
+	// pasted, is taken as the redirect.
+	Redirects <-chan string
 	// Browse opens a login URL in the browser (OpenBrowser when nil). The
 	// URL is also given to Notify, for sessions over SSH.
 	Browse func(url string) error
@@ -70,6 +75,7 @@ func (m *Manager) setUpAuthLocked() {
 		s.auth = newAuthHandler(s.cfg, m.tokens, client(s.cfg.URL), m.opts.Browse, m.opts.Notify)
 		if s.cfg.Name == m.opts.Login {
 			s.auth.freshLogin()
+			s.auth.redirects = m.opts.Redirects
 		}
 	}
 }

@@ -67,6 +67,8 @@ type authHandler struct {
 	client *http.Client // OAuth requests: metadata, registration, tokens
 	browse func(string) error
 	notify func(server, text string)
+	// redirects are addresses the person pastes while a login waits.
+	redirects <-chan string
 
 	mu    sync.Mutex
 	state AuthState
@@ -247,10 +249,18 @@ func (h *authHandler) fetchCode(cb *callback) auth.AuthorizationCodeFetcher {
 				text = fmt.Sprintf("Could not open a browser (%v). To log in to the MCP server %s, open this URL (waiting up to %s):\n%s", err, h.name, loginTimeout, shown)
 			}
 		}
+		if h.redirects != nil {
+			text += fmt.Sprintf("\nIf the browser runs on another machine (over SSH), the page it ends on will not load: paste that page's address here (it starts with %s).", cb.url())
+		}
 		if h.notify != nil {
 			h.notify(h.name, text)
 		}
-		return cb.wait(ctx)
+		retry := func(msg string) {
+			if h.notify != nil {
+				h.notify(h.name, msg)
+			}
+		}
+		return cb.wait(ctx, h.redirects, retry)
 	}
 }
 
