@@ -73,6 +73,7 @@ func (m *Manager) setUpAuthLocked() {
 			continue
 		}
 		s.auth = newAuthHandler(s.cfg, m.tokens, client(s.cfg.URL), m.opts.Browse, m.opts.Notify)
+		s.auth.interactive = m.opts.Interactive
 		if s.cfg.Name == m.opts.Login {
 			s.auth.freshLogin()
 			s.auth.redirects = m.opts.Redirects
@@ -103,7 +104,7 @@ func (m *Manager) Login(ctx context.Context, name string) error {
 	interactive := m.opts.Interactive
 	m.mu.Unlock()
 	if !interactive {
-		return fmt.Errorf("logging in to %s needs a browser and a person: run myclaw and type /mcp login %s", name, name)
+		return fmt.Errorf("logging in to %s needs a browser and a person: run myclaw mcp login %s", name, name)
 	}
 	h.requestLogin(true)
 	if err := m.Restart(ctx, name); err != nil {
@@ -155,6 +156,6 @@ func (r *run) loginError() error {
 	return (&tools.Error{
 		Kind:    tools.KindPermissionDenied,
 		Message: fmt.Sprintf("the MCP server %s refused the call: %s", name, reason),
-		Hint:    fmt.Sprintf("Its tools are withdrawn until the user logs in again. Tell the user to type /mcp login %s; meanwhile use other tools. Do not retry this call.", name),
+		Hint:    fmt.Sprintf("Its tools are withdrawn until the user logs in again. Tell the user to run %s; meanwhile use other tools. Do not retry this call.", r.s.auth.loginCommand()),
 	}).With("server", name)
 }

@@ -69,6 +69,8 @@ type authHandler struct {
 	notify func(server, text string)
 	// redirects are addresses the person pastes while a login waits.
 	redirects <-chan string
+	// interactive: the person is in the TUI (see loginCommand).
+	interactive bool
 
 	mu    sync.Mutex
 	state AuthState
@@ -114,11 +116,20 @@ func (h *authHandler) loginReason() string {
 	st, msg := h.status()
 	switch st {
 	case AuthExpired:
-		return fmt.Sprintf("the server refused the stored login (expired or revoked)%s; log in again with /mcp login %s", suffix(msg), h.name)
+		return fmt.Sprintf("the server refused the stored login (expired or revoked)%s; log in again with %s", suffix(msg), h.loginCommand())
 	case AuthNeeded:
-		return fmt.Sprintf("the server needs a login%s; log in with /mcp login %s", suffix(msg), h.name)
+		return fmt.Sprintf("the server needs a login%s; log in with %s", suffix(msg), h.loginCommand())
 	}
 	return ""
+}
+
+// loginCommand is what the person types to log in: /mcp login in the TUI,
+// myclaw mcp login from a shell (a headless run).
+func (h *authHandler) loginCommand() string {
+	if h.interactive {
+		return "/mcp login " + h.name
+	}
+	return "myclaw mcp login " + h.name
 }
 
 func suffix(msg string) string {

@@ -188,11 +188,11 @@ func TestOAuthHeadlessNeverOpensBrowser(t *testing.T) {
 	m.SetOptions(Options{Browse: br.open})
 	m.Start(context.Background(), nil)
 	st := waitStatus(t, m, "web", inState(StateFailed))
-	if st.Auth != AuthNeeded || !strings.Contains(st.LastError, "/mcp login web") {
-		t.Errorf("got auth %q, last error %q; want login needed with the command", st.Auth, st.LastError)
+	if st.Auth != AuthNeeded || !strings.Contains(st.LastError, "log in with myclaw mcp login web") {
+		t.Errorf("got auth %q, last error %q; want login needed with the shell's command", st.Auth, st.LastError)
 	}
-	if err := m.Login(context.Background(), "web"); err == nil || !strings.Contains(err.Error(), "/mcp login web") {
-		t.Errorf("Login headless: got %v; want an error naming the command to use in the TUI", err)
+	if err := m.Login(context.Background(), "web"); err == nil || !strings.Contains(err.Error(), "run myclaw mcp login web") {
+		t.Errorf("Login headless: got %v; want an error naming the command that logs in from a shell", err)
 	}
 	if br.count() != 0 {
 		t.Errorf("a browser was opened %d times headless", br.count())
