@@ -216,22 +216,22 @@ func (a *app) mcpRemove(c MCPCommand, user, project mcpScope, stdout io.Writer) 
 }
 
 // loginTarget finds the URL server name for login and logout.
-func (a *app) loginTarget(name string, user, project mcpScope) (mcpScope, config.MCPServer, error) {
+func loginTarget(name string, user, project mcpScope) (mcpScope, error) {
 	if err := mcp.CheckName(name); err != nil {
-		return mcpScope{}, config.MCPServer{}, &UsageError{Msg: fmt.Sprintf("%q: %v", name, err)}
+		return mcpScope{}, &UsageError{Msg: fmt.Sprintf("%q: %v", name, err)}
 	}
 	s, err := findServer(name, user, project)
 	if err != nil {
-		return s, config.MCPServer{}, err
+		return s, err
 	}
 	srv := s.cfg.MCP.Servers[name]
 	switch {
 	case srv.URL == "":
-		return s, srv, &agent.UserError{Msg: fmt.Sprintf("MCP server %s is a local command: it has no login.", name)}
+		return s, &agent.UserError{Msg: fmt.Sprintf("MCP server %s is a local command: it has no login.", name)}
 	case hasKey(srv.Headers, "Authorization"):
-		return s, srv, &agent.UserError{Msg: fmt.Sprintf("MCP server %s takes its credentials from the Authorization header in %s: it has no login.", name, s.path)}
+		return s, &agent.UserError{Msg: fmt.Sprintf("MCP server %s takes its credentials from the Authorization header in %s: it has no login.", name, s.path)}
 	}
-	return s, srv, nil
+	return s, nil
 }
 
 func hasKey(m map[string]string, key string) bool {
@@ -244,7 +244,7 @@ func hasKey(m map[string]string, key string) bool {
 }
 
 func (a *app) mcpLogin(ctx context.Context, c MCPCommand, user, project mcpScope, stdout, stderr io.Writer) error {
-	scope, _, err := a.loginTarget(c.Name, user, project)
+	scope, err := loginTarget(c.Name, user, project)
 	if err != nil {
 		return err
 	}
@@ -307,7 +307,7 @@ func waitSettled(ctx context.Context, m *mcp.Manager) mcp.ServerStatus {
 }
 
 func (a *app) mcpLogout(c MCPCommand, user, project mcpScope, stdout io.Writer) error {
-	if _, _, err := a.loginTarget(c.Name, user, project); err != nil {
+	if _, err := loginTarget(c.Name, user, project); err != nil {
 		var ue *agent.UserError
 		if !errors.As(err, &ue) || !strings.HasPrefix(ue.Msg, "No MCP server") {
 			return err

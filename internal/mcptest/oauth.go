@@ -166,14 +166,14 @@ func (f *OAuth) serveAS(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// expireAccess makes the server refuse every access token issued so far.
+// ExpireAccess makes the server refuse every access token issued so far.
 func (f *OAuth) ExpireAccess() {
 	f.Mu.Lock()
 	defer f.Mu.Unlock()
 	f.access = map[string]bool{}
 }
 
-// revoke makes the server refuse every token, refresh tokens included.
+// Revoke makes the server refuse every token, refresh tokens included.
 func (f *OAuth) Revoke() {
 	f.Mu.Lock()
 	defer f.Mu.Unlock()
