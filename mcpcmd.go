@@ -41,7 +41,7 @@ var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // runMCP parses `myclaw mcp SUBCOMMAND ...` and runs it.
 func runMCP(ctx context.Context, args []string, secrets map[string]string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return &app.UsageError{Msg: "mcp needs a command: list, add, remove, login or logout (myclaw mcp --help)"}
+		return &app.UsageError{Msg: "mcp needs a command: list, add, remove, login or logout"}
 	}
 	sub, args := args[0], args[1:]
 	var o app.Options
@@ -75,7 +75,7 @@ func runMCP(ctx context.Context, args []string, secrets map[string]string, stdin
 		fs.BoolVar(&c.Project, "project", false, "remove it from the workspace's .myclaw.toml")
 	case "login", "logout":
 	default:
-		return &app.UsageError{Msg: fmt.Sprintf("mcp: unknown command %q: want list, add, remove, login or logout (myclaw mcp --help)", sub)}
+		return &app.UsageError{Msg: fmt.Sprintf("mcp: unknown command %q: want list, add, remove, login or logout", sub)}
 	}
 	// Flags may come before or after NAME.
 	var names []string
