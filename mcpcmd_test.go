@@ -98,6 +98,12 @@ func TestMCPAddListRemove(t *testing.T) {
 	if _, errOut, code = e.myclaw(nil, "mcp", "remove", "t"); code != 1 || !strings.Contains(errOut, `No MCP server "t"`) {
 		t.Fatalf("remove again: code %d, %q", code, errOut)
 	}
+	// A disabled server is listed, not started.
+	os.WriteFile(cfgPath, []byte(orig+"\n[mcp.servers.off]\ncommand = \"/nonexistent/server\"\nenabled = false\n"), 0o600)
+	if out, _, _ = e.myclaw(nil, "mcp", "list"); !regexp.MustCompile(`(?m)^off\s+user\s+disabled\s+-\s+-\s*$`).MatchString(out) {
+		t.Fatalf("list with a disabled server:\n%s", out)
+	}
+	os.WriteFile(cfgPath, []byte(orig), 0o600)
 
 	// The project's config: written in the workspace, listed but not
 	// started while the folder is not trusted.
