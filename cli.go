@@ -26,6 +26,9 @@ Usage:
   myclaw version, --version      print the version, commit and Go version
   myclaw completion SHELL        print the completion script for bash, zsh or fish
   myclaw sandbox-check           self-test the shell sandbox and say what it enforces here
+  myclaw mcp list|add|remove|login|logout
+                                 manage MCP servers and their logins
+                                 (myclaw mcp --help says more)
   myclaw sessions                list the stored sessions of this workspace (resume one
                                  with --session ID, the newest with --continue; add
                                  --fork to go on in a copy)
@@ -58,6 +61,8 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 			return runVersion(args[1:], stdout)
 		case "completion":
 			return runCompletion(args[1:], stdout)
+		case "mcp":
+			return runMCP(ctx, args[1:], secrets, stdin, stdout, stderr)
 		case "undo", "redo", "history", "sandbox-check", "sessions":
 			mode, args = args[0], args[1:]
 		}

@@ -17,7 +17,7 @@ import (
 // completionModes are the words that start a mode other than the main
 // one; flagModes are those with flags of their own.
 var (
-	completionModes = []string{"undo", "redo", "history", "sessions", "sandbox-check", "version", "completion"}
+	completionModes = []string{"undo", "redo", "history", "sessions", "sandbox-check", "mcp", "version", "completion"}
 	flagModes       = []string{"undo", "redo", "history", "sessions", "sandbox-check"}
 )
 

@@ -66,7 +66,11 @@ func run(ctx context.Context, args []string, secrets map[string]string, stdin io
 	var ae *agent.UserError
 	switch {
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "myclaw: %s\nRun 'myclaw --help' for usage.\n", ue.Msg)
+		help := "myclaw --help"
+		if len(args) > 0 && args[0] == "mcp" {
+			help = "myclaw mcp --help"
+		}
+		fmt.Fprintf(stderr, "myclaw: %s\nRun '%s' for usage.\n", ue.Msg, help)
 		return app.ExitUsage
 	case errors.Is(err, errHelp):
 		return app.ExitOK

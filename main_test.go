@@ -30,6 +30,10 @@ func TestMain(m *testing.M) {
 		apptest.ServeMCP()
 		return
 	}
+	if os.Getenv("MYCLAW_TEST_BROWSER") == "1" {
+		apptest.Browse(os.Args[1:])
+		return
+	}
 	os.Exit(m.Run())
 }
 

@@ -56,7 +56,7 @@ func headlessTask(ctx context.Context, o Options, secrets map[string]string, p *
 		switch {
 		case s.State == mcp.StateFailed && (s.Auth == mcp.AuthNeeded || s.Auth == mcp.AuthExpired):
 			// No browser is ever opened headless.
-			p.notice(fmt.Sprintf("MCP server %s is not logged in (%s); log in from the TUI: myclaw, then /mcp login %s", s.Name, s.Auth, s.Name), true)
+			p.notice(fmt.Sprintf("MCP server %s is not logged in (%s); log in with: myclaw mcp login %s", s.Name, s.Auth, s.Name), true)
 		case s.State == mcp.StateFailed:
 			p.notice(fmt.Sprintf("MCP server %s failed: %s", s.Name, s.LastError), true)
 		}

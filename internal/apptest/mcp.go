@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,4 +94,37 @@ func MCPConfig(t testing.TB, configDir, extra string, allow bool) {
 	if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Browse makes the test binary a browser for $BROWSER: it opens the last
+// argument, following redirects (the login's, to the loopback listener),
+// and exits 0 if the last page loaded.
+func Browse(args []string) {
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, "browse: no URL")
+		os.Exit(2)
+	}
+	resp, err := http.Get(args[len(args)-1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "browse:", err)
+		os.Exit(1)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		fmt.Fprintln(os.Stderr, "browse:", resp.Status)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// BrowserScript writes a script for $BROWSER that runs Browse, and
+// returns its path.
+func BrowserScript(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "browser.sh")
+	script := fmt.Sprintf("#!/bin/sh\nMYCLAW_TEST_BROWSER=1 exec %q \"$@\"\n", os.Args[0])
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -21,6 +21,15 @@ type Options struct {
 	// Interactive says a person is there to log in (the TUI). Without one,
 	// a server that needs a login fails, naming the command that logs in.
 	Interactive bool
+	// Login names a URL server that logs in afresh as it starts (myclaw
+	// mcp login): its stored login is not offered (it stays on disk until
+	// a new one replaces it) and its first run may open the browser.
+	Login string
+	// Redirects carries what the person types while the Login server's
+	// login waits: a browser on another machine (over SSH) cannot reach
+	// the loopback redirect, and the address of the page it ends on,
+	// pasted, is taken as the redirect.
+	Redirects <-chan string
 	// Browse opens a login URL in the browser (OpenBrowser when nil). The
 	// URL is also given to Notify, for sessions over SSH.
 	Browse func(url string) error
@@ -64,6 +73,11 @@ func (m *Manager) setUpAuthLocked() {
 			continue
 		}
 		s.auth = newAuthHandler(s.cfg, m.tokens, client(s.cfg.URL), m.opts.Browse, m.opts.Notify)
+		s.auth.interactive = m.opts.Interactive
+		if s.cfg.Name == m.opts.Login {
+			s.auth.freshLogin()
+			s.auth.redirects = m.opts.Redirects
+		}
 	}
 }
 
@@ -90,7 +104,7 @@ func (m *Manager) Login(ctx context.Context, name string) error {
 	interactive := m.opts.Interactive
 	m.mu.Unlock()
 	if !interactive {
-		return fmt.Errorf("logging in to %s needs a browser and a person: run myclaw and type /mcp login %s", name, name)
+		return fmt.Errorf("logging in to %s needs a browser and a person: run myclaw mcp login %s", name, name)
 	}
 	h.requestLogin(true)
 	if err := m.Restart(ctx, name); err != nil {
@@ -142,6 +156,6 @@ func (r *run) loginError() error {
 	return (&tools.Error{
 		Kind:    tools.KindPermissionDenied,
 		Message: fmt.Sprintf("the MCP server %s refused the call: %s", name, reason),
-		Hint:    fmt.Sprintf("Its tools are withdrawn until the user logs in again. Tell the user to type /mcp login %s; meanwhile use other tools. Do not retry this call.", name),
+		Hint:    fmt.Sprintf("Its tools are withdrawn until the user logs in again. Tell the user to run %s; meanwhile use other tools. Do not retry this call.", r.s.auth.loginCommand()),
 	}).With("server", name)
 }

@@ -204,10 +204,19 @@ func NewManager(reg *tools.Registry, servers []ServerConfig, logf func(format st
 	return m
 }
 
+// CheckName reports whether name may name a server: it becomes the
+// namespace of its tools' display names.
+func CheckName(name string) error {
+	if !serverNameRE.MatchString(name) {
+		return errors.New("a server name must be 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit")
+	}
+	return nil
+}
+
 func checkConfig(cfg ServerConfig) error {
 	key := "mcp.servers." + cfg.Name
 	switch {
-	case !serverNameRE.MatchString(cfg.Name):
+	case CheckName(cfg.Name) != nil:
 		return fmt.Errorf("%s: the server name must be 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit", key)
 	case cfg.Command == "" && cfg.URL == "":
 		return fmt.Errorf("%s: set command (a stdio server) or url (a streamable HTTP server)", key)

@@ -67,6 +67,10 @@ type authHandler struct {
 	client *http.Client // OAuth requests: metadata, registration, tokens
 	browse func(string) error
 	notify func(server, text string)
+	// redirects are addresses the person pastes while a login waits.
+	redirects <-chan string
+	// interactive: the person is in the TUI (see loginCommand).
+	interactive bool
 
 	mu    sync.Mutex
 	state AuthState
@@ -112,11 +116,20 @@ func (h *authHandler) loginReason() string {
 	st, msg := h.status()
 	switch st {
 	case AuthExpired:
-		return fmt.Sprintf("the server refused the stored login (expired or revoked)%s; log in again with /mcp login %s", suffix(msg), h.name)
+		return fmt.Sprintf("the server refused the stored login (expired or revoked)%s; log in again with %s", suffix(msg), h.loginCommand())
 	case AuthNeeded:
-		return fmt.Sprintf("the server needs a login%s; log in with /mcp login %s", suffix(msg), h.name)
+		return fmt.Sprintf("the server needs a login%s; log in with %s", suffix(msg), h.loginCommand())
 	}
 	return ""
+}
+
+// loginCommand is what the person types to log in: /mcp login in the TUI,
+// myclaw mcp login from a shell (a headless run).
+func (h *authHandler) loginCommand() string {
+	if h.interactive {
+		return "/mcp login " + h.name
+	}
+	return "myclaw mcp login " + h.name
 }
 
 func suffix(msg string) string {
@@ -247,10 +260,18 @@ func (h *authHandler) fetchCode(cb *callback) auth.AuthorizationCodeFetcher {
 				text = fmt.Sprintf("Could not open a browser (%v). To log in to the MCP server %s, open this URL (waiting up to %s):\n%s", err, h.name, loginTimeout, shown)
 			}
 		}
+		if h.redirects != nil {
+			text += fmt.Sprintf("\nIf the browser runs on another machine (over SSH), the page it ends on will not load: paste that page's address here (it starts with %s).", cb.url())
+		}
 		if h.notify != nil {
 			h.notify(h.name, text)
 		}
-		return cb.wait(ctx)
+		retry := func(msg string) {
+			if h.notify != nil {
+				h.notify(h.name, msg)
+			}
+		}
+		return cb.wait(ctx, h.redirects, retry)
 	}
 }
 
@@ -386,6 +407,15 @@ func isLocalHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && (ip.IsLoopback() || ip.IsPrivate())
+}
+
+// freshLogin sets the stored login aside and lets the first run log in in
+// the browser: the server's 401 starts the flow even if a token is stored.
+func (h *authHandler) freshLogin() {
+	h.mu.Lock()
+	h.saved, h.state, h.msg = nil, AuthNone, ""
+	h.wantLogin = true
+	h.mu.Unlock()
 }
 
 // requestLogin lets the server's next run log in in the browser.

@@ -155,3 +155,22 @@ func doTokenRequest(c *http.Client, req *http.Request) (*oauth2.Token, error) {
 	}
 	return tok, nil
 }
+
+// LoginFile is where the login of the server called name is stored under
+// myclaw's state directory.
+func LoginFile(stateDir, name string) string {
+	return newTokenStore(filepath.Join(stateDir, AuthDirName)).path(name)
+}
+
+// ForgetLogin removes the stored login of the server called name (myclaw
+// mcp logout), reporting whether there was one.
+func ForgetLogin(stateDir, name string) (bool, error) {
+	if err := CheckName(name); err != nil {
+		return false, err
+	}
+	s := newTokenStore(filepath.Join(stateDir, AuthDirName))
+	if _, err := os.Lstat(s.path(name)); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return true, s.remove(name)
+}

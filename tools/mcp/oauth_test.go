@@ -2,14 +2,9 @@ package mcp
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,170 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 
+	"myclaw/internal/mcptest"
 	"myclaw/tools"
 	"myclaw/tools/proc"
 )
-
-// fakeOAuth is an authorization server and an MCP server that requires its
-// tokens, on two loopback httptest servers.
-type fakeOAuth struct {
-	t      *testing.T
-	as, rs *httptest.Server
-
-	mu         sync.Mutex
-	clients    map[string][]string // client_id -> redirect URIs
-	codes      map[string]codeGrant
-	access     map[string]bool
-	refresh    map[string]bool
-	expiresIn  int
-	refreshes  int
-	refreshRes []string // the resource parameter of each refresh
-	issued     []string // every access and refresh token handed out
-	authorized []url.Values
-}
-
-type codeGrant struct {
-	clientID, redirect, challenge, resource string
-}
-
-func newFakeOAuth(t *testing.T, srv *sdk.Server) *fakeOAuth {
-	f := &fakeOAuth{t: t, clients: map[string][]string{}, codes: map[string]codeGrant{},
-		access: map[string]bool{}, refresh: map[string]bool{}, expiresIn: 3600}
-	f.as = httptest.NewServer(http.HandlerFunc(f.serveAS))
-	mux := http.NewServeMux()
-	f.rs = httptest.NewServer(mux)
-	prmURL := f.rs.URL + "/.well-known/oauth-protected-resource/mcp"
-	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
-		Resource:             f.rs.URL + "/mcp",
-		AuthorizationServers: []string{f.as.URL},
-		ScopesSupported:      []string{"mcp:tools"},
-	}))
-	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		if !f.access[token] {
-			return nil, auth.ErrInvalidToken
-		}
-		return &auth.TokenInfo{Scopes: []string{"mcp:tools"}, Expiration: time.Now().Add(time.Hour)}, nil
-	}
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
-	mux.Handle("/mcp", auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL})(h))
-	t.Cleanup(f.rs.Close)
-	t.Cleanup(f.as.Close)
-	return f
-}
-
-func (f *fakeOAuth) serveAS(w http.ResponseWriter, r *http.Request) {
-	writeJSON := func(code int, v any) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(code)
-		_ = json.NewEncoder(w).Encode(v)
-	}
-	switch r.URL.Path {
-	case "/.well-known/oauth-authorization-server":
-		writeJSON(200, map[string]any{
-			"issuer":                                f.as.URL,
-			"authorization_endpoint":                f.as.URL + "/authorize",
-			"token_endpoint":                        f.as.URL + "/token",
-			"registration_endpoint":                 f.as.URL + "/register",
-			"response_types_supported":              []string{"code"},
-			"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
-			"code_challenge_methods_supported":      []string{"S256"},
-			"token_endpoint_auth_methods_supported": []string{"none"},
-			"scopes_supported":                      []string{"mcp:tools", "offline_access"},
-		})
-	case "/register":
-		var meta oauthex.ClientRegistrationMetadata
-		if err := json.NewDecoder(r.Body).Decode(&meta); err != nil {
-			writeJSON(400, map[string]string{"error": "invalid_client_metadata"})
-			return
-		}
-		f.mu.Lock()
-		id := "client-" + rand.Text()[:6]
-		f.clients[id] = meta.RedirectURIs
-		f.mu.Unlock()
-		writeJSON(201, map[string]any{"client_id": id, "redirect_uris": meta.RedirectURIs, "token_endpoint_auth_method": "none"})
-	case "/authorize":
-		q := r.URL.Query()
-		f.mu.Lock()
-		f.authorized = append(f.authorized, q)
-		redirects := f.clients[q.Get("client_id")]
-		ok := q.Get("code_challenge_method") == "S256" && q.Get("code_challenge") != "" && q.Get("resource") == f.rs.URL+"/mcp"
-		okRedirect := false
-		for _, u := range redirects {
-			okRedirect = okRedirect || u == q.Get("redirect_uri")
-		}
-		code := rand.Text()
-		if ok && okRedirect {
-			f.codes[code] = codeGrant{q.Get("client_id"), q.Get("redirect_uri"), q.Get("code_challenge"), q.Get("resource")}
-		}
-		f.mu.Unlock()
-		if !okRedirect {
-			http.Error(w, "unknown client or redirect", 400)
-			return
-		}
-		target, _ := url.Parse(q.Get("redirect_uri"))
-		back := url.Values{"state": {q.Get("state")}}
-		if ok {
-			back.Set("code", code)
-		} else {
-			back.Set("error", "invalid_request")
-		}
-		target.RawQuery = back.Encode()
-		http.Redirect(w, r, target.String(), http.StatusFound)
-	case "/token":
-		_ = r.ParseForm()
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		switch r.PostForm.Get("grant_type") {
-		case "authorization_code":
-			g, ok := f.codes[r.PostForm.Get("code")]
-			delete(f.codes, r.PostForm.Get("code"))
-			sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
-			if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge || r.PostForm.Get("resource") != g.resource ||
-				r.PostForm.Get("redirect_uri") != g.redirect || r.PostForm.Get("client_id") != g.clientID {
-				writeJSON(400, map[string]string{"error": "invalid_grant"})
-				return
-			}
-		case "refresh_token":
-			f.refreshes++
-			f.refreshRes = append(f.refreshRes, r.PostForm.Get("resource"))
-			if !f.refresh[r.PostForm.Get("refresh_token")] {
-				writeJSON(400, map[string]string{"error": "invalid_grant", "error_description": "revoked"})
-				return
-			}
-			delete(f.refresh, r.PostForm.Get("refresh_token"))
-		default:
-			writeJSON(400, map[string]string{"error": "unsupported_grant_type"})
-			return
-		}
-		at, rt := "at-"+rand.Text(), "rt-"+rand.Text()
-		f.access[at], f.refresh[rt] = true, true
-		f.issued = append(f.issued, at, rt)
-		writeJSON(200, map[string]any{"access_token": at, "token_type": "Bearer", "refresh_token": rt, "expires_in": f.expiresIn})
-	default:
-		http.NotFound(w, r)
-	}
-}
-
-// expireAccess makes the server refuse every access token issued so far.
-func (f *fakeOAuth) expireAccess() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.access = map[string]bool{}
-}
-
-// revoke makes the server refuse every token, refresh tokens included.
-func (f *fakeOAuth) revoke() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.access, f.refresh = map[string]bool{}, map[string]bool{}
-}
 
 // browser stands in for the user's browser: it follows the authorization
 // URL (the fake server approves at once) to the loopback redirect.
@@ -209,7 +47,7 @@ func (b *browser) count() int {
 }
 
 func TestOAuthLoginRefreshRevoke(t *testing.T) {
-	f := newFakeOAuth(t, testServer(t))
+	f := mcptest.NewOAuth(t, testServer(t))
 	plain := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return testServer(t) }, nil))
 	t.Cleanup(plain.Close)
 	state := t.TempDir()
@@ -222,7 +60,7 @@ func TestOAuthLoginRefreshRevoke(t *testing.T) {
 		notesMu.Unlock()
 	}}
 	cfgs := []ServerConfig{
-		{Name: "web", URL: f.rs.URL + "/mcp", Enabled: true, Timeout: 30 * time.Second},
+		{Name: "web", URL: f.RS.URL + "/mcp", Enabled: true, Timeout: 30 * time.Second},
 		{Name: "other", URL: plain.URL, Enabled: true, Timeout: 30 * time.Second},
 	}
 
@@ -256,8 +94,8 @@ func TestOAuthLoginRefreshRevoke(t *testing.T) {
 		t.Errorf("got notices %q; want the login URL shown too", notes)
 	}
 	notesMu.Unlock()
-	q := f.authorized[0]
-	if q.Get("code_challenge_method") != "S256" || q.Get("resource") != f.rs.URL+"/mcp" || !strings.HasPrefix(q.Get("redirect_uri"), "http://127.0.0.1:") {
+	q := f.Authorized[0]
+	if q.Get("code_challenge_method") != "S256" || q.Get("resource") != f.RS.URL+"/mcp" || !strings.HasPrefix(q.Get("redirect_uri"), "http://127.0.0.1:") {
 		t.Errorf("authorization request %v; want PKCE S256, the resource and a loopback redirect", q)
 	}
 	if !strings.Contains(q.Get("scope"), "mcp:tools") || !strings.Contains(q.Get("scope"), "offline_access") {
@@ -280,27 +118,27 @@ func TestOAuthLoginRefreshRevoke(t *testing.T) {
 
 	// The server stops taking the access token: one refresh (with the
 	// resource parameter) and the call goes through.
-	f.expireAccess()
+	f.ExpireAccess()
 	res, err = call(t, reg, "web/echo", `{"text":"again"}`)
 	if err != nil || res.Body != "echo: again" {
 		t.Fatalf("after the access token expired: got %q, %v; want the echo after a refresh", res.Body, err)
 	}
-	f.mu.Lock()
-	if f.refreshes != 1 || f.refreshRes[0] != f.rs.URL+"/mcp" {
-		t.Errorf("got %d refreshes with resources %q; want one with the resource", f.refreshes, f.refreshRes)
+	f.Mu.Lock()
+	if f.Refreshes != 1 || f.RefreshRes[0] != f.RS.URL+"/mcp" {
+		t.Errorf("got %d refreshes with resources %q; want one with the resource", f.Refreshes, f.RefreshRes)
 	}
 	// Every token obtained or refreshed is a known credential: a child
 	// holding it under any name does not get it, an output showing it is
 	// redacted.
-	if len(f.issued) != 4 {
-		t.Errorf("%d tokens issued; want 4 (login and refresh)", len(f.issued))
+	if len(f.Issued) != 4 {
+		t.Errorf("%d tokens issued; want 4 (login and refresh)", len(f.Issued))
 	}
-	for _, tok := range f.issued {
+	for _, tok := range f.Issued {
 		if env := proc.ScrubEnv([]string{"MY_VAR=" + tok}); len(env) != 0 || tools.Redact("tok "+tok) != "tok [redacted]" {
 			t.Errorf("token %s: child env %q, redacted %q; want it dropped and redacted", tok, env, tools.Redact("tok "+tok))
 		}
 	}
-	f.mu.Unlock()
+	f.Mu.Unlock()
 
 	// A new session starts from the stored login, without a browser.
 	m.Close()
@@ -318,7 +156,7 @@ func TestOAuthLoginRefreshRevoke(t *testing.T) {
 
 	// Revoked: the refresh is refused too. The call says to log in again,
 	// the server is marked, the other server carries on.
-	f.revoke()
+	f.Revoke()
 	_, err = call(t, reg2, "web/echo", `{"text":"revoked"}`)
 	var te *tools.Error
 	if !errors.As(err, &te) || te.Kind != tools.KindPermissionDenied || !strings.Contains(te.Hint, "/mcp login web") {
@@ -344,17 +182,17 @@ func TestOAuthLoginRefreshRevoke(t *testing.T) {
 }
 
 func TestOAuthHeadlessNeverOpensBrowser(t *testing.T) {
-	f := newFakeOAuth(t, testServer(t))
+	f := mcptest.NewOAuth(t, testServer(t))
 	br := &browser{}
-	m := newTestManager(t, tools.NewRegistry(), ServerConfig{Name: "web", URL: f.rs.URL + "/mcp", Enabled: true, Timeout: 30 * time.Second})
+	m := newTestManager(t, tools.NewRegistry(), ServerConfig{Name: "web", URL: f.RS.URL + "/mcp", Enabled: true, Timeout: 30 * time.Second})
 	m.SetOptions(Options{Browse: br.open})
 	m.Start(context.Background(), nil)
 	st := waitStatus(t, m, "web", inState(StateFailed))
-	if st.Auth != AuthNeeded || !strings.Contains(st.LastError, "/mcp login web") {
-		t.Errorf("got auth %q, last error %q; want login needed with the command", st.Auth, st.LastError)
+	if st.Auth != AuthNeeded || !strings.Contains(st.LastError, "log in with myclaw mcp login web") {
+		t.Errorf("got auth %q, last error %q; want login needed with the shell's command", st.Auth, st.LastError)
 	}
-	if err := m.Login(context.Background(), "web"); err == nil || !strings.Contains(err.Error(), "/mcp login web") {
-		t.Errorf("Login headless: got %v; want an error naming the command to use in the TUI", err)
+	if err := m.Login(context.Background(), "web"); err == nil || !strings.Contains(err.Error(), "run myclaw mcp login web") {
+		t.Errorf("Login headless: got %v; want an error naming the command that logs in from a shell", err)
 	}
 	if br.count() != 0 {
 		t.Errorf("a browser was opened %d times headless", br.count())
