@@ -19,14 +19,14 @@ func goalScript(never bool) apptest.Script {
 		}
 		switch round {
 		case 0:
-			return "", []scriptCall{{"fs_write", `{"path":"calc.txt","content":"wrong\n"}`}}
+			return "", []scriptCall{{Name: "fs_write", Args: `{"path":"calc.txt","content":"wrong\n"}`}}
 		case 2:
 			if never {
-				return "", []scriptCall{{"fs_write", `{"path":"calc.txt","content":"still wrong\n"}`}}
+				return "", []scriptCall{{Name: "fs_write", Args: `{"path":"calc.txt","content":"still wrong\n"}`}}
 			}
-			return "", []scriptCall{{"fs_write", `{"path":"calc.txt","content":"right\n"}`}, {"fs_write", `{"path":"extra.txt","content":"x\n"}`}}
+			return "", []scriptCall{{Name: "fs_write", Args: `{"path":"calc.txt","content":"right\n"}`}, {Name: "fs_write", Args: `{"path":"extra.txt","content":"x\n"}`}}
 		case 4:
-			return "", []scriptCall{{"fs_write", `{"path":"calc.txt","content":"wrong again\n"}`}}
+			return "", []scriptCall{{Name: "fs_write", Args: `{"path":"calc.txt","content":"wrong again\n"}`}}
 		}
 		return "I changed it.", nil
 	}
