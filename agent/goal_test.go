@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"myclaw/approval"
+	"myclaw/history"
 	"myclaw/sandbox"
 	"myclaw/tools"
 	"myclaw/tools/builtin"
@@ -293,5 +295,49 @@ func TestGoalAgainstAFailingGoTest(t *testing.T) {
 	its := h.iterations()
 	if !res.Passed || len(its) != 2 || its[0].Passed || its[0].Failures != 1 || !strings.Contains(its[0].Output, "Add(2, 3) = 6; want 5") {
 		t.Fatalf("result %+v, iterations %+v", res, its)
+	}
+}
+
+// The token and time budgets stop a run between iterations.
+func TestGoalTokenAndTimeBudgets(t *testing.T) {
+	srv := newFakeServer(t, goalScript(
+		goalTurn("a", map[string]string{"calc.txt": "wrong\n"}),
+		goalTurn("b", map[string]string{"calc.txt": "still wrong\n"}),
+	)...)
+	h := newHarness(t, approval.Ask, srv, withGoalTools(t))
+	// One iteration is two requests of 4020 tokens each.
+	res, err := h.goal(Goal{Text: "make calc right", Check: "grep -q right calc.txt", TokenBudget: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Passed || res.Reason != GoalTokenBudget || res.Iterations != 1 || res.Budget.TokensUsed != 8040 {
+		t.Fatalf("result %+v; want the token budget after one iteration", res)
+	}
+	if !strings.Contains(res.Message, "the token budget (5000) is used up (8040)") || res.Best == nil || res.Best.Iteration != 1 {
+		t.Fatalf("result %+v", res)
+	}
+
+	// A clock that moves a minute each time it is read runs out of three.
+	clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	h.agent.opts.Now = func() time.Time { clock = clock.Add(time.Minute); return clock }
+	res, err = h.goal(Goal{Text: "make calc right", Check: "grep -q right calc.txt", TimeBudget: 3 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Passed || res.Reason != GoalTimeBudget || !strings.Contains(res.Message, "the time budget (3m0s) is used up") {
+		t.Fatalf("result %+v; want the time budget", res)
+	}
+}
+
+// An undo of a group's calls counts as one step against the number asked.
+func TestShortCountsAGroupOnce(t *testing.T) {
+	g := func(group string) history.Outcome {
+		return history.Outcome{Done: true, Entry: history.Entry{Group: group}}
+	}
+	if s := Short("undo", 1, []history.Outcome{g("goal-1/2"), g("goal-1/2"), g("goal-1/2")}); s != "" {
+		t.Errorf("one group asked once: %q", s)
+	}
+	if s := Short("undo", 3, []history.Outcome{g("goal-1/2"), g("goal-1/2"), g("")}); s != "Nothing more to undo (2 of 3 asked)." {
+		t.Errorf("a group and a call of 3 asked: %q", s)
 	}
 }
