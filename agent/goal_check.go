@@ -26,8 +26,15 @@ import (
 // group, so that undoing the iteration takes it back too.
 func (r *goalRun) check(ctx context.Context, it int) (checkRun, error) {
 	a := r.a
-	args := argsJSON(map[string]string{"command": r.g.Check})
-	ev, content, res := a.runUserTool(withGoalConfinement(ctx, r.g), a.opts.UserTools.Shell, "goal_check", args, r.emit)
+	tool := a.opts.UserTools.Shell
+	// A test suite may take long: the check gets the longest time the
+	// tool allows a command ([shell] max_timeout_s).
+	argv := map[string]any{"command": r.g.Check}
+	if t := maxTimeout(tool.Meta().Schema); t > 0 {
+		argv["timeout_s"] = t
+	}
+	args := argsJSON(argv)
+	ev, content, res := a.runUserTool(withGoalConfinement(ctx, r.g), tool, "goal_check", args, r.emit)
 	if err := ctx.Err(); err != nil {
 		return checkRun{}, err
 	}
@@ -60,6 +67,22 @@ func (r *goalRun) check(ctx context.Context, it int) (checkRun, error) {
 		chk.Failures = CountFailures(fullOutput(res.Output, res.Body))
 	}
 	return chk, nil
+}
+
+// maxTimeout is the maximum of the timeout_s argument a tool's schema
+// declares, 0 when it declares none.
+func maxTimeout(schema json.RawMessage) int {
+	var v struct {
+		Properties struct {
+			TimeoutS struct {
+				Maximum int `json:"maximum"`
+			} `json:"timeout_s"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(schema, &v) != nil {
+		return 0
+	}
+	return v.Properties.TimeoutS.Maximum
 }
 
 // goalTailLines is how much of the check's output a goal_iteration event
@@ -174,6 +197,10 @@ type fileSum struct {
 	sum  string
 }
 
+// maxStateEntries bounds the walk of a huge workspace: changes past it go
+// unseen.
+const maxStateEntries = 200_000
+
 // maxHashedFile: a larger file is known by its size and time alone.
 const maxHashedFile = 8 << 20
 
@@ -185,7 +212,7 @@ func newWorkspaceState(dir string) *workspaceState {
 func (s *workspaceState) fingerprint(ctx context.Context) (string, error) {
 	h := sha256.New()
 	seen := map[string]fileSum{}
-	_, err := walk.Files(ctx, os.DirFS(s.dir), walk.Options{Excludes: walk.UserExcludes()}, func(p string, d fs.DirEntry) error {
+	_, err := walk.Files(ctx, os.DirFS(s.dir), walk.Options{Excludes: walk.UserExcludes(), MaxEntries: maxStateEntries}, func(p string, d fs.DirEntry) error {
 		info, err := d.Info()
 		if err != nil {
 			return nil // gone since it was listed
