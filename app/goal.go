@@ -68,6 +68,9 @@ func (a *app) headlessGoal(ctx context.Context, ag *agent.Agent, o GoalOptions, 
 	if g.Unconfined {
 		p.notice("the check runs unsandboxed, with your full rights (--sandbox off or [shell.sandbox] enabled = false)", true)
 	}
+	if l := ag.Autonomy(); l == approval.Ask || l == approval.ReadOnly {
+		p.notice("autonomy "+string(l)+": headless denies every change the model tries, so the goal can only be met as the files stand; --autonomy auto-edit lets it edit", true)
+	}
 	res, err := ag.RunGoal(ctx, g, p.print, approval.Headless{})
 	switch {
 	case err != nil && errors.Is(err, context.Canceled):
