@@ -60,6 +60,10 @@ func TestHeadlessGoalPassesAndUndoTakesBackAnIteration(t *testing.T) {
 	if result == nil || result["passed"] != true || result["reason"] != "passed" {
 		t.Fatalf("goal_result %v", result)
 	}
+	hist, _, _ := e.myclaw(nil, "history")
+	if !strings.Contains(hist, "[goal iteration 1] Create calc.txt") || !strings.Contains(hist, "[goal iteration 2] Create extra.txt") {
+		t.Fatalf("history does not name the iterations:\n%s", hist)
+	}
 	out, _, code = e.myclaw(nil, "undo")
 	if code != 0 {
 		t.Fatalf("undo: code %d, %q", code, out)

@@ -316,3 +316,13 @@ func (r *goalRun) nextPrompt(chk checkRun, note string) string {
 	fmt.Fprintf(&b, "\n\nKeep working toward the goal: %s", r.g.Text)
 	return b.String()
 }
+
+// GroupLabel names the step a journaled call belongs to, for the history:
+// "goal iteration 2"; "" for a call that is a step of its own.
+func GroupLabel(group string) string {
+	id, n, ok := strings.Cut(group, "/")
+	if !ok || !strings.HasPrefix(id, "goal-") {
+		return ""
+	}
+	return "goal iteration " + n
+}
