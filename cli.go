@@ -17,6 +17,7 @@ const usageText = `myclaw — a terminal agent that asks before it acts and can 
 Usage:
   myclaw [flags]                 open the TUI
   myclaw -p "prompt" [flags]     run one task headless (-p - reads the prompt from stdin)
+  myclaw --goal TEXT --check CMD work toward TEXT headless until CMD passes
   myclaw undo [N] [--force]      revert the newest N reversible calls of this
                                  workspace, whichever session made them
   myclaw redo [N]                re-apply the newest N undone calls
@@ -78,6 +79,7 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 		fs.BoolVar(&o.Fork, "fork", false, "with --continue or --session: go on in a new session copied from it (it stays as it was)")
 		fs.BoolVar(&o.Trust, "trust", false, "trust the workspace's .myclaw.toml (it can run commands) and remember it")
 		fs.BoolVar(&o.SandboxCheck, "sandbox-check", false, "self-test the shell sandbox, say what it enforces here, and exit")
+		goalFlags(fs, &o)
 	case "undo":
 		fs.BoolVar(&o.Force, "force", false, "undo even if the files changed since (the current version is kept for redo)")
 	case "history":
@@ -131,6 +133,12 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 	}
 	if o.SandboxCheck {
 		return app.RunSandboxCheck(ctx, o, secrets, stdout)
+	}
+	if err := goalUsage(o); err != nil {
+		return err
+	}
+	if o.Goal.Text != "" {
+		return app.RunHeadless(ctx, o, secrets, stdout, stderr)
 	}
 	if o.HasPrompt {
 		if o.Prompt == "-" {

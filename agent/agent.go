@@ -153,6 +153,9 @@ type Agent struct {
 	// a compaction keeps it.
 	earlier []approval.Seen
 	hooks   []Hook
+	// group joins the calls journaled meanwhile into one undo step (a
+	// goal's iteration); "" outside a goal run.
+	group string
 }
 
 // New builds an agent over an open session.

@@ -21,8 +21,9 @@ func (t *turn) execute(p *passage) (callResult, error) {
 	p.journaled = !p.meta.ReadOnly && reverter && len(p.dry.Undo) > 0 && !p.dry.Unchanged
 	a.mu.Lock()
 	p.journal = a.journal
+	group := a.group
 	a.mu.Unlock()
-	p.entry = history.Entry{CallID: p.call.ID, Tool: p.meta.Name, Args: p.args, Summary: p.dry.Summary, Time: a.opts.Now(), Reversible: p.journaled, Undo: p.dry.Undo}
+	p.entry = history.Entry{CallID: p.call.ID, Tool: p.meta.Name, Args: p.args, Summary: p.dry.Summary, Time: a.opts.Now(), Reversible: p.journaled, Undo: p.dry.Undo, Group: group}
 	if p.journaled {
 		if err := p.journal.Begin(p.entry); err != nil {
 			res := t.failed(p.call, StatusError, &tools.Error{Kind: tools.KindUnknown, Message: "not run: the undo journal cannot be written", Hint: "myclaw stopped the turn; tell the user."}, a.opts.Now().Sub(p.start))

@@ -80,10 +80,14 @@ func (a *Agent) walk(op string, asked int, run func(*history.Journal) ([]history
 // Short says, when fewer calls than asked were walked back, that there was
 // nothing more: "Nothing more to undo (1 of 5 asked)."; "" otherwise.
 func Short(op string, asked int, outcomes []history.Outcome) string {
-	done := 0
+	// The calls of one group (a goal's iteration) are one step.
+	done, group := 0, ""
 	for _, o := range outcomes {
-		if o.Done {
+		if o.Done && (o.Entry.Group == "" || o.Entry.Group != group) {
 			done++
+		}
+		if o.Done {
+			group = o.Entry.Group
 		}
 	}
 	if done == 0 || done >= asked {

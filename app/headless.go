@@ -64,6 +64,9 @@ func headlessTask(ctx context.Context, o Options, secrets map[string]string, p *
 	// A headless task cannot wait for tools that show up later: give the
 	// servers their start-up time first.
 	a.waitMCP(ctx)
+	if o.Goal.Text != "" {
+		return a.headlessGoal(ctx, ag, o.Goal, p)
+	}
 	err = ag.Run(ctx, o.Prompt, p.print, approval.Headless{})
 	switch {
 	case err != nil && errors.Is(err, context.Canceled):
@@ -238,6 +241,8 @@ func (p *printer) print(e agent.Event) {
 				p.activity("  it asks for approval (%s): allow it with an [[approval.rules]] entry in the config or a higher --autonomy level\n", termtext.OneLine(why, 200))
 			}
 		}
+	case agent.GoalStepEvent, agent.GoalIterationEvent, agent.GoalResultEvent:
+		p.goalActivity(ev)
 	case agent.CompactionEvent:
 		p.activity("compacted %d earlier messages into a summary (~%d tokens)\n", ev.Replaced, ev.Tokens)
 	case agent.PlanEvent:

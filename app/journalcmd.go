@@ -179,7 +179,11 @@ func formatHistory(entries []history.Labelled) string {
 		if e.State == history.StatePending {
 			state = "interrupted"
 		}
-		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\n", termtext.OneLine(e.Session, 0), e.Seq, e.Time.Local().Format("2006-01-02 15:04:05"), state, termtext.OneLine(e.Tool, 0), termtext.OneLine(e.Summary, 100))
+		summary := termtext.OneLine(e.Summary, 100)
+		if g := agent.GroupLabel(e.Group); g != "" {
+			summary = "[" + termtext.OneLine(g, 40) + "] " + summary
+		}
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\t%s\n", termtext.OneLine(e.Session, 0), e.Seq, e.Time.Local().Format("2006-01-02 15:04:05"), state, termtext.OneLine(e.Tool, 0), summary)
 	}
 	w.Flush()
 	return b.String()

@@ -39,6 +39,8 @@ type Options struct {
 	// explicit choice) or "" (as the config says: on unless
 	// [shell.sandbox] enabled = false).
 	Sandbox string
+	// Goal, when its Text is set, runs a goal headless (--goal, --check).
+	Goal GoalOptions
 }
 
 // UsageError is bad usage: the command line asks for something that

@@ -46,6 +46,7 @@ type Config struct {
 	PriceOutput  float64      `toml:"price_output"`
 	Instructions Instructions `toml:"instructions"`
 	UI           UI           `toml:"ui"`
+	Goal         Goal         `toml:"goal"`
 
 	// Path is the file this was read from ("" when none).
 	Path string `toml:"-"`
@@ -434,6 +435,9 @@ func (c *Config) check(src []byte) error {
 			}
 		}
 	}
+	if key, msg := c.Goal.check(); key != "" {
+		return bad("goal", key, msg)
+	}
 	if c.Web.SearchURL != "" && !strings.HasPrefix(c.Web.SearchURL, "http://") && !strings.HasPrefix(c.Web.SearchURL, "https://") {
 		return bad("web", "search_url", "must start with http:// or https://")
 	}
@@ -632,6 +636,9 @@ func (c *Config) CheckProjectScope() error {
 	}
 	if !c.Shell.isZero() || c.SupraLLM != (SupraLLM{}) || c.Web.SearchURL != "" || len(c.Web.AllowPrivateHosts) > 0 || c.Web.TimeoutS != 0 || c.Web.MaxBytes != 0 {
 		bad = append(bad, "shell/web/supra_llm settings")
+	}
+	if c.Goal != (Goal{}) {
+		bad = append(bad, "goal settings")
 	}
 	if len(bad) > 0 {
 		return &Error{Path: c.Path, Msg: "a project config may only add [[tools]], [mcp.servers] and [[hooks.pre_tool]]; it also sets " + strings.Join(bad, ", ")}

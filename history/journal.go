@@ -344,14 +344,20 @@ func (j *Journal) Entries() []Entry {
 	return out
 }
 
-// Depth returns how many calls /undo can revert: the applied and pending
-// reversible ones.
+// Depth returns how many steps /undo can take back: the applied and
+// pending reversible calls, the calls of one group counting once.
 func (j *Journal) Depth() int {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	n := 0
+	groups := map[string]bool{}
 	for _, s := range j.slots {
-		if undoable(s) {
+		switch {
+		case !undoable(s):
+		case s.e.Group == "":
+			n++
+		case !groups[s.e.Group]:
+			groups[s.e.Group] = true
 			n++
 		}
 	}

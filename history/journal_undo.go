@@ -45,8 +45,10 @@ type Outcome struct {
 	Session string
 }
 
-// Undo reverts the newest n undoable calls, newest first, and stops at the
-// first refusal or failure (nothing older is touched). A pending call
+// Undo reverts the newest n undoable steps, newest first, and stops at the
+// first refusal or failure (nothing older is touched). A step is one call,
+// or every call of one group (Entry.Group): a goal's iteration is taken
+// back whole. A pending call
 // counts as applied: reverting a change that never happened is a no-op.
 //
 // Irreversible calls in the way are stepped over: each one not yet passed
@@ -69,15 +71,25 @@ func (j *Journal) Undo(ctx context.Context, n int, force bool, resolve Resolver)
 	var outs []Outcome
 	err := j.mutate(func() error {
 		done := 0
+		// group is the group of the step under way: its older calls are
+		// part of the same step.
+		group := ""
 		var skipped []*slot
-		for i := len(j.slots) - 1; i >= 0 && done < n; i-- {
+		for i := len(j.slots) - 1; i >= 0; i-- {
 			s := j.slots[i]
+			inStep := group != "" && s.e.Group == group
 			if s.e.State == StateIrreversible && !s.passed {
 				skipped = append(skipped, s)
 				continue
 			}
 			if !undoable(s) {
 				continue
+			}
+			if !inStep {
+				if done == n {
+					break
+				}
+				group = s.e.Group
 			}
 			if err := ctx.Err(); err != nil {
 				return err
@@ -96,7 +108,9 @@ func (j *Journal) Undo(ctx context.Context, n int, force bool, resolve Resolver)
 			if err != nil || !out.Done {
 				return err
 			}
-			done++
+			if !inStep {
+				done++
+			}
 		}
 		if done == 0 {
 			for _, p := range skipped {
@@ -109,8 +123,8 @@ func (j *Journal) Undo(ctx context.Context, n int, force bool, resolve Resolver)
 	return outs, err
 }
 
-// Redo re-applies the newest n undone calls, the most recently undone
-// first, journaled like Undo (redo-begin, then redo-done or redo-fail). It
+// Redo re-applies the newest n undone steps (a group's calls together), the
+// most recently undone first, journaled like Undo (redo-begin, then redo-done or redo-fail). It
 // stops at the first refusal: a file changed since the undo is never
 // overwritten. Errors are as for Undo, with ErrNothingToRedo.
 func (j *Journal) Redo(ctx context.Context, n int, resolve Resolver) ([]Outcome, error) {
@@ -125,11 +139,20 @@ func (j *Journal) Redo(ctx context.Context, n int, resolve Resolver) ([]Outcome,
 		if len(j.redoStack) == 0 {
 			return ErrNothingToRedo
 		}
-		for done := 0; done < n && len(j.redoStack) > 0; done++ {
+		group := ""
+		for done := 0; len(j.redoStack) > 0; {
+			s := j.bySeq[j.redoStack[len(j.redoStack)-1]]
+			if group == "" || s.e.Group != group {
+				// A new step: a group's calls are re-applied together.
+				if done == n {
+					break
+				}
+				done++
+				group = s.e.Group
+			}
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			s := j.bySeq[j.redoStack[len(j.redoStack)-1]]
 			out, err := j.run(ctx, s, true, false, false, resolve)
 			if out != nil {
 				outs = append(outs, *out)

@@ -45,6 +45,10 @@ type Entry struct {
 	Reason string `json:"reason,omitempty"`
 	// Redone is set while an applied call is applied again by /redo.
 	Redone bool `json:"redone,omitempty"`
+	// Group joins the calls of one step (an iteration of a goal run):
+	// /undo and /redo take a group back or re-apply it whole. Empty: the
+	// call is a step of its own.
+	Group string `json:"group,omitempty"`
 }
 
 // SessionInfo describes one stored session.

@@ -45,6 +45,7 @@ var commands = []command{
 	{name: "mcp", args: "[CMD] [NAME]", desc: "MCP servers; NAME: one, with its log; CMD: restart, resources, login, logout", busy: true},
 	{name: "jobs", args: "[ID | stop ID]", desc: "background shell jobs: list, follow one's output, stop", busy: true},
 	{name: "init", args: "", desc: "draft AGENTS.md: the model explores the repository", busy: false},
+	{name: "goal", args: "TEXT --check CMD", desc: "work toward TEXT until the check CMD passes, sandboxed", busy: false},
 	{name: "cost", args: "", desc: "tokens and cost of this session so far", busy: true},
 	{name: "context", args: "", desc: "what the prompt holds: instructions, tools, free room", busy: true},
 	{name: "compact", args: "[focus]", desc: "summarise the older conversation to free room", busy: false},
@@ -203,6 +204,7 @@ var handlers = map[string]handler{
 	"copy":        func(m Model, _ command, args []string) (Model, tea.Cmd) { return m.copyCommand(args) },
 	"mouse":       runMouse,
 	"init":        noArgs(Model.initCommand),
+	"goal":        func(m Model, _ command, args []string) (Model, tea.Cmd) { return m.goalCommand(args) },
 	"context":     noArgs(Model.contextCommand),
 	"compact": func(m Model, _ command, args []string) (Model, tea.Cmd) {
 		return m.compactCommand("compact", strings.Join(args, " "))

@@ -305,8 +305,13 @@ func drawHistory(c *common, entries []history.Entry) []string {
 		case history.StateIrreversible:
 			style = st.Warn
 		}
+		summary := oneLine(e.Summary)
+		if g := agent.GroupLabel(e.Group); g != "" {
+			// One /undo takes back the calls of its group together.
+			summary = st.Dim.Render("["+oneLine(g)+"] ") + summary
+		}
 		line := fmt.Sprintf("  #%-3d %s  %s %s %s", e.Seq, e.Time.Format("15:04:05"),
-			pad(oneLine(e.Tool), 12), style.Render(pad(state, 13)), oneLine(e.Summary))
+			pad(oneLine(e.Tool), 12), style.Render(pad(state, 13)), summary)
 		out = append(out, truncate(line, w))
 		if e.Reason != "" {
 			out = append(out, truncate("        "+st.Dim.Render(oneLine(e.Reason)), w))

@@ -271,6 +271,9 @@ func (m Model) handleEvent(ev agent.Event) Model {
 	if attached {
 		return m
 	}
+	if m2, ok := m.goalEvent(ev); ok {
+		return m2
+	}
 	switch ev := ev.(type) {
 	case agent.TextDelta:
 		if m.think != nil {

@@ -146,6 +146,10 @@ func (m Model) statusView() string {
 	right := m.staticStatus()
 	if m.turn != nil {
 		run := m.runStatus()
+		if g := m.goalStatus(); g != "" {
+			// A goal's budget stands in for the meters while it runs.
+			run, right = g+st.Status.Render(" · ")+run, ""
+		}
 		if right == "" {
 			right = run
 		} else {

@@ -86,6 +86,8 @@ type Model struct {
 	commandsStamp func() string
 	// plan is the model's checklist (todo_write), shown above the input.
 	plan []tools.PlanItem
+	// goal is the goal run of the running turn (/goal), for the status line.
+	goal *goalState
 	// fsys is the workspace, for the @ completion's index.
 	fsys fs.FS
 	// notify calls for attention while the terminal is not focused.

@@ -15,6 +15,8 @@
 //	"textcall: CMD" -> shell_run of CMD written as text in <tool_call> tags,
 //	            as models without tool calls do
 //	"tool: WIRE_NAME {json}" -> a call of that tool (an MCP tool, say)
+//	"iter: CMD1 || CMD2 || ..." -> shell_run of CMDk at the k-th prompt that
+//	            says it (the last one from then on): a goal run's iterations
 //	anything else -> a short Markdown answer with a code block
 //
 // With -window N the model list reports a context window of N tokens
@@ -78,10 +80,13 @@ var urlRE = regexp.MustCompile(`https?://\S+`)
 // answer decides the reply from the last user message and how many tool
 // results came after it.
 func answer(req request) (string, []call) {
-	last, typed, after := "", "", 0
+	last, typed, after, iters := "", "", 0, 0
 	for _, m := range req.Messages {
 		switch m.Role {
 		case "user":
+			if strings.Contains(m.Content, "iter: ") {
+				iters++
+			}
 			// What the person typed, without the attachments myclaw adds
 			// after it (a !command's output, an @mention).
 			typed, _, _ = strings.Cut(m.Content, "\n\n[myclaw attachment]")
@@ -100,6 +105,15 @@ func answer(req request) (string, []call) {
 			}
 		}
 		return "", calls
+	}
+	if strings.Contains(typed, "iter: ") && after > 0 {
+		return "Done with this step.", nil
+	}
+	if i := strings.LastIndex(typed, "iter: "); i >= 0 && after == 0 {
+		rest, _, _ := strings.Cut(typed[i+len("iter: "):], "\n")
+		steps := strings.Split(rest, "||")
+		c := strings.TrimSpace(steps[min(iters, len(steps))-1])
+		return "", []call{{"shell_run", j(map[string]string{"command": c})}}
 	}
 	if i := strings.LastIndex(typed, "bg: "); i >= 0 && after == 0 {
 		return "", []call{{"shell_run", j(map[string]any{"command": strings.TrimSpace(typed[i+len("bg: "):]), "background": true})}}
