@@ -86,9 +86,9 @@ func TestGoalStatusGolden(t *testing.T) {
 			m, _ := goalRunning(t, size.w, size.h)
 			s := screen(m)
 			status := lines(s)[len(lines(s))-1]
-			want := "goal 2/10 · ✗ 3 · 191k tok 29m left · ⠋ 41.0s · esc cancels"
+			want := "goal 2/10 · ✗ 3 · 191k tok 29m left · ⠋ 41s · esc cancels"
 			if size.w >= 110 {
-				want = "goal 2/10 · ✗ 3 failing · 191k tok 29m left · ⠋ 41.0s · esc cancels"
+				want = "goal 2/10 · ✗ 3 failing · 191k tok 29m left · ⠋ 41s · esc cancels"
 			}
 			if !strings.Contains(status, want) {
 				t.Fatalf("status line %q", status)
