@@ -25,6 +25,8 @@ Usage:
                                  decisions of this workspace, or of all)
   myclaw version, --version      print the version, commit and Go version
   myclaw completion SHELL        print the completion script for bash, zsh or fish
+  myclaw acp                     serve the Agent Client Protocol on stdio, for
+                                 editors (Zed and others)
   myclaw sandbox-check           self-test the shell sandbox and say what it enforces here
   myclaw sessions                list the stored sessions of this workspace (resume one
                                  with --session ID, the newest with --continue; add
@@ -58,6 +60,8 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 			return runVersion(args[1:], stdout)
 		case "completion":
 			return runCompletion(args[1:], stdout)
+		case "acp":
+			return runACP(ctx, args[1:], secrets, stderr)
 		case "undo", "redo", "history", "sandbox-check", "sessions":
 			mode, args = args[0], args[1:]
 		}
