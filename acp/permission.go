@@ -44,7 +44,7 @@ func (ap *approver) Approve(ctx context.Context, req approval.Request) (approval
 	srv := ap.ss.srv
 	pctx, cancel := context.WithTimeout(ctx, srv.opts.PermissionTimeout)
 	defer cancel()
-	resp, err := srv.conn.RequestPermission(pctx, acpsdk.RequestPermissionRequest{
+	resp, err := srv.peer().RequestPermission(pctx, acpsdk.RequestPermissionRequest{
 		SessionId: ap.ss.id,
 		ToolCall:  ap.permissionCall(st, req),
 		Options:   permissionOptions(req),

@@ -53,20 +53,27 @@ const DefaultPermissionTimeout = 30 * time.Minute
 
 // Run serves ACP on in and out until in closes or ctx ends.
 func Run(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
-	if o.PermissionTimeout <= 0 {
-		o.PermissionTimeout = DefaultPermissionTimeout
-	}
-	s := &server{opts: o, ctx: ctx, sessions: map[acpsdk.SessionId]*session{}}
-	s.logger, s.logClose = openLog()
+	s := start(ctx, o, in, out)
 	defer s.logClose()
-	s.conn = acpsdk.NewAgentSideConnection(s, out, in)
-	s.conn.SetLogger(slog.New(slog.NewTextHandler(s.logger.Writer(), &slog.HandlerOptions{Level: slog.LevelWarn})))
 	select {
 	case <-s.conn.Done():
 	case <-ctx.Done():
 	}
 	s.closeAll()
 	return nil
+}
+
+// start serves the connection in the background.
+func start(ctx context.Context, o Options, in io.Reader, out io.Writer) *server {
+	if o.PermissionTimeout <= 0 {
+		o.PermissionTimeout = DefaultPermissionTimeout
+	}
+	s := &server{opts: o, ctx: ctx, sessions: map[acpsdk.SessionId]*session{}, ready: make(chan struct{})}
+	s.logger, s.logClose = openLog()
+	s.conn = acpsdk.NewAgentSideConnection(s, out, in)
+	s.conn.SetLogger(slog.New(slog.NewTextHandler(s.logger.Writer(), &slog.HandlerOptions{Level: slog.LevelWarn})))
+	close(s.ready)
+	return s
 }
 
 // openLog opens the log file before any session does (the protocol owns
@@ -88,9 +95,12 @@ func openLog() (*log.Logger, func()) {
 
 // server is the agent side of one connection.
 type server struct {
-	opts     Options
-	ctx      context.Context
+	opts Options
+	ctx  context.Context
+	// conn is set once ready is closed: the connection serves requests
+	// from its construction on.
 	conn     *acpsdk.AgentSideConnection
+	ready    chan struct{}
 	logger   *log.Logger
 	logClose func()
 
@@ -104,6 +114,12 @@ var (
 	_ acpsdk.Agent       = (*server)(nil)
 	_ acpsdk.AgentLoader = (*server)(nil)
 )
+
+// peer is the connection to the editor.
+func (s *server) peer() *acpsdk.AgentSideConnection {
+	<-s.ready
+	return s.conn
+}
 
 func (s *server) logf(format string, args ...any) { s.logger.Printf(format, args...) }
 

@@ -40,7 +40,7 @@ type session struct {
 // are sent after a cancel too: the editor is owed each call's end.
 func (ss *session) send(u acpsdk.SessionUpdate) {
 	ctx := context.WithoutCancel(ss.srv.ctx)
-	if err := ss.srv.conn.SessionUpdate(ctx, acpsdk.SessionNotification{SessionId: ss.id, Update: u}); err != nil {
+	if err := ss.srv.peer().SessionUpdate(ctx, acpsdk.SessionNotification{SessionId: ss.id, Update: u}); err != nil {
 		ss.srv.logf("session %s: update: %v", ss.id, err)
 	}
 }
