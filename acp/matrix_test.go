@@ -79,6 +79,32 @@ var sideEffectArgs = map[string]string{
 	"web_fetch":    `{"url":"http://127.0.0.1:9/page"}`,
 }
 
+// connect serves ACP in this process, with a fresh home and the model,
+// to a recording client on the Go SDK.
+func connect(t *testing.T, model *fakeModel) (*server, *recordingClient, *acpsdk.ClientSideConnection) {
+	t.Helper()
+	t.Setenv("OPENAI_BASE_URL", model.url())
+	for _, v := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"} {
+		t.Setenv(v, t.TempDir())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	toAgentR, toAgentW := io.Pipe()
+	fromAgentR, fromAgentW := io.Pipe()
+	srv := start(ctx, Options{}, toAgentR, fromAgentW)
+	t.Cleanup(func() {
+		_ = toAgentW.Close()
+		srv.closeAll()
+		srv.logClose()
+		cancel()
+	})
+	client := &recordingClient{asked: map[acpsdk.ToolCallId]bool{}}
+	conn := acpsdk.NewClientSideConnection(client, toAgentW, fromAgentR)
+	if _, err := conn.Initialize(ctx, acpsdk.InitializeRequest{ProtocolVersion: acpsdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	return srv, client, conn
+}
+
 // snapshot is the workspace's files and contents.
 func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
@@ -106,26 +132,8 @@ func TestEveryCallAsksOrSaysWhy(t *testing.T) {
 	for name, args := range sideEffectArgs {
 		calls["call "+name] = [2]string{name, args}
 	}
-	model := newFakeModel(t, calls)
-	t.Setenv("OPENAI_BASE_URL", model.url())
-	for _, v := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"} {
-		t.Setenv(v, t.TempDir())
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	toAgentR, toAgentW := io.Pipe()
-	fromAgentR, fromAgentW := io.Pipe()
-	srv := start(ctx, Options{}, toAgentR, fromAgentW)
-	defer func() {
-		_ = toAgentW.Close()
-		srv.closeAll()
-		srv.logClose()
-	}()
-	client := &recordingClient{asked: map[acpsdk.ToolCallId]bool{}}
-	conn := acpsdk.NewClientSideConnection(client, toAgentW, fromAgentR)
-	if _, err := conn.Initialize(ctx, acpsdk.InitializeRequest{ProtocolVersion: acpsdk.ProtocolVersionNumber}); err != nil {
-		t.Fatal(err)
-	}
+	srv, client, conn := connect(t, newFakeModel(t, calls))
+	ctx := context.Background()
 
 	checked := 0
 	for _, m := range modeList {
