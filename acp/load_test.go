@@ -13,7 +13,7 @@ import (
 // calls come back as updates, and the model remembers the conversation.
 func TestLoadReplaysSession(t *testing.T) {
 	model := newFakeModel(t, map[string][2]string{"write it": {"fs_write", `{"path":"a.txt","content":"one\n"}`}})
-	_, client, conn := connect(t, model)
+	_, client, conn := connect(t, model, acpsdk.ClientCapabilities{})
 	ctx := context.Background()
 	ws := t.TempDir()
 	sess, err := conn.NewSession(ctx, acpsdk.NewSessionRequest{Cwd: ws, McpServers: []acpsdk.McpServer{}})

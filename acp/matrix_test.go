@@ -23,6 +23,8 @@ type recordingClient struct {
 	mu      sync.Mutex
 	asked   map[acpsdk.ToolCallId]bool
 	updates []acpsdk.SessionUpdate
+	// buffers are the files open in the editor, by absolute path.
+	buffers map[string]string
 }
 
 func (c *recordingClient) RequestPermission(_ context.Context, p acpsdk.RequestPermissionRequest) (acpsdk.RequestPermissionResponse, error) {
@@ -41,7 +43,12 @@ func (c *recordingClient) SessionUpdate(_ context.Context, n acpsdk.SessionNotif
 
 var errNoFS = errors.New("this client offers no file system or terminal")
 
-func (c *recordingClient) ReadTextFile(context.Context, acpsdk.ReadTextFileRequest) (acpsdk.ReadTextFileResponse, error) {
+func (c *recordingClient) ReadTextFile(_ context.Context, p acpsdk.ReadTextFileRequest) (acpsdk.ReadTextFileResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if text, ok := c.buffers[p.Path]; ok {
+		return acpsdk.ReadTextFileResponse{Content: text}, nil
+	}
 	return acpsdk.ReadTextFileResponse{}, errNoFS
 }
 
@@ -81,7 +88,7 @@ var sideEffectArgs = map[string]string{
 
 // connect serves ACP in this process, with a fresh home and the model,
 // to a recording client on the Go SDK.
-func connect(t *testing.T, model *fakeModel) (*server, *recordingClient, *acpsdk.ClientSideConnection) {
+func connect(t *testing.T, model *fakeModel, caps acpsdk.ClientCapabilities) (*server, *recordingClient, *acpsdk.ClientSideConnection) {
 	t.Helper()
 	t.Setenv("OPENAI_BASE_URL", model.url())
 	for _, v := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"} {
@@ -99,7 +106,7 @@ func connect(t *testing.T, model *fakeModel) (*server, *recordingClient, *acpsdk
 	})
 	client := &recordingClient{asked: map[acpsdk.ToolCallId]bool{}}
 	conn := acpsdk.NewClientSideConnection(client, toAgentW, fromAgentR)
-	if _, err := conn.Initialize(ctx, acpsdk.InitializeRequest{ProtocolVersion: acpsdk.ProtocolVersionNumber}); err != nil {
+	if _, err := conn.Initialize(ctx, acpsdk.InitializeRequest{ProtocolVersion: acpsdk.ProtocolVersionNumber, ClientCapabilities: caps}); err != nil {
 		t.Fatal(err)
 	}
 	return srv, client, conn
@@ -132,7 +139,7 @@ func TestEveryCallAsksOrSaysWhy(t *testing.T) {
 	for name, args := range sideEffectArgs {
 		calls["call "+name] = [2]string{name, args}
 	}
-	srv, client, conn := connect(t, newFakeModel(t, calls))
+	srv, client, conn := connect(t, newFakeModel(t, calls), acpsdk.ClientCapabilities{})
 	ctx := context.Background()
 
 	checked := 0

@@ -16,7 +16,7 @@ import (
 // and the editor's copy of the other.
 func TestPromptResources(t *testing.T) {
 	model := newFakeModel(t, nil)
-	_, _, conn := connect(t, model)
+	_, _, conn := connect(t, model, acpsdk.ClientCapabilities{})
 	ctx := context.Background()
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "linked.txt"), []byte("linked-content-on-disk\n"), 0o644); err != nil {
@@ -67,5 +67,30 @@ func TestApplyUnified(t *testing.T) {
 	d := tools.Diff("a/f", "b/f", []byte("a\nb\n"), []byte("a\nc\n")).Text()
 	if _, ok := applyUnified("something else\n", d); ok {
 		t.Error("a diff of another text applied")
+	}
+}
+
+// TestReadsEditorBuffers: with fs/read_text_file offered, fs_read reads
+// the editor's copy of a file, unsaved changes included.
+func TestReadsEditorBuffers(t *testing.T) {
+	model := newFakeModel(t, map[string][2]string{"read it": {"fs_read", `{"path":"notes.txt"}`}})
+	_, client, conn := connect(t, model, acpsdk.ClientCapabilities{Fs: acpsdk.FileSystemCapabilities{ReadTextFile: true}})
+	ctx := context.Background()
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("saved-on-disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client.mu.Lock()
+	client.buffers = map[string]string{filepath.Join(ws, "notes.txt"): "unsaved-in-editor\n"}
+	client.mu.Unlock()
+	sess, err := conn.NewSession(ctx, acpsdk.NewSessionRequest{Cwd: ws, McpServers: []acpsdk.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Prompt(ctx, acpsdk.PromptRequest{SessionId: sess.SessionId, Prompt: []acpsdk.ContentBlock{acpsdk.TextBlock("read it")}}); err != nil {
+		t.Fatal(err)
+	}
+	if !model.saw("unsaved-in-editor") || model.saw("saved-on-disk") {
+		t.Error("fs_read did not read the editor's buffer instead of the file on disk")
 	}
 }

@@ -205,6 +205,9 @@ func (s *server) open(cwd, stored string, servers []acpsdk.McpServer) (*session,
 	}
 	ss := &session{id: id, srv: s, es: es}
 	s.mu.Lock()
+	if s.client.Fs.ReadTextFile {
+		es.ReadBuffersWith(ss.readBuffer)
+	}
 	if s.closed {
 		s.mu.Unlock()
 		es.Close()

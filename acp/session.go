@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
@@ -43,6 +44,22 @@ func (ss *session) send(u acpsdk.SessionUpdate) {
 	if err := ss.srv.peer().SessionUpdate(ctx, acpsdk.SessionNotification{SessionId: ss.id, Update: u}); err != nil {
 		ss.srv.logf("session %s: update: %v", ss.id, err)
 	}
+}
+
+// bufferWait bounds a read of an editor's buffer: then the file on disk
+// is read.
+const bufferWait = 10 * time.Second
+
+// readBuffer reads a file as the editor holds it (fs/read_text_file).
+func (ss *session) readBuffer(ctx context.Context, abs string) (string, bool) {
+	ctx, cancel := context.WithTimeout(ctx, bufferWait)
+	defer cancel()
+	r, err := ss.srv.peer().ReadTextFile(ctx, acpsdk.ReadTextFileRequest{SessionId: ss.id, Path: abs})
+	if err != nil {
+		ss.es.Logf("acp: session %s: read %s through the editor: %v (read from disk)", ss.id, abs, err)
+		return "", false
+	}
+	return r.Content, true
 }
 
 // text streams a message to the editor, made inert.

@@ -6,6 +6,7 @@ import (
 
 	"myclaw/agent"
 	"myclaw/config"
+	"myclaw/tools/builtin"
 	"myclaw/tools/mcp"
 	"myclaw/ui"
 )
@@ -95,6 +96,12 @@ func (s *EditorSession) Commands() []ui.CustomCommand {
 		s.a.logf("%s", n)
 	}
 	return cmds
+}
+
+// ReadBuffersWith makes file reads go through the editor's buffers
+// (fs/read_text_file), unsaved changes included.
+func (s *EditorSession) ReadBuffersWith(read builtin.BufferReader) {
+	s.a.workspace.ReadBuffersWith(read)
 }
 
 // Close stops the session's jobs and MCP servers and closes its files.

@@ -26,6 +26,8 @@ type Workspace struct {
 	// the root, as clean slash paths relative to it; fixed by Protect
 	// before the tools run.
 	protected []string
+	// buffers, when set, reads files as an editor holds them (buffers.go).
+	buffers bufferReader
 }
 
 // Protect puts myclaw's own state and config directories (and files)
