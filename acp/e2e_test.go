@@ -99,7 +99,7 @@ func TestEditorClient(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the client failed: %v", err)
 	}
-	if !model.saw("My reason for rejecting", "keep the greeting friendly", "denied") {
+	if !model.saw("My reason for rejecting your fs_write call:) keep the greeting friendly", "the user denied fs_write") {
 		t.Error("the reason given after \"reject with a reason\" did not reach the model beside the denial")
 	}
 	if strings.Count(string(out), "ok: ") < 10 {

@@ -17,8 +17,6 @@ package acp
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -199,10 +197,8 @@ func (s *server) open(cwd, stored string, servers []acpsdk.McpServer) (*session,
 	if err != nil {
 		return nil, userError(err)
 	}
+	// The ACP session is the stored session: session/load takes its id.
 	id := acpsdk.SessionId(es.Agent.Session().Info().ID)
-	if stored == "" && id == "" {
-		id = acpsdk.SessionId(randomID())
-	}
 	ss := &session{id: id, srv: s, es: es}
 	s.mu.Lock()
 	if s.client.Fs.ReadTextFile {
@@ -319,10 +315,4 @@ func editorServers(list []acpsdk.McpServer) ([]app.EditorServer, error) {
 		}
 	}
 	return out, nil
-}
-
-func randomID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

@@ -23,8 +23,10 @@ type session struct {
 	es  *app.EditorSession
 
 	mu sync.Mutex
-	// cancel ends the running turn or command; nil when idle.
+	// cancel ends the running turn or command; nil when idle. idle is
+	// closed when it has ended.
 	cancel context.CancelFunc
+	idle   chan struct{}
 	// turn numbers the turns, to make the editor's tool call ids unique
 	// (model servers reuse theirs).
 	turn int
@@ -66,18 +68,31 @@ func (ss *session) readBuffer(ctx context.Context, abs string) (string, bool) {
 func (ss *session) text(s string) { ss.send(acpsdk.UpdateAgentMessageText(termtext.Visible(s))) }
 
 // begin marks a turn or command as running under a context of its own,
-// cancelled by session/cancel.
+// cancelled by session/cancel. A prompt that comes while one runs
+// replaces it (the SDK has cancelled the older one): it waits for its end.
 func (ss *session) begin(ctx context.Context) (context.Context, func(), error) {
-	ss.mu.Lock()
+	for {
+		ss.mu.Lock()
+		if ss.closed {
+			ss.mu.Unlock()
+			return nil, nil, errors.New("the session is closed")
+		}
+		if ss.cancel == nil {
+			break
+		}
+		prev, idle := ss.cancel, ss.idle
+		ss.mu.Unlock()
+		prev()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+	}
 	defer ss.mu.Unlock()
-	if ss.closed {
-		return nil, nil, errors.New("the session is closed")
-	}
-	if ss.cancel != nil {
-		return nil, nil, acpsdk.NewInvalidRequest(map[string]any{"error": "a turn is already running in this session"})
-	}
 	ctx, cancel := context.WithCancel(ctx)
-	ss.cancel = cancel
+	idle := make(chan struct{})
+	ss.cancel, ss.idle = cancel, idle
 	ss.turn++
 	ss.stopped = false
 	return ctx, func() {
@@ -85,6 +100,7 @@ func (ss *session) begin(ctx context.Context) (context.Context, func(), error) {
 		ss.mu.Lock()
 		ss.cancel = nil
 		ss.mu.Unlock()
+		close(idle)
 	}, nil
 }
 
