@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	acpsdk "github.com/coder/acp-go-sdk"
@@ -185,7 +186,8 @@ func dryRunText(req approval.Request, preview string) string {
 		var a struct {
 			Command string `json:"command"`
 		}
-		if json.Unmarshal(req.Args, &a) == nil && a.Command != "" {
+		// The preview of a command line shows it already.
+		if json.Unmarshal(req.Args, &a) == nil && a.Command != "" && !strings.Contains(preview, a.Command) {
 			b.WriteString(fence("sh", "$ "+termtext.Visible(a.Command)) + "\n")
 		}
 	}
@@ -193,7 +195,7 @@ func dryRunText(req approval.Request, preview string) string {
 		for _, w := range cl.Warnings {
 			line("⚠ " + w)
 		}
-		if cl.Risk == tools.RiskHigh && cl.RiskWhy != "" {
+		if cl.Risk == tools.RiskHigh && cl.RiskWhy != "" && !slices.Contains(cl.Warnings, cl.RiskWhy) {
 			line("⚠ high risk: " + cl.RiskWhy)
 		}
 		if cl.NotUndoable != "" {

@@ -213,10 +213,14 @@ func (u *updater) result(ev agent.ToolResultEvent) {
 	if c := tools.ParseCapability(st.meta.Capability); c.Kind == "fs" {
 		locs = u.locations(st.meta, ev.Call.Args, "")
 	}
-	u.ss.send(acpsdk.SessionUpdate{ToolCallUpdate: &acpsdk.SessionToolCallUpdate{
+	upd := &acpsdk.SessionToolCallUpdate{
 		ToolCallId: st.id, Status: &status, Content: content, Locations: locs,
 		RawOutput: bounded(ev.Content), Meta: decidedMeta(st),
-	}})
+	}
+	if ev.Status == agent.StatusOK && ev.Summary != "" {
+		upd.Title = acpsdk.Ptr(title(ev.Call.Tool, ev.Summary, ev.Call.Args))
+	}
+	u.ss.send(acpsdk.SessionUpdate{ToolCallUpdate: upd})
 }
 
 // locations are the files a call touches: its concrete capability's
