@@ -66,7 +66,11 @@ func (ss *session) workspacePath(uri string) (string, bool) {
 	if err != nil || u.Scheme != "file" {
 		return "", false
 	}
-	rel, err := filepath.Rel(ss.es.Workspace(), filepath.FromSlash(u.Path))
+	p := u.Path
+	if len(p) > 2 && p[0] == '/' && p[2] == ':' {
+		p = p[1:] // file:///C:/x on Windows
+	}
+	rel, err := filepath.Rel(ss.es.Workspace(), filepath.FromSlash(p))
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 		return "", false
 	}
