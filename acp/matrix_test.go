@@ -25,12 +25,20 @@ type recordingClient struct {
 	updates []acpsdk.SessionUpdate
 	// buffers are the files open in the editor, by absolute path.
 	buffers map[string]string
+	// silent leaves permission requests unanswered until they are
+	// withdrawn.
+	silent bool
 }
 
-func (c *recordingClient) RequestPermission(_ context.Context, p acpsdk.RequestPermissionRequest) (acpsdk.RequestPermissionResponse, error) {
+func (c *recordingClient) RequestPermission(ctx context.Context, p acpsdk.RequestPermissionRequest) (acpsdk.RequestPermissionResponse, error) {
 	c.mu.Lock()
 	c.asked[p.ToolCall.ToolCallId] = true
+	silent := c.silent
 	c.mu.Unlock()
+	if silent {
+		<-ctx.Done()
+		return acpsdk.RequestPermissionResponse{}, ctx.Err()
+	}
 	return acpsdk.RequestPermissionResponse{Outcome: acpsdk.NewRequestPermissionOutcomeSelected(optReject)}, nil
 }
 
