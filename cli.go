@@ -26,6 +26,8 @@ Usage:
                                  decisions of this workspace, or of all)
   myclaw version, --version      print the version, commit and Go version
   myclaw completion SHELL        print the completion script for bash, zsh or fish
+  myclaw acp                     serve the Agent Client Protocol on stdio, for
+                                 editors (Zed and others)
   myclaw sandbox-check           self-test the shell sandbox and say what it enforces here
   myclaw mcp list|add|remove|login|logout
                                  manage MCP servers and their logins
@@ -64,6 +66,8 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 			return runCompletion(args[1:], stdout)
 		case "mcp":
 			return runMCP(ctx, args[1:], secrets, stdin, stdout, stderr)
+		case "acp":
+			return runACP(ctx, args[1:], secrets, stderr)
 		case "undo", "redo", "history", "sandbox-check", "sessions":
 			mode, args = args[0], args[1:]
 		}

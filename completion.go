@@ -17,8 +17,8 @@ import (
 // completionModes are the words that start a mode other than the main
 // one; flagModes are those with flags of their own.
 var (
-	completionModes = []string{"undo", "redo", "history", "sessions", "sandbox-check", "mcp", "version", "completion"}
-	flagModes       = []string{"undo", "redo", "history", "sessions", "sandbox-check"}
+	completionModes = []string{"undo", "redo", "history", "sessions", "sandbox-check", "mcp", "acp", "version", "completion"}
+	flagModes       = []string{"undo", "redo", "history", "sessions", "sandbox-check", "acp"}
 )
 
 // flagDoc is one flag as its usage line shows it.

@@ -125,7 +125,13 @@ func (t *fsReadTool) read(ctx context.Context, args json.RawMessage) (tools.Resu
 	}
 	defer f.Close()
 
-	r := bufio.NewReaderSize(fsCtxReader{ctx, f}, 64<<10)
+	var src io.Reader = fsCtxReader{ctx, f}
+	if text, ok := t.ws.buffer(ctx, rel); ok {
+		// The editor's copy, unsaved changes included; the checks above
+		// held for the file on disk.
+		src = strings.NewReader(text)
+	}
+	r := bufio.NewReaderSize(src, 64<<10)
 	head, _ := r.Peek(fsSniffBytes + utf8.UTFMax)
 	// Text as grep_search reads it: UTF-16 with a byte order mark is
 	// transcoded, other text that is not UTF-8 shows its odd bytes as

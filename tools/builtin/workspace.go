@@ -29,6 +29,8 @@ type Workspace struct {
 	// beforeWrite, set on an edit layer's view (View), hears of each
 	// file a file tool is about to write.
 	beforeWrite func(rel string) error
+	// buffers, when set, reads files as an editor holds them (buffers.go).
+	buffers bufferReader
 }
 
 // Protect puts myclaw's own state and config directories (and files)
