@@ -25,6 +25,7 @@ import (
 	"myclaw/agent/chat"
 	"myclaw/approval"
 	"myclaw/history"
+	"myclaw/skills"
 	"myclaw/tools"
 )
 
@@ -78,6 +79,9 @@ type Options struct {
 	// Instructions are the instruction files the system prompt carries;
 	// nil for none.
 	Instructions *Instructions
+	// Skills are listed in the prompt by name and description (before the
+	// instruction files, which grow as the model works); nil for none.
+	Skills *skills.Set
 	// UserTools run what the user asks for directly (!command, @file).
 	UserTools UserTools
 	// Withdrawn lists tools that are registered no more for a reason the

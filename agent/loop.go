@@ -323,7 +323,7 @@ func (a *Agent) buildRequest() (openai.ChatCompletionRequest, int) {
 	win, textTools := a.window, a.textTools
 	a.mu.Unlock()
 	compact := win.Tokens < compactWindow
-	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, a.opts.Policy.Level(), a.opts.Now(), compact) + a.opts.Instructions.section()}
+	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, a.opts.Policy.Level(), a.opts.Now(), compact) + a.opts.Skills.Section() + a.opts.Instructions.section()}
 	catalog := wireCatalog(a.opts.Registry.Definitions(func(m tools.Meta) bool {
 		ok, _ := a.opts.Policy.Visible(m)
 		return ok
