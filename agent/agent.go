@@ -157,6 +157,9 @@ type Agent struct {
 	// a compaction keeps it.
 	earlier []approval.Seen
 	hooks   []Hook
+	// pending are hook reports made outside a turn (a manual
+	// compaction's), shown when the next turn starts.
+	pending []NoticeEvent
 }
 
 // New builds an agent over an open session.
@@ -278,7 +281,7 @@ func repairTranscript(msgs []openai.ChatCompletionMessage) []openai.ChatCompleti
 	return out
 }
 
-// AddHooks adds pre-tool hooks (from a project config trusted during the
+// AddHooks adds hooks (from a project config trusted during the
 // session); they apply from the next turn.
 func (a *Agent) AddHooks(hooks ...Hook) {
 	a.mu.Lock()

@@ -319,6 +319,9 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 	})
 	if err == nil {
 		a.agent.Store(ag)
+		for _, w := range ag.StartSession(context.Background()) {
+			a.notices = append(a.notices, ui.Notice{Text: w, Warning: true})
+		}
 	}
 	return ag, err
 }

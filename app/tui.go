@@ -398,7 +398,7 @@ func (b *tuiBackend) TrustProject(ctx context.Context) (string, error) {
 	b.AddHooks(a.hooks[before:]...)
 	a.startServers(context.WithoutCancel(ctx), a.mcpServers(cfg), b.mcpChanged)
 	return fmt.Sprintf("Trusted %s (remembered while it stays unchanged) and loaded %s, %s, %s; %s.",
-		projectConfigName, tools.Count(len(cfg.Tools), "tool"), tools.Count(len(cfg.MCP.Servers), "MCP server"), tools.Count(len(cfg.Hooks.PreTool), "hook"), a.trustedExtras()), nil
+		projectConfigName, tools.Count(len(cfg.Tools), "tool"), tools.Count(len(cfg.MCP.Servers), "MCP server"), tools.Count(cfg.Hooks.Count(), "hook"), a.trustedExtras()), nil
 }
 
 // trustedExtras says what else trusting the folder changed.
