@@ -55,7 +55,7 @@ func Parse(src []byte) (Frontmatter, string, error) {
 	}
 	var raw map[string]any
 	if err := yaml.Unmarshal([]byte(head), &raw); err != nil {
-		return Frontmatter{}, "", fmt.Errorf("its front matter is not valid YAML: %v", err)
+		return Frontmatter{}, "", fmt.Errorf("its front matter is not valid YAML: %w", err)
 	}
 	var fm Frontmatter
 	var err error

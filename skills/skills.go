@@ -44,7 +44,7 @@ type Skill struct {
 }
 
 // Loadable reports whether the model may load the skill.
-func (s Skill) Loadable() bool { return s.Why == "" }
+func (sk Skill) Loadable() bool { return sk.Why == "" }
 
 // Options says where skills are.
 type Options struct {

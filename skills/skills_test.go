@@ -32,7 +32,7 @@ func copyTree(t *testing.T, src, dst string) {
 
 // workspace lays the published-format fixtures out in dir/rel of a new
 // workspace and opens it.
-func workspace(t *testing.T, rel string) (*os.Root, string) {
+func workspace(t *testing.T, rel string) *os.Root {
 	t.Helper()
 	ws := t.TempDir()
 	copyTree(t, "testdata/published", filepath.Join(ws, filepath.FromSlash(rel)))
@@ -41,11 +41,11 @@ func workspace(t *testing.T, rel string) (*os.Root, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { root.Close() })
-	return root, ws
+	return root
 }
 
 func TestPublishedSkillsLoadUnchanged(t *testing.T) {
-	root, _ := workspace(t, ".claude/skills")
+	root := workspace(t, ".claude/skills")
 	set := Discover(Options{Root: root, Trusted: true})
 	if errs := set.Errors(); len(errs) > 0 {
 		t.Fatalf("errors: %v", errs)
@@ -88,7 +88,7 @@ func TestPublishedSkillsLoadUnchanged(t *testing.T) {
 }
 
 func TestUntrustedSkillsAreListedNotLoaded(t *testing.T) {
-	root, _ := workspace(t, ".agents/skills")
+	root := workspace(t, ".agents/skills")
 	set := Discover(Options{Root: root, Trusted: false})
 	all := set.All()
 	if len(all) != 2 {
@@ -109,7 +109,7 @@ func TestUntrustedSkillsAreListedNotLoaded(t *testing.T) {
 }
 
 func TestUserSkillsShadowProjectSkills(t *testing.T) {
-	root, _ := workspace(t, ".myclaw/skills")
+	root := workspace(t, ".myclaw/skills")
 	user := t.TempDir()
 	copyTree(t, "testdata/published/pdf-forms", filepath.Join(user, "pdf-forms"))
 	set := Discover(Options{Root: root, UserDir: user, Trusted: true})
