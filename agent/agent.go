@@ -455,5 +455,9 @@ func (a *Agent) NewConversation() error {
 	if err != nil {
 		return fmt.Errorf("start a new session: %w", err)
 	}
-	return a.switchTo(s)
+	if err := a.switchTo(s); err != nil {
+		return err
+	}
+	a.sessionSwitched("clear")
+	return nil
 }

@@ -43,15 +43,28 @@ func (a *Agent) hooksOf() []Hook {
 // model with the next prompt. It returns the warnings of hooks that failed
 // (nothing is gated on them).
 func (a *Agent) StartSession(ctx context.Context) []string {
+	source := "new"
+	if len(a.Messages()) > 0 {
+		source = "resume"
+	}
+	return a.startSession(ctx, source)
+}
+
+// sessionSwitched runs the session_start hooks for the session /clear or
+// /resume switched to; failures are shown when the next turn starts.
+func (a *Agent) sessionSwitched(source string) {
+	for _, w := range a.startSession(context.Background(), source) {
+		a.report(nil, NoticeEvent{Text: w, Warning: true})
+	}
+}
+
+func (a *Agent) startSession(ctx context.Context, source string) []string {
 	hooks := stageHooks(a.hooksOf(), StageSessionStart, "")
 	if len(hooks) == 0 {
 		return nil
 	}
 	in := a.hookCommon()
-	in.Source, in.Model = "new", a.Model()
-	if len(a.Messages()) > 0 {
-		in.Source = "resume"
-	}
+	in.Source, in.Model = source, a.Model()
 	var warnings []string
 	for _, h := range hooks {
 		r := execHook(ctx, h, in)

@@ -183,7 +183,7 @@ func TestPostToolHookFailureIsReported(t *testing.T) {
 }
 
 func TestSessionStartHook(t *testing.T) {
-	srv := newFakeServer(t, openAIStyle("ok"))
+	srv := newFakeServer(t, openAIStyle("ok"), openAIStyle("ok"))
 	good := stageHook(t, StageSessionStart, `cat > "$0.in"; echo '{"context":"on-call this week: Ana"}'`)
 	bad := stageHook(t, StageSessionStart, `exit 5`)
 	h := newHarness(t, approval.Ask, srv, func(o *Options) { o.Hooks = []Hook{good, bad} })
@@ -199,6 +199,20 @@ func TestSessionStartHook(t *testing.T) {
 	}
 	if got := lastUserText(srv.messages(0)); !strings.Contains(got, "[myclaw note] session_start hook: on-call this week: Ana") {
 		t.Fatalf("first prompt %q", got)
+	}
+	// /clear starts a session: the hooks run again, the failure is shown
+	// when the next turn starts.
+	if err := h.agent.NewConversation(); err != nil {
+		t.Fatal(err)
+	}
+	if in := hookStdin(t, good); in["source"] != "clear" {
+		t.Errorf("after /clear the hook read %v", in)
+	}
+	if err := h.run(context.Background(), "again", nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(noticeText(h), "exit status 5") {
+		t.Errorf("notices %q", noticeText(h))
 	}
 }
 
