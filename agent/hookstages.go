@@ -108,7 +108,7 @@ func (t *turn) userPromptHooks(prompt string) (string, error) {
 			if t.ctx.Err() != nil {
 				return "", t.ctx.Err()
 			}
-			return "", &UserError{Msg: r.fail + ", so the prompt was not sent.", Hint: "Fix the hook (" + h.Origin + "), or remove it from [[hooks.user_prompt]]."}
+			return "", &UserError{Msg: r.fail + ", so the prompt was not sent.", Hint: "Fix the hook " + hookName(h) + ", or remove it from [[hooks.user_prompt]]."}
 		case "deny":
 			why := r.reason()
 			if why == "" {
