@@ -44,6 +44,10 @@ func workspace(t *testing.T, rel string) *os.Root {
 	return root
 }
 
+// testdata/published holds skills as public skill repositories publish
+// them: front matter with license, metadata, compatibility, allowed-tools
+// and YAML comments; LICENSE.txt, references/ and scripts/ beside. They
+// load as they are.
 func TestPublishedSkillsLoadUnchanged(t *testing.T) {
 	root := workspace(t, ".claude/skills")
 	set := Discover(Options{Root: root, Trusted: true})
@@ -51,10 +55,14 @@ func TestPublishedSkillsLoadUnchanged(t *testing.T) {
 		t.Fatalf("errors: %v", errs)
 	}
 	all := set.All()
-	if len(all) != 2 || all[0].Name != "pdf-forms" || all[1].Name != "release-notes" {
+	if len(all) != 3 || all[0].Name != "pdf-forms" || all[1].Name != "release-notes" || all[2].Name != "template-skill" {
 		t.Fatalf("skills = %+v", all)
 	}
 	pdf, rn := all[0], all[1]
+	// The repository's template: a YAML comment after the name.
+	if tpl, _ := all[2].Body(); all[2].Origin != ".claude/skills/template" || tpl != "# Insert instructions below\n" {
+		t.Errorf("template: %+v %q", all[2], tpl)
+	}
 	if !pdf.Loadable() || !rn.Loadable() {
 		t.Fatalf("not loadable: %q %q", pdf.Why, rn.Why)
 	}
@@ -91,7 +99,7 @@ func TestUntrustedSkillsAreListedNotLoaded(t *testing.T) {
 	root := workspace(t, ".agents/skills")
 	set := Discover(Options{Root: root, Trusted: false})
 	all := set.All()
-	if len(all) != 2 {
+	if len(all) != 3 {
 		t.Fatalf("skills = %+v", all)
 	}
 	for _, sk := range all {
