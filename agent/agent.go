@@ -25,6 +25,7 @@ import (
 	"myclaw/agent/chat"
 	"myclaw/approval"
 	"myclaw/history"
+	"myclaw/skills"
 	"myclaw/tools"
 )
 
@@ -78,6 +79,9 @@ type Options struct {
 	// Instructions are the instruction files the system prompt carries;
 	// nil for none.
 	Instructions *Instructions
+	// Skills are listed in the prompt by name and description (before the
+	// instruction files, which grow as the model works); nil for none.
+	Skills *skills.Set
 	// UserTools run what the user asks for directly (!command, @file).
 	UserTools UserTools
 	// Withdrawn lists tools that are registered no more for a reason the
@@ -156,6 +160,9 @@ type Agent struct {
 	// group joins the calls journaled meanwhile into one undo step (a
 	// goal's iteration); "" outside a goal run.
 	group string
+	// pending are hook reports made outside a turn (a manual
+	// compaction's), shown when the next turn starts.
+	pending []NoticeEvent
 }
 
 // New builds an agent over an open session.
@@ -277,7 +284,7 @@ func repairTranscript(msgs []openai.ChatCompletionMessage) []openai.ChatCompleti
 	return out
 }
 
-// AddHooks adds pre-tool hooks (from a project config trusted during the
+// AddHooks adds hooks (from a project config trusted during the
 // session); they apply from the next turn.
 func (a *Agent) AddHooks(hooks ...Hook) {
 	a.mu.Lock()
@@ -451,5 +458,9 @@ func (a *Agent) NewConversation() error {
 	if err != nil {
 		return fmt.Errorf("start a new session: %w", err)
 	}
-	return a.switchTo(s)
+	if err := a.switchTo(s); err != nil {
+		return err
+	}
+	a.sessionSwitched("clear")
+	return nil
 }

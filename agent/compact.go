@@ -137,6 +137,9 @@ func (a *Agent) compact(ctx context.Context, focus string, emit func(Event)) (Co
 	if focus != "" {
 		ask += "\nThe user asks the summary to focus on: " + focus + "\n"
 	}
+	if keep := a.preCompactHooks(ctx, auto, focus, cut, emit); keep != "" {
+		ask += "\nThe user's pre_compact hook asks the summary to keep: " + keep + "\n"
+	}
 	req := openai.ChatCompletionRequest{Model: model, Messages: []openai.ChatCompletionMessage{
 		{Role: openai.ChatMessageRoleSystem, Content: compactInstructions},
 		{Role: openai.ChatMessageRoleUser, Content: ask},

@@ -161,6 +161,7 @@ func (t *turn) report(p *passage) callResult {
 		ev.Body = res.Body
 	}
 	t.emit(ev)
+	out.content = t.postToolHooks(p, ev.Status, out.content)
 	if err == nil {
 		t.workedIn(p.args)
 		if res.Plan != nil {

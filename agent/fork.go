@@ -119,7 +119,11 @@ func (a *Agent) OpenSession(id string) error {
 		s.Close()
 		return &UserError{Msg: fmt.Sprintf("Session %s belongs to another workspace (%s).", id, ws), Hint: "Run myclaw --workspace " + ws + " --session " + id + " to continue it there."}
 	}
-	return a.switchTo(s)
+	if err := a.switchTo(s); err != nil {
+		return err
+	}
+	a.sessionSwitched("resume")
+	return nil
 }
 
 func (a *Agent) idle() error {

@@ -33,7 +33,7 @@ func (t *turn) judge(p *passage) {
 	if p.verdict.Outcome == approval.OutcomeDeny {
 		return
 	}
-	if hv, ok := runHooks(t.ctx, t.hooks, p.req, t.a.opts.Workspace); ok {
+	if hv, ok := t.a.runHooks(t.ctx, t.hooks, p.req); ok {
 		p.verdict = hv
 	}
 }
@@ -223,6 +223,9 @@ func (t *turn) put(p *passage, req approval.Request) (approval.Decision, bool) {
 // decision as the approver gave it.
 func (t *turn) putIn(ctx context.Context, p *passage, req approval.Request) (approval.Decision, bool) {
 	t.emit(ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Summary: req.Summary, Phase: "asked", Sandbox: confinementLine(req, approval.Decision{})})
+	if _, headless := t.approver.(approval.Headless); !headless {
+		t.notify("approval", "approval needed: "+req.Tool+" "+req.Summary)
+	}
 	dec, err := t.approver.Approve(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -35,8 +35,12 @@ type turn struct {
 	rounds   int
 	// position and count place the call being decided in its answer.
 	position, count int
-	// hooks are the pre-tool hooks as the turn started.
-	hooks []Hook
+	// hooks are the hooks as the turn started; continues counts the
+	// times a stop hook made the model go on; notifying waits for the
+	// notification hooks running in the background.
+	hooks     []Hook
+	continues int
+	notifying sync.WaitGroup
 	// previewed is the approved preview of call previewedID, which
 	// execute applies instead of running the call again.
 	previewed   tools.Preview
@@ -82,6 +86,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event), approv
 				emit(ErrorEvent{Message: err.Error(), Hint: hintOf(err, "")})
 			}
 		}
+		t.notifying.Wait()
 		emit(DoneEvent{Reason: reason, Rounds: t.rounds})
 		if t.taint != nil {
 			// What this turn read stays evidence for the turns after.
@@ -91,11 +96,18 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event), approv
 		}
 	}()
 
+	for _, ev := range a.takePending() {
+		emit(ev)
+	}
+	added, err := t.userPromptHooks(prompt)
+	if err != nil {
+		return err
+	}
 	a.mu.Lock()
 	first, s, title := len(a.messages) == 0, a.session, a.titleAs
 	a.titleAs = ""
 	a.mu.Unlock()
-	if err := a.appendMessage(a.userMessage(prompt)); err != nil {
+	if err := a.appendMessage(withText(a.userMessage(prompt), added)); err != nil {
 		return err
 	}
 	if title == "" {
@@ -115,7 +127,9 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event), approv
 			return err
 		}
 		if !more {
-			return nil
+			if more, err = t.stopHooks(); err != nil || !more {
+				return err
+			}
 		}
 	}
 	reason = DoneLimit
@@ -323,7 +337,7 @@ func (a *Agent) buildRequest() (openai.ChatCompletionRequest, int) {
 	win, textTools := a.window, a.textTools
 	a.mu.Unlock()
 	compact := win.Tokens < compactWindow
-	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, a.opts.Policy.Level(), a.opts.Now(), compact) + a.opts.Instructions.section()}
+	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, a.opts.Policy.Level(), a.opts.Now(), compact) + a.opts.Skills.Section() + a.opts.Instructions.section()}
 	catalog := wireCatalog(a.opts.Registry.Definitions(func(m tools.Meta) bool {
 		ok, _ := a.opts.Policy.Visible(m)
 		return ok

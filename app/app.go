@@ -19,6 +19,7 @@ import (
 	"myclaw/config"
 	"myclaw/history"
 	"myclaw/sandbox"
+	"myclaw/skills"
 	"myclaw/tools"
 	"myclaw/tools/builtin"
 	"myclaw/tools/mcp"
@@ -78,6 +79,8 @@ type app struct {
 	agent atomic.Pointer[agent.Agent]
 	// instructions are the AGENTS.md files the prompt carries.
 	instructions *agent.Instructions
+	// skills are the Agent Skills found (see skills.go).
+	skills *skills.Set
 	// userTools run !command and @mentions: the same instances the model
 	// calls.
 	userTools agent.UserTools
@@ -282,6 +285,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 		a.checkSandbox(context.Background())
 	}
 	a.loadInstructions()
+	a.loadSkills()
 	if err := a.openSession(allowNewSession); err != nil {
 		return nil, err
 	}
@@ -306,6 +310,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 		BaseURLOrigin: a.settings.Origin,
 		Hooks:         a.hooks,
 		Instructions:  a.instructions,
+		Skills:        a.skills,
 		UserTools:     a.userTools,
 		Prices:        agent.Prices{Input: a.settings.PriceInput, Output: a.settings.PriceOutput},
 		PreviewShell:  a.cfg.Shell.Preview,
@@ -314,6 +319,9 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 	})
 	if err == nil {
 		a.agent.Store(ag)
+		for _, w := range ag.StartSession(context.Background()) {
+			a.notices = append(a.notices, ui.Notice{Text: w, Warning: true})
+		}
 	}
 	return ag, err
 }

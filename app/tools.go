@@ -148,20 +148,23 @@ func (a *app) addConfigTools(cfg *config.Config, reg *tools.Registry) (err error
 	return nil
 }
 
-// addHooks adds the [[hooks.pre_tool]] entries of one config file.
+// addHooks adds the [[hooks.STAGE]] entries of one config file.
 func (a *app) addHooks(cfg *config.Config) error {
-	for i, h := range cfg.Hooks.PreTool {
-		origin := fmt.Sprintf("%s: hooks.pre_tool[%d]", cfg.Path, i)
-		pattern, err := approval.CompileToolPattern(h.Tool)
-		if err != nil {
-			return &agent.UserError{Msg: fmt.Sprintf("%s: tool: %v", origin, err), Hint: "Fix that [[hooks.pre_tool]] entry (\"*\" matches every tool)."}
+	for _, st := range cfg.Hooks.ByStage() {
+		for i, h := range st.Hooks {
+			origin := fmt.Sprintf("%s: hooks.%s[%d]", cfg.Path, st.Stage, i)
+			pattern, err := approval.CompileToolPattern(h.Tool)
+			if err != nil {
+				return &agent.UserError{Msg: fmt.Sprintf("%s: tool: %v", origin, err), Hint: "Fix that [[hooks." + st.Stage + "]] entry (\"*\" matches every tool)."}
+			}
+			a.hooks = append(a.hooks, agent.Hook{
+				Stage:   st.Stage,
+				Tool:    pattern,
+				Command: h.Command,
+				Timeout: time.Duration(h.TimeoutS) * time.Second,
+				Origin:  origin,
+			})
 		}
-		a.hooks = append(a.hooks, agent.Hook{
-			Tool:    pattern,
-			Command: h.Command,
-			Timeout: time.Duration(h.TimeoutS) * time.Second,
-			Origin:  origin,
-		})
 	}
 	return nil
 }

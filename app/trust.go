@@ -132,7 +132,7 @@ func (a *app) loadProjectConfig() error {
 	}
 	st.cfg = cfg
 	a.project = st
-	a.notices = append(a.notices, ui.Notice{Text: fmt.Sprintf("Loaded %s: %s, %s, %s.", projectConfigName, tools.Count(len(cfg.Tools), "tool"), tools.Count(len(cfg.MCP.Servers), "MCP server"), tools.Count(len(cfg.Hooks.PreTool), "hook"))})
+	a.notices = append(a.notices, ui.Notice{Text: fmt.Sprintf("Loaded %s: %s, %s, %s.", projectConfigName, tools.Count(len(cfg.Tools), "tool"), tools.Count(len(cfg.MCP.Servers), "MCP server"), tools.Count(cfg.Hooks.Count(), "hook"))})
 	return nil
 }
 

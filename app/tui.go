@@ -359,6 +359,7 @@ func (b *tuiBackend) TrustProject(ctx context.Context) (string, error) {
 		a.project = st
 		a.project.trusted = true
 		a.instructions.SetTrusted(true)
+		a.skills.SetTrusted(true)
 		return "Trusted this folder: " + a.trustedExtras() + ".", nil
 	}
 	if a.project.cfg != nil && st.trusted {
@@ -393,15 +394,25 @@ func (b *tuiBackend) TrustProject(ctx context.Context) (string, error) {
 	st.trusted, st.cfg = true, cfg
 	a.project = st
 	a.instructions.SetTrusted(true)
+	a.skills.SetTrusted(true)
 	b.AddHooks(a.hooks[before:]...)
 	a.startServers(context.WithoutCancel(ctx), a.mcpServers(cfg), b.mcpChanged)
 	return fmt.Sprintf("Trusted %s (remembered while it stays unchanged) and loaded %s, %s, %s; %s.",
-		projectConfigName, tools.Count(len(cfg.Tools), "tool"), tools.Count(len(cfg.MCP.Servers), "MCP server"), tools.Count(len(cfg.Hooks.PreTool), "hook"), a.trustedExtras()), nil
+		projectConfigName, tools.Count(len(cfg.Tools), "tool"), tools.Count(len(cfg.MCP.Servers), "MCP server"), tools.Count(cfg.Hooks.Count(), "hook"), a.trustedExtras()), nil
 }
 
 // trustedExtras says what else trusting the folder changed.
 func (a *app) trustedExtras() string {
 	what := "its .myclaw/commands can be used"
+	n := 0
+	for _, sk := range a.skills.All() {
+		if sk.Project && sk.Loadable() {
+			n++
+		}
+	}
+	if n > 0 {
+		what += ", and its " + tools.Count(n, "skill") + " can be loaded"
+	}
 	if f := a.instructions.Project(); f != nil {
 		what = f.Path + " is followed as instructions from the next message, and " + what
 	}

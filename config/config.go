@@ -275,14 +275,45 @@ func (t ToolSpec) SchemaJSON() (json.RawMessage, error) {
 	}
 }
 
-// Hooks holds the hook commands.
+// Hooks holds the hook commands, by stage.
 type Hooks struct {
-	PreTool []Hook `toml:"pre_tool"`
+	PreTool      []Hook `toml:"pre_tool"`
+	PostTool     []Hook `toml:"post_tool"`
+	UserPrompt   []Hook `toml:"user_prompt"`
+	SessionStart []Hook `toml:"session_start"`
+	Stop         []Hook `toml:"stop"`
+	PreCompact   []Hook `toml:"pre_compact"`
+	Notification []Hook `toml:"notification"`
 }
 
-// Hook is one [[hooks.pre_tool]] entry: a command run before matching calls.
+// ByStage lists the hooks of each stage, stages in a fixed order.
+func (h Hooks) ByStage() []StageHooks {
+	return []StageHooks{
+		{"pre_tool", h.PreTool}, {"post_tool", h.PostTool}, {"user_prompt", h.UserPrompt},
+		{"session_start", h.SessionStart}, {"stop", h.Stop}, {"pre_compact", h.PreCompact},
+		{"notification", h.Notification},
+	}
+}
+
+// Count is the number of hooks of every stage.
+func (h Hooks) Count() int {
+	n := 0
+	for _, s := range h.ByStage() {
+		n += len(s.Hooks)
+	}
+	return n
+}
+
+// StageHooks are the hooks of one stage.
+type StageHooks struct {
+	Stage string
+	Hooks []Hook
+}
+
+// Hook is one [[hooks.STAGE]] entry: a command run at that stage.
 type Hook struct {
-	// Tool is a glob on the display name ("" or "*": every tool).
+	// Tool is a glob on the display name ("" or "*": every tool); only
+	// pre_tool and post_tool hooks select tools.
 	Tool     string   `toml:"tool"`
 	Command  []string `toml:"command"`
 	TimeoutS int      `toml:"timeout_s"`
@@ -524,9 +555,19 @@ func (c *Config) check(src []byte) error {
 	if c.UI.Notify != "" && !slices.Contains(notifyModes, c.UI.Notify) {
 		return bad("ui", "notify", fmt.Sprintf("%q: want off, bell or osc", c.UI.Notify))
 	}
-	for i, h := range c.Hooks.PreTool {
-		if len(h.Command) == 0 {
-			return &Error{Path: c.Path, Line: nthTableLine(src, "[[hooks.pre_tool]]", i), Key: fmt.Sprintf("hooks.pre_tool[%d].command", i), Msg: "is required (argv, no shell)"}
+	for _, st := range c.Hooks.ByStage() {
+		for i, h := range st.Hooks {
+			at := func(key, msg string) error {
+				return &Error{Path: c.Path, Line: nthTableLine(src, "[[hooks."+st.Stage+"]]", i), Key: fmt.Sprintf("hooks.%s[%d].%s", st.Stage, i, key), Msg: msg}
+			}
+			switch {
+			case len(h.Command) == 0 || h.Command[0] == "":
+				return at("command", "is required (argv, no shell)")
+			case h.Tool != "" && st.Stage != "pre_tool" && st.Stage != "post_tool":
+				return at("tool", "only pre_tool and post_tool hooks select tools")
+			case h.TimeoutS < 0:
+				return at("timeout_s", "must not be negative")
+			}
 		}
 	}
 	return nil
@@ -641,7 +682,7 @@ func (c *Config) CheckProjectScope() error {
 		bad = append(bad, "goal settings")
 	}
 	if len(bad) > 0 {
-		return &Error{Path: c.Path, Msg: "a project config may only add [[tools]], [mcp.servers] and [[hooks.pre_tool]]; it also sets " + strings.Join(bad, ", ")}
+		return &Error{Path: c.Path, Msg: "a project config may only add [[tools]], [mcp.servers] and [[hooks.*]]; it also sets " + strings.Join(bad, ", ")}
 	}
 	return nil
 }

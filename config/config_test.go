@@ -46,6 +46,9 @@ func TestParseErrors(t *testing.T) {
 		{"tool risk", "[[tools]]\nname = \"a/b\"\nrisk = \"huge\"\n", []string{"tools[0].risk"}},
 		{"tool schema string", "[[tools]]\nname = \"a/b\"\ninput_schema = \"{nope\"\n", []string{"tools[0].input_schema"}},
 		{"hook command", "[[hooks.pre_tool]]\ntool = \"*\"\n", []string{"hooks.pre_tool[0].command"}},
+		{"stop hook command", "[[hooks.stop]]\ncommand = [\"a\"]\n[[hooks.stop]]\ntimeout_s = 3\n", []string{"f.toml:3", "hooks.stop[1].command", "required"}},
+		{"hook tool on a stage without tools", "[[hooks.user_prompt]]\ntool = \"fs_*\"\ncommand = [\"a\"]\n", []string{"hooks.user_prompt[0].tool", "only pre_tool and post_tool"}},
+		{"unknown hook stage", "[[hooks.pre_prompt]]\ncommand = [\"a\"]\n", []string{"pre_prompt"}},
 		{"notify mode", "[ui]\nnotify = \"loud\"\n", []string{"f.toml:2", "ui.notify", "off, bell or osc"}},
 		{"instruction file outside", "[instructions]\nfiles = [\"../x.md\"]\n", []string{"f.toml:2", "instructions.files", "relative to the workspace"}},
 		{"negative price", "price_input = -1\n", []string{"f.toml:1", "price_input", "negative"}},
@@ -88,7 +91,7 @@ func TestResolvePrecedence(t *testing.T) {
 }
 
 func TestProjectScope(t *testing.T) {
-	ok, err := Parse("p.toml", []byte("[[tools]]\nname = \"a/b\"\ncommand = [\"x\"]\n[[hooks.pre_tool]]\ncommand = [\"y\"]\n"))
+	ok, err := Parse("p.toml", []byte("[[tools]]\nname = \"a/b\"\ncommand = [\"x\"]\n[[hooks.pre_tool]]\ncommand = [\"y\"]\n[[hooks.stop]]\ncommand = [\"z\"]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -126,7 +126,9 @@ func answer(req request) (string, []call) {
 		return "", []call{{"shell_run", j(map[string]string{"command": strings.TrimSpace(typed[i+len("run: "):])})}}
 	}
 	if i := strings.LastIndex(typed, "tool: "); i >= 0 && after == 0 {
-		name, args, _ := strings.Cut(strings.TrimSpace(typed[i+len("tool: "):]), " ")
+		// The call is the rest of its line: a hook may add context below.
+		line, _, _ := strings.Cut(typed[i+len("tool: "):], "\n")
+		name, args, _ := strings.Cut(strings.TrimSpace(line), " ")
 		if args == "" {
 			args = "{}"
 		}
