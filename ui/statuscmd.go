@@ -122,7 +122,7 @@ func execStatus(ctx context.Context, command, dir string, in statusInput) (strin
 		return "", why
 	}
 	line, _, _ := strings.Cut(string(out.b), "\n")
-	line = termtext.OneLine(line, 0)
+	line = termtext.OneLine(termtext.Strip(line), 0)
 	if line == "" {
 		return "", "it printed nothing"
 	}

@@ -84,15 +84,15 @@ func (t Theme) Colour(name string) (lipgloss.Color, bool) {
 var (
 	DarkTheme = Theme{
 		Name: "dark", Dark: true, Background: "#000000",
-		Text: "252", Muted: "244", Accent: "111", Success: "78", Warning: "221", Danger: "203", Info: "80",
+		Text: "252", Muted: "246", Accent: "111", Success: "78", Warning: "221", Danger: "203", Info: "80",
 		Untrusted: "213", UntrustedFrame: "213", Border: "244",
 		DiffAdded: "78", DiffRemoved: "203", DiffHunk: "80", Code: "152",
 	}
 	LightTheme = Theme{
 		Name: "light", Dark: false, Background: "#ffffff",
-		Text: "236", Muted: "242", Accent: "25", Success: "28", Warning: "130", Danger: "160", Info: "23",
-		Untrusted: "127", UntrustedFrame: "127", Border: "245",
-		DiffAdded: "28", DiffRemoved: "160", DiffHunk: "23", Code: "24",
+		Text: "236", Muted: "242", Accent: "25", Success: "22", Warning: "94", Danger: "160", Info: "23",
+		Untrusted: "127", UntrustedFrame: "127", Border: "244",
+		DiffAdded: "22", DiffRemoved: "160", DiffHunk: "23", Code: "24",
 	}
 )
 
