@@ -112,8 +112,8 @@ func (c *Config) checkLooks(bad func(table, key, msg string) error) error {
 			}
 		}
 	}
-	switch n := c.Theme.Name; {
-	case n == "", n == "auto", n == "dark", n == "light":
+	switch n := c.Theme.Name; n {
+	case "", "auto", "dark", "light":
 	default:
 		if _, ok := c.Themes[n]; !ok {
 			return bad("theme", "name", fmt.Sprintf("%q: want auto, dark, light or a theme defined as [themes.%s]", n, n))

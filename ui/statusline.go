@@ -303,6 +303,10 @@ func runStatusCmd(base context.Context, command, dir string, in statusInput) tea
 func (m Model) setUpLooks(opts Options, themeErr error) Model {
 	if themeErr != nil {
 		m.tr.add(warnBlock("[theme] " + themeErr.Error() + "; using auto"))
+	} else if _, own := opts.Themes[opts.Theme]; own {
+		if hard := m.theme.HardToRead(); len(hard) > 0 {
+			m.tr.add(warnBlock("[themes." + opts.Theme + "] may be hard to read: " + strings.Join(hard, "; ")))
+		}
 	}
 	for _, n := range ApplyKeys(&m.c.keys, opts.Keys) {
 		m.tr.add(warnBlock(n))

@@ -2,12 +2,15 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
+	"github.com/lucasb-eyer/go-colorful"
+	"github.com/muesli/termenv"
 )
 
 // Theme is the palette every style is built from: one colour per role.
@@ -179,4 +182,74 @@ func (s ThemeSpec) Build(name string) (Theme, error) {
 		*ThemeRoles[i].get(&t) = lipgloss.Color(v)
 	}
 	return t, nil
+}
+
+// colourRGB is the colour a terminal shows for c: hex as written, 16-255
+// by the xterm palette. 0-15 are the terminal's own palette: unknown.
+func colourRGB(c lipgloss.Color) (colorful.Color, bool) {
+	s := string(c)
+	if strings.HasPrefix(s, "#") {
+		col, err := colorful.Hex(expandHex(s))
+		return col, err == nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 16 || n > 255 {
+		return colorful.Color{}, false
+	}
+	return termenv.ConvertToRGB(termenv.ANSI256Color(n)), true
+}
+
+func expandHex(s string) string {
+	if len(s) == 4 {
+		return "#" + string([]byte{s[1], s[1], s[2], s[2], s[3], s[3]})
+	}
+	return s
+}
+
+// contrast is the WCAG 2 contrast ratio of two colours (1 to 21).
+func contrast(a, b colorful.Color) float64 {
+	lum := func(c colorful.Color) float64 {
+		ch := func(v float64) float64 {
+			if v <= 0.03928 {
+				return v / 12.92
+			}
+			return math.Pow((v+0.055)/1.055, 2.4)
+		}
+		return 0.2126*ch(c.R) + 0.7152*ch(c.G) + 0.0722*ch(c.B)
+	}
+	la, lb := lum(a), lum(b)
+	if la < lb {
+		la, lb = lb, la
+	}
+	return (la + 0.05) / (lb + 0.05)
+}
+
+// minContrast is what a role needs against the background: WCAG AA for
+// text, and for graphics (3:1) on roles that only draw lines.
+func (r ThemeRole) minContrast() float64 {
+	if r.Frame {
+		return 3
+	}
+	return 4.5
+}
+
+// HardToRead lists the roles of t whose contrast with its background is
+// under what they need, for a user theme to be warned about at start.
+func (t Theme) HardToRead() []string {
+	bg, ok := colourRGB(t.Background)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, r := range ThemeRoles {
+		fg := *r.get(&t)
+		col, ok := colourRGB(fg)
+		if !ok {
+			continue
+		}
+		if c := contrast(col, bg); c < r.minContrast() {
+			out = append(out, fmt.Sprintf("%s (%s) has contrast %.1f on %s, under %.1f", r.Name, fg, c, t.Background, r.minContrast()))
+		}
+	}
+	return out
 }

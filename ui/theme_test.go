@@ -18,42 +18,15 @@ import (
 	"myclaw/agent"
 )
 
-// rgbOf is the colour a terminal shows for c: xterm-256 numbers by the
-// xterm palette, hex as written.
+// rgbOf is the colour a terminal shows for c.
 func rgbOf(t *testing.T, c lipgloss.Color) colorful.Color {
 	t.Helper()
-	s := string(c)
-	if strings.HasPrefix(s, "#") {
-		col, err := colorful.Hex(s)
-		if err != nil {
-			t.Fatalf("colour %q: %v", s, err)
-		}
-		return col
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 16 || n > 255 {
+	col, ok := colourRGB(c)
+	if !ok {
 		// 0-15 are the terminal's own palette: no contrast can be known.
-		t.Fatalf("colour %q: a built-in theme uses xterm-256 numbers 16-255 or hex", s)
+		t.Fatalf("colour %q: a built-in theme uses xterm-256 numbers 16-255 or hex", c)
 	}
-	return termenv.ConvertToRGB(termenv.ANSI256Color(n))
-}
-
-// contrast is the WCAG 2 contrast ratio of two colours (1 to 21).
-func contrast(a, b colorful.Color) float64 {
-	lum := func(c colorful.Color) float64 {
-		ch := func(v float64) float64 {
-			if v <= 0.03928 {
-				return v / 12.92
-			}
-			return math.Pow((v+0.055)/1.055, 2.4)
-		}
-		return 0.2126*ch(c.R) + 0.7152*ch(c.G) + 0.0722*ch(c.B)
-	}
-	la, lb := lum(a), lum(b)
-	if la < lb {
-		la, lb = lb, la
-	}
-	return (la + 0.05) / (lb + 0.05)
+	return col
 }
 
 // Every role of the built-in themes is readable on the theme's background
@@ -69,10 +42,7 @@ func TestThemeContrast(t *testing.T) {
 		for _, bg := range append([]lipgloss.Color{th.Background}, also[th.Name]...) {
 			for _, r := range ThemeRoles {
 				fg := *r.get(&th)
-				want := 4.5
-				if r.Frame {
-					want = 3
-				}
+				want := r.minContrast()
 				if got := contrast(rgbOf(t, fg), rgbOf(t, bg)); got < want {
 					t.Errorf("%s theme, %s (%s) on %s: contrast %.2f; want at least %.1f", th.Name, r.Name, fg, bg, got, want)
 				}
@@ -119,8 +89,17 @@ func TestUserTheme(t *testing.T) {
 	if _, err := ResolveTheme("solar", user, true); err == nil || !strings.Contains(err.Error(), "auto, dark, light, night, paper") {
 		t.Errorf("unknown theme: %v", err)
 	}
+	// A user theme that is hard to read is told at start, with the roles.
+	m := New(newFake(), Options{Theme: "grey", Themes: map[string]ThemeSpec{"grey": {Base: "light", Colours: map[string]string{"muted": "#bbb", "border": "#eee", "text": "#333"}}}})
+	text := m.tr.text(m.c)
+	if flat := strings.Join(strings.Fields(text), " "); !strings.Contains(flat, "[themes.grey] may be hard to read: muted (#bbb) has contrast 1.9 on #ffffff, under 4.5; border (#eee) has contrast 1.2 on #ffffff, under 3.0") {
+		t.Errorf("no warning for a pale theme:\n%s", text)
+	}
+	if m := New(newFake(), Options{Theme: "paper", Themes: user}); strings.Contains(m.tr.text(m.c), "hard to read") {
+		t.Errorf("paper is readable: %s", m.tr.text(m.c))
+	}
 	// A theme the config names but cannot build is told at start.
-	m := New(newFake(), Options{Theme: "solar"})
+	m = New(newFake(), Options{Theme: "solar"})
 	if !strings.Contains(m.tr.text(m.c), `[theme] no theme "solar"`) {
 		t.Errorf("an unknown theme was not reported:\n%s", m.tr.text(m.c))
 	}
