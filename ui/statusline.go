@@ -300,11 +300,11 @@ func runStatusCmd(base context.Context, command, dir string, in statusInput) tea
 
 // setUpLooks applies what the config says of keys and the status line,
 // and tells at start what it could not apply.
-func (m Model) setUpLooks(opts Options, themeErr error) Model {
+func (m Model) setUpLooks(opts Options, theme Theme, themeErr error) Model {
 	if themeErr != nil {
 		m.tr.add(warnBlock("[theme] " + themeErr.Error() + "; using auto"))
 	} else if _, own := opts.Themes[opts.Theme]; own {
-		if hard := m.theme.HardToRead(); len(hard) > 0 {
+		if hard := theme.HardToRead(); len(hard) > 0 {
 			m.tr.add(warnBlock("[themes." + opts.Theme + "] may be hard to read: " + strings.Join(hard, "; ")))
 		}
 	}

@@ -43,7 +43,6 @@ type Model struct {
 	status  statusInfo
 	sc      *statusCache // parts of the status line, kept between frames
 	sl      *statusLine  // the line [status] shapes, and its command
-	theme   Theme
 
 	turn        *turnState
 	turnSeq     int
@@ -147,8 +146,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 	if opts.EditorKey != "" {
 		c.keys.ExternalEditor = key.NewBinding(key.WithKeys(opts.EditorKey), key.WithHelp(opts.EditorKey, c.keys.ExternalEditor.Help().Desc))
 	}
-	m.theme = theme
-	m = m.setUpLooks(opts, themeErr)
+	m = m.setUpLooks(opts, theme, themeErr)
 	m.notify = newNotifier(opts.Notify, opts.Output)
 	m.fsys = opts.Files
 	if m.fsys == nil && opts.Workspace != "" {
