@@ -59,6 +59,13 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 		Server:        a.settings.BaseURL,
 		// Per workspace, named by a digest of its path.
 		HistoryPath: filepath.Join(a.stateDir, "prompts", workspaceKey(a.workspace.Dir())+".jsonl"),
+		// Only the user's own config shapes the TUI: a project's may not
+		// (CheckProjectScope), least of all with a status command.
+		Theme:         a.cfg.Theme.Name,
+		Themes:        uiThemes(a.cfg.Themes),
+		Keys:          a.cfg.KeyBindings(),
+		StatusLine:    a.cfg.Status.Line,
+		StatusCommand: a.cfg.Status.Command,
 	})
 }
 

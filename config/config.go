@@ -47,6 +47,11 @@ type Config struct {
 	Instructions Instructions `toml:"instructions"`
 	UI           UI           `toml:"ui"`
 	Goal         Goal         `toml:"goal"`
+	// Theme, Themes, Keys and Status shape the TUI (looks.go).
+	Theme  ThemeChoice          `toml:"theme"`
+	Themes map[string]ThemeSpec `toml:"themes"`
+	Keys   map[string]any       `toml:"keys"`
+	Status StatusLine           `toml:"status"`
 
 	// Path is the file this was read from ("" when none).
 	Path string `toml:"-"`
@@ -555,6 +560,9 @@ func (c *Config) check(src []byte) error {
 	if c.UI.Notify != "" && !slices.Contains(notifyModes, c.UI.Notify) {
 		return bad("ui", "notify", fmt.Sprintf("%q: want off, bell or osc", c.UI.Notify))
 	}
+	if err := c.checkLooks(bad); err != nil {
+		return err
+	}
 	for _, st := range c.Hooks.ByStage() {
 		for i, h := range st.Hooks {
 			at := func(key, msg string) error {
@@ -674,6 +682,9 @@ func (c *Config) CheckProjectScope() error {
 	}
 	if c.Vision != nil || c.PriceInput != 0 || c.PriceOutput != 0 || len(c.Instructions.Files) > 0 || c.Instructions.MaxBytes != 0 || c.UI != (UI{}) {
 		bad = append(bad, "vision/prices/instructions/ui settings")
+	}
+	if c.setsLooks() {
+		bad = append(bad, "theme/keys/status settings")
 	}
 	if !c.Shell.isZero() || c.SupraLLM != (SupraLLM{}) || c.Web.SearchURL != "" || len(c.Web.AllowPrivateHosts) > 0 || c.Web.TimeoutS != 0 || c.Web.MaxBytes != 0 {
 		bad = append(bad, "shell/web/supra_llm settings")

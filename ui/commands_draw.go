@@ -85,19 +85,9 @@ func errorParts(err error) (msg, hint string) {
 func drawHelp(c *common) []string {
 	st := &c.styles
 	var out []string
-	// The keys come from KeyMap.FullHelp, so what /help says is what the
-	// bindings do.
-	for g, group := range c.keys.FullHelp() {
-		if g > 0 {
-			out = append(out, "")
-		}
-		out = append(out, st.Bold.Render(helpGroups[g]))
-		for _, b := range group {
-			if b.Enabled() {
-				out = append(out, helpLines(c, allKeys(b), b.Help().Desc)...)
-			}
-		}
-	}
+	// The keys are the bindings in force, [keys] applied, each with the
+	// name [keys] rebinds it by.
+	out = append(out, keysHelp(c)...)
 	out = append(out, "", st.Bold.Render("commands"))
 	for _, cmd := range commands {
 		out = append(out, helpLines(c, cmd.usage(), cmd.desc)...)

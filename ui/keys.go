@@ -85,16 +85,11 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap: every key, in the groups /help shows
 // under helpGroups' titles.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	e := k.Editor
-	return [][]key.Binding{
-		{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext, k.Complete, k.PageUp, k.PageDown, k.Top, k.Bottom,
-			k.Cancel, k.Interrupt, k.ToggleTools, k.ToggleThink, k.ExternalEditor, k.ExpandPaste, k.ToggleMouse, k.CycleLevel, k.Choose},
-		{k.ApproveEnter, k.ApproveOnce, k.Deny, k.DenyReason, k.DenyEsc, k.Edit, k.Details, k.ApproveSession, k.SaveRule, k.SaveRuleUserWide,
-			k.ApproveNetwork, k.ApproveNetworkSession, k.PreviewRun, k.TrustHints,
-			k.PreviewUp, k.PreviewDown, k.PreviewPgUp, k.PreviewPgDown},
-		{e.Left, e.Right, e.Up, e.Down, e.LineStart, e.LineEnd, e.WordLeft, e.WordRight,
-			e.DeleteBack, e.DeleteForward, e.DeleteWordBack, e.DeleteWordForward, e.DeleteToStart, e.DeleteToEnd, e.Indent},
+	out := make([][]key.Binding, len(helpGroups))
+	for _, a := range keyActions {
+		out[a.group] = append(out[a.group], *a.get(&k))
 	}
+	return out
 }
 
 // KeyMap is a help.KeyMap, so key help lives in one place.

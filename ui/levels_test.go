@@ -85,11 +85,11 @@ func TestLevelLabels(t *testing.T) {
 	}
 	// Each level has its colour, in both themes; unsandboxed is the error red.
 	for _, dark := range []bool{true, false} {
-		p := lightPalette
+		p := LightTheme
 		if dark {
-			p = darkPalette
+			p = DarkTheme
 		}
-		st := NewStyles(dark)
+		st := NewStyles(p)
 		seen := map[lipgloss.TerminalColor]string{}
 		for name, s := range map[string]lipgloss.Style{"ask": st.Status, "auto-edit": st.LevelAutoEdit, "full": st.LevelFull, "unsandboxed": st.LevelUnsandboxed} {
 			fg := s.GetForeground()
@@ -98,7 +98,7 @@ func TestLevelLabels(t *testing.T) {
 			}
 			seen[fg] = name
 		}
-		if st.LevelUnsandboxed.GetForeground() != p.err || st.LevelFull.GetForeground() != p.warn {
+		if st.LevelUnsandboxed.GetForeground() != p.Danger || st.LevelFull.GetForeground() != p.Warning {
 			t.Errorf("dark=%v: unsandboxed %v, full %v; want the error and warning colours", dark, st.LevelUnsandboxed.GetForeground(), st.LevelFull.GetForeground())
 		}
 		for _, tc := range []struct {

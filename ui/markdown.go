@@ -27,16 +27,16 @@ type markdown struct {
 	log     *slog.Logger
 }
 
-func newMarkdown(dark bool, profile termenv.Profile, log *slog.Logger) *markdown {
+func newMarkdown(theme Theme, profile termenv.Profile, log *slog.Logger) *markdown {
 	st := styles.LightStyleConfig
-	if dark {
+	if theme.Dark {
 		st = styles.DarkStyleConfig
 	}
 	// Blocks are rendered one at a time and joined by the transcript, so
 	// the document's own leading and trailing blank lines only get in the way.
 	st.Document.BlockPrefix = ""
 	st.Document.BlockSuffix = ""
-	quietMarkdown(&st, dark, profile)
+	quietMarkdown(&st, theme, profile)
 	return &markdown{style: st, profile: profile, byWidth: map[int]*glamour.TermRenderer{}, log: log}
 }
 
@@ -45,14 +45,13 @@ func newMarkdown(dark bool, profile termenv.Profile, log *slog.Logger) *markdown
 // shouts in every sentence that names a file. Headings are told by their
 // colour and weight, so their "## " marks go; with no colours at all the
 // marks are all that tells a heading from a paragraph, so they stay.
-func quietMarkdown(st *gansi.StyleConfig, dark bool, profile termenv.Profile) {
-	code := lightPalette.code
-	if dark {
-		code = darkPalette.code
-	}
+// Text, headings and inline code take the theme's colours.
+func quietMarkdown(st *gansi.StyleConfig, theme Theme, profile termenv.Profile) {
 	st.Code.Prefix, st.Code.Suffix = "", ""
 	st.Code.BackgroundColor = nil
-	st.Code.Color = stringPtr(string(code))
+	st.Code.Color = stringPtr(string(theme.Code))
+	st.Document.Color = stringPtr(string(theme.Text))
+	st.Heading.Color = stringPtr(string(theme.Accent))
 	if profile == termenv.Ascii {
 		marks := "#"
 		for _, h := range []*gansi.StyleBlock{&st.H1, &st.H2, &st.H3, &st.H4, &st.H5, &st.H6} {

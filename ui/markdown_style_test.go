@@ -17,7 +17,7 @@ const styledAnswer = "# Release\n\n## Setup\n\nRun `go test ./...` in `ui/` firs
 
 func renderStyled(t *testing.T, dark bool, profile termenv.Profile) []string {
 	t.Helper()
-	md := newMarkdown(dark, profile, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	md := newMarkdown(map[bool]Theme{true: DarkTheme, false: LightTheme}[dark], profile, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	return md.render(styledAnswer, 60)
 }
 

@@ -187,7 +187,7 @@ func blankCell(c *cellbuf.Cell) bool {
 // fewer bytes.
 func TestCompactLineKeepsLook(t *testing.T) {
 	answer, _ := benchAnswer(t)
-	md := newMarkdown(true, termenv.ANSI256, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	md := newMarkdown(DarkTheme, termenv.ANSI256, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	r, err := md.renderer(100)
 	if err != nil {
 		t.Fatal(err)

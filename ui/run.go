@@ -59,6 +59,17 @@ type Options struct {
 	// HistoryPath keeps the prompts for recall across restarts ("" keeps
 	// them for the run only).
 	HistoryPath string
+	// Theme names the palette: ThemeAuto (or ""), "dark", "light" or
+	// one of Themes.
+	Theme  string
+	Themes map[string]ThemeSpec
+	// Keys rebinds actions of the KeyMap: action name → keys ([keys]).
+	Keys map[string][]string
+	// StatusLine picks and orders the status line's segments (nil: the
+	// standard line); StatusCommand is a command whose output is the
+	// line instead. Both come from the user's own config only.
+	StatusLine    []string
+	StatusCommand string
 }
 
 // Earlier is one message of a resumed conversation.

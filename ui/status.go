@@ -43,21 +43,26 @@ type statusInfo struct {
 	windowGuess bool
 	undo        int
 	cost        string // the session's cost so far, "" when unknown
+	costUSD     float64
 	jobs        int    // background jobs running
 	mouseOff    bool   // mouse capture is off (the wheel does not scroll)
 	unsandboxed bool   // shell commands run without the sandbox (--sandbox off)
+	sandbox     string // sandboxed, no sandbox, or "" when the backend cannot say
+	session     string // the session's id
+	branch      string // the workspace's git branch, when [status] shows it
 }
 
 // statusRefreshMsg brings fresh figures from the backend.
 type statusRefreshMsg struct {
-	status agent.Status
-	level  approval.Level
-	jobs   int
+	status  agent.Status
+	level   approval.Level
+	jobs    int
+	sandbox string
 }
 
 func refreshStatus(b Backend) tea.Cmd {
 	return func() tea.Msg {
-		return statusRefreshMsg{status: b.Status(), level: b.Autonomy(), jobs: runningJobs(b)}
+		return statusRefreshMsg{status: b.Status(), level: b.Autonomy(), jobs: runningJobs(b), sandbox: sandboxState(b)}
 	}
 }
 
@@ -74,9 +79,9 @@ func (s *statusInfo) apply(st agent.Status, level approval.Level) {
 		s.estimated = st.TokensEstimated
 	}
 	s.undo = st.UndoDepth
-	s.cost = ""
+	s.cost, s.costUSD = "", 0
 	if st.CostKnown {
-		s.cost = formatUSD(st.Cost)
+		s.cost, s.costUSD = formatUSD(st.Cost), st.Cost
 	}
 }
 
@@ -136,6 +141,9 @@ func (m Model) statusView() string {
 	w := max(m.c.width, minWidth)
 	s := m.status
 
+	if m.sl.shaped() && !m.quitArmed {
+		return m.shapedStatus(w)
+	}
 	if m.quitArmed {
 		// The hint is all that matters now: it takes the whole right side.
 		r := st.StatusHint.Render("press " + m.c.keys.Interrupt.Help().Key + " again to quit")
@@ -207,19 +215,8 @@ func (m Model) staticStatus() string {
 		return m.sc.right
 	}
 	var parts []string
-	if s.window > 0 || s.tokens > 0 {
-		t := shortCount(s.tokens)
-		if s.estimated {
-			t = "~" + t
-		}
-		if s.window > 0 {
-			t += "/"
-			if s.windowGuess {
-				t += "~"
-			}
-			t += shortCount(s.window)
-		}
-		parts = append(parts, st.Status.Render(t+" tokens"))
+	if t := tokensText(s); t != "" {
+		parts = append(parts, st.Status.Render(t))
 	}
 	if s.cost != "" {
 		parts = append(parts, st.Status.Render(s.cost))
@@ -235,6 +232,26 @@ func (m Model) staticStatus() string {
 	}
 	m.sc.right, m.sc.rightKey = strings.Join(parts, st.Status.Render(" · ")), key
 	return m.sc.right
+}
+
+// tokensText is the conversation's size against the window: "12.3k/128k
+// tokens", with "~" on a figure that is a guess; "" before there is one.
+func tokensText(s statusInfo) string {
+	if s.window == 0 && s.tokens == 0 {
+		return ""
+	}
+	t := shortCount(s.tokens)
+	if s.estimated {
+		t = "~" + t
+	}
+	if s.window > 0 {
+		t += "/"
+		if s.windowGuess {
+			t += "~"
+		}
+		t += shortCount(s.window)
+	}
+	return t + " tokens"
 }
 
 // runStatus is the running turn's segment: the spinner and the time.

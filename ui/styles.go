@@ -2,25 +2,6 @@ package ui
 
 import "github.com/charmbracelet/lipgloss"
 
-// palette is the handful of colours every style is built from, one set for
-// dark and one for light backgrounds. Under NO_COLOR lipgloss drops them all.
-type palette struct {
-	accent, dim, text, ok, err, warn, fence, hunk lipgloss.Color
-	// code is inline code in the model's markdown: a tint, not a badge.
-	code lipgloss.Color
-}
-
-var (
-	darkPalette = palette{
-		accent: "111", dim: "244", text: "252", ok: "78", err: "203",
-		warn: "221", fence: "213", hunk: "80", code: "152",
-	}
-	lightPalette = palette{
-		accent: "25", dim: "245", text: "236", ok: "28", err: "160",
-		warn: "130", fence: "127", hunk: "31", code: "24",
-	}
-)
-
 // Styles holds every style the TUI draws with. Views use these and never
 // build styles of their own, so that a frame allocates no styles.
 type Styles struct {
@@ -85,64 +66,60 @@ type Styles struct {
 	LevelUnsandboxed lipgloss.Style
 }
 
-// NewStyles builds the styles for a dark or a light background.
-func NewStyles(dark bool) Styles {
-	p := lightPalette
-	if dark {
-		p = darkPalette
-	}
+// NewStyles builds the styles from a theme's colours.
+func NewStyles(p Theme) Styles {
 	s := lipgloss.NewStyle
 	return Styles{
-		UserBar:   s().Foreground(p.accent).Bold(true),
-		UserText:  s().Foreground(p.text).Bold(true),
-		Dim:       s().Foreground(p.dim),
-		Notice:    s().Foreground(p.dim).Italic(true),
-		Error:     s().Foreground(p.err).Bold(true),
-		ErrorMark: s().Foreground(p.err).Bold(true),
-		Hint:      s().Foreground(p.dim),
-		Warn:      s().Foreground(p.warn).Bold(true),
+		UserBar:   s().Foreground(p.Accent).Bold(true),
+		UserText:  s().Foreground(p.Text).Bold(true),
+		Dim:       s().Foreground(p.Muted),
+		Notice:    s().Foreground(p.Muted).Italic(true),
+		Error:     s().Foreground(p.Danger).Bold(true),
+		ErrorMark: s().Foreground(p.Danger).Bold(true),
+		Hint:      s().Foreground(p.Muted),
+		Warn:      s().Foreground(p.Warning).Bold(true),
 		Bold:      s().Bold(true),
-		Reasoning: s().Foreground(p.dim).Italic(true),
+		Reasoning: s().Foreground(p.Muted).Italic(true),
 
-		ToolName:  s().Foreground(p.accent).Bold(true),
-		ToolArg:   s().Foreground(p.text),
-		Running:   s().Foreground(p.warn),
-		OK:        s().Foreground(p.ok),
-		Failed:    s().Foreground(p.err),
-		Denied:    s().Foreground(p.warn),
-		Cancelled: s().Foreground(p.dim),
+		ToolName:  s().Foreground(p.Accent).Bold(true),
+		ToolArg:   s().Foreground(p.Text),
+		Running:   s().Foreground(p.Warning),
+		OK:        s().Foreground(p.Success),
+		Failed:    s().Foreground(p.Danger),
+		Denied:    s().Foreground(p.Warning),
+		Cancelled: s().Foreground(p.Muted),
 
-		FenceBorder: s().Foreground(p.fence),
-		FenceLabel:  s().Foreground(p.fence).Bold(true),
-		FenceText:   s().Foreground(p.text),
-		FenceQuiet:  s().Foreground(p.dim),
-		FormLabel:   s().Foreground(p.fence).Bold(true).Reverse(true),
+		FenceBorder: s().Foreground(p.UntrustedFrame),
+		FenceLabel:  s().Foreground(p.Untrusted).Bold(true),
+		FenceText:   s().Foreground(p.Text),
+		FenceQuiet:  s().Foreground(p.Muted),
+		FormLabel:   s().Foreground(p.Untrusted).Bold(true).Reverse(true),
 
-		PaneRule:     s().Foreground(p.accent),
-		PaneTitle:    s().Foreground(p.accent).Bold(true),
-		RiskLow:      s().Foreground(p.ok).Bold(true),
-		RiskMedium:   s().Foreground(p.warn).Bold(true),
-		RiskHigh:     s().Foreground(p.err).Bold(true).Reverse(true),
-		DiffAdd:      s().Foreground(p.ok),
-		DiffDel:      s().Foreground(p.err),
-		DiffHunk:     s().Foreground(p.hunk),
+		PaneRule:     s().Foreground(p.Accent),
+		PaneTitle:    s().Foreground(p.Accent).Bold(true),
+		RiskLow:      s().Foreground(p.Success).Bold(true),
+		RiskMedium:   s().Foreground(p.Warning).Bold(true),
+		RiskHigh:     s().Foreground(p.Danger).Bold(true).Reverse(true),
+		DiffAdd:      s().Foreground(p.DiffAdded),
+		DiffDel:      s().Foreground(p.DiffRemoved),
+		DiffHunk:     s().Foreground(p.DiffHunk),
 		DiffHeader:   s().Bold(true),
-		Choice:       s().Foreground(p.text),
-		ChoiceActive: s().Foreground(p.accent).Bold(true).Reverse(true),
-		Key:          s().Foreground(p.accent).Bold(true),
+		Choice:       s().Foreground(p.Text),
+		ChoiceActive: s().Foreground(p.Accent).Bold(true).Reverse(true),
+		Key:          s().Foreground(p.Accent).Bold(true),
 
-		InputRule:   s().Foreground(p.dim),
-		Prompt:      s().Foreground(p.accent).Bold(true),
-		PopupName:   s().Foreground(p.accent),
-		PopupActive: s().Foreground(p.accent).Bold(true).Reverse(true),
-		PopupDesc:   s().Foreground(p.dim),
-		Status:      s().Foreground(p.dim),
-		StatusModel: s().Foreground(p.accent).Bold(true),
-		StatusHint:  s().Foreground(p.warn).Bold(true),
-		Spinner:     s().Foreground(p.accent),
+		InputRule:   s().Foreground(p.Border),
+		Prompt:      s().Foreground(p.Accent).Bold(true),
+		PopupName:   s().Foreground(p.Accent),
+		PopupActive: s().Foreground(p.Accent).Bold(true).Reverse(true),
+		PopupDesc:   s().Foreground(p.Muted),
+		Status:      s().Foreground(p.Muted),
+		StatusModel: s().Foreground(p.Accent).Bold(true),
+		StatusHint:  s().Foreground(p.Warning).Bold(true),
+		Spinner:     s().Foreground(p.Accent),
 
-		LevelAutoEdit:    s().Foreground(p.hunk),
-		LevelFull:        s().Foreground(p.warn).Bold(true),
-		LevelUnsandboxed: s().Foreground(p.err).Bold(true),
+		LevelAutoEdit:    s().Foreground(p.Info),
+		LevelFull:        s().Foreground(p.Warning).Bold(true),
+		LevelUnsandboxed: s().Foreground(p.Danger).Bold(true),
 	}
 }

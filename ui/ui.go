@@ -42,6 +42,7 @@ type Model struct {
 	cards   map[string]*toolCard
 	status  statusInfo
 	sc      *statusCache // parts of the status line, kept between frames
+	sl      *statusLine  // the line [status] shapes, and its command
 
 	turn        *turnState
 	turnSeq     int
@@ -107,12 +108,12 @@ type Model struct {
 func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) Model {
 	// Detected once: lipgloss caches both, so frames never query the terminal.
 	profile := lipgloss.ColorProfile()
-	dark := lipgloss.HasDarkBackground()
+	theme, themeErr := pickTheme(opts.Theme, opts.Themes)
 	c := &common{
 		width: defaultWidth, height: defaultHeight,
-		styles: NewStyles(dark),
+		styles: NewStyles(theme),
 		keys:   DefaultKeyMap(),
-		md:     newMarkdown(dark, profile, log),
+		md:     newMarkdown(theme, profile, log),
 		log:    log,
 	}
 	m := Model{
@@ -147,6 +148,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 	if opts.EditorKey != "" {
 		c.keys.ExternalEditor = key.NewBinding(key.WithKeys(opts.EditorKey), key.WithHelp(opts.EditorKey, c.keys.ExternalEditor.Help().Desc))
 	}
+	m = m.setUpLooks(opts, theme, themeErr)
 	m.notify = newNotifier(opts.Notify, opts.Output)
 	m.fsys = opts.Files
 	if m.fsys == nil && opts.Workspace != "" {
@@ -163,7 +165,7 @@ func (m Model) Init() tea.Cmd {
 	if m.hasPastCards() {
 		journal = loadJournal(m.backend)
 	}
-	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.shared.base, m.backend), fetchModels(m.shared.base, m.backend), waitForNotice(m.notices), loadCommandsStamped(m.loadCommands, m.commandsStamp), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys, m.c.workspace), journal)
+	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.shared.base, m.backend), fetchModels(m.shared.base, m.backend), waitForNotice(m.notices), loadCommandsStamped(m.loadCommands, m.commandsStamp), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys, m.c.workspace), journal, m.readBranch())
 }
 
 // Update implements tea.Model.
@@ -172,6 +174,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m, arm := m.guardForm()
 	if arm != nil {
 		cmd = tea.Batch(cmd, arm)
+	}
+	if sl := m.runStatusCommand(); sl != nil {
+		cmd = tea.Batch(cmd, sl)
 	}
 	return m, cmd
 }
@@ -276,6 +281,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.setCustomCommands(msg), nil
 	case levelSetMsg:
 		return m.levelSet(msg)
+	case statusLineMsg:
+		return m.handleStatusLine(msg)
 	case statusRefreshMsg:
 		level := msg.level
 		if m.levelsPending > 0 {
@@ -284,7 +291,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.status.apply(msg.status, level)
 		m.welcome.setLevel(m.status.level)
 		m.status.jobs = msg.jobs
-		return m, nil
+		m.status.sandbox, m.status.session = msg.sandbox, msg.status.SessionID
+		return m, m.readBranch()
 	case serverCheckedMsg:
 		m.welcome.checked(msg.err)
 		if msg.err != nil {
