@@ -153,6 +153,8 @@ type Agent struct {
 	// a compaction keeps it.
 	earlier []approval.Seen
 	hooks   []Hook
+	// plan is plan mode's state (planmode.go).
+	plan planState
 }
 
 // New builds an agent over an open session.

@@ -35,6 +35,7 @@ func (t *turn) judge(p *passage) {
 	}
 	if hv, ok := runHooks(t.ctx, t.hooks, p.req, t.a.opts.Workspace); ok {
 		p.verdict = hv
+		t.holdPlan(p)
 	}
 }
 
@@ -64,7 +65,7 @@ func (t *turn) ask(p *passage) bool {
 	a := t.a
 	meta := p.meta
 	p.req.Why = p.verdict.Why
-	if pv, ok := p.tool.(tools.Previewer); ok && p.req.Confinement != nil && p.req.Confinement.Sandboxed {
+	if pv, ok := p.tool.(tools.Previewer); ok && p.req.Confinement != nil && p.req.Confinement.Sandboxed && !p.req.Confinement.ReadOnly {
 		p.req.Previewable = pv.CanPreview(p.args) == ""
 	}
 	// Nobody would look at a preview headless: it is not run there.
@@ -265,7 +266,7 @@ func confinementLine(req approval.Request, d approval.Decision) string {
 
 // withNetwork is conf with network when the person approved it so.
 func withNetwork(conf *approval.Confinement, network bool) *approval.Confinement {
-	if conf == nil || !network || !conf.Sandboxed {
+	if conf == nil || !network || !conf.Sandboxed || conf.ReadOnly {
 		return conf
 	}
 	c := *conf

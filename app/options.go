@@ -39,6 +39,8 @@ type Options struct {
 	// explicit choice) or "" (as the config says: on unless
 	// [shell.sandbox] enabled = false).
 	Sandbox string
+	// Plan starts in plan mode; headless, the task ends with the plan.
+	Plan bool
 }
 
 // UsageError is bad usage: the command line asks for something that

@@ -45,6 +45,9 @@ type spec struct {
 	Overlay []string
 	Path    string
 	Args    []string
+	// readOnly leaves the workspace out of Write (ConfineReadOnly); the
+	// launcher only ever sees Write.
+	readOnly bool
 }
 
 // launchArgs lays out sp after the launcher's argv[0], as the C launcher
@@ -327,6 +330,9 @@ func (s *Sandbox) confineSpec(cmd *exec.Cmd, sp spec) (*call, error) {
 	}
 	caches, layers := s.cacheLayers()
 	write := append([]string{s.opts.Workspace, tmp}, caches...)
+	if sp.readOnly {
+		write = append([]string{tmp}, caches...)
+	}
 	existing, missing, gitDirs := s.protected(write)
 	slices.SortFunc(existing, func(a, b string) int { return len(a) - len(b) }) // parents first
 	sp.Write, sp.Protect, sp.Hide, sp.Caches, sp.Path, sp.Args = write, existing, s.hidden(), layers, cmd.Path, cmd.Args
@@ -351,7 +357,13 @@ func (s *Sandbox) confineSpec(cmd *exec.Cmd, sp spec) (*call, error) {
 	}
 	cmd.Args = append([]string{exe}, launchArgs(sp)...)
 	cmd.Path = exe
-	return &call{tmp: tmp, missing: missing, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs, hidden: s.hidden()}, nil
+	return &call{tmp: tmp, missing: missing, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs, hidden: s.hidden(), readOnly: sp.readOnly}, nil
+}
+
+// confineReadOnly confines cmd without network and with the workspace
+// read-only: only its temp dir and the cache layers take writes.
+func (s *Sandbox) confineReadOnly(cmd *exec.Cmd) (*call, error) {
+	return s.confineSpec(cmd, spec{readOnly: true})
 }
 
 // detect says why there is no sandbox here, or "".

@@ -302,6 +302,9 @@ func (m Model) handleEvent(ev agent.Event) Model {
 			if ev.Summary != "" {
 				t.summary = ev.Summary
 			}
+			if len(ev.OutsidePlan) > 0 {
+				t.outsidePlan = ev.OutsidePlan
+			}
 			if ev.Call.Edited {
 				// It runs as the person edited it: the card names that.
 				t.call, t.arg = ev.Call, keyArg(ev.Call.Args)
@@ -345,6 +348,10 @@ func (m Model) handleEvent(ev agent.Event) Model {
 			card.decided(*ev.Decision)
 		}
 	case agent.PlanEvent:
+		if ev.Proposal != nil {
+			m = m.proposed(*ev.Proposal)
+			break
+		}
 		m.plan = ev.Items
 	case agent.UsageEvent:
 		if ev.ContextWindow > 0 {

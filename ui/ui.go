@@ -86,6 +86,8 @@ type Model struct {
 	commandsStamp func() string
 	// plan is the model's checklist (todo_write), shown above the input.
 	plan []tools.PlanItem
+	// review is a plan submitted in plan mode, waiting for a decision.
+	review *planReview
 	// fsys is the workspace, for the @ completion's index.
 	fsys fs.FS
 	// notify calls for attention while the terminal is not focused.
@@ -262,6 +264,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, tea.Batch(waitForNotice(m.notices), refreshStatus(m.backend), loadPrompts(m.backend))
 	case editorDoneMsg:
 		return m.handleEditorDone(msg)
+	case planEditedMsg:
+		return m.handlePlanEdited(msg)
 	case indexBuiltMsg:
 		m.c.files.set(msg)
 		m.input.refresh()
@@ -324,6 +328,9 @@ func (m Model) bottomView() []string {
 	}
 	if m.job != nil {
 		return m.job.view()
+	}
+	if m.reviewing() {
+		return m.reviewView()
 	}
 	if m.previewing {
 		st := &m.c.styles
@@ -388,6 +395,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		if !passOn {
 			return m, nil
 		}
+	}
+	if m.reviewing() {
+		return m.handleReviewKey(msg)
 	}
 	if m.previewing {
 		if !msg.Paste && key.Matches(msg, k.Cancel) {
@@ -500,6 +510,7 @@ func (m Model) handleCommandResult(msg commandResultMsg) (Model, tea.Cmd) {
 		m.tr.clear()
 		m.cards = map[string]*toolCard{}
 		m.plan = nil
+		m.review = nil
 	}
 	m = m.markJournal(msg.journal)
 	if msg.draw != nil {
