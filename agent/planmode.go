@@ -86,7 +86,7 @@ func (t *turn) outsidePlan(p *passage) []string {
 	t.a.mu.Lock()
 	plan := t.a.plan.accepted
 	t.a.mu.Unlock()
-	if plan == nil || p.meta.ReadOnly {
+	if plan == nil || p.meta.ReadOnly || t.a.opts.Policy.Level() == approval.Plan {
 		return nil
 	}
 	var touched []string

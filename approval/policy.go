@@ -87,7 +87,7 @@ func NewPolicy(level Level, rules []Rule) (*Policy, error) {
 	if level == "" {
 		level = Ask
 	}
-	if _, err := ParseLevel(string(level)); err != nil {
+	if _, err := ParseLevel(string(level)); err != nil && level != Plan {
 		return nil, err
 	}
 	if err := ValidateRules(rules); err != nil {

@@ -131,6 +131,8 @@ func (a *approvalPane) drawFixed(w int) []string {
 		switch {
 		case !c.Sandboxed:
 			warn(st.Warn.Render, oneLine(c.String()))
+		case c.ReadOnly:
+			signals = append(signals, "sandboxed", "read-only (plan mode)", "no network")
 		case c.Network:
 			signals = append(signals, "sandboxed", "network")
 		case c.HostProxy:

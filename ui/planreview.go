@@ -27,8 +27,9 @@ type planReview struct {
 	aside bool
 	// reason: the input takes the reason for rejecting it.
 	reason bool
-	// draft is an edit that did not parse, offered again by e.
-	draft string
+	// draft is an edit that did not parse, offered again by e; sent is
+	// the text the editor was given.
+	draft, sent string
 }
 
 // planAccepter is a backend that records an accepted plan, so that later
@@ -100,7 +101,7 @@ func (m Model) reviewView() []string {
 	r := m.review
 	w := max(m.c.width, minWidth)
 	if r.reason {
-		hint := "  rejecting the plan: type why (the model revises it) · enter sends · " + k.Cancel.Help().Key + " goes back"
+		hint := "  rejecting the plan: type why, the model revises it · enter sends · " + k.Cancel.Help().Key + " back"
 		return append([]string{st.Dim.Render(truncate(hint, w))}, m.input.view()...)
 	}
 	title := "  " + st.Warn.Render("◆ the plan waits for you") + st.Dim.Render(" · "+tools.Count(len(r.plan.Steps), "step"))
@@ -143,6 +144,7 @@ func (m Model) handleReviewKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		if text == "" {
 			text = planEditHeader + r.plan.Text()
 		}
+		r.sent = text
 		return m, openPlanEditor(text)
 	case key.Matches(msg, k.Deny):
 		r.reason = true
@@ -203,9 +205,9 @@ func (m Model) handlePlanEdited(msg planEditedMsg) (Model, tea.Cmd) {
 			empty = false
 		}
 	}
-	if empty {
+	if empty || msg.text == strings.TrimRight(r.sent, "\n") {
 		r.draft = ""
-		m = m.addBlock(noticeBlock("the edited plan was empty: the plan is as it was"))
+		m = m.addBlock(noticeBlock("the plan is as it was: nothing changed in the editor"))
 		return m, nil
 	}
 	p, err := tools.ParseProposal(msg.text)
