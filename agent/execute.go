@@ -38,7 +38,7 @@ func (t *turn) execute(p *passage) (callResult, error) {
 // had one.
 func (t *turn) run(p *passage) {
 	call, conf := p.call, p.conf
-	t.emit(ToolCallEvent{Call: call, Phase: "started", Summary: p.dry.Summary, OutsidePlan: t.outsidePlan(p)})
+	t.emit(ToolCallEvent{Call: call, Phase: "started", Summary: p.dry.Summary, OutsidePlan: p.req.OutsidePlan})
 	// The call's duration is its run: time spent deciding is not in it.
 	p.ranFrom = t.a.opts.Now()
 	ctx := t.ctx

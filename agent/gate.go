@@ -311,6 +311,8 @@ func (t *turn) request(tool tools.Tool, call Call, args json.RawMessage, dry too
 		Earlier:    earlier,
 		Position:   t.position,
 		Count:      t.count,
+		// Once a plan is accepted, the files it does not name.
+		OutsidePlan: t.outsidePlan(meta, dry),
 	}
 	if t.taint != nil {
 		taint := *t.taint

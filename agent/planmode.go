@@ -80,20 +80,21 @@ func RejectedPrompt(reason string) string {
 	return "The user rejected the plan. Their reason: " + reason + "\n\nPlan mode is still on. Revise the plan and submit it again with plan_submit."
 }
 
-// outsidePlan lists the files a side-effecting call touches that no step
-// of the accepted plan names (nil without an accepted plan).
-func (t *turn) outsidePlan(p *passage) []string {
+// outsidePlan lists the files a side-effecting call touches (by its dry
+// run) that no step of the accepted plan names: nil without an accepted
+// plan, and in plan mode itself.
+func (t *turn) outsidePlan(meta tools.Meta, dry tools.Result) []string {
 	t.a.mu.Lock()
 	plan := t.a.plan.accepted
 	t.a.mu.Unlock()
-	if plan == nil || p.meta.ReadOnly || t.a.opts.Policy.Level() == approval.Plan {
+	if plan == nil || meta.ReadOnly || t.a.opts.Policy.Level() == approval.Plan {
 		return nil
 	}
 	var touched []string
-	if c := tools.ParseCapability(p.dry.Capability); c.Kind == "fs" && c.Action != "read" && c.Target != "" {
+	if c := tools.ParseCapability(dry.Capability); c.Kind == "fs" && c.Action != "read" && c.Target != "" {
 		touched = append(touched, c.Target)
 	}
-	if cl := p.dry.Command; cl != nil {
+	if cl := dry.Command; cl != nil {
 		touched = append(touched, cl.Changes...)
 	}
 	var out []string

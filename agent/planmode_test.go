@@ -105,7 +105,8 @@ func TestPlanSubmitRejectsABadPlan(t *testing.T) {
 }
 
 // Once a plan is accepted, a call that writes a file no step names is
-// flagged on its started event; one the plan names is not.
+// flagged in the question put to the person and on its started event;
+// one the plan names is not.
 func TestACallOutsideTheAcceptedPlanIsFlagged(t *testing.T) {
 	srv := newFakeServer(t,
 		openAIStyle("", call{"w1", "fs_write", `{"path":"notes/todo.md","content":"x"}`}, call{"w2", "fs_write", `{"path":"other.txt","content":"y"}`}),
@@ -113,12 +114,16 @@ func TestACallOutsideTheAcceptedPlanIsFlagged(t *testing.T) {
 	)
 	h := newHarness(t, approval.Plan, srv)
 	p := tools.Proposal{Rationale: "r", Steps: []tools.PlanStep{{Title: "write", Files: []string{"notes/"}}}}
-	h.agent.AcceptPlan(p, approval.AutoEdit)
-	if h.policy.Level() != approval.AutoEdit {
-		t.Fatalf("level %s after accepting; want auto-edit", h.policy.Level())
+	h.agent.AcceptPlan(p, approval.Ask)
+	if h.policy.Level() != approval.Ask {
+		t.Fatalf("level %s after accepting; want ask", h.policy.Level())
 	}
-	if err := h.run(context.Background(), AcceptedPrompt(p, false, approval.AutoEdit), approveAll()); err != nil {
+	ap := approveAll()
+	if err := h.run(context.Background(), AcceptedPrompt(p, false, approval.Ask), ap); err != nil {
 		t.Fatal(err)
+	}
+	if len(ap.requests) != 2 || len(ap.requests[0].OutsidePlan) != 0 || !slices.Equal(ap.requests[1].OutsidePlan, []string{"other.txt"}) {
+		t.Errorf("the questions do not flag other.txt alone: %+v", ap.requests)
 	}
 	flags := map[string][]string{}
 	for _, e := range h.eventsOf("tool_call") {

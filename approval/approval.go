@@ -155,6 +155,9 @@ type Request struct {
 	// Summary and Preview show what it printed and would change: approving
 	// applies exactly that.
 	Previewable, Previewed bool
+	// OutsidePlan lists, once the person accepted a plan, the files the
+	// call writes that no step of it names.
+	OutsidePlan []string
 	// Position and Count place the call among the calls of the model's
 	// answer ("call 1 of 2"); Count is 0 or 1 for a call on its own.
 	Position, Count int

@@ -340,7 +340,7 @@ func (m Model) handleEvent(ev agent.Event) Model {
 		}
 		job := startsJob(ev.Request)
 		if ev.Phase == "asked" {
-			card.update(func(t *toolCard) { t.waiting, t.job = true, job })
+			card.update(func(t *toolCard) { t.waiting, t.job, t.outsidePlan = true, job, ev.Request.OutsidePlan })
 			break
 		}
 		card.update(func(t *toolCard) { t.waiting, t.job = false, job })

@@ -190,3 +190,20 @@ func TestPlanCommand(t *testing.T) {
 		t.Errorf("level %s, status %q after /plan off; want ask", f.Autonomy(), statusRow(m))
 	}
 }
+
+// A call that writes a file the accepted plan does not name says so in
+// the pane that asks about it and on its card.
+func TestPaneAndCardSayNotInThePlan(t *testing.T) {
+	req := writeRequest()
+	req.OutsidePlan = []string{"notes/todo.md"}
+	m, _ := withPane(t, req)
+	if s := screen(m); !strings.Contains(s, "⚠ not in the plan: notes/todo.md") {
+		t.Errorf("the pane does not flag the call:\n%s", s)
+	}
+	c := call("c9", "fs_write", `{"path":"other.txt","content":"x"}`)
+	m = events(m, agent.ToolCallEvent{Call: c, Phase: "started", OutsidePlan: []string{"other.txt"}},
+		agent.ToolResultEvent{Call: c, Status: agent.StatusOK, Summary: "Create other.txt (1 B)"})
+	if s := screen(m); !strings.Contains(s, "not in the plan: other.txt") {
+		t.Errorf("the card does not flag the call:\n%s", s)
+	}
+}
