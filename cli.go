@@ -84,6 +84,7 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 		fs.BoolVar(&o.Trust, "trust", false, "trust the workspace's .myclaw.toml (it can run commands) and remember it")
 		fs.BoolVar(&o.SandboxCheck, "sandbox-check", false, "self-test the shell sandbox, say what it enforces here, and exit")
 		goalFlags(fs, &o)
+		fs.BoolVar(&o.Plan, "plan", false, "start in plan mode: the model explores read-only and submits a plan; with -p, print the plan and exit without acting")
 	case "undo":
 		fs.BoolVar(&o.Force, "force", false, "undo even if the files changed since (the current version is kept for redo)")
 	case "history":

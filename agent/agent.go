@@ -163,6 +163,8 @@ type Agent struct {
 	// pending are hook reports made outside a turn (a manual
 	// compaction's), shown when the next turn starts.
 	pending []NoticeEvent
+	// plan is plan mode's state (planmode.go).
+	plan planState
 }
 
 // New builds an agent over an open session.

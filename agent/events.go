@@ -64,6 +64,9 @@ type ToolCallEvent struct {
 	Count    int `json:"count,omitempty"`
 	// Summary is the dry-run summary, when there is one.
 	Summary string `json:"summary,omitempty"`
+	// OutsidePlan lists, once a plan was accepted, the files the call
+	// touches that no step of the plan names.
+	OutsidePlan []string `json:"outside_plan,omitempty"`
 }
 
 // Tool result statuses.
@@ -114,9 +117,12 @@ func (e ToolResultEvent) Failed() bool {
 }
 
 // PlanEvent carries the model's plan as it now stands (todo_write): the
-// whole checklist, in order.
+// whole checklist, in order. A plan submitted in plan mode (plan_submit)
+// also carries its rationale and steps, and is for the person to accept,
+// edit or reject: Items are then its steps, all pending.
 type PlanEvent struct {
 	Items []tools.PlanItem `json:"items"`
+	*tools.Proposal
 }
 
 // ApprovalEvent reports a question put to the approver and its answer.

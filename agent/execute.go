@@ -39,7 +39,7 @@ func (t *turn) execute(p *passage) (callResult, error) {
 // had one.
 func (t *turn) run(p *passage) {
 	call, conf := p.call, p.conf
-	t.emit(ToolCallEvent{Call: call, Phase: "started", Summary: p.dry.Summary})
+	t.emit(ToolCallEvent{Call: call, Phase: "started", Summary: p.dry.Summary, OutsidePlan: p.req.OutsidePlan})
 	// The call's duration is its run: time spent deciding is not in it.
 	p.ranFrom = t.a.opts.Now()
 	ctx := t.ctx
@@ -166,6 +166,10 @@ func (t *turn) report(p *passage) callResult {
 		t.workedIn(p.args)
 		if res.Plan != nil {
 			t.emit(PlanEvent{Items: res.Plan})
+		}
+		if res.Proposal != nil {
+			t.submitted.Store(true)
+			t.emit(PlanEvent{Items: res.Proposal.Items(), Proposal: res.Proposal})
 		}
 	}
 	return out

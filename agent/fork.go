@@ -153,6 +153,7 @@ func (a *Agent) switchTo(s *history.Session) error {
 	}
 	if old != s {
 		_ = old.Close()
+		a.plan.accepted = nil // a plan belongs to its conversation
 	}
 	return nil
 }

@@ -35,6 +35,7 @@ func (t *turn) judge(p *passage) {
 	}
 	if hv, ok := t.a.runHooks(t.ctx, t.hooks, p.req); ok {
 		p.verdict = hv
+		t.holdPlan(p)
 	}
 }
 
@@ -64,7 +65,7 @@ func (t *turn) ask(p *passage) bool {
 	a := t.a
 	meta := p.meta
 	p.req.Why = p.verdict.Why
-	if pv, ok := p.tool.(tools.Previewer); ok && p.req.Confinement != nil && p.req.Confinement.Sandboxed {
+	if pv, ok := p.tool.(tools.Previewer); ok && p.req.Confinement != nil && p.req.Confinement.Sandboxed && !p.req.Confinement.ReadOnly {
 		p.req.Previewable = pv.CanPreview(p.args) == ""
 	}
 	// Nobody would look at a preview headless: it is not run there.
@@ -268,7 +269,7 @@ func confinementLine(req approval.Request, d approval.Decision) string {
 
 // withNetwork is conf with network when the person approved it so.
 func withNetwork(conf *approval.Confinement, network bool) *approval.Confinement {
-	if conf == nil || !network || !conf.Sandboxed {
+	if conf == nil || !network || !conf.Sandboxed || conf.ReadOnly {
 		return conf
 	}
 	c := *conf
@@ -313,6 +314,8 @@ func (t *turn) request(tool tools.Tool, call Call, args json.RawMessage, dry too
 		Earlier:    earlier,
 		Position:   t.position,
 		Count:      t.count,
+		// Once a plan is accepted, the files it does not name.
+		OutsidePlan: t.outsidePlan(meta, dry),
 	}
 	if t.taint != nil {
 		taint := *t.taint

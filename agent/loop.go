@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sashabaranov/go-openai"
 
@@ -45,6 +46,9 @@ type turn struct {
 	// execute applies instead of running the call again.
 	previewed   tools.Preview
 	previewedID string
+	// submitted is set once the model submitted a plan (plan_submit): the
+	// turn ends after that round, for the person to decide.
+	submitted atomic.Bool
 }
 
 // Run runs one user turn: it sends the prompt, streams the answer, runs the
@@ -154,6 +158,10 @@ func (a *Agent) userMessage(prompt string) openai.ChatCompletionMessage {
 		}
 	}
 	text := prompt
+	// Not one of the persisted notes: only its effect on the text is kept.
+	if note := a.modeNote(); note != "" {
+		notes = append(notes, note)
+	}
 	if len(notes) > 0 {
 		text = "[myclaw note] " + strings.Join(notes, "\n[myclaw note] ") + "\n\n" + prompt
 	}
@@ -273,7 +281,7 @@ func (t *turn) round() (bool, error) {
 	if err := t.runCalls(calls, fromText); err != nil {
 		return false, err
 	}
-	return true, nil
+	return !t.submitted.Load(), nil
 }
 
 // keepPartial records what was streamed before a failure, marked as cut,
@@ -337,7 +345,7 @@ func (a *Agent) buildRequest() (openai.ChatCompletionRequest, int) {
 	win, textTools := a.window, a.textTools
 	a.mu.Unlock()
 	compact := win.Tokens < compactWindow
-	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, a.opts.Policy.Level(), a.opts.Now(), compact) + a.opts.Skills.Section() + a.opts.Instructions.section()}
+	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, a.opts.Policy.PlanFrom(), a.opts.Now(), compact) + a.opts.Skills.Section() + a.opts.Instructions.section()}
 	catalog := wireCatalog(a.opts.Registry.Definitions(func(m tools.Meta) bool {
 		ok, _ := a.opts.Policy.Visible(m)
 		return ok

@@ -42,6 +42,9 @@ func headlessTask(ctx context.Context, o Options, secrets map[string]string, p *
 	if err != nil {
 		return err
 	}
+	if o.Plan {
+		ag.SetAutonomy(approval.Plan)
+	}
 	p.session(ag.Status())
 	for _, n := range a.notices {
 		p.notice(n.Text, n.Warning)
@@ -76,6 +79,8 @@ func headlessTask(ctx context.Context, o Options, secrets map[string]string, p *
 		return ErrReported
 	case p.done.Reason == agent.DoneLimit:
 		return ErrReported
+	case o.Plan:
+		return p.planOutcome()
 	}
 	return nil
 }
@@ -101,6 +106,8 @@ type printer struct {
 	// asked holds, by call, why a call headless denied asked: the person
 	// reading stderr is told how to allow it.
 	asked map[string]string
+	// proposal is the last plan the model submitted (plan mode).
+	proposal *tools.Proposal
 }
 
 // usageTotals sums the token use of the task's requests to the model: the
@@ -246,6 +253,10 @@ func (p *printer) print(e agent.Event) {
 	case agent.CompactionEvent:
 		p.activity("compacted %d earlier messages into a summary (~%d tokens)\n", ev.Replaced, ev.Tokens)
 	case agent.PlanEvent:
+		if ev.Proposal != nil {
+			p.printProposal(*ev.Proposal)
+			return
+		}
 		done, now := 0, ""
 		for _, it := range ev.Items {
 			switch it.Status {
@@ -322,6 +333,9 @@ func (p *printer) track(e agent.Event) {
 	}
 	if d, ok := e.(agent.DoneEvent); ok {
 		p.done = d
+	}
+	if pe, ok := e.(agent.PlanEvent); ok && pe.Proposal != nil {
+		p.proposal = pe.Proposal
 	}
 }
 

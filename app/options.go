@@ -41,6 +41,8 @@ type Options struct {
 	Sandbox string
 	// Goal, when its Text is set, runs a goal headless (--goal, --check).
 	Goal GoalOptions
+	// Plan starts in plan mode; headless, the task ends with the plan.
+	Plan bool
 }
 
 // UsageError is bad usage: the command line asks for something that

@@ -74,6 +74,7 @@ func (a *app) buildTools() error {
 		builtin.NewWebFetch(web),
 		builtin.NewTimeNow(time.Now),
 		builtin.NewTodoWrite(),
+		builtin.NewPlanSubmit(),
 		builtin.NewMemoryStore(memory),
 		builtin.NewMemoryFetch(memory),
 	} {

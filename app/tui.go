@@ -12,6 +12,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"myclaw/agent"
+	"myclaw/approval"
 	"myclaw/config"
 	"myclaw/tools"
 	"myclaw/tools/mcp"
@@ -30,6 +31,9 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 	ag, err := a.buildAgent(true)
 	if err != nil {
 		return err
+	}
+	if o.Plan {
+		ag.SetAutonomy(approval.Plan)
 	}
 	if n := len(ag.Messages()); n > 0 {
 		info := a.session.Info()

@@ -93,6 +93,9 @@ type Confinement struct {
 	// HostProxy: without network, hosts are reachable one at a time
 	// through myclaw's proxy, each asked about (NetworkTool).
 	HostProxy bool
+	// ReadOnly: the workspace is read-only and there is no network (plan
+	// mode); no decision grants either.
+	ReadOnly bool
 }
 
 // String is the line the approval pane shows.
@@ -102,6 +105,8 @@ func (c Confinement) String() string {
 		return "not sandboxed: " + c.Why
 	case !c.Sandboxed:
 		return "not sandboxed"
+	case c.ReadOnly:
+		return "sandbox: read-only (plan mode), no network"
 	case c.Network:
 		return "sandbox: writes in workspace + temp, network allowed"
 	case c.HostProxy:
@@ -112,7 +117,7 @@ func (c Confinement) String() string {
 
 // Tool is the confinement as shell_run takes it.
 func (c Confinement) Tool() tools.Confinement {
-	return tools.Confinement{Sandboxed: c.Sandboxed, Network: c.Network}
+	return tools.Confinement{Sandboxed: c.Sandboxed, Network: c.Network && !c.ReadOnly, ReadOnly: c.ReadOnly}
 }
 
 // Request is one call that needs a decision, with everything the person
@@ -150,6 +155,9 @@ type Request struct {
 	// Summary and Preview show what it printed and would change: approving
 	// applies exactly that.
 	Previewable, Previewed bool
+	// OutsidePlan lists, once the person accepted a plan, the files the
+	// call writes that no step of it names.
+	OutsidePlan []string
 	// Position and Count place the call among the calls of the model's
 	// answer ("call 1 of 2"); Count is 0 or 1 for a call on its own.
 	Position, Count int

@@ -14,7 +14,8 @@ import (
 //
 // Precedence, first that applies:
 //  1. a deny rule that hits the call denies it;
-//  2. readonly denies every side-effecting call;
+//  2. readonly denies every side-effecting call; plan mode denies every
+//     one but a shell command, which runs read-only confined (plan.go);
 //  3. read-only tools are allowed (ask rules do not apply to them);
 //  4. an ask rule that hits the call asks;
 //  5. allow rules, session grants and hint grants (for a tool whose
@@ -35,6 +36,8 @@ type Policy struct {
 	hosts   map[string]bool // hosts fetched this session, lower case
 	sandbox Sandbox
 	hints   map[string]HintGrant // by MCP server name
+	// planFrom is the level plan mode was entered from.
+	planFrom Level
 }
 
 // Sandbox is what the policy knows of the shell sandbox.
@@ -84,7 +87,7 @@ func NewPolicy(level Level, rules []Rule) (*Policy, error) {
 	if level == "" {
 		level = Ask
 	}
-	if _, err := ParseLevel(string(level)); err != nil {
+	if _, err := ParseLevel(string(level)); err != nil && level != Plan {
 		return nil, err
 	}
 	if err := ValidateRules(rules); err != nil {
@@ -110,6 +113,9 @@ func (p *Policy) Level() Level {
 func (p *Policy) SetLevel(l Level) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if l == Plan && p.level != Plan {
+		p.planFrom = p.level
+	}
 	p.level = l
 }
 
@@ -122,8 +128,15 @@ func (p *Policy) Visible(m tools.Meta) (bool, string) {
 			return false, "denied by rule: " + r.Brief()
 		}
 	}
-	if p.Level() == ReadOnly && m.HasSideEffects() {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	switch {
+	case m.PlanMode && p.level != Plan:
+		return false, "offered only in plan mode"
+	case p.level == ReadOnly && m.HasSideEffects():
 		return false, "readonly hides side-effecting tools"
+	case p.level == Plan && m.HasSideEffects():
+		return p.planVisible(m.Shell)
 	}
 	return true, ""
 }
@@ -153,6 +166,9 @@ func (p *Policy) evaluate(req Request, c call) Verdict {
 	}
 	if p.level == ReadOnly && req.Meta.HasSideEffects() {
 		return Verdict{Outcome: OutcomeDeny, By: "level: readonly", Why: "readonly allows no side effects, and " + c.tool + " has them"}
+	}
+	if p.level == Plan && req.Meta.HasSideEffects() {
+		return p.evaluatePlan(req, c)
 	}
 	// A deny or ask pattern cannot be checked against a command the line
 	// does not show: it might be hit, so a person decides, whatever the

@@ -69,6 +69,11 @@ func (p *Policy) Grants() []Rule {
 // turn; any other call, by its tool's risk: not when high. Such calls are
 // approved one at a time (a rule written by hand can still allow them).
 func Grantable(req Request) (bool, string) {
+	if c := req.Confinement; c != nil && c.ReadOnly {
+		// Approved to run read-only, it would run writable under a grant
+		// once plan mode is over.
+		return false, "plan mode runs it read-only; a grant would hold after plan mode too"
+	}
 	if cl := req.Command; cl != nil {
 		c := newCall(req)
 		switch {

@@ -316,6 +316,8 @@ type call struct {
 	// hidden are the paths commands cannot read: an error naming one is
 	// the sandbox's doing, not the file's absence.
 	hidden []string
+	// readOnly: the workspace was not writable (ConfineReadOnly).
+	readOnly bool
 }
 
 // finish cleans up after a confined command and reads its stderr for what
@@ -333,6 +335,9 @@ func (c *call) finish(stderr string) (string, string) {
 		}
 	}
 	if n := blocked(stderr, c.network); n != "" {
+		if c.readOnly {
+			n = readOnlyNote(n)
+		}
 		notes = append(notes, n)
 	}
 	if p := hiddenIn(stderr, c.hidden); p != "" {
@@ -344,6 +349,9 @@ func (c *call) finish(stderr string) (string, string) {
 		}
 	}
 	line := Describe(true, c.network)
+	if c.readOnly {
+		line = ReadOnlyLine
+	}
 	if c.proxied {
 		line = ProxiedLine
 	}

@@ -28,6 +28,20 @@ func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
 	return &call{tmp: tmp, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs, hidden: s.hidden()}, nil
 }
 
+// confineReadOnly is confine with only the temp dir writable and no
+// network.
+func (s *Sandbox) confineReadOnly(cmd *exec.Cmd) (*call, error) {
+	tmp, err := tempDir(cmd)
+	if err != nil {
+		return nil, err
+	}
+	write := []string{tmp}
+	profile := seatbeltProfile(write, nil, s.hidden(), false)
+	cmd.Args = append([]string{sandboxExec, "-p", profile, cmd.Path}, cmd.Args[1:]...)
+	cmd.Path = sandboxExec
+	return &call{tmp: tmp, ws: s.opts.Workspace, roots: write, hidden: s.hidden(), readOnly: true}, nil
+}
+
 func (s *Sandbox) detect() string {
 	if _, err := os.Stat(sandboxExec); err != nil {
 		return "sandbox-exec is missing"

@@ -47,6 +47,9 @@ type spec struct {
 	Overlay []string
 	Path    string
 	Args    []string
+	// readOnly leaves the workspace out of Write (ConfineReadOnly); the
+	// launcher only ever sees Write.
+	readOnly bool
 }
 
 // launchArgs lays out sp after the launcher's argv[0], as the C launcher
@@ -358,6 +361,9 @@ func (s *Sandbox) confineSpec(cmd *exec.Cmd, sp spec) (*call, error) {
 		layers = nil // the holder's namespace has them mounted already
 	}
 	write := append([]string{s.opts.Workspace, tmp}, caches...)
+	if sp.readOnly {
+		write = append([]string{tmp}, caches...)
+	}
 	existing, missing, gitDirs := s.protected(write)
 	if len(sp.Overlay) == 1 {
 		// A held layer's command cannot write the workspace: a protected
@@ -387,7 +393,13 @@ func (s *Sandbox) confineSpec(cmd *exec.Cmd, sp spec) (*call, error) {
 	}
 	cmd.Args = append([]string{exe}, launchArgs(sp)...)
 	cmd.Path = exe
-	return &call{tmp: tmp, missing: missing, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs, hidden: s.hidden()}, nil
+	return &call{tmp: tmp, missing: missing, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs, hidden: s.hidden(), readOnly: sp.readOnly}, nil
+}
+
+// confineReadOnly confines cmd without network and with the workspace
+// read-only: only its temp dir and the cache layers take writes.
+func (s *Sandbox) confineReadOnly(cmd *exec.Cmd) (*call, error) {
+	return s.confineSpec(cmd, spec{readOnly: true})
 }
 
 // detect says why there is no sandbox here, or "".

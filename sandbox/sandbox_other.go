@@ -16,6 +16,8 @@ func Launch() {}
 
 func (s *Sandbox) confine(*exec.Cmd, bool) (*call, error) { return nil, errUnsupported }
 
+func (s *Sandbox) confineReadOnly(*exec.Cmd) (*call, error) { return nil, errUnsupported }
+
 func (s *Sandbox) detect() string {
 	return "myclaw has no sandbox for " + runtime.GOOS + "; shell commands ask as before"
 }

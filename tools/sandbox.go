@@ -12,6 +12,9 @@ type Confinement struct {
 	Sandboxed bool
 	// Network lets a sandboxed command use the network.
 	Network bool
+	// ReadOnly runs a sandboxed command with the workspace read-only and
+	// without network (plan mode): a write fails, it is not asked about.
+	ReadOnly bool
 }
 
 type confinementKey struct{}
@@ -59,4 +62,11 @@ func HostGateFrom(ctx context.Context) HostGate {
 // way out one host at a time, each put to a HostGate (Linux).
 type ProxiedSandbox interface {
 	ConfineProxied(cmd *exec.Cmd, gate HostGate) (finish func(stderr string) (confinement, note string), err error)
+}
+
+// ReadOnlySandbox is a Sandbox that can run a command with nothing
+// writable but its own temp dir (and layers over the caches) and without
+// network. A sandbox without it cannot run plan mode's commands.
+type ReadOnlySandbox interface {
+	ConfineReadOnly(cmd *exec.Cmd) (finish func(stderr string) (confinement, note string), err error)
 }

@@ -91,6 +91,8 @@ type Meta struct {
 	// is read-only (readOnlyHint). Such a tool asks like any other unless
 	// the user trusts that server's read-only hints in the project.
 	HintServer string
+	// PlanMode means the tool is offered only in plan mode (plan_submit).
+	PlanMode bool
 }
 
 // HasSideEffects reports whether calls of the tool change anything.
@@ -148,6 +150,9 @@ type Result struct {
 	// Plan, when not nil, is the model's plan as the call left it (the
 	// checklist shown above the input).
 	Plan []PlanItem
+	// Proposal, when not nil, is a plan submitted in plan mode for the
+	// person to accept, edit or reject.
+	Proposal *Proposal
 	// Unchanged is set when the call changes nothing (a write of the
 	// content already there): it is not journaled and takes no undo step.
 	Unchanged bool

@@ -112,6 +112,9 @@ func (a *approvalPane) drawFixed(w int) []string {
 			warn(st.Warn.Render, "writes "+oneLine(what))
 		}
 	}
+	if len(req.OutsidePlan) > 0 {
+		warn(st.Warn.Render, "not in the plan: "+oneLine(strings.Join(req.OutsidePlan, ", ")))
+	}
 	var signals []string
 	follows := ""
 	if t := req.Taint; t != nil {
@@ -131,6 +134,8 @@ func (a *approvalPane) drawFixed(w int) []string {
 		switch {
 		case !c.Sandboxed:
 			warn(st.Warn.Render, oneLine(c.String()))
+		case c.ReadOnly:
+			signals = append(signals, "sandboxed", "read-only (plan mode)", "no network")
 		case c.Network:
 			signals = append(signals, "sandboxed", "network")
 		case c.HostProxy:

@@ -312,6 +312,8 @@ func levelPromise(l approval.Level, unsandboxed bool) (text string, warn bool) {
 	switch {
 	case l == approval.ReadOnly:
 		return "readonly: myclaw reads and answers, and changes nothing.", false
+	case l == approval.Plan:
+		return "plan: the model explores read-only and submits a plan for you to accept, edit or reject; nothing changes.", false
 	case l == approval.Full && unsandboxed:
 		return "full, unsandboxed: everything runs without asking, and commands run with your full rights (--sandbox off).", true
 	case l == approval.Full:

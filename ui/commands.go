@@ -37,6 +37,7 @@ var commands = []command{
 	{name: "diff", args: "[N]", desc: "what this session changed, one diff per file; call #N alone", busy: true},
 	{name: "tools", args: "[name]", desc: "the tool catalog: what each tool may do; one tool in full", busy: true},
 	{name: "autonomy", args: "[level]", desc: "show or set what runs without asking", busy: false},
+	{name: "plan", args: "[off]", desc: "plan mode: the model explores read-only and submits a plan to accept", busy: false},
 	{name: "model", args: "[name [--save]]", desc: "show or switch the model; --save: as the default", busy: false},
 	{name: "clear", args: "", desc: "start a new conversation", busy: false},
 	{name: "sessions", args: "[ID]", desc: "the sessions of this workspace: pick one to continue it", busy: false},
@@ -67,6 +68,7 @@ var levelHelp = map[approval.Level]string{
 	approval.Ask:      "every call with side effects asks (the default)",
 	approval.AutoEdit: "undoable edits in the workspace and confined commands run; the rest asks",
 	approval.Full:     "everything runs without asking, commands confined to the workspace; deny rules still hold",
+	approval.Plan:     "only read-only tools, commands run read-only; the model submits a plan for you to accept, edit or reject",
 }
 
 // matchCommands returns the commands of list whose name starts with prefix.
@@ -191,6 +193,7 @@ var handlers = map[string]handler{
 	"fork":     func(m Model, _ command, args []string) (Model, tea.Cmd) { return m.forkCommand(args) },
 	"tools":    runTools,
 	"autonomy": runAutonomy,
+	"plan":     planCommand,
 	"model": func(m Model, cmd command, args []string) (Model, tea.Cmd) {
 		return m.modelCommand(args, func() (Model, tea.Cmd) { return m.usageError(cmd) })
 	},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -328,7 +329,7 @@ func drawSessions(c *common, list []history.SessionInfo) []string {
 func drawLevels(c *common, cur approval.Level) []string {
 	st := &c.styles
 	out := []string{"  autonomy: " + st.Bold.Render(string(cur))}
-	for _, l := range approval.Levels {
+	for _, l := range append(slices.Clone(approval.Levels), approval.Plan) {
 		mark := "  "
 		if l == cur {
 			mark = "› "
@@ -342,6 +343,6 @@ func drawLevels(c *common, cur approval.Level) []string {
 			}
 		}
 	}
-	out = append(out, "  "+st.Dim.Render("/autonomy <level> switches · "+c.keys.CycleLevel.Help().Key+" steps through ask, auto-edit, full"))
+	out = append(out, "  "+st.Dim.Render("/autonomy <level> switches · "+c.keys.CycleLevel.Help().Key+" steps through ask, auto-edit, full, plan · /plan enters plan mode"))
 	return out
 }

@@ -305,6 +305,9 @@ func (m Model) handleEvent(ev agent.Event) Model {
 			if ev.Summary != "" {
 				t.summary = ev.Summary
 			}
+			if len(ev.OutsidePlan) > 0 {
+				t.outsidePlan = ev.OutsidePlan
+			}
 			if ev.Call.Edited {
 				// It runs as the person edited it: the card names that.
 				t.call, t.arg = ev.Call, keyArg(ev.Call.Args)
@@ -340,7 +343,7 @@ func (m Model) handleEvent(ev agent.Event) Model {
 		}
 		job := startsJob(ev.Request)
 		if ev.Phase == "asked" {
-			card.update(func(t *toolCard) { t.waiting, t.job = true, job })
+			card.update(func(t *toolCard) { t.waiting, t.job, t.outsidePlan = true, job, ev.Request.OutsidePlan })
 			break
 		}
 		card.update(func(t *toolCard) { t.waiting, t.job = false, job })
@@ -348,6 +351,10 @@ func (m Model) handleEvent(ev agent.Event) Model {
 			card.decided(*ev.Decision)
 		}
 	case agent.PlanEvent:
+		if ev.Proposal != nil {
+			m = m.proposed(*ev.Proposal)
+			break
+		}
 		m.plan = ev.Items
 	case agent.UsageEvent:
 		if ev.ContextWindow > 0 {

@@ -35,7 +35,22 @@ func editorArgv(getenv func(string) string, file string) ([]string, error) {
 // prepareEditor writes text to a temporary file and returns the editor
 // command for it; finish reads the file back and removes it.
 func prepareEditor(text string, getenv func(string) string) (cmd *exec.Cmd, finish func(error) tea.Msg, err error) {
-	f, err := os.CreateTemp("", "myclaw-prompt-*.md")
+	cmd, read, err := editText(text, "prompt", getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cmd, func(runErr error) tea.Msg {
+		text, err := read(runErr)
+		return editorDoneMsg{text: text, err: err}
+	}, nil
+}
+
+// editText writes text to a temporary file and returns the editor command
+// for it; read takes the editor's exit error, reads the file back (without
+// the final newline editors add) and removes it. what names the text in
+// errors ("prompt", "plan").
+func editText(text, what string, getenv func(string) string) (cmd *exec.Cmd, read func(error) (string, error), err error) {
+	f, err := os.CreateTemp("", "myclaw-"+what+"-*.md")
 	if err != nil {
 		return nil, nil, fmt.Errorf("create the file to edit: %w", err)
 	}
@@ -54,19 +69,18 @@ func prepareEditor(text string, getenv func(string) string) (cmd *exec.Cmd, fini
 		return nil, nil, err
 	}
 	cmd = exec.Command(argv[0], argv[1:]...)
-	finish = func(runErr error) tea.Msg {
+	read = func(runErr error) (string, error) {
 		defer os.Remove(path)
 		if runErr != nil {
-			return editorDoneMsg{err: fmt.Errorf("the editor %s failed: %w; the prompt is unchanged", argv[0], runErr)}
+			return "", fmt.Errorf("the editor %s failed: %w; the %s is unchanged", argv[0], runErr, what)
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return editorDoneMsg{err: fmt.Errorf("read the edited prompt: %w", err)}
+			return "", fmt.Errorf("read the edited %s: %w", what, err)
 		}
-		// Editors add a final newline; the prompt does not need it.
-		return editorDoneMsg{text: strings.TrimRight(string(b), "\n")}
+		return strings.TrimRight(string(b), "\n"), nil
 	}
-	return cmd, finish, nil
+	return cmd, read, nil
 }
 
 // openEditor suspends the TUI and runs the editor on text, through

@@ -26,7 +26,7 @@ type KeyMap struct {
 	ExpandPaste key.Binding
 	// ToggleMouse turns mouse capture off (the terminal selects text) and on.
 	ToggleMouse key.Binding
-	// CycleLevel steps the autonomy level: ask, auto-edit, full, ask.
+	// CycleLevel steps the autonomy level: ask, auto-edit, full, plan, ask.
 	CycleLevel key.Binding
 
 	// Approval pane.
@@ -122,7 +122,7 @@ func DefaultKeyMap() KeyMap {
 		ExternalEditor: b("edit the prompt in $VISUAL / $EDITOR", "ctrl+g"),
 		ExpandPaste:    b("expand a collapsed paste in the prompt", "ctrl+x"),
 		ToggleMouse:    b("mouse capture off (select text with the terminal) or on", "f2"),
-		CycleLevel:     b("next autonomy level: ask → auto-edit → full → ask", "shift+tab"),
+		CycleLevel:     b("next autonomy level: ask → auto-edit → full → plan → ask", "shift+tab"),
 
 		ApproveOnce:           b("approve this call once", "y"),
 		ApproveSession:        b("approve for the rest of the session", "a"),

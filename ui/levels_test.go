@@ -15,12 +15,12 @@ func statusRow(m Model) string {
 	return rows[len(rows)-1]
 }
 
-// Shift+Tab at the prompt steps ask → auto-edit → full → ask, shows the
+// Shift+Tab at the prompt steps ask → auto-edit → full → plan → ask, shows the
 // level at once and sets it in the backend, during a turn too.
 func TestShiftTabCyclesLevels(t *testing.T) {
 	f := newFake()
 	m := newTestModel(t, f)
-	for _, want := range []approval.Level{approval.AutoEdit, approval.Full, approval.Ask, approval.AutoEdit} {
+	for _, want := range []approval.Level{approval.AutoEdit, approval.Full, approval.Plan, approval.Ask, approval.AutoEdit} {
 		next, cmd := updateCmd(m, keyMsg("shift+tab"))
 		if got := statusRow(next); !strings.Contains(got, "test-model · "+string(want)+" · ") {
 			t.Fatalf("status line %q; want %s shown before the backend answers", got, want)

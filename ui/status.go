@@ -195,6 +195,8 @@ func (m Model) statusView() string {
 // run them.
 func levelLabel(st *Styles, l approval.Level, unsandboxed bool) string {
 	switch {
+	case l == approval.Plan:
+		return st.LevelAutoEdit.Render(string(l))
 	case unsandboxed && l != approval.ReadOnly:
 		return st.LevelUnsandboxed.Render(string(l) + " · unsandboxed")
 	case l == approval.AutoEdit:
@@ -290,10 +292,10 @@ func formatElapsed(d time.Duration) string {
 	return formatDuration(d)
 }
 
-// levelCycle is the order Shift+Tab steps through; readonly is left out (it
-// hides tools, so /autonomy readonly says it), and so is running commands
-// unsandboxed, which only --sandbox off chooses.
-var levelCycle = []approval.Level{approval.Ask, approval.AutoEdit, approval.Full}
+// levelCycle is the order Shift+Tab steps through, plan mode last; readonly
+// is left out (it hides tools, so /autonomy readonly says it), and so is
+// running commands unsandboxed, which only --sandbox off chooses.
+var levelCycle = []approval.Level{approval.Ask, approval.AutoEdit, approval.Full, approval.Plan}
 
 // nextLevel is the level after l in the cycle; from readonly it is ask.
 func nextLevel(l approval.Level) approval.Level {

@@ -108,6 +108,9 @@ type toolCard struct {
 	redone  bool
 	// past marks a call of a resumed session.
 	past bool
+	// outsidePlan are the files the call touches that no step of the
+	// accepted plan names.
+	outsidePlan []string
 
 	cache lineCache
 }
@@ -212,6 +215,9 @@ func (t *toolCard) draw(c *common) []string {
 	}
 	if t.decision != "" {
 		add(st.Dim.Render, oneLine(t.decision))
+	}
+	if len(t.outsidePlan) > 0 {
+		add(st.Warn.Render, "not in the plan: "+oneLine(strings.Join(t.outsidePlan, ", ")))
 	}
 	switch {
 	case t.call.Edited && t.status == agent.StatusDenied:

@@ -89,6 +89,8 @@ type Model struct {
 	plan []tools.PlanItem
 	// goal is the goal run of the running turn (/goal), for the status line.
 	goal *goalState
+	// review is a plan submitted in plan mode, waiting for a decision.
+	review *planReview
 	// fsys is the workspace, for the @ completion's index.
 	fsys fs.FS
 	// notify calls for attention while the terminal is not focused.
@@ -269,6 +271,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, tea.Batch(waitForNotice(m.notices), refreshStatus(m.backend), loadPrompts(m.backend))
 	case editorDoneMsg:
 		return m.handleEditorDone(msg)
+	case planEditedMsg:
+		return m.handlePlanEdited(msg)
 	case indexBuiltMsg:
 		m.c.files.set(msg)
 		m.input.refresh()
@@ -335,6 +339,9 @@ func (m Model) bottomView() []string {
 	if m.job != nil {
 		return m.job.view()
 	}
+	if m.reviewing() {
+		return m.reviewView()
+	}
 	if m.previewing {
 		st := &m.c.styles
 		return []string{st.Dim.Render(truncate("  previewing: the command runs once in a scratch layer, without network · "+m.c.keys.Cancel.Help().Key+" cancels", max(m.c.width, minWidth)))}
@@ -398,6 +405,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		if !passOn {
 			return m, nil
 		}
+	}
+	if m.reviewing() {
+		return m.handleReviewKey(msg)
 	}
 	if m.previewing {
 		if !msg.Paste && key.Matches(msg, k.Cancel) {
@@ -510,6 +520,7 @@ func (m Model) handleCommandResult(msg commandResultMsg) (Model, tea.Cmd) {
 		m.tr.clear()
 		m.cards = map[string]*toolCard{}
 		m.plan = nil
+		m.review = nil
 	}
 	m = m.markJournal(msg.journal)
 	if msg.draw != nil {

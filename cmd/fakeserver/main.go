@@ -17,6 +17,12 @@
 //	"tool: WIRE_NAME {json}" -> a call of that tool (an MCP tool, say)
 //	"iter: CMD1 || CMD2 || ..." -> shell_run of CMDk at the k-th prompt that
 //	            says it (the last one from then on): a goal run's iterations
+//	"plan: TASK" -> (in plan mode) fs_read of README.md, then plan_submit
+//	            of a two-step plan; a rejection ("rejected the plan")
+//	            submits a three-step one; the accepted plan's prompt
+//	            ("accepted the plan") writes notes/todo.md, which the plan
+//	            names, then notes/extra.md, which it does not, ticking the
+//	            todo list off with todo_write
 //	anything else -> a short Markdown answer with a code block
 //
 // With -window N the model list reports a context window of N tokens
@@ -90,6 +96,12 @@ func answer(req request) (string, []call) {
 			// What the person typed, without the attachments myclaw adds
 			// after it (a !command's output, an @mention).
 			typed, _, _ = strings.Cut(m.Content, "\n\n[myclaw attachment]")
+			if strings.HasPrefix(typed, "[myclaw note]") {
+				// Notes (plan mode's, what /undo reverted) come first.
+				if _, rest, ok := strings.Cut(typed, "\n\n"); ok {
+					typed = rest
+				}
+			}
 			last, after = strings.ToLower(typed), 0
 		case "tool":
 			after++
@@ -133,6 +145,9 @@ func answer(req request) (string, []call) {
 			args = "{}"
 		}
 		return "", []call{{name, args}}
+	}
+	if text, calls, ok := planAnswer(last, after, j); ok {
+		return text, calls
 	}
 	switch {
 	case strings.Contains(last, "write") && after == 0:
@@ -194,4 +209,45 @@ func chat(w http.ResponseWriter, r *http.Request) {
 	}
 	send(map[string]any{}, finish)
 	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// planAnswer scripts plan mode: a plan submitted, revised when rejected,
+// and carried out when accepted, with one write the plan did not name.
+func planAnswer(last string, after int, j func(any) string) (string, []call, bool) {
+	step := func(title string, files ...string) map[string]any {
+		return map[string]any{"title": title, "files": files}
+	}
+	todo := func(statuses ...string) call {
+		titles := []string{"Write the todo list", "Link it from the README"}
+		var items []map[string]string
+		for i, st := range statuses {
+			items = append(items, map[string]string{"text": titles[i], "status": st})
+		}
+		return call{"todo_write", j(map[string]any{"todos": items})}
+	}
+	switch {
+	case strings.Contains(last, "accepted the plan") && after == 0:
+		return "Starting with the todo list.", []call{todo("in_progress", "pending"),
+			{"fs_write", j(map[string]string{"path": "notes/todo.md", "content": "# TODO\n\n- [ ] try plan mode\n"})}}, true
+	case strings.Contains(last, "accepted the plan") && after == 2:
+		return "", []call{todo("done", "in_progress"),
+			{"fs_write", j(map[string]string{"path": "notes/extra.md", "content": "A file the plan did not name.\n"})}}, true
+	case strings.Contains(last, "accepted the plan") && after == 4:
+		return "", []call{todo("done", "done")}, true
+	case strings.Contains(last, "accepted the plan"):
+		return "Done: the plan is carried out.", nil, true
+	case strings.Contains(last, "rejected the plan") && after == 0:
+		return "", []call{{"plan_submit", j(map[string]any{
+			"rationale": "Revised as you asked: the README link gets a step of its own, and the notes get a heading first.",
+			"steps":     []any{step("Add a heading to the notes", "notes/todo.md"), step("Write the todo list", "notes/todo.md"), step("Link it from the README", "README.md")},
+		})}}, true
+	case strings.HasPrefix(last, "plan: ") && after == 0:
+		return "Let me look at the README first.", []call{{"fs_read", j(map[string]string{"path": "README.md"})}}, true
+	case strings.HasPrefix(last, "plan: ") && after == 1:
+		return "", []call{{"plan_submit", j(map[string]any{
+			"rationale": "The notes live in one file; the README should point to it so that newcomers find the todo list.",
+			"steps":     []any{step("Write the todo list", "notes/todo.md"), step("Link it from the README", "README.md")},
+		})}}, true
+	}
+	return "", nil, false
 }

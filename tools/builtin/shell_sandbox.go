@@ -19,7 +19,7 @@ type confinedRun struct {
 // without its sandbox.
 func (s *shellRun) confine(ctx context.Context, cmd *exec.Cmd) (*confinedRun, error) {
 	c, ok := tools.ConfinementFrom(ctx)
-	if !ok || !c.Sandboxed {
+	if !ok || !c.Sandboxed && !c.ReadOnly {
 		return nil, nil
 	}
 	if s.opts.Sandbox == nil {
@@ -28,9 +28,15 @@ func (s *shellRun) confine(ctx context.Context, cmd *exec.Cmd) (*confinedRun, er
 	var finish func(string) (string, string)
 	var err error
 	ps, proxied := s.opts.Sandbox.(tools.ProxiedSandbox)
-	if gate := tools.HostGateFrom(ctx); gate != nil && proxied && !c.Network {
-		finish, err = ps.ConfineProxied(cmd, gate)
-	} else {
+	ro, readOnly := s.opts.Sandbox.(tools.ReadOnlySandbox)
+	switch {
+	case c.ReadOnly && !readOnly:
+		return nil, tools.Errorf(tools.KindUnsupported, "Plan the change instead of running commands; do not retry.", "plan mode runs commands read-only, and this sandbox cannot")
+	case c.ReadOnly:
+		finish, err = ro.ConfineReadOnly(cmd)
+	case tools.HostGateFrom(ctx) != nil && proxied && !c.Network:
+		finish, err = ps.ConfineProxied(cmd, tools.HostGateFrom(ctx))
+	default:
 		finish, err = s.opts.Sandbox.Confine(cmd, c.Network)
 	}
 	if err != nil {
