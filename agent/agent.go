@@ -153,6 +153,9 @@ type Agent struct {
 	// a compaction keeps it.
 	earlier []approval.Seen
 	hooks   []Hook
+	// role is what a sub-agent's system prompt adds ("" for the main
+	// conversation).
+	role string
 }
 
 // New builds an agent over an open session.
