@@ -310,6 +310,9 @@ func ruleDenial(tool string, v approval.Verdict) *tools.Error {
 // request builds the approval request of a call.
 func (t *turn) request(tool tools.Tool, call Call, args json.RawMessage, dry tools.Result) approval.Request {
 	meta := tool.Meta()
+	if cm, ok := tool.(callMeta); ok {
+		meta = cm.CallMeta(args)
+	}
 	if cl := dry.Command; cl != nil && cl.Risk != "" {
 		// A command line is as risky as what it does, not as the tool.
 		meta.Risk = cl.Risk
