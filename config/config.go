@@ -46,6 +46,7 @@ type Config struct {
 	PriceOutput  float64      `toml:"price_output"`
 	Instructions Instructions `toml:"instructions"`
 	UI           UI           `toml:"ui"`
+	Agents       Agents       `toml:"agents"`
 
 	// Path is the file this was read from ("" when none).
 	Path string `toml:"-"`
@@ -421,6 +422,9 @@ func (c *Config) check(src []byte) error {
 			return bad(table, "context_window", "must be positive")
 		}
 	}
+	if key := c.Agents.negative(); key != "" {
+		return bad("agents", key, "must be positive")
+	}
 	if c.Shell.TimeoutS < 0 || c.Shell.MaxTimeoutS < 0 {
 		return bad("shell", "timeout_s", "must be positive")
 	}
@@ -626,6 +630,9 @@ func (c *Config) CheckProjectScope() error {
 	}
 	if len(c.Approval.Rules) > 0 {
 		bad = append(bad, "approval rules")
+	}
+	if c.Agents != (Agents{}) {
+		bad = append(bad, "agents limits")
 	}
 	if c.Vision != nil || c.PriceInput != 0 || c.PriceOutput != 0 || len(c.Instructions.Files) > 0 || c.Instructions.MaxBytes != 0 || c.UI != (UI{}) {
 		bad = append(bad, "vision/prices/instructions/ui settings")
