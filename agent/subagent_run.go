@@ -48,6 +48,7 @@ type SubagentInfo struct {
 	ID, Description, Mode, AgentType, Model, Prompt string
 	Status, Step, Message                           string
 	Calls, Tokens                                   int
+	Started                                         time.Time
 	Elapsed                                         time.Duration
 	Running                                         bool
 }
@@ -61,7 +62,7 @@ func (r *SubagentRun) Info() SubagentInfo {
 		end = time.Now()
 	}
 	return SubagentInfo{ID: r.ID, Description: r.Description, Mode: r.Mode, AgentType: r.AgentType, Model: r.Model, Prompt: r.Prompt,
-		Status: r.status, Step: r.step, Message: r.message, Calls: r.calls, Tokens: r.tokens, Elapsed: end.Sub(r.Started), Running: r.ended.IsZero()}
+		Status: r.status, Step: r.step, Message: r.message, Calls: r.calls, Tokens: r.tokens, Started: r.Started, Elapsed: end.Sub(r.Started), Running: r.ended.IsZero()}
 }
 
 // Events returns the events of the sub-agent's turn so far, and a channel
@@ -293,7 +294,7 @@ func (s *subagentTool) run(ctx context.Context, a subagentArgs, layer EditLayer)
 			switch e.(type) {
 			case ToolCallEvent, ToolResultEvent, UsageEvent:
 				i := run.Info()
-				note(fmt.Sprintf("%d calls · %s tokens · %s", i.Calls, shortCount(i.Tokens), firstNonEmpty(i.Step, "thinking")))
+				note(fmt.Sprintf("%s · %d calls · %s tokens · %s", run.ID, i.Calls, shortCount(i.Tokens), firstNonEmpty(i.Step, "thinking")))
 			}
 		}
 	}

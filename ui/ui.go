@@ -282,6 +282,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.status.apply(msg.status, level)
 		m.welcome.setLevel(m.status.level)
 		m.status.jobs = msg.jobs
+		m.status.agents = msg.agents
 		return m, nil
 	case serverCheckedMsg:
 		m.welcome.checked(msg.err)
