@@ -30,8 +30,8 @@ type fakeLayer struct {
 	discarded bool
 }
 
-func openFakeLayer(t *testing.T, real string) *fakeLayer {
-	l := &fakeLayer{real: real, upper: t.TempDir(), base: readTree(t, real)}
+func openFakeLayer(t *testing.T, dir string) *fakeLayer {
+	l := &fakeLayer{real: dir, upper: t.TempDir(), base: readTree(t, dir)}
 	for p, c := range l.base {
 		if err := os.WriteFile(filepath.Join(l.upper, p), []byte(c), 0o644); err != nil {
 			t.Fatal(err)

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// AgentStartEvent reports a sub-agent that began its work.
-type AgentStartEvent struct {
+// SubagentStartEvent reports a sub-agent that began its work.
+type SubagentStartEvent struct {
 	ID          string `json:"agent_id"`
 	CallID      string `json:"call_id"`
 	Description string `json:"description"`
@@ -15,9 +15,9 @@ type AgentStartEvent struct {
 	Model       string `json:"model"`
 }
 
-// AgentResultEvent reports how a sub-agent ended: its report, or why it
+// SubagentResultEvent reports how a sub-agent ended: its report, or why it
 // stopped.
-type AgentResultEvent struct {
+type SubagentResultEvent struct {
 	ID     string `json:"agent_id"`
 	CallID string `json:"call_id"`
 	// Status is "done", "stopped" (a budget ran out), "cancelled" or
@@ -41,10 +41,10 @@ type SubagentEvent struct {
 }
 
 // Type implements Event.
-func (AgentStartEvent) Type() string { return "agent_start" }
+func (SubagentStartEvent) Type() string { return "agent_start" }
 
 // Type implements Event.
-func (AgentResultEvent) Type() string { return "agent_result" }
+func (SubagentResultEvent) Type() string { return "agent_result" }
 
 // Type implements Event: the inner event's.
 func (e SubagentEvent) Type() string { return e.Event.Type() }

@@ -32,7 +32,7 @@ type SubagentRun struct {
 	cancel context.CancelCauseFunc
 
 	mu      sync.Mutex
-	status  string // "running", then as AgentResultEvent.Status
+	status  string // "running", then as SubagentResultEvent.Status
 	step    string
 	calls   int
 	tokens  int
@@ -111,6 +111,9 @@ func (r *SubagentRun) record(e Event) {
 		}
 	case ToolResultEvent:
 		r.calls++
+		if ev.Summary != "" {
+			r.step = oneLine(ev.Call.Tool+": "+ev.Summary, 120)
+		}
 		if ev.Untrusted && !slices.Contains(r.read, ev.Source) {
 			r.read = append(r.read, ev.Source)
 		}
@@ -278,7 +281,7 @@ func (s *subagentTool) run(ctx context.Context, a subagentArgs, layer EditLayer)
 		sub.earlier = approval.KeepEarlier(sub.earlier, parent.taint.Seen...)
 	}
 
-	parent.emit(AgentStartEvent{ID: run.ID, CallID: callID, Description: a.Description, Mode: a.Mode, AgentType: a.AgentType, Model: model})
+	parent.emit(SubagentStartEvent{ID: run.ID, CallID: callID, Description: a.Description, Mode: a.Mode, AgentType: a.AgentType, Model: model})
 	note := tools.ProgressNote(ctx)
 	emit := func(e Event) {
 		run.record(e)
@@ -322,7 +325,7 @@ func (s *subagentTool) run(ctx context.Context, a subagentArgs, layer EditLayer)
 	read := slices.Clone(run.read)
 	run.mu.Unlock()
 	info := run.Info()
-	parent.emit(AgentResultEvent{ID: run.ID, CallID: callID, Status: status, Report: out.report, Message: msg,
+	parent.emit(SubagentResultEvent{ID: run.ID, CallID: callID, Status: status, Report: out.report, Message: msg,
 		Calls: info.Calls, Tokens: info.Tokens, Elapsed: info.Elapsed, Untrusted: read})
 	switch status {
 	case "cancelled":

@@ -199,7 +199,7 @@ func TestSubagentExploreReportIsFencedAndTaintsTheCaller(t *testing.T) {
 	if len(h.ofType("agent_start")) != 1 || len(h.ofType("agent_result")) != 1 {
 		t.Errorf("agent_start/agent_result events: %d/%d; want 1/1", len(h.ofType("agent_start")), len(h.ofType("agent_result")))
 	}
-	if r := h.ofType("agent_result")[0].(AgentResultEvent); r.Status != "done" || r.Calls != 1 || r.Tokens == 0 {
+	if r := h.ofType("agent_result")[0].(SubagentResultEvent); r.Status != "done" || r.Calls != 1 || r.Tokens == 0 {
 		t.Errorf("agent_result = %+v", r)
 	}
 	// Its tokens count in the caller's /cost, as their own kind.

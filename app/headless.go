@@ -242,9 +242,9 @@ func (p *printer) print(e agent.Event) {
 				p.activity("  it asks for approval (%s): allow it with an [[approval.rules]] entry in the config or a higher --autonomy level\n", termtext.OneLine(why, 200))
 			}
 		}
-	case agent.AgentStartEvent:
+	case agent.SubagentStartEvent:
 		p.activity("⇢ agent %s %q (%s) started\n", ev.ID, termtext.OneLine(ev.Description, 80), ev.Mode)
-	case agent.AgentResultEvent:
+	case agent.SubagentResultEvent:
 		p.activity("⇠ agent %s %s: %d tool calls, %d tokens (%s)\n", ev.ID, ev.Status, ev.Calls, ev.Tokens, ev.Elapsed.Round(time.Millisecond))
 	case agent.CompactionEvent:
 		p.activity("compacted %d earlier messages into a summary (~%d tokens)\n", ev.Replaced, ev.Tokens)

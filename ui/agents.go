@@ -101,7 +101,8 @@ func (a agentTail) JobTail(id string, n int) (tools.JobInfo, string, error) {
 	if len(text) > n {
 		text = text[len(text)-n:]
 	}
-	return tools.JobInfo{ID: id, Running: i.Running, Stopped: i.Status == "cancelled", Started: i.Started,
+	// The view's age is the agent's: a finished one stops counting.
+	return tools.JobInfo{ID: id, Running: i.Running, Stopped: i.Status == "cancelled", Started: time.Now().Add(-i.Elapsed),
 		Command: agentLine(i)}, text, nil
 }
 

@@ -127,7 +127,7 @@ func TestAgentsGolden(t *testing.T) {
 		c := call("c1", "agent", `{"description":"find the config loaders","mode":"explore","prompt":"Find every config loader."}`)
 		return events(m,
 			agent.ToolCallEvent{Call: c, Phase: "started"},
-			agent.AgentStartEvent{ID: "a1", CallID: "c1", Description: "find the config loaders", Mode: "explore"},
+			agent.SubagentStartEvent{ID: "a1", CallID: "c1", Description: "find the config loaders", Mode: "explore"},
 			agent.ToolOutputEvent{CallID: "c1", Progress: "a1 · 4 calls · 12.4k tokens · grep_search: Search for \"Load(\""},
 		)
 	}

@@ -15,6 +15,9 @@
 //	"textcall: CMD" -> shell_run of CMD written as text in <tool_call> tags,
 //	            as models without tool calls do
 //	"tool: WIRE_NAME {json}" -> a call of that tool (an MCP tool, say)
+//	"agent: MODE DESCRIPTION ;; PROMPT" -> an agent call (MODE explore or
+//	            edit); "agents: ... || ..." -> one answer with several. The
+//	            sub-agent's own requests answer its PROMPT by these rules.
 //	anything else -> a short Markdown answer with a code block
 //
 // With -window N the model list reports a context window of N tokens
@@ -92,6 +95,17 @@ func answer(req request) (string, []call) {
 	}
 	j := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	// The prompt may carry notes before what the user typed.
+	for _, kw := range []string{"agents: ", "agent: "} {
+		if i := strings.LastIndex(typed, kw); i >= 0 && after == 0 {
+			var calls []call
+			for _, spec := range strings.Split(typed[i+len(kw):], "||") {
+				head, prompt, _ := strings.Cut(spec, ";;")
+				mode, desc, _ := strings.Cut(strings.TrimSpace(head), " ")
+				calls = append(calls, call{"agent", j(map[string]string{"mode": mode, "description": strings.TrimSpace(desc), "prompt": strings.TrimSpace(prompt)})})
+			}
+			return "", calls
+		}
+	}
 	if i := strings.LastIndex(typed, "runs: "); i >= 0 && after == 0 {
 		var calls []call
 		for _, c := range strings.Split(typed[i+len("runs: "):], ";;") {
