@@ -350,3 +350,36 @@ func TestSubagentDefinitionParses(t *testing.T) {
 		}
 	}
 }
+
+func TestSubagentDefinitionNarrowsNeverWidens(t *testing.T) {
+	defs := []Definition{{Name: "reviewer", Description: "Reviews", Mode: ModeExplore, Tools: []string{"fs_read", "fs_write", "memory_store"}, Prompt: "You review carefully."}}
+	h, rs := subHarness(t, approval.Full, func(r routedRequest) reply {
+		if r.sub() || r.Messages[len(r.Messages)-1]["role"] == "tool" {
+			return openAIStyle("ok")
+		}
+		b, _ := json.Marshal(map[string]string{"description": "review", "agent_type": "reviewer", "prompt": "Review."})
+		return openAIStyle("", call{id: "c1", name: "agent", args: string(b)}, call{id: "c2", name: "agent", args: strings.Replace(string(b), `"agent_type"`, `"mode":"edit","agent_type"`, 1)})
+	}, SubagentOptions{Definitions: func() []Definition { return defs }})
+	if err := h.run(context.Background(), "go", approveAll()); err != nil {
+		t.Fatal(err)
+	}
+	subs := rs.requests(true)
+	if len(subs) != 1 {
+		t.Fatalf("%d sub-agent requests; want the explore one only", len(subs))
+	}
+	if !slices.Equal(subs[0].Tools, []string{"fs_read"}) || !strings.Contains(subs[0].System, "You review carefully.") {
+		t.Errorf("defined explore agent: tools %v (want fs_read alone: the list narrows, never widens)\nsystem %q", subs[0].Tools, subs[0].System)
+	}
+	mains := rs.requests(false)
+	if d := jsonOf(mains[0].raw); !strings.Contains(d, "reviewer (explore): Reviews") || strings.Contains(d, "You review carefully") {
+		t.Error("the model is not offered the defined agent by name and description alone")
+	}
+	var refused bool
+	for _, e := range h.ofType("tool_result") {
+		r := e.(ToolResultEvent)
+		refused = refused || r.Call.ID == "c2" && strings.Contains(r.Message, "reads only; it cannot run in edit mode")
+	}
+	if !refused {
+		t.Errorf("results %+v; want the edit run of an explore agent refused", h.ofType("tool_result"))
+	}
+}

@@ -515,6 +515,11 @@ func (p *printer) printSubagent(s agent.SubagentEvent) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if u, ok := s.Event.(agent.UsageEvent); ok {
+		// The task's totals count the sub-agents' requests, as their kind.
+		u.Kind = agent.RequestSubagent
+		p.track(u)
+	}
 	if p.json {
 		p.encode(s)
 		return
