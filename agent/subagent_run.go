@@ -249,18 +249,17 @@ func (s *subagentTool) run(ctx context.Context, a subagentArgs, layer EditLayer)
 	}
 	defer func() { <-s.slots }()
 
-	s.mu.Lock()
-	s.seq++
-	callID, _ := ctx.Value(callIDKey{}).(string)
-	run := &SubagentRun{ID: fmt.Sprintf("a%d", s.seq), CallID: callID, Description: a.Description, Mode: a.Mode, AgentType: a.AgentType,
-		Model: model, Prompt: a.Prompt, Started: time.Now(), status: "running"}
-	s.runs = append(s.runs, run)
-	s.mu.Unlock()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	ctx, stop := context.WithTimeoutCause(ctx, s.opts.Timeout, fmt.Errorf("the agent ran out of time (%s)", s.opts.Timeout))
 	defer stop()
-	run.cancel = cancel
+	callID, _ := ctx.Value(callIDKey{}).(string)
+	s.mu.Lock()
+	s.seq++
+	run := &SubagentRun{ID: fmt.Sprintf("a%d", s.seq), CallID: callID, Description: a.Description, Mode: a.Mode, AgentType: a.AgentType,
+		Model: model, Prompt: a.Prompt, Started: time.Now(), status: "running", cancel: cancel}
+	s.runs = append(s.runs, run)
+	s.mu.Unlock()
 
 	o := p.opts
 	o.Registry, o.Store, o.Session = reg, s.opts.Store, session
