@@ -165,6 +165,9 @@ type Agent struct {
 	pending []NoticeEvent
 	// plan is plan mode's state (planmode.go).
 	plan planState
+	// role is what a sub-agent's system prompt adds ("" for the main
+	// conversation).
+	role string
 }
 
 // New builds an agent over an open session.

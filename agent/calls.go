@@ -47,7 +47,7 @@ func (t *turn) runCalls(calls []openai.ToolCall, fromText bool) error {
 			continue
 		}
 		j := i
-		for j < len(calls) && t.readOnly(calls[j]) {
+		for j < len(calls) && t.concurrent(calls[j]) {
 			j++
 		}
 		if j-i > 1 {
@@ -125,6 +125,18 @@ func (a *Agent) imageMessage(results []callResult) (openai.ChatCompletionMessage
 func ToolImages(m openai.ChatCompletionMessage) bool {
 	return m.Role == openai.ChatMessageRoleUser && m.Content == "" && len(m.MultiContent) > 0 &&
 		strings.HasPrefix(m.MultiContent[0].Text, AttachmentMark)
+}
+
+// concurrent reports whether a call may run alongside the others of its
+// answer: a read-only one, or a sub-agent (whose questions, and an edit
+// agent's merge, are put to the person one at a time).
+func (t *turn) concurrent(c openai.ToolCall) bool {
+	if tool, ok := t.a.opts.Registry.Lookup(c.Function.Name); ok {
+		if _, agent := tool.(*subagentTool); agent {
+			return true
+		}
+	}
+	return t.readOnly(c)
 }
 
 // readOnly reports whether a call can run without approval and alongside

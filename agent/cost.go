@@ -27,7 +27,7 @@ const (
 )
 
 // requestKinds orders the kinds in a report.
-var requestKinds = []string{RequestTurn, RequestCompaction, RequestSampling}
+var requestKinds = []string{RequestTurn, RequestCompaction, RequestSampling, RequestSubagent}
 
 // Usage sums requests to the model.
 type Usage struct {

@@ -49,10 +49,10 @@ func (t *turn) run(p *passage) {
 			ctx = tools.WithHostGate(ctx, t.hostGate(call, p.args))
 		}
 	}
-	if run := t.previewed; run != nil && t.previewedID == call.ID {
-		t.previewed = nil
+	if run := t.takePreviewed(call.ID); run != nil {
 		ctx = tools.WithPreviewed(ctx, run)
 	}
+	ctx = context.WithValue(context.WithValue(ctx, parentKey{}, t), callIDKey{}, call.ID)
 	live := newOutputStream(call.ID, t.emit)
 	p.res, p.err = tools.Call(tools.WithProgressNote(tools.WithProgress(ctx, live.write), live.progress), p.tool, p.args, false)
 	live.close()
@@ -113,10 +113,19 @@ func (t *turn) journal(p *passage) error {
 	return nil
 }
 
+// untrustedResult is a tool whose results are untrusted or not call by
+// call: an agent's report is fenced when the agent read untrusted content.
+type untrustedResult interface {
+	UntrustedResult(res tools.Result) bool
+}
+
 // report shows the call's end to the person and makes what the model
 // reads of it.
 func (t *turn) report(p *passage) callResult {
 	meta, res, err, dry, now := p.meta, p.res, p.err, p.dry, p.ranTo
+	if u, ok := p.tool.(untrustedResult); ok && err == nil {
+		meta.ReturnsUntrusted = u.UntrustedResult(res)
+	}
 	call, journaled, recorded := p.call, p.journaled, p.recorded
 	content := tools.Envelope(meta, res, err, now.UTC())
 	ev := ToolResultEvent{Call: call, Status: StatusOK, Summary: res.Summary, Duration: now.Sub(p.ranFrom), Content: content, Reversible: journaled && err == nil || recorded}

@@ -65,14 +65,15 @@ func (t *turn) ask(p *passage) bool {
 	a := t.a
 	meta := p.meta
 	p.req.Why = p.verdict.Why
-	if pv, ok := p.tool.(tools.Previewer); ok && p.req.Confinement != nil && p.req.Confinement.Sandboxed && !p.req.Confinement.ReadOnly {
+	_, first := p.tool.(previewsFirst)
+	if pv, ok := p.tool.(tools.Previewer); ok && (first || p.req.Confinement != nil && p.req.Confinement.Sandboxed && !p.req.Confinement.ReadOnly) {
 		p.req.Previewable = pv.CanPreview(p.args) == ""
 	}
 	// Nobody would look at a preview headless: it is not run there.
 	if _, headless := t.approver.(approval.Headless); headless {
 		p.req.Previewable = false
 	}
-	if p.req.Previewable && a.opts.PreviewShell {
+	if p.req.Previewable && (a.opts.PreviewShell || first) {
 		p.dec.Choice = approval.Preview
 	} else if _, ok := t.put(p, p.req); !ok {
 		return false
@@ -184,11 +185,16 @@ func (t *turn) preview(p *passage) bool {
 		return again(q)
 	}
 	live := newOutputStream(p.call.ID, t.emit)
-	run, err := pv.Preview(tools.WithProgress(t.ctx, live.write), p.args)
+	ctx := context.WithValue(context.WithValue(t.ctx, parentKey{}, t), callIDKey{}, p.call.ID)
+	run, err := pv.Preview(tools.WithProgressNote(tools.WithProgress(ctx, live.write), live.progress), p.args)
 	live.close()
 	if err != nil {
 		if t.ctx.Err() != nil {
 			return p.fail(StatusCancelled, cancelledError())
+		}
+		if _, first := p.tool.(previewsFirst); first {
+			// Nothing to ask about: what would run is what failed.
+			return p.fail(StatusError, tools.AsError(err))
 		}
 		msg := tools.AsError(err).Message
 		t.emit(NoticeEvent{Text: "No preview: " + msg + ". Asking about the command as it is."})
@@ -208,9 +214,27 @@ func (t *turn) preview(p *passage) bool {
 	}
 	// What is approved is this result, not a standing grant.
 	p.dec.Choice, p.dec.Network, p.dec.SaveRule = approval.ApproveOnce, false, false
-	t.previewed, t.previewedID = run, p.call.ID
+	t.previewedMu.Lock()
+	if t.previewed == nil {
+		t.previewed = map[string]tools.Preview{}
+	}
+	t.previewed[p.call.ID] = run
+	t.previewedMu.Unlock()
 	return true
 }
+
+// takePreviewed returns the approved preview of call id, once.
+func (t *turn) takePreviewed(id string) tools.Preview {
+	t.previewedMu.Lock()
+	defer t.previewedMu.Unlock()
+	run := t.previewed[id]
+	delete(t.previewed, id)
+	return run
+}
+
+// previewsFirst is a tool whose every asking call runs as a preview
+// first (an edit agent works in its layer, then its merge is asked about).
+type previewsFirst interface{ previewsFirst() }
 
 // put asks the approver about req for as long as the turn lasts; see
 // putIn.
@@ -227,7 +251,7 @@ func (t *turn) putIn(ctx context.Context, p *passage, req approval.Request) (app
 	if _, headless := t.approver.(approval.Headless); !headless {
 		t.notify("approval", "approval needed: "+req.Tool+" "+req.Summary)
 	}
-	dec, err := t.approver.Approve(ctx, req)
+	dec, err := t.approveOne(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
 			p.answered(req, approval.Decision{Choice: "cancelled"})
@@ -290,6 +314,9 @@ func ruleDenial(tool string, v approval.Verdict) *tools.Error {
 // request builds the approval request of a call.
 func (t *turn) request(tool tools.Tool, call Call, args json.RawMessage, dry tools.Result) approval.Request {
 	meta := tool.Meta()
+	if cm, ok := tool.(callMeta); ok {
+		meta = cm.CallMeta(args)
+	}
 	if cl := dry.Command; cl != nil && cl.Risk != "" {
 		// A command line is as risky as what it does, not as the tool.
 		meta.Risk = cl.Risk

@@ -42,10 +42,13 @@ type turn struct {
 	hooks     []Hook
 	continues int
 	notifying sync.WaitGroup
-	// previewed is the approved preview of call previewedID, which
-	// execute applies instead of running the call again.
-	previewed   tools.Preview
-	previewedID string
+	// previewed are the approved previews by call id, which execute
+	// applies instead of running the calls again.
+	previewedMu sync.Mutex
+	previewed   map[string]tools.Preview
+	// asking holds the approver while one question is put: calls of one
+	// answer (agents) may ask together.
+	asking chan struct{}
 	// submitted is set once the model submitted a plan (plan_submit): the
 	// turn ends after that round, for the person to decide.
 	submitted atomic.Bool
@@ -75,7 +78,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event), approv
 	hooks, session := a.hooks, a.session
 	a.mu.Unlock()
 	emit = serialize(&emitMu, a.recordCalls(session, emit))
-	t := &turn{a: a, ctx: ctx, emit: emit, approver: approver, hooks: hooks}
+	t := &turn{a: a, ctx: ctx, emit: emit, approver: approver, hooks: hooks, asking: make(chan struct{}, 1)}
 	reason := DoneStop
 	defer func() {
 		switch {
@@ -345,7 +348,7 @@ func (a *Agent) buildRequest() (openai.ChatCompletionRequest, int) {
 	win, textTools := a.window, a.textTools
 	a.mu.Unlock()
 	compact := win.Tokens < compactWindow
-	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, a.opts.Policy.PlanFrom(), a.opts.Now(), compact) + a.opts.Skills.Section() + a.opts.Instructions.section()}
+	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, a.opts.Policy.PlanFrom(), a.opts.Now(), compact) + a.opts.Skills.Section() + a.opts.Instructions.section() + a.role}
 	catalog := wireCatalog(a.opts.Registry.Definitions(func(m tools.Meta) bool {
 		ok, _ := a.opts.Policy.Visible(m)
 		return ok

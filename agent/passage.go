@@ -140,6 +140,12 @@ func (t *turn) handle(tc openai.ToolCall, fromText bool) (callResult, error) {
 	return t.execute(p)
 }
 
+// callMeta is a tool whose calls differ in what they do (an agent that
+// explores or edits): each call is judged by its own meta.
+type callMeta interface {
+	CallMeta(args json.RawMessage) tools.Meta
+}
+
 // validate finds the tool and checks the arguments against its schema;
 // the canonical arguments are what every later stage sees.
 func (t *turn) validate(p *passage) bool {
@@ -152,6 +158,9 @@ func (t *turn) validate(p *passage) bool {
 	args, verr := reg.Validate(p.call.Wire, p.call.Args)
 	if verr != nil {
 		return p.fail(StatusError, verr)
+	}
+	if cm, ok := tool.(callMeta); ok {
+		p.meta = cm.CallMeta(args)
 	}
 	p.call.Args, p.args = args, args
 	if e := t.checkRepeat(p.call); e != nil {

@@ -203,6 +203,10 @@ func (p *printer) print(e agent.Event) {
 	if _, ok := e.(agent.ToolOutputEvent); ok {
 		return // live output is for the screen; the result carries it
 	}
+	if s, ok := e.(agent.SubagentEvent); ok {
+		p.printSubagent(s)
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.track(e)
@@ -250,6 +254,10 @@ func (p *printer) print(e agent.Event) {
 		}
 	case agent.GoalStepEvent, agent.GoalIterationEvent, agent.GoalResultEvent:
 		p.goalActivity(ev)
+	case agent.SubagentStartEvent:
+		p.activity("⇢ agent %s %q (%s) started\n", ev.ID, termtext.OneLine(ev.Description, 80), ev.Mode)
+	case agent.SubagentResultEvent:
+		p.activity("⇠ agent %s %s: %d tool calls, %d tokens (%s)\n", ev.ID, ev.Status, ev.Calls, ev.Tokens, ev.Elapsed.Round(time.Millisecond))
 	case agent.CompactionEvent:
 		p.activity("compacted %d earlier messages into a summary (~%d tokens)\n", ev.Replaced, ev.Tokens)
 	case agent.PlanEvent:
@@ -515,4 +523,45 @@ func inertJSON(doc []byte) []byte {
 		return doc
 	}
 	return append(out, doc[last:]...)
+}
+
+// printSubagent prints a sub-agent's event: in JSON tagged with its id
+// (its text and live output stay out of the answer), as text only its
+// calls, indented under the agent.
+func (p *printer) printSubagent(s agent.SubagentEvent) {
+	if _, ok := s.Event.(agent.ToolOutputEvent); ok {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if u, ok := s.Event.(agent.UsageEvent); ok {
+		// The task's totals count the sub-agents' requests, as their kind.
+		u.Kind = agent.RequestSubagent
+		p.track(u)
+	}
+	if p.json {
+		p.encode(s)
+		return
+	}
+	switch ev := s.Event.(type) {
+	case agent.ToolCallEvent:
+		if ev.Phase == "started" {
+			p.activity("  %s → %s: %s\n", s.AgentID, termtext.OneLine(ev.Call.Tool, 0), termtext.OneLine(firstNonEmpty(ev.Summary, string(ev.Call.Args)), 140))
+		}
+	case agent.ToolResultEvent:
+		if ev.Status == agent.StatusOK && !ev.Failed() {
+			p.activity("  %s ✓ %s\n", s.AgentID, termtext.OneLine(ev.Call.Tool, 0))
+		} else {
+			p.activity("  %s ✗ %s %s: %s\n", s.AgentID, termtext.OneLine(ev.Call.Tool, 0), ev.Status, termtext.OneLine(ev.Message, 200))
+		}
+	}
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
 }

@@ -80,6 +80,7 @@ func (a *app) buildTools() error {
 	} {
 		reg.MustRegister(t)
 	}
+	reg.MustRegister(a.subagentTool(blobs))
 	if a.cfg.Web.SearchURL != "" {
 		reg.MustRegister(builtin.NewWebSearch(a.cfg.Web.SearchURL, web))
 	}

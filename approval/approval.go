@@ -158,6 +158,9 @@ type Request struct {
 	// OutsidePlan lists, once the person accepted a plan, the files the
 	// call writes that no step of it names.
 	OutsidePlan []string
+	// From says, for a sub-agent's call, which agent asks and how it got
+	// there (its task, its last step); "" for the main conversation's.
+	From string
 	// Position and Count place the call among the calls of the model's
 	// answer ("call 1 of 2"); Count is 0 or 1 for a call on its own.
 	Position, Count int

@@ -52,6 +52,7 @@ type Config struct {
 	Themes map[string]ThemeSpec `toml:"themes"`
 	Keys   map[string]any       `toml:"keys"`
 	Status StatusLine           `toml:"status"`
+	Agents Agents               `toml:"agents"`
 
 	// Path is the file this was read from ("" when none).
 	Path string `toml:"-"`
@@ -458,6 +459,9 @@ func (c *Config) check(src []byte) error {
 			return bad(table, "context_window", "must be positive")
 		}
 	}
+	if key := c.Agents.negative(); key != "" {
+		return bad("agents", key, "must be positive")
+	}
 	if c.Shell.TimeoutS < 0 || c.Shell.MaxTimeoutS < 0 {
 		return bad("shell", "timeout_s", "must be positive")
 	}
@@ -679,6 +683,9 @@ func (c *Config) CheckProjectScope() error {
 	}
 	if len(c.Approval.Rules) > 0 {
 		bad = append(bad, "approval rules")
+	}
+	if c.Agents != (Agents{}) {
+		bad = append(bad, "agents limits")
 	}
 	if c.Vision != nil || c.PriceInput != 0 || c.PriceOutput != 0 || len(c.Instructions.Files) > 0 || c.Instructions.MaxBytes != 0 || c.UI != (UI{}) {
 		bad = append(bad, "vision/prices/instructions/ui settings")

@@ -97,6 +97,12 @@ func (a *approvalPane) drawFixed(w int) []string {
 			out = append(out, style(l))
 		}
 	}
+	if req.From != "" {
+		// A sub-agent's call: never shown as if the conversation asked.
+		for _, l := range hangWrap(" ↳ "+oneLine(req.From), w) {
+			out = append(out, st.Warn.Render(l))
+		}
+	}
 	if cl := req.Command; cl != nil {
 		for _, m := range cl.Warnings {
 			warn(st.Warn.Render, oneLine(m))

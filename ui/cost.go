@@ -101,6 +101,8 @@ func kindLabel(kind string) string {
 		return "compaction"
 	case agent.RequestSampling:
 		return "MCP sampling"
+	case agent.RequestSubagent:
+		return "sub-agents"
 	}
 	return termtext.OneLine(kind, 18)
 }

@@ -31,6 +31,8 @@ const (
 // input, read again while the job runs, until Esc closes it.
 type jobView struct {
 	c    *common
+	src  JobOutput
+	cmd  string // the command that lists and stops them: "jobs", "agents"
 	id   string
 	seq  int // tells this view's reads from those of one closed before
 	info tools.JobInfo
@@ -74,7 +76,7 @@ func (m Model) openJob(id string) (Model, tea.Cmd) {
 		id = "job" + id
 	}
 	m.jobSeq++
-	m.job = &jobView{c: m.c, id: id, seq: m.jobSeq}
+	m.job = &jobView{c: m.c, src: out, cmd: "jobs", id: id, seq: m.jobSeq}
 	return m, readJobTail(out, id, m.jobSeq)
 }
 
@@ -84,9 +86,9 @@ func (m Model) handleJobTail(msg jobTailMsg) (Model, tea.Cmd) {
 		return m, nil
 	}
 	if msg.err != nil {
-		m.job = nil
 		text, _ := errorParts(msg.err)
-		m = m.addBlock(errorBlock(text, "/jobs lists the jobs and their ids"))
+		m = m.addBlock(errorBlock(text, "/"+m.job.cmd+" lists them and their ids"))
+		m.job = nil
 		return m, nil
 	}
 	m.job.info, m.job.age, m.job.text, m.job.read = msg.info, msg.age, msg.text, true
@@ -98,11 +100,10 @@ func (m Model) handleJobTail(msg jobTailMsg) (Model, tea.Cmd) {
 
 // handleJobFollow reads the output of the open view again.
 func (m Model) handleJobFollow(msg jobFollowMsg) (Model, tea.Cmd) {
-	out, ok := m.backend.(JobOutput)
-	if m.job == nil || m.job.seq != msg.seq || !ok {
+	if m.job == nil || m.job.seq != msg.seq {
 		return m, nil
 	}
-	return m, readJobTail(out, m.job.id, msg.seq)
+	return m, readJobTail(m.job.src, m.job.id, msg.seq)
 }
 
 // update handles a key in the open view: PgUp and PgDn scroll it; any
@@ -159,7 +160,7 @@ func (v *jobView) state() string {
 	case in.ExitCode != nil:
 		return "exited " + strconv.Itoa(*in.ExitCode)
 	}
-	return "running"
+	return "finished"
 }
 
 // rows is how many lines of output the view shows at this height.
@@ -213,7 +214,7 @@ func (v *jobView) view() []string {
 	}
 	foot = append(foot, v.c.keys.Cancel.Help().Key+" closes")
 	if in.Running {
-		foot = append(foot, "type /jobs stop "+v.id+" to stop it")
+		foot = append(foot, "type /"+v.cmd+" stop "+v.id+" to stop it")
 	}
 	for _, l := range joinWrap(foot, " · ", w-2) {
 		out = append(out, st.Dim.Render("  "+l))

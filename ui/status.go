@@ -45,6 +45,7 @@ type statusInfo struct {
 	cost        string // the session's cost so far, "" when unknown
 	costUSD     float64
 	jobs        int    // background jobs running
+	agents      int    // sub-agents running
 	mouseOff    bool   // mouse capture is off (the wheel does not scroll)
 	unsandboxed bool   // shell commands run without the sandbox (--sandbox off)
 	sandbox     string // sandboxed, no sandbox, or "" when the backend cannot say
@@ -58,11 +59,12 @@ type statusRefreshMsg struct {
 	level   approval.Level
 	jobs    int
 	sandbox string
+	agents  int
 }
 
 func refreshStatus(b Backend) tea.Cmd {
 	return func() tea.Msg {
-		return statusRefreshMsg{status: b.Status(), level: b.Autonomy(), jobs: runningJobs(b), sandbox: sandboxState(b)}
+		return statusRefreshMsg{status: b.Status(), level: b.Autonomy(), jobs: runningJobs(b), sandbox: sandboxState(b), agents: runningAgents(b)}
 	}
 }
 
@@ -212,7 +214,7 @@ func levelLabel(st *Styles, l approval.Level, unsandboxed bool) string {
 func (m Model) staticStatus() string {
 	st := &m.c.styles
 	s := m.status
-	key := statusInfo{tokens: s.tokens, window: s.window, estimated: s.estimated, windowGuess: s.windowGuess, undo: s.undo, cost: s.cost, jobs: s.jobs, mouseOff: s.mouseOff}
+	key := statusInfo{tokens: s.tokens, window: s.window, estimated: s.estimated, windowGuess: s.windowGuess, undo: s.undo, cost: s.cost, jobs: s.jobs, agents: s.agents, mouseOff: s.mouseOff}
 	if key == m.sc.rightKey {
 		return m.sc.right
 	}
@@ -225,6 +227,9 @@ func (m Model) staticStatus() string {
 	}
 	if s.undo > 0 {
 		parts = append(parts, st.Status.Render("undo "+strconv.Itoa(s.undo)))
+	}
+	if s.agents > 0 {
+		parts = append(parts, st.Status.Render(tools.Count(s.agents, "agent")))
 	}
 	if s.jobs > 0 {
 		parts = append(parts, st.Status.Render(tools.Count(s.jobs, "job")))

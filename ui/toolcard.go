@@ -19,7 +19,7 @@ import (
 
 // keyArgNames are the arguments that best say what a call is about, in
 // order of preference.
-var keyArgNames = []string{"path", "command", "url", "query", "pattern", "file", "name", "key", "prompt", "question"}
+var keyArgNames = []string{"path", "command", "url", "query", "pattern", "file", "name", "key", "description", "prompt", "question"}
 
 // keyArg picks the argument a card shows next to the tool name.
 func keyArg(args json.RawMessage) string {

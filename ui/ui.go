@@ -296,6 +296,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.welcome.setLevel(m.status.level)
 		m.status.jobs = msg.jobs
 		m.status.sandbox, m.status.session = msg.sandbox, msg.status.SessionID
+		m.status.agents = msg.agents
 		return m, m.readBranch()
 	case serverCheckedMsg:
 		m.welcome.checked(msg.err)

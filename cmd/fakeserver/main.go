@@ -23,6 +23,9 @@
 //	            ("accepted the plan") writes notes/todo.md, which the plan
 //	            names, then notes/extra.md, which it does not, ticking the
 //	            todo list off with todo_write
+//	"agent: MODE DESCRIPTION ;; PROMPT" -> an agent call (MODE explore or
+//	            edit); "agents: ... || ..." -> one answer with several. The
+//	            sub-agent's own requests answer its PROMPT by these rules.
 //	anything else -> a short Markdown answer with a code block
 //
 // With -window N the model list reports a context window of N tokens
@@ -109,6 +112,17 @@ func answer(req request) (string, []call) {
 	}
 	j := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	// The prompt may carry notes before what the user typed.
+	for _, kw := range []string{"agents: ", "agent: "} {
+		if i := strings.LastIndex(typed, kw); i >= 0 && after == 0 {
+			var calls []call
+			for _, spec := range strings.Split(typed[i+len(kw):], "||") {
+				head, prompt, _ := strings.Cut(spec, ";;")
+				mode, desc, _ := strings.Cut(strings.TrimSpace(head), " ")
+				calls = append(calls, call{"agent", j(map[string]string{"mode": mode, "description": strings.TrimSpace(desc), "prompt": strings.TrimSpace(prompt)})})
+			}
+			return "", calls
+		}
+	}
 	if i := strings.LastIndex(typed, "runs: "); i >= 0 && after == 0 {
 		var calls []call
 		for _, c := range strings.Split(typed[i+len("runs: "):], ";;") {

@@ -55,6 +55,10 @@ type ShellOptions struct {
 	// that /undo can restore them.
 	Undo    *ShellUndo
 	Sandbox tools.Sandbox // confines calls whose context asks for it (nil: none)
+	// OnlyConfined refuses a call whose context does not ask for the
+	// sandbox: an edit agent's commands must run in its layer, never in
+	// the workspace itself.
+	OnlyConfined bool
 	// Jobs, when set, lets a call run in the background ("background":
 	// true); shell_jobs reads and stops those jobs.
 	Jobs *ShellJobs

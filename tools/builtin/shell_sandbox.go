@@ -20,6 +20,9 @@ type confinedRun struct {
 func (s *shellRun) confine(ctx context.Context, cmd *exec.Cmd) (*confinedRun, error) {
 	c, ok := tools.ConfinementFrom(ctx)
 	if !ok || !c.Sandboxed && !c.ReadOnly {
+		if s.opts.OnlyConfined {
+			return nil, tools.Errorf(tools.KindPermissionDenied, "Do the change with the file tools, or tell the user it needs a command outside the sandbox.", "this shell runs commands only in the sandbox (an edit agent's layer), and this call was not confined")
+		}
 		return nil, nil
 	}
 	if s.opts.Sandbox == nil {

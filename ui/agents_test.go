@@ -1,0 +1,151 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"myclaw/agent"
+	"myclaw/approval"
+	"myclaw/tools"
+)
+
+// agentsFake is a backend with sub-agents.
+type agentsFake struct {
+	*fakeBackend
+	list      []agent.SubagentInfo
+	text      map[string]string
+	cancelled []string
+}
+
+func (f *agentsFake) SubagentList() []agent.SubagentInfo { return f.list }
+func (f *agentsFake) SubagentTranscript(id string) (agent.SubagentInfo, string, bool) {
+	for _, i := range f.list {
+		if i.ID == id {
+			return i, f.text[id], true
+		}
+	}
+	return agent.SubagentInfo{}, "", false
+}
+func (f *agentsFake) CancelSubagent(id string) bool {
+	for k, i := range f.list {
+		if i.ID == id && i.Running {
+			f.list[k].Running, f.list[k].Status = false, "cancelled"
+			f.cancelled = append(f.cancelled, id)
+			return true
+		}
+	}
+	return false
+}
+func (f *agentsFake) SubagentDefinitions() []agent.Definition {
+	return []agent.Definition{{Name: "reviewer", Mode: agent.ModeExplore, Description: "Reviews the current diff for bugs"}}
+}
+
+func newAgentsFake() *agentsFake {
+	now := time.Now()
+	return &agentsFake{fakeBackend: newFake(), list: []agent.SubagentInfo{
+		{ID: "a1", Description: "find the config loaders", Mode: agent.ModeExplore, Status: "running", Running: true, Step: "grep_search: Search for \"Load(\" in **/*.go",
+			Calls: 4, Tokens: 12400, Started: now.Add(-42 * time.Second), Elapsed: 42 * time.Second},
+		{ID: "a2", Description: "rename Foo to Bar in pkg/x", Mode: agent.ModeEdit, Status: "done", Calls: 9, Tokens: 30100, Started: now.Add(-3 * time.Minute), Elapsed: 95 * time.Second},
+	}, text: map[string]string{"a1": "task: find every config loader\n→ glob_list: **/*.go\n✓ glob_list 212 files\n→ grep_search: Load(\n\x1b[31mthe loaders are in config/\n"}}
+}
+
+func TestAgentsCommand(t *testing.T) {
+	f := newAgentsFake()
+	m := newTestModel(t, f)
+	m = runCmd(t, m, refreshStatus(f))
+	if got := m.statusView(); !strings.Contains(got, "1 agent") {
+		t.Errorf("status line %q; want the running agent counted", got)
+	}
+	m = runLine(t, m, "/agents")
+	got := lastBlock(m)
+	for _, want := range []string{"reviewer", "a1", "running", "explore", "4 calls", "12.4k", "find the config loaders", "↳ grep_search", "a2", "done", "edit", "/agents stop ID"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("/agents output lacks %q:\n%s", want, got)
+		}
+	}
+	m = typeText(m, "/agents 1")
+	m.input.closed = true
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	if m.job == nil || cmd == nil {
+		t.Fatal("/agents 1 opened no view of the agent")
+	}
+	m, follows := readJob(t, m, func() any { return cmd() })
+	if v := screen(m); !follows || !strings.Contains(v, "a1 · running") || !strings.Contains(v, "the loaders are in config/") || strings.Contains(m.View(), "\x1b[31mthe") || !strings.Contains(v, "/agents stop a1") {
+		t.Errorf("the live transcript view (follows %v):\n%s", follows, v)
+	}
+	m = update(m, keyMsg("esc"))
+	m.input.closed = false
+	m = runLine(t, m, "/agents stop 1")
+	if len(f.cancelled) != 1 || !strings.Contains(lastBlock(m), "stopped a1") {
+		t.Fatalf("stop: %v, %q", f.cancelled, lastBlock(m))
+	}
+	m = runLine(t, m, "/agents stop a2")
+	if !strings.Contains(lastBlock(m), "a2 had already finished") {
+		t.Errorf("stop of a finished agent: %q", lastBlock(m))
+	}
+	m = runLine(t, newTestModel(t, newFake()), "/agents")
+	if !strings.Contains(lastBlock(m), "not available") {
+		t.Errorf("plain backend: %q", lastBlock(m))
+	}
+}
+
+// mergeRequest is an edit agent's merge, as the pane asks about it.
+func mergeRequest() approval.Request {
+	return approval.Request{
+		CallID: "c9", Tool: "agent",
+		Meta:       tools.Meta{Name: "agent", Risk: tools.RiskMedium, Capability: "agent:edit", Source: tools.SourceBuiltin},
+		Args:       json.RawMessage(`{"description":"rename Foo to Bar","mode":"edit","prompt":"Rename Foo to Bar in pkg/x."}`),
+		Capability: "agent:edit",
+		Summary:    `Merge agent "rename Foo to Bar": 2 files changed (1 in conflict)`,
+		Preview: "Agent: rename Foo to Bar (edit)\nTask: Rename Foo to Bar in pkg/x.\nReport: Renamed Foo to Bar in x.go and its test.\n" +
+			"Conflicts (approving applies nothing while any remain): pkg/x/x_test.go\n\n" +
+			"--- a/pkg/x/x.go\n+++ b/pkg/x/x.go\n@@ -3,3 +3,3 @@\n-type Foo struct{}\n+type Bar struct{}\n",
+		Reversible: true, UndoPlan: "one /undo takes back the whole merge",
+		Previewed: true, Why: "the autonomy level is ask: every call with side effects asks first",
+	}
+}
+
+// subagentWrite is a sub-agent's own question, labelled with the agent.
+func subagentWrite() approval.Request {
+	r := writeRequest()
+	r.From = `asked by agent "rename Foo to Bar" (edit) · task: Rename Foo to Bar in pkg/x. · last step: fs_read: Read pkg/x/x.go`
+	return r
+}
+
+func TestAgentsGolden(t *testing.T) {
+	open := func(req approval.Request) func(t *testing.T) Model {
+		return func(t *testing.T) Model { m, _ := withPane(t, req); return m }
+	}
+	list := func(t *testing.T) Model { return runLine(t, newTestModel(t, newAgentsFake()), "/agents") }
+	card := func(t *testing.T) Model {
+		m := startFakeTurn(t, newTestModel(t, newFake()), "look around")
+		c := call("c1", "agent", `{"description":"find the config loaders","mode":"explore","prompt":"Find every config loader."}`)
+		return events(m,
+			agent.ToolCallEvent{Call: c, Phase: "started"},
+			agent.SubagentStartEvent{ID: "a1", CallID: "c1", Description: "find the config loaders", Mode: "explore"},
+			agent.ToolOutputEvent{CallID: "c1", Progress: "a1 · 4 calls · 12.4k tokens · grep_search: Search for \"Load(\""},
+		)
+	}
+	tests := []struct {
+		name  string
+		model func(t *testing.T) Model
+	}{
+		{"agents list", list},
+		{"running agent card", card},
+		{"merge pane", open(mergeRequest())},
+		{"sub-agent question", open(subagentWrite())},
+	}
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s %dx%d", tt.name, size[0], size[1]), func(t *testing.T) {
+				m := update(tt.model(t), sizeMsg(size[0], size[1]))
+				golden.RequireEqual(t, []byte(screen(m)))
+			})
+		}
+	}
+}
