@@ -91,7 +91,7 @@ func openEditor(text string) tea.Cmd {
 		if err != nil {
 			return editorDoneMsg{err: err}
 		}
-		return tea.ExecProcess(cmd, finish)()
+		return tea.Exec(foregroundCmd{cmd}, finish)()
 	}
 }
 
