@@ -257,7 +257,7 @@ func (a *app) hintGrantsPath() string { return filepath.Join(a.stateDir, approva
 
 // buildAgent assembles the whole session: project config (if trusted),
 // tools, policy, session, journal recovery, agent.
-func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
+func (a *app) buildAgent() (*agent.Agent, error) {
 	if err := a.loadProjectConfig(); err != nil {
 		return nil, err
 	}
@@ -286,7 +286,7 @@ func (a *app) buildAgent(allowNewSession bool) (*agent.Agent, error) {
 	}
 	a.loadInstructions()
 	a.loadSkills()
-	if err := a.openSession(allowNewSession); err != nil {
+	if err := a.openSession(true); err != nil {
 		return nil, err
 	}
 	a.noteOtherSessions()

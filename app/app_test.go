@@ -257,7 +257,7 @@ func openApp(t *testing.T, e *apptest.Env) (*app, *agent.Agent) {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.close)
-	ag, err := a.buildAgent(true)
+	ag, err := a.buildAgent()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func OpenEditorSession(ctx context.Context, o Options, secrets map[string]string
 		return nil, err
 	}
 	a.checkInBackground = true // shell commands ask until it passes
-	ag, err := a.buildAgent(true)
+	ag, err := a.buildAgent()
 	if err != nil {
 		a.close()
 		return nil, err

@@ -38,7 +38,7 @@ func headlessTask(ctx context.Context, o Options, secrets map[string]string, p *
 		return err
 	}
 	defer a.close()
-	ag, err := a.buildAgent(true)
+	ag, err := a.buildAgent()
 	if err != nil {
 		return err
 	}

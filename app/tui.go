@@ -28,7 +28,7 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 	}
 	defer a.close()
 	a.checkInBackground = true // shell commands ask until it passes
-	ag, err := a.buildAgent(true)
+	ag, err := a.buildAgent()
 	if err != nil {
 		return err
 	}
