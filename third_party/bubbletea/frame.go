@@ -68,11 +68,20 @@ func altFrame(b *strings.Builder, old, newLines []string, width, height int, t *
 			cur[i] = ""
 		}
 	}
+	// Rows that only grew go last: the next frame's text most often
+	// follows theirs, where the cursor and the pen then already are.
+	var grown []int
 	for i, l := range newLines {
-		if cur[i] == l {
-			continue
+		switch {
+		case cur[i] == l:
+		case cur[i] != "" && movedRow(cur[i], l):
+			grown = append(grown, i)
+		default:
+			writeRowChange(b, i, cur[i], l, width, t)
 		}
-		writeRowChange(b, i, cur[i], l, width, t)
+	}
+	for _, i := range grown {
+		writeRowChange(b, i, cur[i], newLines[i], width, t)
 	}
 	if len(old) > len(newLines) {
 		t.moveTo(b, len(newLines), 0)
