@@ -90,6 +90,10 @@ type UI struct {
 	Notify string `toml:"notify"`
 	// EditorKey opens $VISUAL/$EDITOR on the prompt.
 	EditorKey string `toml:"editor_key"`
+	// Screen is what the terminal keeps of the session: "scrollback" (the
+	// default) writes the conversation to the normal screen on exit, into
+	// the terminal's own scrollback; "alternate" leaves only the summary.
+	Screen string `toml:"screen"`
 }
 
 // Shell configures shell_run.
@@ -563,6 +567,9 @@ func (c *Config) check(src []byte) error {
 	}
 	if c.UI.Notify != "" && !slices.Contains(notifyModes, c.UI.Notify) {
 		return bad("ui", "notify", fmt.Sprintf("%q: want off, bell or osc", c.UI.Notify))
+	}
+	if c.UI.Screen != "" && c.UI.Screen != "scrollback" && c.UI.Screen != "alternate" {
+		return bad("ui", "screen", fmt.Sprintf("%q: want scrollback or alternate", c.UI.Screen))
 	}
 	if err := c.checkLooks(bad); err != nil {
 		return err

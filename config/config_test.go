@@ -50,6 +50,7 @@ func TestParseErrors(t *testing.T) {
 		{"hook tool on a stage without tools", "[[hooks.user_prompt]]\ntool = \"fs_*\"\ncommand = [\"a\"]\n", []string{"hooks.user_prompt[0].tool", "only pre_tool and post_tool"}},
 		{"unknown hook stage", "[[hooks.pre_prompt]]\ncommand = [\"a\"]\n", []string{"pre_prompt"}},
 		{"notify mode", "[ui]\nnotify = \"loud\"\n", []string{"f.toml:2", "ui.notify", "off, bell or osc"}},
+		{"screen mode", "[ui]\nscreen = \"inline\"\n", []string{"f.toml:2", "ui.screen", "scrollback or alternate"}},
 		{"instruction file outside", "[instructions]\nfiles = [\"../x.md\"]\n", []string{"f.toml:2", "instructions.files", "relative to the workspace"}},
 		{"negative price", "price_input = -1\n", []string{"f.toml:1", "price_input", "negative"}},
 	}

@@ -50,6 +50,9 @@ type Options struct {
 	// Notify is how to call for attention while the terminal is not
 	// focused: NotifyOff (or ""), NotifyBell, NotifyOSC.
 	Notify string
+	// Scrollback writes the conversation to the normal screen on exit,
+	// where the terminal's own scrollback, search and selection reach it.
+	Scrollback bool
 	// Version and Server are named in the welcome line.
 	Version, Server string
 	// Unsandboxed is set when the person chose to run shell commands
@@ -130,11 +133,14 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 		if fm, ok := final.(Model); ok {
 			width = fm.c.width
 		}
+		out := opts.Output
+		if out == nil {
+			out = os.Stdout
+		}
+		if fm, ok := final.(Model); ok && opts.Scrollback {
+			fmt.Fprint(out, fm.scrollbackText())
+		}
 		if s := quitSummary(b, width); s != "" {
-			out := opts.Output
-			if out == nil {
-				out = os.Stdout
-			}
 			fmt.Fprint(out, s)
 		}
 		return nil
