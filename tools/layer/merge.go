@@ -288,7 +288,7 @@ func (p *Merge) describe() {
 		fmt.Fprintf(&b, "skipped: %s\n", s)
 	}
 	// The pane's title puts the agent first ("Merge agent "x": …").
-	p.summary = count(files, "file") + " changed"
+	p.summary = fileCount(files) + " changed"
 	if conflicts > 0 {
 		p.summary += fmt.Sprintf(", %d in conflict (%s)", conflicts, strings.Join(p.Conflicts(), ", "))
 	}
