@@ -34,6 +34,9 @@ func (t *turn) judge(p *passage) {
 		return
 	}
 	if hv, ok := t.a.runHooks(t.ctx, t.hooks, p.req); ok {
+		// A hook decides whether a person is asked, never where the call
+		// runs: the policy's confinement (the sandbox) stays.
+		hv.Confinement = p.verdict.Confinement
 		p.verdict = hv
 		t.holdPlan(p)
 	}

@@ -118,4 +118,10 @@ func (o *outputStream) close() {
 	if o.timer != nil {
 		o.timer.Stop()
 	}
+	if o.note != "" {
+		// The newest note is the last word: after a preview the card
+		// shows it while the call waits for approval.
+		o.emit(ToolOutputEvent{CallID: o.id, Progress: o.note})
+		o.note = ""
+	}
 }

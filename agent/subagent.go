@@ -289,11 +289,8 @@ type agentMerge struct {
 
 // Summary implements tools.Preview.
 func (m *agentMerge) Summary() string {
-	s := fmt.Sprintf("Merge agent %q: %s", m.out.run.Description, m.Proposal.Summary())
-	if c := m.Conflicts(); len(c) > 0 {
-		s += fmt.Sprintf(" (%d in conflict)", len(c))
-	}
-	return s
+	// The merge's own summary counts and names the conflicts.
+	return fmt.Sprintf("Merge agent %q: %s", m.out.run.Description, m.Proposal.Summary())
 }
 
 // Report implements tools.Preview: the agent, its report, then the merge.

@@ -296,7 +296,7 @@ func (s *subagentTool) run(ctx context.Context, a subagentArgs, layer EditLayer)
 			switch e.(type) {
 			case ToolCallEvent, ToolResultEvent, UsageEvent:
 				i := run.Info()
-				note(fmt.Sprintf("%s · %d calls · %s tokens · %s", run.ID, i.Calls, shortCount(i.Tokens), firstNonEmpty(i.Step, "thinking")))
+				note(fmt.Sprintf("%s · %s · %s tokens · %s", run.ID, tools.Count(i.Calls, "call"), shortCount(i.Tokens), firstNonEmpty(i.Step, "thinking")))
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/term"
 )
 
 // editorDoneMsg brings the prompt back from the external editor.
@@ -69,6 +70,13 @@ func editText(text, what string, getenv func(string) string) (cmd *exec.Cmd, rea
 		return nil, nil, err
 	}
 	cmd = exec.Command(argv[0], argv[1:]...)
+	if term.IsTerminal(os.Stdin.Fd()) {
+		// The editor reads the terminal itself: Bubble Tea would hand it
+		// the TUI's input reader through a pipe, which editors refuse or
+		// misbehave on, and whose copy holds the TUI after the editor quit
+		// until Enter is pressed.
+		cmd.Stdin = os.Stdin
+	}
 	read = func(runErr error) (string, error) {
 		defer os.Remove(path)
 		if runErr != nil {

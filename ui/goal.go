@@ -76,7 +76,9 @@ func parseGoal(args []string) (GoalRequest, error) {
 		return GoalRequest{}, err
 	}
 	var req GoalRequest
-	var text []string
+	// after are the goal's words that follow --check: most likely the
+	// rest of an unquoted command, which would otherwise run cut short.
+	var text, after []string
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		value := func() (string, error) {
@@ -121,6 +123,9 @@ func parseGoal(args []string) (GoalRequest, error) {
 				return req, fmt.Errorf("/goal has no option %s", w)
 			}
 			text = append(text, w)
+			if req.Check != "" {
+				after = append(after, w)
+			}
 		}
 		if err != nil {
 			return req, err
@@ -128,6 +133,9 @@ func parseGoal(args []string) (GoalRequest, error) {
 	}
 	req.Text = strings.Join(text, " ")
 	switch {
+	case len(after) > 0:
+		rest := strings.Join(after, " ")
+		return req, fmt.Errorf("%q follows the check %q: quote the command: --check %q (the goal goes before --check)", rest, req.Check, req.Check+" "+rest)
 	case req.Text == "":
 		return req, errors.New("/goal needs the goal: what to work toward")
 	case strings.TrimSpace(req.Check) == "":

@@ -39,6 +39,10 @@ func TestParseGoal(t *testing.T) {
 		{`fix it --check true --max-iterations 0`, GoalRequest{}, "positive number"},
 		{`fix it --check true --time-budget soon`, GoalRequest{}, "duration"},
 		{`fix it --check true --fast`, GoalRequest{}, "no option --fast"},
+		// An unquoted command would run as its first word alone, the rest
+		// taken for the goal: the check could never pass.
+		{`make ok.txt exist --check test -f ok.txt`, GoalRequest{}, `quote the command: --check "test -f ok.txt"`},
+		{`fix it --check "make check" --network and more`, GoalRequest{}, `quote the command`},
 	} {
 		got, err := parseGoal(strings.Fields(c.line))
 		switch {

@@ -159,6 +159,10 @@ func (m Model) segmentsView() string {
 			if s.jobs > 0 {
 				p = st.Status.Render(tools.Count(s.jobs, "job"))
 			}
+		case "agents":
+			if s.agents > 0 {
+				p = st.Status.Render(tools.Count(s.agents, "agent"))
+			}
 		}
 		if p != "" {
 			parts = append(parts, p)

@@ -217,3 +217,19 @@ func TestStatusCommandTimesOut(t *testing.T) {
 		t.Errorf("transcript:\n%s", text)
 	}
 }
+
+// The agents segment counts the sub-agents running, like the standard
+// line does; none running, it takes no room.
+func TestStatusSegmentAgents(t *testing.T) {
+	f := newFake()
+	m := New(f, Options{Workspace: "/work/project", StatusLine: []string{"model", "agents", "jobs"}})
+	m = update(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	m = update(m, statusRefreshMsg{status: f.Status(), level: approval.Ask, agents: 2, jobs: 1})
+	if got := strings.TrimRight(statusRow(m), " "); got != " test-model · 2 agents · 1 job" {
+		t.Errorf("status line %q", got)
+	}
+	m = update(m, statusRefreshMsg{status: f.Status(), level: approval.Ask})
+	if got := strings.TrimRight(statusRow(m), " "); got != " test-model" {
+		t.Errorf("status line with none running %q", got)
+	}
+}

@@ -30,7 +30,7 @@ func (p *Merge) Apply(ctx context.Context) (tools.Result, error) {
 	}
 	if c := p.Conflicts(); len(c) > 0 {
 		return tools.Result{}, tools.Errorf(tools.KindExternalError, "Resolve the conflicts in the workspace or discard the merge.",
-			"nothing was applied: %s in conflict (%s)", count(len(c), "file"), strings.Join(c, ", "))
+			"nothing was applied: %s in conflict (%s)", fileCount(len(c)), strings.Join(c, ", "))
 	}
 	for _, c := range p.changes {
 		if err := ctx.Err(); err != nil {
@@ -51,7 +51,7 @@ func (p *Merge) Apply(ctx context.Context) (tools.Result, error) {
 		undo = nil
 	}
 	n := len(w.undo) + len(w.links) + len(w.notCovered)
-	plan := fmt.Sprintf("Undo restores the %s the merge changed in the workspace", count(len(w.undo)+len(w.links), "file"))
+	plan := fmt.Sprintf("Undo restores the %s the merge changed in the workspace", fileCount(len(w.undo)+len(w.links)))
 	if len(w.notCovered) > 0 {
 		plan += "; not covered: " + strings.Join(w.notCovered, ", ")
 	}
@@ -60,18 +60,18 @@ func (p *Merge) Apply(ctx context.Context) (tools.Result, error) {
 		return res, tools.Errorf(tools.KindExternalError, "Tell the user: the workspace may hold part of the merge; /undo reverts what was applied.",
 			"applying the merge failed part way: %v", err)
 	}
-	res.Summary = "Merged the edit agent's change: " + count(n, "file")
+	res.Summary = "Merged the edit agent's change: " + fileCount(n)
 	if len(w.notCovered) > 0 {
 		res.Summary += " (partly reversible)"
 	}
 	return res, nil
 }
 
-func count(n int, noun string) string {
+func fileCount(n int) string {
 	if n == 1 {
-		return "1 " + noun
+		return "1 file"
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return fmt.Sprintf("%d files", n)
 }
 
 // writer applies changes and records their undo.

@@ -214,7 +214,7 @@ func TestTheSameLinesAreANamedConflictAndNothingIsLost(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, pb.Report())
 		}
 	}
-	if !strings.Contains(pb.Summary(), "1 in conflict (f.txt)") {
+	if pb.Summary() != "2 files changed, 1 in conflict (f.txt)" {
 		t.Errorf("summary %q does not name the conflict", pb.Summary())
 	}
 	if _, err := pb.Apply(context.Background()); err == nil || !strings.Contains(err.Error(), "f.txt") {

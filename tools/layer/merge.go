@@ -287,15 +287,13 @@ func (p *Merge) describe() {
 	for _, s := range p.skipped {
 		fmt.Fprintf(&b, "skipped: %s\n", s)
 	}
-	p.summary = fmt.Sprintf("Merge the edit agent's change: %d files", files)
-	if files == 1 {
-		p.summary = "Merge the edit agent's change: 1 file"
-	}
+	// The pane's title puts the agent first ("Merge agent "x": …").
+	p.summary = fileCount(files) + " changed"
 	if conflicts > 0 {
 		p.summary += fmt.Sprintf(", %d in conflict (%s)", conflicts, strings.Join(p.Conflicts(), ", "))
 	}
 	if files == 0 {
-		p.summary = "The edit agent changed nothing to merge"
+		p.summary = "nothing to merge"
 	}
 	p.report = b.String()
 }
