@@ -99,7 +99,7 @@ func openEditor(text string) tea.Cmd {
 		if err != nil {
 			return editorDoneMsg{err: err}
 		}
-		return tea.Exec(foregroundCmd{cmd}, finish)()
+		return tea.ExecProcess(cmd, finish)()
 	}
 }
 

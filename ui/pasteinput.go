@@ -3,8 +3,6 @@ package ui
 import (
 	"bytes"
 	"io"
-	"os"
-	"os/exec"
 	"sync"
 	"unicode/utf8"
 
@@ -204,25 +202,3 @@ func takePaste(q *pasteQueue, k tea.KeyMsg) tea.KeyMsg {
 	k.Runes = runes
 	return k
 }
-
-// terminal is the terminal file under the reader, for a program run in
-// the foreground (an external editor): it must get the terminal itself,
-// not a pipe Go would feed by reading the terminal alongside it.
-func (p pasteFile) terminal() *os.File {
-	f, _ := p.f.(*os.File)
-	return f
-}
-
-// foregroundCmd runs a command on the terminal in the TUI's place
-// (tea.Exec): its standard input is the terminal file itself.
-type foregroundCmd struct{ *exec.Cmd }
-
-func (c foregroundCmd) SetStdin(r io.Reader) {
-	if t, ok := r.(interface{ terminal() *os.File }); ok && t.terminal() != nil {
-		c.Stdin = t.terminal()
-		return
-	}
-	c.Stdin = r
-}
-func (c foregroundCmd) SetStdout(w io.Writer) { c.Stdout = w }
-func (c foregroundCmd) SetStderr(w io.Writer) { c.Stderr = w }

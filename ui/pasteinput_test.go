@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -208,27 +206,5 @@ func BenchmarkPaste2_5MB(b *testing.B) {
 		if got := fm.input.ta.value(); !strings.HasPrefix(got, "[pasted 40322 lines]") {
 			b.Fatalf("input %q", got)
 		}
-	}
-}
-
-// An external editor gets the terminal itself as its input: given the
-// paste reader, Go would otherwise feed it through a pipe, reading the
-// terminal alongside it (the editor saw no terminal, and the read that
-// outlived it could kill the TUI).
-func TestForegroundCommandGetsTheTerminal(t *testing.T) {
-	f, err := os.Open(os.DevNull)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	cmd := foregroundCmd{exec.Command("true")}
-	cmd.SetStdin(newPasteReader(f).input())
-	if cmd.Stdin != f {
-		t.Fatalf("the command's input is %T, not the terminal file", cmd.Stdin)
-	}
-	other := strings.NewReader("typed")
-	cmd.SetStdin(other)
-	if cmd.Stdin != other {
-		t.Fatalf("a plain reader was replaced: %T", cmd.Stdin)
 	}
 }
