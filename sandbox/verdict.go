@@ -18,7 +18,8 @@ import (
 //
 //   - It is keyed by everything that decides the outcome (verdictKey): the
 //     running kernel and this boot, the switches that allow or forbid
-//     unprivileged user namespaces and the LSMs loaded, the Landlock ABI,
+//     unprivileged user namespaces and the LSMs loaded, the namespaces and
+//     seccomp filter this process runs in (a container), the Landlock ABI,
 //     the launcher binary (path, size, mtime, inode), the user, the temp dir
 //     and the sandbox's options. A change to any of them is a cache miss and
 //     the real test runs again.

@@ -42,6 +42,19 @@ func platformKey() (string, bool) {
 		}
 		fmt.Fprintf(&b, "%s %s\n", p, val)
 	}
+	// A container shares the host's kernel and boot but not its
+	// namespaces or seccomp filter, which may forbid the launcher's.
+	for _, ns := range []string{"user", "mnt", "net"} {
+		l, _ := os.Readlink("/proc/self/ns/" + ns)
+		fmt.Fprintf(&b, "ns %s\n", l)
+	}
+	if st, err := os.ReadFile("/proc/self/status"); err == nil {
+		for line := range strings.SplitSeq(string(st), "\n") {
+			if strings.HasPrefix(line, "Seccomp") || strings.HasPrefix(line, "NoNewPrivs:") {
+				fmt.Fprintf(&b, "%s\n", line)
+			}
+		}
+	}
 	abi, err := llsys.LandlockGetABIVersion()
 	fmt.Fprintf(&b, "landlock %d %v\ncgo-launcher %v", abi, err != nil, launcherMakesNamespaces)
 	return b.String(), true
