@@ -38,7 +38,8 @@ func (a *app) buildSandbox() {
 	// transcripts) are unreadable to commands.
 	hidden := append(append(sandbox.DefaultHidden(), protected...), sc.Hidden...)
 	a.sandbox = sandbox.New(sandbox.Options{Workspace: a.workspace.Dir(), Writable: writable, Protected: protected,
-		Hidden: hidden, Visible: sc.Visible, LayerDir: filepath.Join(a.stateDir, "sandbox-layers", layerName(a.workspace.Dir()))})
+		Hidden: hidden, Visible: sc.Visible, LayerDir: filepath.Join(a.stateDir, "sandbox-layers", layerName(a.workspace.Dir())),
+		VerdictDir: sandbox.DefaultVerdictDir()})
 	a.setSandboxState(approval.Sandbox{Why: "its self-test is still running"})
 }
 
@@ -77,13 +78,25 @@ func layerName(ws string) string {
 	return filepath.Base(ws) + "-" + hex.EncodeToString(sum[:6])
 }
 
-// checkSandbox runs the self-test once and tells the policy (when built)
-// the outcome. Until then shell commands ask.
+// checkSandbox runs the self-test once (or takes its cached pass) and
+// tells the policy (when built) the outcome. Until then shell commands ask.
 func (a *app) checkSandbox(ctx context.Context) {
 	if a.sandbox == nil {
 		return
 	}
-	st := a.sandbox.Check(ctx)
+	a.applySandboxCheck(a.sandbox.Check(ctx))
+}
+
+// recheckSandbox runs the real self-test again, never from the cache:
+// /sandbox and `myclaw sandbox-check` report what holds now.
+func (a *app) recheckSandbox(ctx context.Context) {
+	if a.sandbox == nil {
+		return
+	}
+	a.applySandboxCheck(a.sandbox.Recheck(ctx))
+}
+
+func (a *app) applySandboxCheck(st sandbox.Status) {
 	if !st.Active {
 		a.logf("sandbox: not active: %s", st.Why)
 	}
@@ -106,6 +119,19 @@ func (a *app) sandboxStatus() approval.Sandbox {
 	return a.sandboxState
 }
 
+// freshSandboxReport is /sandbox: the self-test run again, then the
+// report, saying when the session started on a cached verdict.
+func (a *app) freshSandboxReport(ctx context.Context) string {
+	var before string
+	if a.sandbox != nil {
+		if st := a.sandbox.Status(); st.Cached {
+			before = fmt.Sprintf("This session started on a cached verdict (self-test of %s); the self-test was run again now.\n", st.CheckedAt.Local().Format("2006-01-02 15:04:05"))
+		}
+	}
+	a.recheckSandbox(ctx)
+	return before + a.sandboxReport()
+}
+
 // sandboxReport is what /sandbox and `myclaw sandbox-check` print.
 func (a *app) sandboxReport() string {
 	var b strings.Builder
@@ -120,6 +146,11 @@ func (a *app) sandboxReport() string {
 	}
 	full := a.sandbox.Status()
 	fmt.Fprintf(&b, "Sandbox: active (%s; self-test passed).\n", full.Mechanism)
+	if full.Cached {
+		fmt.Fprintf(&b, "Verdict: from the cache, made by a self-test at %s (same kernel, boot, binary and settings).\n", full.CheckedAt.Local().Format("2006-01-02 15:04:05"))
+	} else if !full.CheckedAt.IsZero() {
+		fmt.Fprintf(&b, "Verdict: self-test run at %s.\n", full.CheckedAt.Local().Format("2006-01-02 15:04:05"))
+	}
 	fmt.Fprintf(&b, "Shell commands may write only in the workspace (%s)", a.workspace.Dir())
 	if len(full.Writable) > 0 {
 		b.WriteString(", a temp dir of their own ($TMPDIR) and:\n")
@@ -170,7 +201,7 @@ func RunSandboxCheck(ctx context.Context, o Options, secrets map[string]string, 
 		return err
 	}
 	a.buildSandbox()
-	a.checkSandbox(ctx)
+	a.recheckSandbox(ctx)
 	fmt.Fprint(stdout, a.sandboxReport())
 	if !a.sandboxStatus().Active {
 		return ErrReported

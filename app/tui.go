@@ -332,7 +332,9 @@ func (b *tuiBackend) LogoutMCP(ctx context.Context, name string) error {
 func (b *tuiBackend) MCPServers() []mcp.ServerStatus { return b.app.mcpStatus() }
 
 // SandboxReport implements ui.SandboxReporter.
-func (b *tuiBackend) SandboxReport() string { return b.app.sandboxReport() }
+func (b *tuiBackend) SandboxReport() string {
+	return b.app.freshSandboxReport(context.Background())
+}
 
 // Jobs implements ui.Jobs.
 func (b *tuiBackend) Jobs() []tools.JobInfo { return b.app.jobs.List() }

@@ -48,23 +48,43 @@ func (s *Session) Hold() error {
 // Active returns the sessions of workspace that a running process holds,
 // other than except, newest first.
 func (s *Store) Active(workspace, except string) ([]SessionInfo, error) {
-	all, err := s.Sessions(workspace)
+	// The locks first: only a held one's info is read, so a start costs
+	// one open per earlier session, not a read of each one's transcript.
+	dirents, err := os.ReadDir(s.sessionsDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	ws := ""
+	if workspace != "" {
+		ws = normWorkspace(workspace)
 	}
 	var out []SessionInfo
-	for _, info := range all {
-		if info.ID == except {
+	for _, d := range dirents {
+		if !d.IsDir() || d.Name() == except {
 			continue
 		}
-		held, err := held(filepath.Join(s.sessionsDir(), info.ID, activeFile))
+		dir := filepath.Join(s.sessionsDir(), d.Name())
+		held, err := held(filepath.Join(dir, activeFile))
 		if err != nil {
+			sortSessions(out)
 			return out, err
 		}
-		if held {
+		if !held {
+			continue
+		}
+		info, err := readInfo(dir)
+		if err != nil {
+			continue
+		}
+		info.ID = d.Name()
+		if ws == "" || info.Workspace == ws {
 			out = append(out, info)
 		}
 	}
+	sortSessions(out)
 	return out, nil
 }
 

@@ -152,6 +152,12 @@ func (s *Store) Sessions(workspace string) ([]SessionInfo, error) {
 			out = append(out, info)
 		}
 	}
+	sortSessions(out)
+	return out, nil
+}
+
+// sortSessions puts the most recently updated first.
+func sortSessions(out []SessionInfo) {
 	sort.Slice(out, func(a, b int) bool {
 		x, y := out[a], out[b]
 		switch {
@@ -162,7 +168,6 @@ func (s *Store) Sessions(workspace string) ([]SessionInfo, error) {
 		}
 		return x.ID > y.ID
 	})
-	return out, nil
 }
 
 func normWorkspace(ws string) string {

@@ -53,6 +53,9 @@ type Options struct {
 	Visible []string
 	// Executable is the launcher (myclaw itself); "" means os.Executable().
 	Executable string
+	// VerdictDir caches the self-test's pass (verdict.go); "" runs the
+	// test on every Check.
+	VerdictDir string
 }
 
 // Status is what the sandbox enforces here, for /sandbox, the approval
@@ -77,6 +80,11 @@ type Status struct {
 	Caches string
 	// Gaps names what the sandbox does not cover here.
 	Gaps []string
+	// Cached: the pass came from the cache, made at CheckedAt, not from a
+	// test run by this process.
+	Cached bool
+	// CheckedAt is when the self-test that decided Active ran.
+	CheckedAt time.Time
 }
 
 // Sandbox confines commands. The zero value is not usable; call New.
@@ -138,11 +146,22 @@ func (s *Sandbox) Status() Status {
 // Active reports whether commands are confined (Check passed).
 func (s *Sandbox) Active() bool { return s.Status().Active }
 
-// Check detects the platform's support and runs the self-test once; later
-// calls return the first result.
+// Check detects the platform's support and runs the self-test once, or
+// takes its pass from the cache (Options.VerdictDir); later calls return
+// the first result.
 func (s *Sandbox) Check(ctx context.Context) Status {
+	return s.check(ctx, true)
+}
+
+// Recheck runs the self-test again, never from the cache, and records the
+// result (a pass in the cache, a failure by removing the cached pass).
+func (s *Sandbox) Recheck(ctx context.Context) Status {
+	return s.check(ctx, false)
+}
+
+func (s *Sandbox) check(ctx context.Context, useCache bool) Status {
 	s.mu.Lock()
-	if s.checked {
+	if s.checked && useCache {
 		defer s.mu.Unlock()
 		return s.status
 	}
@@ -154,16 +173,21 @@ func (s *Sandbox) Check(ctx context.Context) Status {
 	} else if why := s.detect(); why != "" {
 		st.Active, st.Why = false, why
 	} else {
-		// Layered caches where the system mounts them, else read-only.
-		layered := s.opts.LayerDir != "" && len(s.writable()) > 0 && s.layerTest(ctx) == nil
-		if err := s.selfTest(ctx); err != nil {
-			st.Active, st.Why = false, "the self-test failed: "+err.Error()
+		key, now := s.verdictKey(), time.Now()
+		if v, ok := loadVerdict(s.opts.VerdictDir, key, now); ok && useCache {
+			st.Active, st.Cached, st.CheckedAt = true, true, v.At
+			st.Caches = CacheReadOnly
+			if v.Layered {
+				st.Caches = CacheLayered
+			}
 		} else {
-			st.Active, st.Why = true, ""
-		}
-		st.Caches = CacheReadOnly
-		if layered {
-			st.Caches = CacheLayered
+			s.test(ctx, &st)
+			st.CheckedAt = now
+			if st.Active {
+				storeVerdict(s.opts.VerdictDir, verdict{Version: verdictVersion, Key: key, Layered: st.Caches == CacheLayered, At: now})
+			} else {
+				dropVerdict(s.opts.VerdictDir, key)
+			}
 		}
 	}
 	s.mu.Lock()
@@ -171,6 +195,21 @@ func (s *Sandbox) Check(ctx context.Context) Status {
 	s.status, s.checked = st, true
 	s.layered = st.Caches == CacheLayered
 	return st
+}
+
+// test runs the layer test and the self-test into st.
+func (s *Sandbox) test(ctx context.Context, st *Status) {
+	// Layered caches where the system mounts them, else read-only.
+	layered := s.opts.LayerDir != "" && len(s.writable()) > 0 && s.layerTest(ctx) == nil
+	if err := s.selfTest(ctx); err != nil {
+		st.Active, st.Why = false, "the self-test failed: "+err.Error()
+	} else {
+		st.Active, st.Why = true, ""
+	}
+	st.Caches = CacheReadOnly
+	if layered {
+		st.Caches = CacheLayered
+	}
 }
 
 func (s *Sandbox) baseStatus() Status {

@@ -45,23 +45,52 @@ const OllamaDefaultWindow = 4096
 // vLLM's max_model_len and OpenRouter's context_length in the model list,
 // Ollama's loaded context_length (/api/ps) or num_ctx (/api/show),
 // llama.cpp's n_ctx (/props) and LM Studio's loaded_context_length
-// (/api/v0/models). The first answer wins; Tokens is 0 when none answers.
+// (/api/v0/models). The probes run at once, since they sit before the first
+// request; the answer is the one asking them in that order would give: the
+// first probe that answers, once every probe before it found nothing. Tokens
+// is 0 when none answers.
 func (c *Client) ProbeWindow(ctx context.Context, model string) Window {
 	if c.baseErr != nil {
 		return Window{}
 	}
 	root := strings.TrimSuffix(strings.TrimSuffix(c.base, "/v1"), "/api")
-	for _, probe := range []func(context.Context, string, string) Window{
-		c.probeModelList, c.probeOllama, c.probeLlamaCpp, c.probeLMStudio,
-	} {
-		if ctx.Err() != nil {
+	probes := c.windowProbes()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // the probes still running are not needed any more
+	type answer struct {
+		i int
+		w Window
+	}
+	answers := make(chan answer, len(probes))
+	for i, probe := range probes {
+		go func() { answers <- answer{i, probe(ctx, root, model)} }()
+	}
+	got, done := make([]Window, len(probes)), make([]bool, len(probes))
+	for range probes {
+		var a answer
+		select {
+		case a = <-answers:
+		case <-ctx.Done():
 			return Window{}
 		}
-		if w := probe(ctx, root, model); w.Tokens > 0 {
-			return w
+		got[a.i], done[a.i] = a.w, true
+		for i := range probes {
+			if !done[i] {
+				break
+			}
+			if got[i].Tokens > 0 {
+				return got[i]
+			}
 		}
 	}
 	return Window{}
+}
+
+type windowProbe func(context.Context, string, string) Window
+
+// windowProbes are the probes in the order their answers win.
+func (c *Client) windowProbes() []windowProbe {
+	return []windowProbe{c.probeModelList, c.probeOllama, c.probeLlamaCpp, c.probeLMStudio}
 }
 
 // getJSON fetches url (POST with body when body is non-nil) into v.
