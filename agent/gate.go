@@ -37,6 +37,17 @@ func (t *turn) judge(p *passage) {
 		p.verdict = hv
 		t.holdPlan(p)
 	}
+	p.verdict.Confinement = scratchConfinement(p.tool, p.verdict.Confinement)
+}
+
+// scratchConfinement is how an explore agent's shell really runs: as a
+// preview, sandboxed without network over a scratch copy that is then
+// discarded, whatever the level or a rule would grant a shell command.
+func scratchConfinement(tool tools.Tool, conf *approval.Confinement) *approval.Confinement {
+	if !isReadOnlyShell(tool) || conf == nil {
+		return conf
+	}
+	return &approval.Confinement{Sandboxed: true, Discarded: true}
 }
 
 // settleAlone ends a passage the policy or a hook decided without a person.
@@ -293,7 +304,7 @@ func confinementLine(req approval.Request, d approval.Decision) string {
 
 // withNetwork is conf with network when the person approved it so.
 func withNetwork(conf *approval.Confinement, network bool) *approval.Confinement {
-	if conf == nil || !network || !conf.Sandboxed || conf.ReadOnly {
+	if conf == nil || !network || !conf.Sandboxed || conf.ReadOnly || conf.Discarded {
 		return conf
 	}
 	c := *conf

@@ -96,6 +96,10 @@ type Confinement struct {
 	// ReadOnly: the workspace is read-only and there is no network (plan
 	// mode); no decision grants either.
 	ReadOnly bool
+	// Discarded: the command runs over a scratch copy of the workspace
+	// that is thrown away when it ends, without network (an explore
+	// agent's shell); no decision grants network.
+	Discarded bool
 }
 
 // String is the line the approval pane shows.
@@ -107,6 +111,8 @@ func (c Confinement) String() string {
 		return "not sandboxed"
 	case c.ReadOnly:
 		return "sandbox: read-only (plan mode), no network"
+	case c.Discarded:
+		return "sandbox: on a scratch copy of the workspace, its writes discarded, no network"
 	case c.Network:
 		return "sandbox: writes in workspace + temp, network allowed"
 	case c.HostProxy:
@@ -117,7 +123,7 @@ func (c Confinement) String() string {
 
 // Tool is the confinement as shell_run takes it.
 func (c Confinement) Tool() tools.Confinement {
-	return tools.Confinement{Sandboxed: c.Sandboxed, Network: c.Network && !c.ReadOnly, ReadOnly: c.ReadOnly}
+	return tools.Confinement{Sandboxed: c.Sandboxed, Network: c.Network && !c.ReadOnly && !c.Discarded, ReadOnly: c.ReadOnly}
 }
 
 // Request is one call that needs a decision, with everything the person

@@ -142,6 +142,8 @@ func (a *approvalPane) drawFixed(w int) []string {
 			warn(st.Warn.Render, oneLine(c.String()))
 		case c.ReadOnly:
 			signals = append(signals, "sandboxed", "read-only (plan mode)", "no network")
+		case c.Discarded:
+			signals = append(signals, "sandboxed", "on a scratch copy, writes discarded", "no network")
 		case c.Network:
 			signals = append(signals, "sandboxed", "network")
 		case c.HostProxy:
@@ -158,6 +160,8 @@ func (a *approvalPane) drawFixed(w int) []string {
 		warn(st.Warn.Render, "the server changed this tool "+oneLine(req.Meta.Changed))
 	}
 	switch {
+	case req.Confinement != nil && req.Confinement.Discarded:
+		// Nothing it writes stays, so there is nothing to undo.
 	case req.Previewed:
 		signals = append(signals, "previewed: nothing changed yet")
 	case req.Command != nil && req.Command.NotUndoable != "":

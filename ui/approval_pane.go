@@ -65,7 +65,7 @@ func (a *approvalPane) offers(ch paneChoice) bool {
 		return !req.Previewed && req.Tool != approval.NetworkTool
 	case choiceNetwork, choiceNetworkSession:
 		c := req.Confinement
-		return !req.Previewed && c != nil && c.Sandboxed && !c.Network && !c.ReadOnly && (ch == choiceNetwork || a.grantable)
+		return !req.Previewed && c != nil && c.Sandboxed && !c.Network && !c.ReadOnly && !c.Discarded && (ch == choiceNetwork || a.grantable)
 	case choiceTrustHints:
 		return !req.Previewed && req.Meta.HintServer != ""
 	}
