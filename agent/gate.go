@@ -214,14 +214,35 @@ func (t *turn) preview(p *passage) bool {
 		q.Why = "the preview could not run (" + msg + "); approving runs the command in the workspace, and /undo can restore what it changes there"
 		return again(q)
 	}
-	preq := req
-	preq.Previewable, preq.Previewed = false, true
-	preq.Summary, preq.Preview = run.Summary(), run.Report()
-	preq.Why = "this is what the command did in the preview: approve applies exactly these changes, deny discards them"
-	if !again(preq) {
-		run.Discard()
-		p.denial.Message += " (after previewing it: nothing changed in the workspace)"
-		return false
+	for {
+		preq := req
+		preq.Previewable, preq.Previewed = false, true
+		preq.Summary, preq.Preview = run.Summary(), run.Report()
+		preq.Why = "this is what the command did in the preview: approve applies exactly these changes, deny discards them"
+		rp, _ := run.(reproposer)
+		if rp != nil {
+			preq.Conflicts = rp.Conflicts()
+		}
+		if !again(preq) {
+			run.Discard()
+			p.denial.Message += " (after previewing it: nothing changed in the workspace)"
+			return false
+		}
+		if p.dec.Choice != approval.Repropose {
+			break
+		}
+		if rp == nil {
+			run.Discard()
+			return p.fail(StatusError, &tools.Error{Kind: tools.KindUnsupported, Message: "this preview cannot be proposed again"})
+		}
+		// The person changed the workspace: merge against it as it is now.
+		if err := rp.Repropose(t.ctx); err != nil {
+			run.Discard()
+			if t.ctx.Err() != nil {
+				return p.fail(StatusCancelled, cancelledError())
+			}
+			return p.fail(StatusError, tools.AsError(err))
+		}
 	}
 	// What is approved is this result, not a standing grant.
 	p.dec.Choice, p.dec.Network, p.dec.SaveRule = approval.ApproveOnce, false, false
@@ -241,6 +262,13 @@ func (t *turn) takePreviewed(id string) tools.Preview {
 	run := t.previewed[id]
 	delete(t.previewed, id)
 	return run
+}
+
+// reproposer is a preview that is a merge (an edit agent's): it names its
+// conflicts, and merges again once the person resolved them.
+type reproposer interface {
+	Conflicts() []string
+	Repropose(ctx context.Context) error
 }
 
 // previewsFirst is a tool whose every asking call runs as a preview
@@ -275,8 +303,9 @@ func (t *turn) putIn(ctx context.Context, p *passage, req approval.Request) (app
 		dec.By = "user"
 	}
 	t.emit(ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Summary: req.Summary, Phase: "decided", Decision: &dec, Sandbox: confinementLine(req, dec)})
-	if dec.Choice == approval.Preview && req.Previewable {
-		// Decided on the preview's result, which is asked about next.
+	if dec.Choice == approval.Preview && req.Previewable || dec.Choice == approval.Repropose && req.Previewed && len(req.Conflicts) > 0 {
+		// Decided on the preview's result, which is asked about next; or
+		// on a merge proposed again once the person resolved a conflict.
 		p.dec = dec
 		return dec, true
 	}

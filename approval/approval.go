@@ -161,6 +161,10 @@ type Request struct {
 	// Summary and Preview show what it printed and would change: approving
 	// applies exactly that.
 	Previewable, Previewed bool
+	// Conflicts names the workspace files a previewed merge (an edit
+	// agent's) cannot merge; the person may resolve them in the workspace
+	// and have it proposed again (Repropose).
+	Conflicts []string
 	// OutsidePlan lists, once the person accepted a plan, the files the
 	// call writes that no step of it names.
 	OutsidePlan []string
@@ -189,6 +193,10 @@ const (
 	// Preview runs the call first where its changes land in a scratch
 	// layer (Request.Previewable); the person then decides on the result.
 	Preview Choice = "preview"
+	// Repropose proposes a previewed merge again against the workspace as
+	// it is now, once the person resolved a conflict there; it decides
+	// nothing yet.
+	Repropose Choice = "repropose"
 )
 
 // Decision answers a Request.

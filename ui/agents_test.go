@@ -2,7 +2,11 @@ package ui
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -186,6 +190,66 @@ func mergeRequest() approval.Request {
 			"--- a/pkg/x/x.go\n+++ b/pkg/x/x.go\n@@ -3,3 +3,3 @@\n-type Foo struct{}\n+type Bar struct{}\n",
 		Reversible: true, UndoPlan: "one /undo takes back the whole merge",
 		Previewed: true, Why: "the autonomy level is ask: every call with side effects asks first",
+		Conflicts: []string{"pkg/x/x_test.go"},
+	}
+}
+
+// The merge pane says which files conflict and how to resolve them; e
+// opens the first in the editor, in the workspace, and when the editor
+// returns the merge is proposed again. A file that is not plain is not
+// opened, and the pane says why.
+func TestMergePaneResolvesAConflict(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "pkg", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(ws, "pkg", "x", "x_test.go")
+	if err := os.WriteFile(file, []byte("package x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, p := withPane(t, mergeRequest())
+	m.c.workspace = ws
+	m = update(m, sizeMsg(120, 40))
+	view := strings.Join(strings.Fields(screen(m)), " ")
+	for _, want := range []string{"in conflict: pkg/x/x_test.go (nothing applies while any remain)", "e opens pkg/x/x_test.go in the workspace", "e resolve pkg/x/x_test.go"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("the merge pane lacks %q:\n%s", want, view)
+		}
+	}
+	cmd, err := conflictEditor(ws, p.req, func(k string) string { return map[string]string{"EDITOR": "ed --wait"}[k] })
+	if err != nil || !slices.Equal(cmd.Args, []string{"ed", "--wait", file}) {
+		t.Fatalf("the editor command %v, %v; want the workspace's conflicted file", cmd, err)
+	}
+	m, c := updateCmd(m, keyMsg("e"))
+	if c == nil || m.pane == nil || m.pane.decided {
+		t.Fatal("e did not run the editor, or decided before it returned")
+	}
+	// The editor failed: the pane stays and says so.
+	m = update(m, conflictEditedMsg{p: p, err: errors.New("the editor ed failed: exit status 1")})
+	if _, ok := decision(t, p); ok || !strings.Contains(screen(m), "the editor ed failed") {
+		t.Fatalf("a failed editor decided something, or is not said:\n%s", screen(m))
+	}
+	m = runCmd(t, m, func() tea.Msg { return conflictEditedMsg{p: p} })
+	if d, ok := decision(t, p); !ok || d.Choice != approval.Repropose {
+		t.Errorf("after the editor returned: decision %+v, %v; want the merge proposed again", d, ok)
+	}
+	if m.pane != nil || !strings.Contains(screen(m), "merging the agent's change again") {
+		t.Errorf("while the merge is proposed again:\n%s", screen(m))
+	}
+	// A link is not opened: it could lead out of the workspace.
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/passwd", file); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conflictEditor(ws, p.req, func(string) string { return "ed" }); err == nil || !strings.Contains(err.Error(), "not a plain file") {
+		t.Errorf("a link in conflict: %v", err)
+	}
+	req := mergeRequest()
+	req.Conflicts = []string{"../outside.go"}
+	if _, err := conflictEditor(ws, req, func(string) string { return "ed" }); err == nil || !strings.Contains(err.Error(), "not a path inside the workspace") {
+		t.Errorf("a path out of the workspace: %v", err)
 	}
 }
 

@@ -79,6 +79,9 @@ type Model struct {
 	// previewing is set while a call the person chose to preview runs;
 	// the pane comes back with its result.
 	previewing bool
+	// remerging is set while an agent's merge is proposed again after the
+	// person resolved a conflict; the pane comes back with it.
+	remerging bool
 	// editedCall is the id of the call the person just edited: its pane
 	// comes back with the edit, which it says.
 	editedCall string
@@ -245,6 +248,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.handleJobTail(msg)
 	case jobFollowMsg:
 		return m.handleJobFollow(msg)
+	case conflictEditedMsg:
+		return m.handleConflictEdited(msg)
 	case agentListMsg:
 		return m.handleAgentList(msg)
 	case agentListFollowMsg:
@@ -351,6 +356,10 @@ func (m Model) bottomView() []string {
 	}
 	if m.reviewing() {
 		return m.reviewView()
+	}
+	if m.previewing && m.remerging {
+		st := &m.c.styles
+		return []string{st.Dim.Render(truncate("  merging the agent's change again, against the workspace as it now is · "+m.c.keys.Cancel.Help().Key+" cancels", max(m.c.width, minWidth)))}
 	}
 	if m.previewing {
 		st := &m.c.styles
