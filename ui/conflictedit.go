@@ -63,7 +63,7 @@ func (a *approvalPane) resolveConflict() tea.Cmd {
 	if err != nil {
 		return func() tea.Msg { return conflictEditedMsg{p: p, err: err} }
 	}
-	return tea.ExecProcess(cmd, func(err error) tea.Msg {
+	return execTTY(cmd, func(err error) tea.Msg {
 		if err != nil {
 			err = fmt.Errorf("the editor %s failed: %w", cmd.Path, err)
 		}
