@@ -13,6 +13,7 @@ import (
 	"myclaw/agent"
 	"myclaw/app"
 	"myclaw/approval"
+	"myclaw/tools"
 	"myclaw/tools/termtext"
 )
 
@@ -37,6 +38,11 @@ type session struct {
 	// with a reason, not by the editor.
 	stopped bool
 	closed  bool
+	// proposal is the plan submitted in plan mode and not yet accepted;
+	// accepted is set when leaving plan mode accepted it: the next prompt
+	// carries the plan out.
+	proposal *tools.Proposal
+	accepted string
 }
 
 // send delivers an update; a failure (the editor gone) is logged. Updates
@@ -137,6 +143,12 @@ func (ss *session) prompt(ctx context.Context, blocks []acpsdk.ContentBlock) (ac
 	if reasonFor != "" {
 		text = fmt.Sprintf("(My reason for rejecting your %s call:) %s", reasonFor, text)
 	}
+	ss.mu.Lock()
+	if ss.accepted != "" {
+		text = ss.accepted + "\n\n" + text
+		ss.accepted = ""
+	}
+	ss.mu.Unlock()
 	return ss.run(ctx, text, links)
 }
 
@@ -211,7 +223,23 @@ func (ss *session) setMode(_ context.Context, id acpsdk.SessionModeId) error {
 		}
 		return acpsdk.NewInvalidParams(map[string]any{"modeId": fmt.Sprintf("unknown mode %q: want %s", id, strings.Join(ids, ", "))})
 	}
-	ss.es.Agent.SetAutonomy(m.level)
+	ag := ss.es.Agent
+	ss.mu.Lock()
+	p := ss.proposal
+	accept := p != nil && ag.Autonomy() == approval.Plan && m.level != approval.Plan && m.level != approval.ReadOnly
+	if accept {
+		// Leaving plan mode for a level that can act accepts the plan, as
+		// y does in the terminal: the next prompt carries it out.
+		ss.proposal, ss.accepted = nil, agent.AcceptedPrompt(*p, false, m.level)
+	}
+	ss.mu.Unlock()
+	if accept {
+		ag.AcceptPlan(*p, m.level)
+		ss.send(acpsdk.UpdatePlan(planEntries(p.Items())...))
+		ss.text(fmt.Sprintf("\nPlan accepted: %d steps, in %s mode. Send a prompt (\"go\" will do) to carry it out.\n", len(p.Steps), m.name))
+	} else {
+		ag.SetAutonomy(m.level)
+	}
 	ss.es.Logf("acp: session %s: autonomy %s", ss.id, m.level)
 	ss.send(acpsdk.SessionUpdate{CurrentModeUpdate: &acpsdk.SessionCurrentModeUpdate{CurrentModeId: id}})
 	return nil
@@ -265,6 +293,7 @@ var modeList = []mode{
 	{approval.Ask, "Ask", "Every call with a side effect asks first, unless a rule allows it."},
 	{approval.AutoEdit, "Auto-edit", "Edits in the workspace with a faithful preview run without asking; the rest asks."},
 	{approval.Full, "Full", "Everything runs without asking; deny rules still hold and commands stay sandboxed."},
+	{approval.Plan, "Plan", "Only read-only tools, commands run read-only; the model submits a plan, which switching to Ask, Auto-edit or Full accepts."},
 }
 
 func findMode(id acpsdk.SessionModeId) (mode, bool) {

@@ -101,6 +101,10 @@ func (u *updater) emit(e agent.Event) {
 	case agent.ToolResultEvent:
 		u.result(ev)
 	case agent.PlanEvent:
+		if ev.Proposal != nil {
+			u.proposed(*ev.Proposal)
+			break
+		}
 		u.ss.send(acpsdk.UpdatePlan(planEntries(ev.Items)...))
 	case agent.NoticeEvent:
 		u.ss.es.Logf("acp: session %s: notice: %s", u.ss.id, ev.Text)
@@ -277,6 +281,26 @@ func rawArgs(args json.RawMessage) any {
 		return string(args)
 	}
 	return args
+}
+
+// proposed sends a plan submitted in plan mode: its steps, with the files
+// each names, as the session's plan, and its rationale and how to accept
+// it as text. It waits for the mode to change (which accepts it) or for a
+// prompt in plan mode (which revises it).
+func (u *updater) proposed(p tools.Proposal) {
+	u.ss.mu.Lock()
+	u.ss.proposal = &p
+	u.ss.mu.Unlock()
+	entries := make([]acpsdk.PlanEntry, 0, len(p.Steps))
+	for _, s := range p.Steps {
+		text := s.Title
+		if len(s.Files) > 0 {
+			text += " (" + strings.Join(s.Files, ", ") + ")"
+		}
+		entries = append(entries, acpsdk.PlanEntry{Content: termtext.OneLine(text, 0), Priority: acpsdk.PlanEntryPriorityMedium, Status: acpsdk.PlanEntryStatusPending})
+	}
+	u.ss.send(acpsdk.UpdatePlan(entries...))
+	u.ss.text("\nPlan: " + p.Rationale + "\n\nTo accept it, switch the mode to Ask, Auto-edit or Full, then send a prompt; to revise it, stay in Plan mode and say what to change.\n")
 }
 
 func planEntries(items []tools.PlanItem) []acpsdk.PlanEntry {

@@ -40,6 +40,17 @@ func (t *turn) judge(p *passage) {
 		p.verdict = hv
 		t.holdPlan(p)
 	}
+	p.verdict.Confinement = scratchConfinement(p.tool, p.verdict.Confinement)
+}
+
+// scratchConfinement is how an explore agent's shell really runs: as a
+// preview, sandboxed without network over a scratch copy that is then
+// discarded, whatever the level or a rule would grant a shell command.
+func scratchConfinement(tool tools.Tool, conf *approval.Confinement) *approval.Confinement {
+	if !isReadOnlyShell(tool) || conf == nil {
+		return conf
+	}
+	return &approval.Confinement{Sandboxed: true, Discarded: true}
 }
 
 // settleAlone ends a passage the policy or a hook decided without a person.
@@ -206,14 +217,35 @@ func (t *turn) preview(p *passage) bool {
 		q.Why = "the preview could not run (" + msg + "); approving runs the command in the workspace, and /undo can restore what it changes there"
 		return again(q)
 	}
-	preq := req
-	preq.Previewable, preq.Previewed = false, true
-	preq.Summary, preq.Preview = run.Summary(), run.Report()
-	preq.Why = "this is what the command did in the preview: approve applies exactly these changes, deny discards them"
-	if !again(preq) {
-		run.Discard()
-		p.denial.Message += " (after previewing it: nothing changed in the workspace)"
-		return false
+	for {
+		preq := req
+		preq.Previewable, preq.Previewed = false, true
+		preq.Summary, preq.Preview = run.Summary(), run.Report()
+		preq.Why = "this is what the command did in the preview: approve applies exactly these changes, deny discards them"
+		rp, _ := run.(reproposer)
+		if rp != nil {
+			preq.Conflicts = rp.Conflicts()
+		}
+		if !again(preq) {
+			run.Discard()
+			p.denial.Message += " (after previewing it: nothing changed in the workspace)"
+			return false
+		}
+		if p.dec.Choice != approval.Repropose {
+			break
+		}
+		if rp == nil {
+			run.Discard()
+			return p.fail(StatusError, &tools.Error{Kind: tools.KindUnsupported, Message: "this preview cannot be proposed again"})
+		}
+		// The person changed the workspace: merge against it as it is now.
+		if err := rp.Repropose(t.ctx); err != nil {
+			run.Discard()
+			if t.ctx.Err() != nil {
+				return p.fail(StatusCancelled, cancelledError())
+			}
+			return p.fail(StatusError, tools.AsError(err))
+		}
 	}
 	// What is approved is this result, not a standing grant.
 	p.dec.Choice, p.dec.Network, p.dec.SaveRule = approval.ApproveOnce, false, false
@@ -233,6 +265,13 @@ func (t *turn) takePreviewed(id string) tools.Preview {
 	run := t.previewed[id]
 	delete(t.previewed, id)
 	return run
+}
+
+// reproposer is a preview that is a merge (an edit agent's): it names its
+// conflicts, and merges again once the person resolved them.
+type reproposer interface {
+	Conflicts() []string
+	Repropose(ctx context.Context) error
 }
 
 // previewsFirst is a tool whose every asking call runs as a preview
@@ -267,8 +306,9 @@ func (t *turn) putIn(ctx context.Context, p *passage, req approval.Request) (app
 		dec.By = "user"
 	}
 	t.emit(ApprovalEvent{Request: req, CallID: req.CallID, Tool: req.Tool, Summary: req.Summary, Phase: "decided", Decision: &dec, Sandbox: confinementLine(req, dec)})
-	if dec.Choice == approval.Preview && req.Previewable {
-		// Decided on the preview's result, which is asked about next.
+	if dec.Choice == approval.Preview && req.Previewable || dec.Choice == approval.Repropose && req.Previewed && len(req.Conflicts) > 0 {
+		// Decided on the preview's result, which is asked about next; or
+		// on a merge proposed again once the person resolved a conflict.
 		p.dec = dec
 		return dec, true
 	}
@@ -296,7 +336,7 @@ func confinementLine(req approval.Request, d approval.Decision) string {
 
 // withNetwork is conf with network when the person approved it so.
 func withNetwork(conf *approval.Confinement, network bool) *approval.Confinement {
-	if conf == nil || !network || !conf.Sandboxed || conf.ReadOnly {
+	if conf == nil || !network || !conf.Sandboxed || conf.ReadOnly || conf.Discarded {
 		return conf
 	}
 	c := *conf

@@ -308,6 +308,18 @@ func (m *agentMerge) Report() string {
 	return b.String()
 }
 
+// Repropose merges the layer again against the workspace as it is now:
+// the person resolved a conflict there.
+func (m *agentMerge) Repropose(ctx context.Context) error {
+	prop, err := m.layer.Propose(ctx)
+	if err != nil {
+		return fmt.Errorf("merge the agent's changes again: %w", err)
+	}
+	m.Proposal.Discard()
+	m.Proposal = prop
+	return nil
+}
+
 // Discard implements tools.Preview: the merge and the layer go.
 func (m *agentMerge) Discard() {
 	m.Proposal.Discard()

@@ -84,7 +84,8 @@ func (l *fakeLayer) Propose(context.Context) (Proposal, error) {
 			continue
 		}
 		p.changes[rel] = c
-		if now[rel] != l.base[rel] {
+		// Both sides making the same change is no conflict.
+		if now[rel] != l.base[rel] && now[rel] != c {
 			p.conflicts = append(p.conflicts, rel)
 		}
 	}

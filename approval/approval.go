@@ -96,6 +96,10 @@ type Confinement struct {
 	// ReadOnly: the workspace is read-only and there is no network (plan
 	// mode); no decision grants either.
 	ReadOnly bool
+	// Discarded: the command runs over a scratch copy of the workspace
+	// that is thrown away when it ends, without network (an explore
+	// agent's shell); no decision grants network.
+	Discarded bool
 }
 
 // String is the line the approval pane shows.
@@ -107,6 +111,8 @@ func (c Confinement) String() string {
 		return "not sandboxed"
 	case c.ReadOnly:
 		return "sandbox: read-only (plan mode), no network"
+	case c.Discarded:
+		return "sandbox: on a scratch copy of the workspace, its writes discarded, no network"
 	case c.Network:
 		return "sandbox: writes in workspace + temp, network allowed"
 	case c.HostProxy:
@@ -117,7 +123,7 @@ func (c Confinement) String() string {
 
 // Tool is the confinement as shell_run takes it.
 func (c Confinement) Tool() tools.Confinement {
-	return tools.Confinement{Sandboxed: c.Sandboxed, Network: c.Network && !c.ReadOnly, ReadOnly: c.ReadOnly}
+	return tools.Confinement{Sandboxed: c.Sandboxed, Network: c.Network && !c.ReadOnly && !c.Discarded, ReadOnly: c.ReadOnly}
 }
 
 // Request is one call that needs a decision, with everything the person
@@ -155,6 +161,10 @@ type Request struct {
 	// Summary and Preview show what it printed and would change: approving
 	// applies exactly that.
 	Previewable, Previewed bool
+	// Conflicts names the workspace files a previewed merge (an edit
+	// agent's) cannot merge; the person may resolve them in the workspace
+	// and have it proposed again (Repropose).
+	Conflicts []string
 	// OutsidePlan lists, once the person accepted a plan, the files the
 	// call writes that no step of it names.
 	OutsidePlan []string
@@ -183,6 +193,10 @@ const (
 	// Preview runs the call first where its changes land in a scratch
 	// layer (Request.Previewable); the person then decides on the result.
 	Preview Choice = "preview"
+	// Repropose proposes a previewed merge again against the workspace as
+	// it is now, once the person resolved a conflict there; it decides
+	// nothing yet.
+	Repropose Choice = "repropose"
 )
 
 // Decision answers a Request.

@@ -44,7 +44,7 @@ func runningAgents(b Backend) int {
 	return n
 }
 
-// agentsCommand runs /agents, /agents ID and /agents stop ID.
+// agentsCommand runs /agents (the list), /agents ID and /agents stop ID.
 func (m Model) agentsCommand(args []string) (Model, tea.Cmd) {
 	s, ok := m.backend.(Subagents)
 	if !ok {
@@ -53,11 +53,7 @@ func (m Model) agentsCommand(args []string) (Model, tea.Cmd) {
 	}
 	switch {
 	case len(args) == 0:
-		return m, func() tea.Msg {
-			list := s.SubagentList()
-			defs := s.SubagentDefinitions()
-			return commandResultMsg{draw: func(c *common) []string { return drawAgents(c, list, defs) }, refresh: true}
-		}
+		return m.openAgentList(s)
 	case len(args) == 2 && args[0] == "stop":
 		id := agentID(args[1])
 		return m, func() tea.Msg {
@@ -159,5 +155,5 @@ func drawAgents(c *common, list []agent.SubagentInfo, defs []agent.Definition) [
 			out = append(out, st.Dim.Render(truncate("  "+strings.Repeat(" ", 5)+"↳ "+termtext.OneLine(step, 0), w+2)))
 		}
 	}
-	return append(out, textDraw("/agents ID shows one's transcript and follows it; /agents stop ID cancels one (an edit agent's copy is discarded)")(c)...)
+	return append(out, textDraw("/agents opens the list of them: enter shows one's transcript, "+agentStopKey+" stops one; or /agents ID, /agents stop ID")(c)...)
 }

@@ -2,11 +2,16 @@ package ui
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"myclaw/agent"
@@ -61,12 +66,17 @@ func TestAgentsCommand(t *testing.T) {
 	if got := m.statusView(); !strings.Contains(got, "1 agent") {
 		t.Errorf("status line %q; want the running agent counted", got)
 	}
-	m = runLine(t, m, "/agents")
-	got := lastBlock(m)
-	for _, want := range []string{"reviewer", "a1", "running", "explore", "4 calls", "12.4k", "find the config loaders", "↳ grep_search", "a2", "done", "edit", "/agents stop ID"} {
+	m = openAgents(t, m)
+	got := screen(m)
+	for _, want := range []string{"sub-agents · 1 running · 1 finished", "› a1", "running", "explore", "4 calls", "12.4k", "find the config loaders", "↳ grep_search", "a2", "done", "edit",
+		"defined agents: reviewer", "x stops it", "enter opens its transcript", "esc closes"} {
 		if !strings.Contains(got, want) {
-			t.Errorf("/agents output lacks %q:\n%s", want, got)
+			t.Errorf("the /agents list lacks %q:\n%s", want, got)
 		}
+	}
+	m = update(m, keyMsg("esc"))
+	if m.agents != nil {
+		t.Fatal("esc did not close the list")
 	}
 	m = typeText(m, "/agents 1")
 	m.input.closed = true
@@ -94,6 +104,79 @@ func TestAgentsCommand(t *testing.T) {
 	}
 }
 
+// openAgents runs /agents and takes its first read; the next reads, made
+// while an agent runs, are left to the test.
+func openAgents(t *testing.T, m Model) Model {
+	t.Helper()
+	m = typeText(m, "/agents")
+	m.input.closed = true
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	m.input.closed = false
+	if cmd == nil {
+		t.Fatal("/agents read nothing")
+	}
+	return readAgentList(t, m, cmd)
+}
+
+func readAgentList(t *testing.T, m Model, cmd tea.Cmd) Model {
+	t.Helper()
+	msg, ok := cmd().(agentListMsg)
+	if !ok {
+		t.Fatalf("/agents asked for %T; want a read of the sub-agents", msg)
+	}
+	m, _ = updateCmd(m, msg)
+	return m
+}
+
+// The /agents list: arrows move the selection, x stops the selected
+// running agent and the list says so, Enter opens the selected agent's
+// live transcript; with no sub-agent, it prints the defined agents.
+func TestAgentsList(t *testing.T) {
+	f := newAgentsFake()
+	m := update(openAgents(t, newTestModel(t, f)), sizeMsg(120, 40))
+	if m.agents == nil {
+		t.Fatal("/agents opened no list")
+	}
+	m = update(m, keyMsg("down"))
+	if v := screen(m); !strings.Contains(v, "› a2") || strings.Contains(v, "x stops it") {
+		t.Errorf("down did not select a2, or a finished agent offers x:\n%s", v)
+	}
+	// x on a finished agent stops nothing.
+	m, cmd := updateCmd(m, keyMsg("x"))
+	m = readAgentList(t, m, cmd)
+	if len(f.cancelled) != 0 || !strings.Contains(screen(m), "a2 had already finished") {
+		t.Errorf("x on a finished agent: cancelled %v\n%s", f.cancelled, screen(m))
+	}
+	m = update(m, keyMsg("up"))
+	m, cmd = updateCmd(m, keyMsg("x"))
+	m = readAgentList(t, m, cmd)
+	if len(f.cancelled) != 1 || f.cancelled[0] != "a1" || !strings.Contains(screen(m), "stopped a1") || !strings.Contains(screen(m), "cancelled") {
+		t.Errorf("x on a1: cancelled %v\n%s", f.cancelled, screen(m))
+	}
+	// A new agent joins on the next read; the selection stays on a1.
+	f.list = append([]agent.SubagentInfo{{ID: "a0", Description: "earlier", Mode: agent.ModeExplore, Status: "done"}}, f.list...)
+	m, _ = updateCmd(m, agentListFollowMsg{seq: m.agents.seq})
+	m = runCmd(t, m, readAgents(f, m.agents.seq, ""))
+	if v := screen(m); !strings.Contains(v, "› a1") || !strings.Contains(v, "earlier") {
+		t.Errorf("after a re-read the selection moved or the new agent is missing:\n%s", v)
+	}
+	m, cmd = updateCmd(m, keyMsg("enter"))
+	if m.agents != nil || m.job == nil || m.job.id != "a1" || cmd == nil {
+		t.Fatalf("enter did not open a1's transcript (job %+v)", m.job)
+	}
+	m, _ = readJob(t, m, func() any { return cmd() })
+	if v := screen(m); !strings.Contains(v, "the loaders are in config/") {
+		t.Errorf("a1's transcript:\n%s", v)
+	}
+	// No sub-agents: a printed note with the defined agents, no list.
+	f.list = nil
+	m = update(m, keyMsg("esc"))
+	m = openAgents(t, m)
+	if m.agents != nil || !strings.Contains(lastBlock(m), "reviewer") || !strings.Contains(lastBlock(m), "no sub-agents yet") {
+		t.Errorf("/agents with none: list open %v, %q", m.agents != nil, lastBlock(m))
+	}
+}
+
 // mergeRequest is an edit agent's merge, as the pane asks about it.
 func mergeRequest() approval.Request {
 	return approval.Request{
@@ -107,6 +190,66 @@ func mergeRequest() approval.Request {
 			"--- a/pkg/x/x.go\n+++ b/pkg/x/x.go\n@@ -3,3 +3,3 @@\n-type Foo struct{}\n+type Bar struct{}\n",
 		Reversible: true, UndoPlan: "one /undo takes back the whole merge",
 		Previewed: true, Why: "the autonomy level is ask: every call with side effects asks first",
+		Conflicts: []string{"pkg/x/x_test.go"},
+	}
+}
+
+// The merge pane says which files conflict and how to resolve them; e
+// opens the first in the editor, in the workspace, and when the editor
+// returns the merge is proposed again. A file that is not plain is not
+// opened, and the pane says why.
+func TestMergePaneResolvesAConflict(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "pkg", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(ws, "pkg", "x", "x_test.go")
+	if err := os.WriteFile(file, []byte("package x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, p := withPane(t, mergeRequest())
+	m.c.workspace = ws
+	m = update(m, sizeMsg(120, 40))
+	view := strings.Join(strings.Fields(screen(m)), " ")
+	for _, want := range []string{"in conflict: pkg/x/x_test.go (nothing applies while any remain)", "e opens pkg/x/x_test.go in the workspace", "e resolve pkg/x/x_test.go"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("the merge pane lacks %q:\n%s", want, view)
+		}
+	}
+	cmd, err := conflictEditor(ws, p.req, func(k string) string { return map[string]string{"EDITOR": "ed --wait"}[k] })
+	if err != nil || !slices.Equal(cmd.Args, []string{"ed", "--wait", file}) {
+		t.Fatalf("the editor command %v, %v; want the workspace's conflicted file", cmd, err)
+	}
+	m, c := updateCmd(m, keyMsg("e"))
+	if c == nil || m.pane == nil || m.pane.decided {
+		t.Fatal("e did not run the editor, or decided before it returned")
+	}
+	// The editor failed: the pane stays and says so.
+	m = update(m, conflictEditedMsg{p: p, err: errors.New("the editor ed failed: exit status 1")})
+	if _, ok := decision(t, p); ok || !strings.Contains(screen(m), "the editor ed failed") {
+		t.Fatalf("a failed editor decided something, or is not said:\n%s", screen(m))
+	}
+	m = runCmd(t, m, func() tea.Msg { return conflictEditedMsg{p: p} })
+	if d, ok := decision(t, p); !ok || d.Choice != approval.Repropose {
+		t.Errorf("after the editor returned: decision %+v, %v; want the merge proposed again", d, ok)
+	}
+	if m.pane != nil || !strings.Contains(screen(m), "merging the agent's change again") {
+		t.Errorf("while the merge is proposed again:\n%s", screen(m))
+	}
+	// A link is not opened: it could lead out of the workspace.
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/passwd", file); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conflictEditor(ws, p.req, func(string) string { return "ed" }); err == nil || !strings.Contains(err.Error(), "not a plain file") {
+		t.Errorf("a link in conflict: %v", err)
+	}
+	req := mergeRequest()
+	req.Conflicts = []string{"../outside.go"}
+	if _, err := conflictEditor(ws, req, func(string) string { return "ed" }); err == nil || !strings.Contains(err.Error(), "not a path inside the workspace") {
+		t.Errorf("a path out of the workspace: %v", err)
 	}
 }
 
@@ -121,7 +264,7 @@ func TestAgentsGolden(t *testing.T) {
 	open := func(req approval.Request) func(t *testing.T) Model {
 		return func(t *testing.T) Model { m, _ := withPane(t, req); return m }
 	}
-	list := func(t *testing.T) Model { return runLine(t, newTestModel(t, newAgentsFake()), "/agents") }
+	list := func(t *testing.T) Model { return openAgents(t, newTestModel(t, newAgentsFake())) }
 	card := func(t *testing.T) Model {
 		m := startFakeTurn(t, newTestModel(t, newFake()), "look around")
 		c := call("c1", "agent", `{"description":"find the config loaders","mode":"explore","prompt":"Find every config loader."}`)

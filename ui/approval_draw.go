@@ -121,6 +121,10 @@ func (a *approvalPane) drawFixed(w int) []string {
 	if len(req.OutsidePlan) > 0 {
 		warn(st.Warn.Render, "not in the plan: "+oneLine(strings.Join(req.OutsidePlan, ", ")))
 	}
+	if len(req.Conflicts) > 0 {
+		warn(st.Warn.Render, "in conflict: "+oneLine(strings.Join(req.Conflicts, ", "))+" (nothing applies while any remain). "+
+			a.c.keys.Edit.Help().Key+" opens "+oneLine(req.Conflicts[0])+" in the workspace: make the lines both changed hold the agent's (shown above), save, and the merge is proposed again")
+	}
 	var signals []string
 	follows := ""
 	if t := req.Taint; t != nil {
@@ -142,6 +146,8 @@ func (a *approvalPane) drawFixed(w int) []string {
 			warn(st.Warn.Render, oneLine(c.String()))
 		case c.ReadOnly:
 			signals = append(signals, "sandboxed", "read-only (plan mode)", "no network")
+		case c.Discarded:
+			signals = append(signals, "sandboxed", "on a scratch copy, writes discarded", "no network")
 		case c.Network:
 			signals = append(signals, "sandboxed", "network")
 		case c.HostProxy:
@@ -158,6 +164,8 @@ func (a *approvalPane) drawFixed(w int) []string {
 		warn(st.Warn.Render, "the server changed this tool "+oneLine(req.Meta.Changed))
 	}
 	switch {
+	case req.Confinement != nil && req.Confinement.Discarded:
+		// Nothing it writes stays, so there is nothing to undo.
 	case req.Previewed:
 		signals = append(signals, "previewed: nothing changed yet")
 	case req.Command != nil && req.Command.NotUndoable != "":
@@ -354,7 +362,10 @@ func (a *approvalPane) drawDetails(w int) []string {
 	}
 	keyed(k.Deny, "denies this call and the turn goes on; "+k.DenyReason.Help().Key+" denies with a reason the model reads")
 	keyed(k.DenyEsc, "ends the turn: this call and every call still waiting are not run")
-	if a.offers(choiceEdit) {
+	switch {
+	case a.offers(choiceEdit) && req.Previewed:
+		keyed(k.Edit, "opens "+oneLine(req.Conflicts[0])+" of the workspace in $VISUAL or $EDITOR to resolve; when it returns, the merge is proposed again")
+	case a.offers(choiceEdit):
 		keyed(k.Edit, "edits the arguments; "+k.Send.Help().Key+" then approves the edited call, shown once more first")
 	}
 	return out
@@ -382,6 +393,9 @@ func (a *approvalPane) keyLine(w int) []string {
 	if a.p.req.Previewed {
 		approve.label = "applies these changes (journaled: /undo reverts them)"
 		segs = append(segs, approve, keySegment{key: h(k.Deny), label: "discards them"})
+		if a.offers(choiceEdit) {
+			segs = append(segs, keySegment{key: h(k.Edit), label: "resolve " + oneLine(a.p.req.Conflicts[0])})
+		}
 	} else {
 		segs = append(segs, approve, keySegment{key: h(k.Deny), label: "deny"}, keySegment{key: h(k.DenyReason), label: "reason"})
 		if a.offers(choiceEdit) {

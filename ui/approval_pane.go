@@ -61,11 +61,12 @@ func (a *approvalPane) offers(ch paneChoice) bool {
 	case choiceSession, choiceSaveRule, choiceSaveUserWide:
 		return !req.Previewed && a.grantable
 	case choiceEdit:
-		// A host contact has no arguments to edit.
-		return !req.Previewed && req.Tool != approval.NetworkTool
+		// A host contact has no arguments to edit; a merge in conflict
+		// has a file to resolve.
+		return !req.Previewed && req.Tool != approval.NetworkTool || req.Previewed && len(req.Conflicts) > 0
 	case choiceNetwork, choiceNetworkSession:
 		c := req.Confinement
-		return !req.Previewed && c != nil && c.Sandboxed && !c.Network && !c.ReadOnly && (ch == choiceNetwork || a.grantable)
+		return !req.Previewed && c != nil && c.Sandboxed && !c.Network && !c.ReadOnly && !c.Discarded && (ch == choiceNetwork || a.grantable)
 	case choiceTrustHints:
 		return !req.Previewed && req.Meta.HintServer != ""
 	}
@@ -248,6 +249,9 @@ func (a *approvalPane) take(ch paneChoice) (*approvalPane, tea.Cmd) {
 	case choiceReason:
 		a.startReason()
 	case choiceEdit:
+		if a.p.req.Previewed {
+			return a, a.resolveConflict()
+		}
 		a.startEdit()
 	default:
 		return a, a.decide(approval.Decision{Choice: approval.Deny})

@@ -795,3 +795,21 @@ func TestPaneSaysWhichCallOfTheAnswer(t *testing.T) {
 		t.Fatalf("a lone call shows a count:\n%s", s)
 	}
 }
+
+// An explore agent's command runs on a scratch copy without network: the
+// pane says so, offers no network, and does not call it undoable.
+func TestPaneSaysAnExploreCommandIsDiscarded(t *testing.T) {
+	req := untainted(shellRequestFor("curl -o page.html https://example.com"))
+	req.Confinement = &approval.Confinement{Sandboxed: true, Discarded: true}
+	m, _ := withPane(t, req)
+	view := strings.Join(strings.Fields(screen(m)), " ")
+	if !strings.Contains(view, "sandboxed · on a scratch copy, writes discarded · no network") {
+		t.Errorf("the signals do not say the command's writes are discarded:\n%s", view)
+	}
+	if strings.Contains(view, "allowed hosts") || strings.Contains(view, "undoable") {
+		t.Errorf("the pane promises network or undo to a discarded run:\n%s", view)
+	}
+	if m.pane.offers(choiceNetwork) {
+		t.Error("the pane offers network to a run that has none")
+	}
+}

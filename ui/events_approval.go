@@ -16,7 +16,7 @@ func (m Model) handleDecision(msg approvalDecidedMsg) (Model, tea.Cmd) {
 	switch msg.d.Choice {
 	case approval.Edit:
 		m.editedCall = msg.p.req.CallID
-	case approval.Preview:
+	case approval.Preview, approval.Repropose:
 		// The result's pane is still about the same (edited) call.
 	default:
 		m.editedCall = ""
@@ -26,7 +26,8 @@ func (m Model) handleDecision(msg approvalDecidedMsg) (Model, tea.Cmd) {
 		// A preview runs now, and asks again about its result: until then
 		// keys do not go to the prompt (a "y" meant for the pane would be
 		// sent to the model).
-		m.previewing = msg.d.Choice == approval.Preview
+		m.previewing = msg.d.Choice == approval.Preview || msg.d.Choice == approval.Repropose
+		m.remerging = msg.d.Choice == approval.Repropose
 		m = m.nextApproval()
 	}
 	return m.armPane()

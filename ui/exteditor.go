@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -99,7 +100,7 @@ func openEditor(text string) tea.Cmd {
 		if err != nil {
 			return editorDoneMsg{err: err}
 		}
-		return tea.ExecProcess(cmd, finish)()
+		return execTTY(cmd, finish)()
 	}
 }
 
@@ -113,4 +114,27 @@ func (m Model) handleEditorDone(msg editorDoneMsg) (Model, tea.Cmd) {
 	m.input.setValue(msg.text)
 	m.input.pastes = nil // the text holds them now
 	return m, nil
+}
+
+// ttyExec is a command run in the TUI's place with the terminal itself as
+// its stdin. Bubble Tea hands it the paste reader, which exec would copy
+// from in a goroutine that Wait waits on: the TUI would stay away, after
+// the editor quit, until a key was pressed.
+type ttyExec struct{ *exec.Cmd }
+
+func (c ttyExec) SetStdin(r io.Reader) {
+	if t, ok := r.(interface{ File() *os.File }); ok {
+		if f := t.File(); f != nil {
+			c.Stdin = f
+			return
+		}
+	}
+	c.Stdin = r
+}
+func (c ttyExec) SetStdout(w io.Writer) { c.Stdout = w }
+func (c ttyExec) SetStderr(w io.Writer) { c.Stderr = w }
+
+// execTTY is tea.ExecProcess with the terminal as the command's stdin.
+func execTTY(cmd *exec.Cmd, fn tea.ExecCallback) tea.Cmd {
+	return tea.Exec(ttyExec{cmd}, fn)
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -91,5 +92,28 @@ func TestCtrlGOpensEditor(t *testing.T) {
 	m2 := New(newFake(), Options{EditorKey: "ctrl+e"})
 	if _, cmd := updateCmd(m2, tea.KeyMsg{Type: tea.KeyCtrlE}); cmd == nil {
 		t.Fatal("the configured key does not open the editor")
+	}
+}
+
+// An editor run in the TUI's place reads the terminal itself, not the
+// paste reader: exec would otherwise wait, after the editor quit, for one
+// more key to be read from the terminal.
+func TestEditorGetsTheTerminalAsStdin(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "tty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	in := newPasteReader(f).input()
+	c := ttyExec{exec.Command("true")}
+	c.SetStdin(in)
+	if c.Stdin != f {
+		t.Errorf("the editor's stdin is %T; want the terminal's *os.File", c.Stdin)
+	}
+	c = ttyExec{exec.Command("true")}
+	r := strings.NewReader("")
+	c.SetStdin(r)
+	if c.Stdin != r {
+		t.Errorf("a plain reader was not passed on: %T", c.Stdin)
 	}
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"io"
+	"os"
 	"sync"
 	"unicode/utf8"
 
@@ -66,6 +67,13 @@ func (p pasteFile) Write(b []byte) (int, error) { return p.f.Write(b) }
 func (p pasteFile) Close() error                { return p.f.Close() }
 func (p pasteFile) Fd() uintptr                 { return p.f.Fd() }
 func (p pasteFile) Name() string                { return p.f.Name() }
+
+// File is the terminal itself, for a command run in the TUI's place
+// (ttyExec); nil when it is no *os.File.
+func (p pasteFile) File() *os.File {
+	f, _ := p.f.(*os.File)
+	return f
+}
 
 // Read passes the terminal's bytes on, each paste replaced by an empty one
 // (which is never longer). Inside a paste it reads at most len(p)-12 bytes

@@ -179,7 +179,7 @@ func openPlanEditor(text string) tea.Cmd {
 		if err != nil {
 			return planEditedMsg{err: err}
 		}
-		return tea.ExecProcess(cmd, func(runErr error) tea.Msg {
+		return execTTY(cmd, func(runErr error) tea.Msg {
 			text, err := read(runErr)
 			return planEditedMsg{text: text, err: err}
 		})()

@@ -18,7 +18,7 @@ import (
 )
 
 // StatusSegments are the segments [status] line can show, in no order.
-// agents shows nothing as long as myclaw runs no sub-agents.
+// jobs and agents show only while some run.
 var StatusSegments = []string{"model", "level", "sandbox", "workspace", "tokens", "cost", "undo", "branch", "jobs", "agents"}
 
 // statusLine is what [status] makes of the status line: segments picked

@@ -70,6 +70,27 @@ func TestStatusSegmentsOrder(t *testing.T) {
 	}
 }
 
+// The agents segment counts the running sub-agents, and says nothing
+// when none runs.
+func TestStatusSegmentAgents(t *testing.T) {
+	f := newFake()
+	m := New(f, Options{Workspace: "/work/project", StatusLine: []string{"model", "agents", "level"}})
+	m = update(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	if got := strings.TrimRight(statusRow(m), " "); got != " test-model · ask" {
+		t.Errorf("no agents running: status line %q", got)
+	}
+	for n, want := range map[int]string{1: "1 agent", 3: "3 agents"} {
+		m = update(m, statusRefreshMsg{status: f.Status(), level: approval.Ask, agents: n})
+		if got := strings.TrimRight(statusRow(m), " "); got != " test-model · "+want+" · ask" {
+			t.Errorf("%d agents running: status line %q", n, got)
+		}
+	}
+	m = update(m, statusRefreshMsg{status: f.Status(), level: approval.Ask})
+	if got := strings.TrimRight(statusRow(m), " "); got != " test-model · ask" {
+		t.Errorf("after the agents finished: status line %q", got)
+	}
+}
+
 func TestGitBranch(t *testing.T) {
 	if got := gitBranch(gitRepo(t, "ref: refs/heads/main\n")); got != "main" {
 		t.Errorf("branch %q; want main", got)

@@ -72,11 +72,16 @@ type Model struct {
 	// jobSeq numbers the views opened, so a closed one's reads are dropped.
 	job    *jobView
 	jobSeq int
+	// agents is the /agents list, in place of the input.
+	agents *agentList
 	// compactCancel cancels a running /compact.
 	compactCancel context.CancelFunc
 	// previewing is set while a call the person chose to preview runs;
 	// the pane comes back with its result.
 	previewing bool
+	// remerging is set while an agent's merge is proposed again after the
+	// person resolved a conflict; the pane comes back with it.
+	remerging bool
 	// editedCall is the id of the call the person just edited: its pane
 	// comes back with the edit, which it says.
 	editedCall string
@@ -243,6 +248,12 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.handleJobTail(msg)
 	case jobFollowMsg:
 		return m.handleJobFollow(msg)
+	case conflictEditedMsg:
+		return m.handleConflictEdited(msg)
+	case agentListMsg:
+		return m.handleAgentList(msg)
+	case agentListFollowMsg:
+		return m.handleAgentListFollow(msg)
 	case journalMsg:
 		return m.markJournal(msg.entries), nil
 	case sessionSwitchedMsg:
@@ -340,8 +351,15 @@ func (m Model) bottomView() []string {
 	if m.job != nil {
 		return m.job.view()
 	}
+	if m.agents != nil {
+		return m.agents.view()
+	}
 	if m.reviewing() {
 		return m.reviewView()
+	}
+	if m.previewing && m.remerging {
+		st := &m.c.styles
+		return []string{st.Dim.Render(truncate("  merging the agent's change again, against the workspace as it now is · "+m.c.keys.Cancel.Help().Key+" cancels", max(m.c.width, minWidth)))}
 	}
 	if m.previewing {
 		st := &m.c.styles
@@ -360,8 +378,8 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		case m.turn != nil:
 			m.quitArmed = false
 			return m.cancelTurn()
-		case m.picker != nil || m.job != nil:
-			m.picker, m.job = nil, nil
+		case m.picker != nil || m.job != nil || m.agents != nil:
+			m.picker, m.job, m.agents = nil, nil, nil
 			return m, nil
 		case m.pane == nil && m.form == nil && m.input.ta.value() != "":
 			// A draft goes first: quitting needs an empty prompt.
@@ -392,6 +410,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 		var cmd tea.Cmd
 		m.picker, cmd = m.picker.update(msg)
 		return m, cmd
+	}
+	if m.agents != nil {
+		return m.agentListKey(msg)
 	}
 	if m.job != nil {
 		v := m.job
