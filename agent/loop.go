@@ -161,6 +161,10 @@ func (a *Agent) userMessage(prompt string) openai.ChatCompletionMessage {
 		}
 	}
 	text := prompt
+	// The date and level notes, then instruction files of folders the
+	// user named, lead, as toldOf reads them back from there.
+	notes = append(a.stateNotes(false), notes...)
+	notes = append(notes, a.takeInstructionNotes()...)
 	// Not one of the persisted notes: only its effect on the text is kept.
 	if note := a.modeNote(); note != "" {
 		notes = append(notes, note)
@@ -204,6 +208,9 @@ func (a *Agent) appendMessage(m openai.ChatCompletionMessage) error {
 // whether another round is needed.
 func (t *turn) round() (bool, error) {
 	a := t.a
+	if err := a.deliverNotes(); err != nil {
+		return false, err
+	}
 	req, elided := a.buildRequest()
 	if t.checkRoom(req) {
 		req, elided = a.buildRequest()
@@ -348,11 +355,17 @@ func (a *Agent) buildRequest() (openai.ChatCompletionRequest, int) {
 	win, textTools := a.window, a.textTools
 	a.mu.Unlock()
 	compact := win.Tokens < compactWindow
-	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, a.opts.Policy.PlanFrom(), a.opts.Now(), compact) + a.opts.Skills.Section() + a.opts.Instructions.section() + a.role}
-	catalog := wireCatalog(a.opts.Registry.Definitions(func(m tools.Meta) bool {
+	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, compact) + a.opts.Skills.Section() + a.opts.Instructions.baseSection() + a.role}
+	// Definitions lists the included tools in order: builtin[i] is the i-th's.
+	var builtin []bool
+	defs := a.opts.Registry.Definitions(func(m tools.Meta) bool {
 		ok, _ := a.opts.Policy.Visible(m)
+		if ok {
+			builtin = append(builtin, m.Source == tools.SourceBuiltin)
+		}
 		return ok
-	}))
+	})
+	catalog := wireCatalog(stableCatalog(defs, builtin))
 	if compact {
 		catalog = compactCatalog(catalog)
 	}
