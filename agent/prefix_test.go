@@ -196,3 +196,29 @@ func TestLevelSwitchMidTurnIsAppended(t *testing.T) {
 func openaiUser(text string) openai.ChatCompletionMessage {
 	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text}
 }
+
+// The turn's usage event carries the prompt-cache figure the server sent.
+func TestUsageEventCarriesCachedTokens(t *testing.T) {
+	r := openAIStyle("ok")
+	r.body = strings.Replace(r.body, `"prompt_tokens":4000`, `"prompt_tokens":4000,"prompt_tokens_details":{"cached_tokens":3600}`, 1)
+	if !strings.Contains(r.body, "cached_tokens") {
+		t.Fatal("the scripted answer has no usage to extend")
+	}
+	h := newHarness(t, approval.Ask, newFakeServer(t, r, openAIStyle("ok")))
+	if err := h.run(context.Background(), "hi", nil); err != nil {
+		t.Fatal(err)
+	}
+	u := h.eventsOf("usage")
+	if len(u) != 1 {
+		t.Fatalf("%d usage events", len(u))
+	}
+	if c := u[0].(UsageEvent).CachedTokens; c == nil || *c != 3600 {
+		t.Fatalf("cached tokens %v; want 3600", c)
+	}
+	if err := h.run(context.Background(), "again", nil); err != nil {
+		t.Fatal(err)
+	}
+	if c := h.eventsOf("usage")[1].(UsageEvent).CachedTokens; c != nil {
+		t.Fatalf("cached tokens %d for an answer that did not say", *c)
+	}
+}
