@@ -167,8 +167,7 @@ func TestLevelSwitchMidTurnIsAppended(t *testing.T) {
 		openAIStyle("", call{"c1", "glob_list", `{"pattern":"*"}`}),
 		openAIStyle("done"),
 	)
-	var h *harness
-	h = newHarness(t, approval.Ask, srv)
+	h := newHarness(t, approval.Ask, srv)
 	err := h.agent.Run(context.Background(), "list", func(e Event) {
 		if r, ok := e.(ToolResultEvent); ok && r.Call.Tool == "glob_list" {
 			h.agent.SetAutonomy(approval.Full)
