@@ -161,10 +161,8 @@ func (a *Agent) userMessage(prompt string) openai.ChatCompletionMessage {
 		}
 	}
 	text := prompt
-	// The date and level notes, then instruction files of folders the
-	// user named, lead, as toldOf reads them back from there.
+	// The date and level notes lead, as toldOf reads them back from there.
 	notes = append(a.stateNotes(false), notes...)
-	notes = append(notes, a.takeInstructionNotes()...)
 	// Not one of the persisted notes: only its effect on the text is kept.
 	if note := a.modeNote(); note != "" {
 		notes = append(notes, note)
@@ -180,6 +178,10 @@ func (a *Agent) userMessage(prompt string) openai.ChatCompletionMessage {
 		if at.ImageURL != "" {
 			images = append(images, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: at.ImageURL}})
 		}
+	}
+	// Instruction files of folders the user named go with the attachments.
+	for _, f := range a.takeInstructionNotes() {
+		text += "\n\n" + AttachmentMark + " " + f
 	}
 	m := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser}
 	if len(images) == 0 {

@@ -153,7 +153,7 @@ func (a *Agent) deliverNotes() error {
 		text += "\n" + joinNotes(notes)
 	}
 	for _, f := range files {
-		text += "\n\n" + f
+		text += "\n\n" + noteHead + f
 	}
 	return a.appendMessage(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text})
 }

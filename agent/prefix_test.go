@@ -221,3 +221,33 @@ func TestUsageEventCarriesCachedTokens(t *testing.T) {
 		t.Fatalf("cached tokens %d for an answer that did not say", *c)
 	}
 }
+
+// A subdirectory's instruction file reached through a file the user
+// mentioned goes with the prompt, not into the system prompt, and does not
+// read as part of what the user typed.
+func TestMentionedFolderInstructionsGoWithThePrompt(t *testing.T) {
+	srv := newFakeServer(t, openAIStyle("ok"))
+	h := instructionHarness(t, srv, true, map[string]string{
+		"AGENTS.md":         "root rules",
+		"svc/AGENTS.md":     "svc rules",
+		"svc/handler.go":    "package svc\n",
+		"svc/handler_x.txt": "x",
+	})
+	userToolsOf(h)
+	if err := h.agent.Mention(context.Background(), "svc/handler.go", func(Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.run(context.Background(), "look at it", approveAll()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(systemOf(t, srv, 0), "svc rules") {
+		t.Errorf("the subdirectory file went into the system prompt")
+	}
+	user := lastUserContent(t, srv, 0)
+	if !strings.Contains(user, AttachmentMark+" The instruction file svc/AGENTS.md applies to the work under svc/") || !strings.Contains(user, "svc rules") {
+		t.Errorf("the subdirectory file is not with the prompt:\n%s", user)
+	}
+	if got := PromptText(openaiUser(srv.messages(0)[1]["content"].(string))); got != "look at it" {
+		t.Errorf("the prompt reads %q", got)
+	}
+}
