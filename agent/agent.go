@@ -165,6 +165,11 @@ type Agent struct {
 	pending []NoticeEvent
 	// plan is plan mode's state (planmode.go).
 	plan planState
+	// told is what the conversation was told of the date and the autonomy
+	// level (prefix.go); instructionNotes are instruction files to tell
+	// before the next request.
+	told             told
+	instructionNotes []string
 	// role is what a sub-agent's system prompt adds ("" for the main
 	// conversation).
 	role string
@@ -254,6 +259,7 @@ func (a *Agent) attach(s *history.Session) error {
 	a.attachments = atts
 	a.pastCalls = calls
 	a.earlier = untrustedOf(a.messages)
+	a.told, a.instructionNotes = toldOf(a.messages), nil
 	a.compactions, a.pinned, a.compactHeld = compactions, pinned, 0
 	a.tokensUsed, a.measured = estimateMessages(a.messages), false
 	a.usage = loadUsage(records, s.Info())

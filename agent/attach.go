@@ -249,7 +249,7 @@ func (a *Agent) end() {
 
 func (a *Agent) workedInPath(p string) {
 	if a.opts.Instructions != nil {
-		a.opts.Instructions.WorkedIn(strings.TrimSuffix(p, "/"))
+		a.queueInstruction(a.opts.Instructions.WorkedIn(strings.TrimSuffix(p, "/")))
 	}
 }
 

@@ -29,7 +29,7 @@ func lastUserContent(t *testing.T, srv *fakeServer, i int) string {
 	for k := len(msgs) - 1; k >= 0; k-- {
 		if msgs[k]["role"] == "user" {
 			s, _ := msgs[k]["content"].(string)
-			return s
+			return withoutStateNotes(s)
 		}
 	}
 	t.Fatalf("request %d has no user message", i)
@@ -210,7 +210,7 @@ func TestMentionImageAsContentPart(t *testing.T) {
 	}
 	text := parts[0].(map[string]any)
 	img := parts[1].(map[string]any)
-	if text["type"] != "text" || !strings.HasPrefix(text["text"].(string), "what is in @shots/dot.png?\n\n[myclaw attachment] The user attached the image @shots/dot.png") {
+	if text["type"] != "text" || !strings.HasPrefix(withoutStateNotes(text["text"].(string)), "what is in @shots/dot.png?\n\n[myclaw attachment] The user attached the image @shots/dot.png") {
 		t.Errorf("text part %v", text)
 	}
 	url := img["image_url"].(map[string]any)["url"].(string)

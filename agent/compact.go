@@ -36,6 +36,9 @@ const (
 type compaction struct {
 	Replaced []openai.ChatCompletionMessage `json:"replaced"`
 	Summary  string                         `json:"summary"`
+	// Notes are the date and level notes that lead the summary: the
+	// notes that said them were compacted away.
+	Notes []string `json:"notes,omitempty"`
 	// At places the compaction in the history /undo walks back.
 	At time.Time `json:"at"`
 }
@@ -169,12 +172,12 @@ func (a *Agent) compact(ctx context.Context, focus string, emit func(Event)) (Co
 	if len(pinned) > 0 {
 		summary += "\n\nKept verbatim at the user's request:\n- " + strings.Join(pinned, "\n- ")
 	}
-	c := compaction{Replaced: msgs[:cut], Summary: summary, At: a.opts.Now()}
+	c := compaction{Replaced: msgs[:cut], Summary: summary, Notes: a.stateNotes(true), At: a.opts.Now()}
 	a.mu.Lock()
 	s := a.session
 	// The turn may not have moved on (Compact holds running; the loop
 	// compacts between its own requests), so cut still splits messages.
-	a.messages = append(compactedPrefix(summary), a.messages[cut:]...)
+	a.messages = append(compactedPrefix(summary, c.Notes), a.messages[cut:]...)
 	a.compactions = append(a.compactions, c)
 	a.tokensUsed, a.measured = estimateMessages(a.messages), false
 	a.mu.Unlock()
@@ -187,9 +190,13 @@ func (a *Agent) compact(ctx context.Context, focus string, emit func(Event)) (Co
 // compactedPrefix is what stands for the replaced messages: the summary as
 // a note, and an acknowledgement so that roles still alternate for chat
 // templates that insist on it.
-func compactedPrefix(summary string) []openai.ChatCompletionMessage {
+func compactedPrefix(summary string, notes []string) []openai.ChatCompletionMessage {
+	head := ""
+	if len(notes) > 0 {
+		head = joinNotes(notes) + "\n"
+	}
 	return []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleUser, Content: compactSummaryHead + summary},
+		{Role: openai.ChatMessageRoleUser, Content: head + compactSummaryHead + summary},
 		{Role: openai.ChatMessageRoleAssistant, Content: "Noted; I will go on from this summary."},
 	}
 }
@@ -210,6 +217,7 @@ func (a *Agent) Uncompact() (string, error) {
 	a.compactions = a.compactions[:n-1]
 	a.messages = append(append([]openai.ChatCompletionMessage(nil), c.Replaced...), a.messages[2:]...)
 	a.tokensUsed, a.measured = estimateMessages(a.messages), false
+	a.told = toldOf(a.messages)
 	s := a.session
 	a.mu.Unlock()
 	if err := s.Append("uncompact", len(c.Replaced)); err != nil {
@@ -253,7 +261,7 @@ func (a *Agent) Keep() (string, error) {
 	a.mu.Lock()
 	var last string
 	for i := len(a.messages) - 1; i >= 0; i-- {
-		if m := a.messages[i]; m.Role == openai.ChatMessageRoleUser && !strings.HasPrefix(m.Content, compactSummaryHead) {
+		if m := a.messages[i]; m.Role == openai.ChatMessageRoleUser && !strings.Contains(m.Content, compactSummaryHead) && !NotesOnly(m) {
 			last = m.Content
 			break
 		}
@@ -280,7 +288,7 @@ func replayCompaction(kind string, data json.RawMessage, msgs []openai.ChatCompl
 		if json.Unmarshal(data, &c) != nil || len(c.Replaced) > len(msgs) {
 			return msgs, stack
 		}
-		return append(compactedPrefix(c.Summary), msgs[len(c.Replaced):]...), append(stack, c)
+		return append(compactedPrefix(c.Summary, c.Notes), msgs[len(c.Replaced):]...), append(stack, c)
 	case "uncompact":
 		if len(stack) == 0 || len(msgs) < 2 {
 			return msgs, stack

@@ -59,7 +59,7 @@ func TestAutoCompactionSummarisesAndUncompactRestores(t *testing.T) {
 	// Request 4 carries the summary, the pinned prompt, and the two newest turns.
 	msgs := srv.messages(4)
 	first := msgs[1]["content"].(string)
-	if !strings.HasPrefix(first, compactSummaryHead) || !strings.Contains(first, "read secret.txt") || !strings.Contains(first, "KEEP-ME") {
+	if !strings.HasPrefix(withoutStateNotes(first), compactSummaryHead) || !strings.Contains(first, "read secret.txt") || !strings.Contains(first, "KEEP-ME") {
 		t.Fatalf("first message after the system prompt: %q", first)
 	}
 	var users []string

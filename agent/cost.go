@@ -159,6 +159,10 @@ func usageOf(comp chat.Completion, req openai.ChatCompletionRequest) UsageEvent 
 		ev.Estimated = true
 	}
 	ev.Cost = comp.Cost
+	if comp.CachedTokens != nil && !ev.Estimated {
+		n := min(*comp.CachedTokens, ev.PromptTokens)
+		ev.CachedTokens = &n
+	}
 	return ev
 }
 

@@ -150,6 +150,9 @@ type UsageEvent struct {
 	TotalTokens      int    `json:"total_tokens"`
 	ContextWindow    int    `json:"context_window"`
 	Estimated        bool   `json:"estimated,omitempty"`
+	// CachedTokens is how many of the prompt's tokens the server took from
+	// its prompt cache, when it said; nil when it did not.
+	CachedTokens *int `json:"cached_tokens,omitempty"`
 	// Cost is what the server said the request cost, in USD (OpenRouter).
 	Cost *float64 `json:"cost,omitempty"`
 	// WindowSource says where ContextWindow came from: the server's own

@@ -206,6 +206,7 @@ func (t *turn) workedIn(args json.RawMessage) {
 		p = rel
 	}
 	if f := in.WorkedIn(p); f != nil {
+		t.a.queueInstruction(f)
 		t.emit(NoticeEvent{Text: fmt.Sprintf("Loaded %s (%s) for the work under %s/.", f.Path, tools.HumanSize(f.Size), f.Dir)})
 	}
 }

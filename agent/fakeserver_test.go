@@ -20,6 +20,7 @@ type fakeServer struct {
 	// fallback answers once the script is used up (nil: fail the test).
 	fallback func(n int) reply
 	requests []map[string]any
+	bodies   [][]byte // the requests as sent, byte for byte
 	srv      *httptest.Server
 }
 
@@ -58,6 +59,7 @@ func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	f.requests = append(f.requests, req)
+	f.bodies = append(f.bodies, body)
 	n := len(f.requests)
 	var rep reply
 	switch {

@@ -26,6 +26,9 @@ type Prompt struct {
 // PromptText is what the user typed in a user message: without the notes
 // myclaw put ahead of it and the attachments behind it.
 func PromptText(m openai.ChatCompletionMessage) string {
+	if NotesOnly(m) {
+		return ""
+	}
 	content := m.Content
 	if content == "" && len(m.MultiContent) > 0 {
 		content = m.MultiContent[0].Text
@@ -53,7 +56,7 @@ func (a *Agent) Prompts() ([]Prompt, error) {
 			continue
 		}
 		var m openai.ChatCompletionMessage
-		if json.Unmarshal(r.Data, &m) != nil || m.Role != openai.ChatMessageRoleUser || ToolImages(m) {
+		if json.Unmarshal(r.Data, &m) != nil || m.Role != openai.ChatMessageRoleUser || ToolImages(m) || NotesOnly(m) {
 			continue
 		}
 		out = append(out, Prompt{N: len(out) + 1, Text: PromptText(m), record: i})

@@ -39,7 +39,7 @@ func lastUserText(msgs []map[string]any) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i]["role"] == "user" {
 			s, _ := msgs[i]["content"].(string)
-			return s
+			return withoutStateNotes(s)
 		}
 	}
 	return ""

@@ -209,19 +209,26 @@ func TestInstructionsSubdirectoryNearestWins(t *testing.T) {
 	if err := h.run(context.Background(), "read the handler", approveAll()); err != nil {
 		t.Fatal(err)
 	}
-	first, second := systemOf(t, srv, 0), systemOf(t, srv, 1)
+	first, system := systemOf(t, srv, 0), systemOf(t, srv, 1)
 	if strings.Contains(first, "api rules") {
 		t.Errorf("a subdirectory file is in the prompt before the model worked there")
 	}
-	if !strings.Contains(second, "## svc/api/AGENTS.md (applies under svc/api/)\n\napi rules") {
-		t.Errorf("the nearest file is not in the next request:\n%s", second)
+	// The file is told after the call's result; the system prompt stays.
+	if system != first {
+		t.Errorf("the system prompt changed when a subdirectory file joined:\n%s", system)
+	}
+	msgs := srv.messages(1)
+	last := msgs[len(msgs)-1]
+	second, _ := last["content"].(string)
+	if last["role"] != "user" || !strings.HasPrefix(second, notesOnlyHead) || !strings.Contains(second, "The instruction file svc/api/AGENTS.md applies to the work under svc/api/") || !strings.Contains(second, "api rules") {
+		t.Errorf("the nearest file is not told in the next request:\n%v", last)
 	}
 	for _, not := range []string{"svc rules", "other rules", "deep rules"} {
 		if strings.Contains(second, not) {
 			t.Errorf("the prompt carries %q, which is not the nearest file", not)
 		}
 	}
-	if !strings.Contains(second, "root rules") {
+	if !strings.Contains(system, "root rules") {
 		t.Errorf("the root file went missing")
 	}
 	var noted bool

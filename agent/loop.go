@@ -161,6 +161,8 @@ func (a *Agent) userMessage(prompt string) openai.ChatCompletionMessage {
 		}
 	}
 	text := prompt
+	// The date and level notes lead, as toldOf reads them back from there.
+	notes = append(a.stateNotes(false), notes...)
 	// Not one of the persisted notes: only its effect on the text is kept.
 	if note := a.modeNote(); note != "" {
 		notes = append(notes, note)
@@ -176,6 +178,10 @@ func (a *Agent) userMessage(prompt string) openai.ChatCompletionMessage {
 		if at.ImageURL != "" {
 			images = append(images, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: at.ImageURL}})
 		}
+	}
+	// Instruction files of folders the user named go with the attachments.
+	for _, f := range a.takeInstructionNotes() {
+		text += "\n\n" + AttachmentMark + " " + f
 	}
 	m := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser}
 	if len(images) == 0 {
@@ -204,6 +210,9 @@ func (a *Agent) appendMessage(m openai.ChatCompletionMessage) error {
 // whether another round is needed.
 func (t *turn) round() (bool, error) {
 	a := t.a
+	if err := a.deliverNotes(); err != nil {
+		return false, err
+	}
 	req, elided := a.buildRequest()
 	if t.checkRoom(req) {
 		req, elided = a.buildRequest()
@@ -348,11 +357,17 @@ func (a *Agent) buildRequest() (openai.ChatCompletionRequest, int) {
 	win, textTools := a.window, a.textTools
 	a.mu.Unlock()
 	compact := win.Tokens < compactWindow
-	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, a.opts.Policy.PlanFrom(), a.opts.Now(), compact) + a.opts.Skills.Section() + a.opts.Instructions.section() + a.role}
-	catalog := wireCatalog(a.opts.Registry.Definitions(func(m tools.Meta) bool {
+	system := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: systemPrompt(a.opts.Workspace, compact) + a.opts.Skills.Section() + a.opts.Instructions.baseSection() + a.role}
+	// Definitions lists the included tools in order: builtin[i] is the i-th's.
+	var builtin []bool
+	defs := a.opts.Registry.Definitions(func(m tools.Meta) bool {
 		ok, _ := a.opts.Policy.Visible(m)
+		if ok {
+			builtin = append(builtin, m.Source == tools.SourceBuiltin)
+		}
 		return ok
-	}))
+	})
+	catalog := wireCatalog(stableCatalog(defs, builtin))
 	if compact {
 		catalog = compactCatalog(catalog)
 	}

@@ -444,7 +444,7 @@ func TestContextElidesOldToolOutput(t *testing.T) {
 		t.Fatal("no notice about eliding")
 	}
 	// The user's and assistant's messages are all there.
-	if msgs := srv.messages(2); msgs[1]["content"] != "read" {
+	if msgs := srv.messages(2); withoutStateNotes(msgs[1]["content"].(string)) != "read" {
 		t.Fatalf("user message dropped: %v", msgs[1])
 	}
 }

@@ -25,7 +25,7 @@ const planNote = "Plan mode is on. Only read-only tools are offered, and shell_r
 
 // planEndedNote tells the model plan mode is over when the person left it
 // without accepting a plan.
-const planEndedNote = "Plan mode is off: the tools with side effects are back, at the autonomy level the system prompt names."
+const planEndedNote = "Plan mode is off: the tools with side effects are back, at the autonomy level the last note names."
 
 // modeNote is the note on plan mode the next user message carries, if
 // any: on entering it, and on leaving it.

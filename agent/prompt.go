@@ -4,33 +4,22 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"time"
-
-	"myclaw/approval"
 )
 
 // systemPrompt tells the model who it is, where it works and the rules it
-// must keep. It is rebuilt for every request (the date and autonomy level may
-// change) and never stored in the transcript.
+// must keep. It is the same for every request of every session of the
+// workspace, so that servers can cache it: the date and the autonomy level,
+// which change, come in notes (prefix.go). It is never stored in the
+// transcript.
 //
 // A compact prompt, for a small context window, says the same in fewer
 // words.
-func systemPrompt(workspace string, level approval.Level, now time.Time, compact bool) string {
+func systemPrompt(workspace string, compact bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "You are myclaw, a coding agent working in a developer's terminal.\n\n")
 	fmt.Fprintf(&b, "Workspace: %s (file tools take paths relative to it and cannot reach outside it).\n", workspace)
-	fmt.Fprintf(&b, "Date: %s. OS: %s.\n", now.Format("Monday 2 January 2006"), runtime.GOOS)
-	fmt.Fprintf(&b, "Autonomy: %s. ", level)
-	switch {
-	case level == approval.ReadOnly:
-		b.WriteString("Only read-only tools are available; say what you would change instead of changing it.\n")
-	case level == approval.Full:
-		b.WriteString("Your calls run without asking, so be careful: prefer reversible edits over shell commands.\n")
-	case compact:
-		b.WriteString("Calls with side effects may need the user's approval; respect a denial (permission_denied) and do not retry it.\n")
-	default:
-		b.WriteString("Calls with side effects may wait for the user's approval. A denied call comes back as permission_denied, often with the user's reason: respect it and do not retry the same call.\n")
-	}
+	fmt.Fprintf(&b, "OS: %s.\n", runtime.GOOS)
+	b.WriteString("Lines starting with [myclaw note] in user messages come from myclaw, not the user: the date, the autonomy level (what your calls may do), instruction files of folders you work in. The latest note on a subject holds.\n")
 	if compact {
 		b.WriteString(`
 Tools: find files with glob_list and grep_search, read with fs_read, change with fs_edit (exact old_string) or fs_write; shell_run for builds and tests. On {"ok":false}, read llm_hint and fix the call; do not repeat it.

@@ -50,7 +50,7 @@ func (r routedRequest) task() string {
 	for _, m := range r.Messages {
 		if m["role"] == "user" {
 			c, _ := m["content"].(string)
-			return c
+			return withoutStateNotes(c)
 		}
 	}
 	return ""

@@ -117,7 +117,10 @@ type usageTotals struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
-	ContextWindow    int `json:"context_window,omitempty"`
+	// CachedTokens are the prompt tokens the server took from its prompt
+	// cache, summed over the requests that reported it.
+	CachedTokens  *int `json:"cached_tokens,omitempty"`
+	ContextWindow int  `json:"context_window,omitempty"`
 	// ByKind splits the totals by what the requests were for ("turn",
 	// "compaction").
 	ByKind map[string]*kindTotals `json:"by_kind,omitempty"`
@@ -129,6 +132,13 @@ type kindTotals struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
 	TotalTokens      int `json:"total_tokens"`
+}
+
+func addCached(sum *int, n int) *int {
+	if sum != nil {
+		n += *sum
+	}
+	return &n
 }
 
 func newPrinter(asJSON bool, stdout, stderr io.Writer) *printer {
@@ -319,6 +329,9 @@ func (p *printer) track(e agent.Event) {
 		p.usage.PromptTokens += ev.PromptTokens
 		p.usage.CompletionTokens += ev.CompletionTokens
 		p.usage.TotalTokens += total
+		if ev.CachedTokens != nil {
+			p.usage.CachedTokens = addCached(p.usage.CachedTokens, *ev.CachedTokens)
+		}
 		kind := ev.Kind
 		if kind == "" {
 			kind = agent.RequestTurn

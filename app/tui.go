@@ -136,8 +136,8 @@ func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord) []ui
 	for _, m := range msgs {
 		switch m.Role {
 		case openai.ChatMessageRoleUser:
-			if agent.ToolImages(m) {
-				continue // images a tool returned, not something the user typed
+			if agent.ToolImages(m) || agent.NotesOnly(m) {
+				continue // images a tool returned or myclaw's notes, not something the user typed
 			}
 			out = append(out, ui.Earlier{Role: "user", Text: agent.PromptText(m)})
 		case openai.ChatMessageRoleAssistant:

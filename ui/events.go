@@ -370,6 +370,10 @@ func (m Model) handleEvent(ev agent.Event) Model {
 			m.status.tokens = ev.PromptTokens + ev.CompletionTokens
 		}
 		m.status.estimated = ev.Estimated
+		m.status.cacheKnown = ev.CachedTokens != nil && ev.PromptTokens > 0
+		if m.status.cacheKnown {
+			m.status.cache = *ev.CachedTokens * 100 / ev.PromptTokens
+		}
 	case agent.RetryEvent:
 		if m.turn.retry != nil {
 			m.tr.remove(m.turn.retry)

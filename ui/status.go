@@ -38,6 +38,10 @@ type statusInfo struct {
 	tokens    int
 	window    int
 	estimated bool
+	// cache is the share of the last request's prompt the server took
+	// from its prompt cache, in percent, when cacheKnown (the server said).
+	cache      int
+	cacheKnown bool
 	// windowGuess is set while the window is myclaw's guess, not the
 	// server's or the config's figure.
 	windowGuess bool
@@ -214,13 +218,16 @@ func levelLabel(st *Styles, l approval.Level, unsandboxed bool) string {
 func (m Model) staticStatus() string {
 	st := &m.c.styles
 	s := m.status
-	key := statusInfo{tokens: s.tokens, window: s.window, estimated: s.estimated, windowGuess: s.windowGuess, undo: s.undo, cost: s.cost, jobs: s.jobs, agents: s.agents, mouseOff: s.mouseOff}
+	key := statusInfo{tokens: s.tokens, window: s.window, estimated: s.estimated, cache: s.cache, cacheKnown: s.cacheKnown, windowGuess: s.windowGuess, undo: s.undo, cost: s.cost, jobs: s.jobs, agents: s.agents, mouseOff: s.mouseOff}
 	if key == m.sc.rightKey {
 		return m.sc.right
 	}
 	var parts []string
 	if t := tokensText(s); t != "" {
 		parts = append(parts, st.Status.Render(t))
+	}
+	if c := cacheText(s); c != "" {
+		parts = append(parts, st.Status.Render(c))
 	}
 	if s.cost != "" {
 		parts = append(parts, st.Status.Render(s.cost))
@@ -259,6 +266,16 @@ func tokensText(s statusInfo) string {
 		t += shortCount(s.window)
 	}
 	return t + " tokens"
+}
+
+// cacheText is the prompt-cache hit of the last request, "cache 92%", when
+// the server reported it: a local server that finds the conversation's
+// prefix in its cache answers in seconds instead of a minute.
+func cacheText(s statusInfo) string {
+	if !s.cacheKnown || s.tokens == 0 {
+		return ""
+	}
+	return "cache " + strconv.Itoa(s.cache) + "%"
 }
 
 // runStatus is the running turn's segment: the spinner and the time.

@@ -141,6 +141,9 @@ func (m Model) segmentsView() string {
 			p = st.Status.Render(s.workspace)
 		case "tokens":
 			if t := tokensText(s); t != "" {
+				if c := cacheText(s); c != "" {
+					t += " · " + c
+				}
 				p = st.Status.Render(t)
 			}
 		case "cost":

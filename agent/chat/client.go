@@ -73,6 +73,11 @@ type Completion struct {
 	// priced the request itself.
 	Usage *openai.Usage
 	Cost  *float64
+	// CachedTokens is how many prompt tokens the server took from its
+	// prompt cache, when it said (usage.prompt_tokens_details.cached_tokens
+	// from OpenAI, vLLM and Ollama; timings.cache_n from llama.cpp); nil
+	// when it did not.
+	CachedTokens *int
 	// TruncatedCall is set when the stream ended with finish_reason "length"
 	// while a tool call was being written, or a call's arguments are not
 	// complete JSON at the end: that call is dropped from ToolCalls and must

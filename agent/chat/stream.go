@@ -32,7 +32,14 @@ type wireChunk struct {
 	Object  string          `json:"object"`
 	Choices []wireChoice    `json:"choices"`
 	Usage   *wireUsage      `json:"usage"`
+	Timings *wireTimings    `json:"timings"`
 	Error   json.RawMessage `json:"error"`
+}
+
+// wireTimings is llama.cpp's report of the prompt's evaluation: cache_n
+// tokens came from its prompt cache, prompt_n were evaluated.
+type wireTimings struct {
+	CacheN *int `json:"cache_n"`
 }
 
 // wireUsage is the usage object, with the cost in USD that some servers
@@ -102,6 +109,7 @@ type lenientChunk struct {
 	Object  string          `json:"object"`
 	Choices []lenientChoice `json:"choices"`
 	Usage   *wireUsage      `json:"usage"`
+	Timings *wireTimings    `json:"timings"`
 	Error   json.RawMessage `json:"error"`
 }
 
@@ -135,7 +143,7 @@ func decodeChunk(data []byte, ch *wireChunk) error {
 	if json.Unmarshal(data, &lc) != nil {
 		return err
 	}
-	out := wireChunk{Object: lc.Object, Usage: lc.Usage, Error: lc.Error, Choices: make([]wireChoice, len(lc.Choices))}
+	out := wireChunk{Object: lc.Object, Usage: lc.Usage, Timings: lc.Timings, Error: lc.Error, Choices: make([]wireChoice, len(lc.Choices))}
 	for i, c := range lc.Choices {
 		out.Choices[i] = wireChoice{Index: c.Index, FinishReason: c.FinishReason}
 		var ok bool
@@ -206,6 +214,7 @@ type streamState struct {
 	finish    string
 	usage     *openai.Usage
 	cost      *float64
+	cached    *int
 	// chunks counts the chunks that carried choices or usage; done is set
 	// by [DONE]; whole by a non-streamed completion, which is complete by
 	// construction.
@@ -226,6 +235,13 @@ func (s *streamState) addChunk(ch *wireChunk) {
 		if ch.Usage.Cost != nil {
 			s.cost = ch.Usage.Cost
 		}
+		if d := ch.Usage.PromptTokensDetails; d != nil {
+			n := d.CachedTokens
+			s.cached = &n
+		}
+	}
+	if t := ch.Timings; t != nil && t.CacheN != nil && s.cached == nil {
+		s.cached = t.CacheN
 	}
 	for i := range ch.Choices {
 		c := &ch.Choices[i]
@@ -281,6 +297,7 @@ func (s *streamState) completion() Completion {
 		FinishReason:  s.finish,
 		Usage:         s.usage,
 		Cost:          s.cost,
+		CachedTokens:  s.cached,
 		TruncatedCall: truncated,
 	}
 }

@@ -28,10 +28,14 @@
 //	            sub-agent's own requests answer its PROMPT by these rules.
 //	anything else -> a short Markdown answer with a code block
 //
+// With -cache the answer ends with a usage chunk whose cached_tokens is
+// the part of the prompt (at four bytes a token) that repeats one of the
+// last few prompts byte for byte, as a local server's prompt cache finds.
+//
 // With -window N the model list reports a context window of N tokens
 // (context_length, as some servers do); without it there is none to find.
 //
-// Usage: go run ./cmd/fakeserver -addr 127.0.0.1:8089 [-delay 15ms] [-window 65536] [-models fake,fake-large]
+// Usage: go run ./cmd/fakeserver -addr 127.0.0.1:8089 [-delay 15ms] [-cache] [-window 65536] [-models fake,fake-large]
 // then: OPENAI_BASE_URL=http://127.0.0.1:8089/v1 myclaw --model fake
 package main
 
@@ -39,18 +43,24 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
-var delay time.Duration
+var (
+	delay     time.Duration
+	withCache bool
+)
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8089", "listen address")
 	flag.DurationVar(&delay, "delay", 15*time.Millisecond, "pause between streamed chunks")
+	flag.BoolVar(&withCache, "cache", false, "report a prompt-cache hit in each answer's usage")
 	window := flag.Int("window", 0, "context window to report in the model list (0: none)")
 	models := flag.String("models", "fake", "comma-separated models /v1/models lists (each answers alike)")
 	flag.Parse()
@@ -194,7 +204,11 @@ func answer(req request) (string, []call) {
 
 func chat(w http.ResponseWriter, r *http.Request) {
 	var req request
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	body, err := io.ReadAll(r.Body)
+	if err == nil {
+		err = json.Unmarshal(body, &req)
+	}
+	if err != nil {
 		http.Error(w, `{"error":{"message":"bad JSON"}}`, http.StatusBadRequest)
 		return
 	}
@@ -222,7 +236,51 @@ func chat(w http.ResponseWriter, r *http.Request) {
 		finish = "tool_calls"
 	}
 	send(map[string]any{}, finish)
+	if withCache {
+		prompt, cached := promptCache.hit(body)
+		b, _ := json.Marshal(map[string]any{"id": "fake", "object": "chat.completion.chunk", "model": "fake", "choices": []any{},
+			"usage": map[string]any{"prompt_tokens": prompt, "completion_tokens": len(text) / 4, "total_tokens": prompt + len(text)/4,
+				"prompt_tokens_details": map[string]any{"cached_tokens": cached}}})
+		fmt.Fprintf(w, "data: %s\n\n", b)
+	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// cache keeps the last prompts, as a server's slots do.
+type cache struct {
+	mu   sync.Mutex
+	last [][]byte
+}
+
+var promptCache cache
+
+// hit returns the prompt's size and the part of it that repeats a kept
+// prompt, in tokens of four bytes, and keeps the prompt.
+func (c *cache) hit(body []byte) (prompt, cached int) {
+	var p struct {
+		Tools    json.RawMessage   `json:"tools"`
+		Messages []json.RawMessage `json:"messages"`
+	}
+	_ = json.Unmarshal(body, &p)
+	flat := append([]byte(nil), p.Tools...)
+	for _, m := range p.Messages {
+		flat = append(flat, m...)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	best := 0
+	for _, old := range c.last {
+		n := 0
+		for n < len(old) && n < len(flat) && old[n] == flat[n] {
+			n++
+		}
+		best = max(best, n)
+	}
+	c.last = append(c.last, flat)
+	if len(c.last) > 4 {
+		c.last = c.last[1:]
+	}
+	return len(flat)/4 + 1, best / 4
 }
 
 // planAnswer scripts plan mode: a plan submitted, revised when rejected,

@@ -33,6 +33,15 @@ type Call struct{ Name, Args string }
 // answers of the model.
 type Script func(first string, round int) (text string, calls []Call)
 
+// withoutNotes drops the notes myclaw puts ahead of a prompt (the date,
+// the autonomy level), so that scripts match what the user typed.
+func withoutNotes(s string) string {
+	for strings.HasPrefix(s, "[myclaw note] ") {
+		_, s, _ = strings.Cut(s, "\n")
+	}
+	return strings.TrimPrefix(s, "\n")
+}
+
 // NewServer starts a server that follows script.
 func NewServer(t testing.TB, script Script) *Server {
 	s := &Server{Script: script, ModelIDs: []string{"test-model"}}
@@ -67,6 +76,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		mm := m.(map[string]any)
 		if mm["role"] == "user" && first == "" {
 			first, _ = mm["content"].(string)
+			first = withoutNotes(first)
 		}
 		if mm["role"] == "assistant" {
 			rounds++
