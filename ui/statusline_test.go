@@ -241,7 +241,7 @@ func TestStatusCommandTimesOut(t *testing.T) {
 
 // The agents segment counts the sub-agents running, like the standard
 // line does; none running, it takes no room.
-func TestStatusSegmentAgents(t *testing.T) {
+func TestStatusSegmentAgentsBesideJobs(t *testing.T) {
 	f := newFake()
 	m := New(f, Options{Workspace: "/work/project", StatusLine: []string{"model", "agents", "jobs"}})
 	m = update(m, tea.WindowSizeMsg{Width: 80, Height: 24})
