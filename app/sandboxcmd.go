@@ -39,7 +39,7 @@ func (a *app) buildSandbox() {
 	hidden := append(append(sandbox.DefaultHidden(), protected...), sc.Hidden...)
 	a.sandbox = sandbox.New(sandbox.Options{Workspace: a.workspace.Dir(), Writable: writable, Protected: protected,
 		Hidden: hidden, Visible: sc.Visible, LayerDir: filepath.Join(a.stateDir, "sandbox-layers", layerName(a.workspace.Dir())),
-		VerdictDir: sandbox.DefaultVerdictDir()})
+		VerdictDir: filepath.Join(a.stateDir, "sandbox-verdicts")})
 	a.setSandboxState(approval.Sandbox{Why: "its self-test is still running"})
 }
 

@@ -52,16 +52,6 @@ type verdict struct {
 	At      time.Time `json:"at"`
 }
 
-// DefaultVerdictDir is where verdicts are cached: $XDG_CACHE_HOME/myclaw
-// (or the platform's user cache directory); "" when there is none.
-func DefaultVerdictDir() string {
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(d, "myclaw")
-}
-
 // verdictKey hashes what decides the self-test's outcome here; "" when
 // this platform cannot tell a reboot or a kernel change (no caching).
 func (s *Sandbox) verdictKey() string {
