@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"myclaw/approval"
@@ -47,10 +46,12 @@ func TestSubagentMergeProposedAgainAfterResolving(t *testing.T) {
 	if len(merges) != 2 {
 		t.Fatalf("the merge was asked about %d times; want twice (in conflict, then resolved)", len(merges))
 	}
-	if !slices.Equal(merges[0].Conflicts, []string{"new.txt"}) || !strings.Contains(merges[0].Summary, "1 in conflict") {
+	// The layer's summary words the conflicts (tools/layer's tests hold
+	// its wording); the request names them.
+	if !slices.Equal(merges[0].Conflicts, []string{"new.txt"}) {
 		t.Errorf("the first merge names conflicts %v, summary %q; want new.txt", merges[0].Conflicts, merges[0].Summary)
 	}
-	if len(merges[1].Conflicts) != 0 || strings.Contains(merges[1].Summary, "conflict") {
+	if len(merges[1].Conflicts) != 0 {
 		t.Errorf("the merge proposed again still has conflicts %v (%q)", merges[1].Conflicts, merges[1].Summary)
 	}
 	res := h.ofType("tool_result")
