@@ -93,13 +93,10 @@ func (b *tuiBackend) commandDirs() []ui.CommandDir {
 	}
 }
 
-// earlierMessages is how many messages of a resumed conversation the TUI
-// shows again: enough for the thread, few enough to draw at once.
-const earlierMessages = 60
-
-// earlier turns the last earlierMessages messages of a resumed conversation into what
-// the TUI shows above the new input: prompts, answers, and a card per call
-// as it ended (a line with the proposed call where none was recorded).
+// earlier turns the whole of a resumed conversation into what the TUI
+// shows above the new input: prompts, answers, and a card per call as it
+// ended (a line with the proposed call where none was recorded). All of
+// it: the transcript renders only what comes on screen.
 func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord) []ui.Earlier {
 	// Servers may reuse call ids: records are matched in order, per id.
 	byID := map[string][]agent.CallRecord{}
@@ -114,16 +111,6 @@ func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord) []ui
 		byID[id] = q[1:]
 		return &q[0]
 	}
-	skip := 0
-	if len(msgs) > earlierMessages {
-		skip = len(msgs) - earlierMessages
-	}
-	for _, m := range msgs[:skip] {
-		for _, c := range m.ToolCalls {
-			take(c.ID)
-		}
-	}
-	msgs = msgs[skip:]
 	// A call with no result in the conversation was cut off: myclaw
 	// stopped (a crash, kill -9) before it ended.
 	answered := map[string]bool{}

@@ -480,7 +480,7 @@ func (m Model) publish() Model {
 			m.tr.insertBeforeLast(bs...)
 			m.live.published = append(m.live.published, bs...)
 		}
-		m.live.tail.set(m.live.stream.tail())
+		m.live.tail.set(closeTail(m.live.stream.tail()))
 		m.live.dirty = false
 		m.tr.unseen = m.tr.unseen || !m.tr.follow
 	}

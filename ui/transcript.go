@@ -17,6 +17,10 @@ type transcript struct {
 	off    int
 	// unseen is set when output arrives while the view is scrolled up.
 	unseen bool
+	// warm are the blocks holding rendered lines (evict.go); lo and hi
+	// are the blocks the last view showed.
+	warm   map[block]struct{}
+	lo, hi int
 }
 
 func newTranscript() *transcript { return &transcript{follow: true} }
@@ -92,7 +96,7 @@ func (t *transcript) replace(old []block, bs ...block) {
 }
 
 func (t *transcript) clear() {
-	t.blocks = nil
+	t.blocks, t.warm = nil, nil
 	t.follow, t.top, t.off, t.unseen = true, 0, 0, false
 }
 
@@ -116,14 +120,17 @@ func (t *transcript) view(c *common, h int) []string {
 	for len(out) < h {
 		out = append(out, "")
 	}
+	t.evict(t.lo, t.hi)
 	return out
 }
 
 // forward collects up to h lines starting at line off of block i.
 func (t *transcript) forward(c *common, i, off, h int) []string {
 	out := make([]string, 0, h)
+	t.lo, t.hi = i, i
 	for ; i < len(t.blocks) && len(out) < h; i++ {
-		ls := t.blocks[i].lines(c)
+		t.hi = i
+		ls := t.lines(c, i)
 		if off < len(ls) {
 			out = append(out, ls[off:min(len(ls), off+h-len(out))]...)
 		}
@@ -136,8 +143,10 @@ func (t *transcript) forward(c *common, i, off, h int) []string {
 func (t *transcript) bottom(c *common, h int) []string {
 	var parts [][]string
 	n := 0
+	t.lo, t.hi = len(t.blocks)-1, len(t.blocks)-1
 	for i := len(t.blocks) - 1; i >= 0 && n < h; i-- {
-		ls := t.blocks[i].lines(c)
+		t.lo = i
+		ls := t.lines(c, i)
 		if len(ls) > 0 {
 			parts = append(parts, ls)
 			n += len(ls)
@@ -162,7 +171,7 @@ func (t *transcript) bottom(c *common, h int) []string {
 func (t *transcript) bottomAnchor(c *common, h int) (top, off int, ok bool) {
 	remaining := h
 	for i := len(t.blocks) - 1; i >= 0; i-- {
-		l := len(t.blocks[i].lines(c))
+		l := len(t.lines(c, i))
 		if l >= remaining {
 			return i, l - remaining, true
 		}
@@ -192,19 +201,19 @@ func (t *transcript) scroll(c *common, h, n int) {
 		t.toBottom()
 		return
 	}
-	t.off = min(t.off, max(len(t.blocks[t.top].lines(c))-1, 0))
+	t.off = min(t.off, max(len(t.lines(c, t.top))-1, 0))
 	if n < 0 {
 		t.off += n
 		for t.off < 0 && t.top > 0 {
 			t.top--
-			t.off += len(t.blocks[t.top].lines(c))
+			t.off += len(t.lines(c, t.top))
 		}
 		t.off = max(t.off, 0)
 		return
 	}
 	t.off += n
-	for t.top < len(t.blocks) && t.off >= len(t.blocks[t.top].lines(c)) {
-		t.off -= len(t.blocks[t.top].lines(c))
+	for t.top < len(t.blocks) && t.off >= len(t.lines(c, t.top)) {
+		t.off -= len(t.lines(c, t.top))
 		t.top++
 	}
 	if t.top >= len(t.blocks) || len(t.forward(c, t.top, t.off, h+1)) <= h {
