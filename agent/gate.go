@@ -46,11 +46,18 @@ func (t *turn) judge(p *passage) {
 // scratchConfinement is how an explore agent's shell really runs: as a
 // preview, sandboxed without network over a scratch copy that is then
 // discarded, whatever the level or a rule would grant a shell command.
+// An edit agent's shell runs in its layer, likewise without network.
 func scratchConfinement(tool tools.Tool, conf *approval.Confinement) *approval.Confinement {
-	if !isReadOnlyShell(tool) || conf == nil {
+	if conf == nil {
 		return conf
 	}
-	return &approval.Confinement{Sandboxed: true, Discarded: true}
+	if isReadOnlyShell(tool) {
+		return &approval.Confinement{Sandboxed: true, Discarded: true}
+	}
+	if l, ok := tool.(interface{ RunsInLayer() bool }); ok && l.RunsInLayer() {
+		return &approval.Confinement{Sandboxed: true, Layer: true}
+	}
+	return conf
 }
 
 // settleAlone ends a passage the policy or a hook decided without a person.
@@ -336,7 +343,7 @@ func confinementLine(req approval.Request, d approval.Decision) string {
 
 // withNetwork is conf with network when the person approved it so.
 func withNetwork(conf *approval.Confinement, network bool) *approval.Confinement {
-	if conf == nil || !network || !conf.Sandboxed || conf.ReadOnly || conf.Discarded {
+	if conf == nil || !network || !conf.Sandboxed || conf.ReadOnly || conf.Discarded || conf.Layer {
 		return conf
 	}
 	c := *conf

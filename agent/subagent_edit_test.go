@@ -319,3 +319,18 @@ func TestSubagentEditRefusedWithoutLayer(t *testing.T) {
 		t.Errorf("a refused edit agent made %d requests", n)
 	}
 }
+
+// An edit agent's shell is judged as running in its layer, whatever the
+// level would grant a shell command.
+func TestEditAgentsShellIsConfinedToItsLayer(t *testing.T) {
+	shell := builtin.NewShellRun(builtin.ShellOptions{Dir: t.TempDir(), OnlyConfined: true})
+	got := scratchConfinement(shell, &approval.Confinement{Sandboxed: true, Network: true, HostProxy: true})
+	if got == nil || !got.Sandboxed || !got.Layer || got.Network || got.Tool().Network {
+		t.Fatalf("confinement %+v; want sandboxed in the layer without network", got)
+	}
+	plain := builtin.NewShellRun(builtin.ShellOptions{Dir: t.TempDir()})
+	conf := &approval.Confinement{Sandboxed: true, HostProxy: true}
+	if got := scratchConfinement(plain, conf); got != conf {
+		t.Fatalf("a plain shell's confinement changed to %+v", got)
+	}
+}

@@ -100,6 +100,10 @@ type Confinement struct {
 	// that is thrown away when it ends, without network (an explore
 	// agent's shell); no decision grants network.
 	Discarded bool
+	// Layer: the command runs in an edit agent's copy-on-write layer,
+	// without network; its writes reach the workspace only through the
+	// agent's merge. No decision grants network.
+	Layer bool
 }
 
 // String is the line the approval pane shows.
@@ -113,6 +117,8 @@ func (c Confinement) String() string {
 		return "sandbox: read-only (plan mode), no network"
 	case c.Discarded:
 		return "sandbox: on a scratch copy of the workspace, its writes discarded, no network"
+	case c.Layer:
+		return "sandbox: in the edit agent's layer, its writes reach the workspace only through the merge, no network"
 	case c.Network:
 		return "sandbox: writes in workspace + temp, network allowed"
 	case c.HostProxy:
@@ -123,7 +129,7 @@ func (c Confinement) String() string {
 
 // Tool is the confinement as shell_run takes it.
 func (c Confinement) Tool() tools.Confinement {
-	return tools.Confinement{Sandboxed: c.Sandboxed, Network: c.Network && !c.ReadOnly && !c.Discarded, ReadOnly: c.ReadOnly}
+	return tools.Confinement{Sandboxed: c.Sandboxed, Network: c.Network && !c.ReadOnly && !c.Discarded && !c.Layer, ReadOnly: c.ReadOnly}
 }
 
 // Request is one call that needs a decision, with everything the person

@@ -148,6 +148,8 @@ func (a *approvalPane) drawFixed(w int) []string {
 			signals = append(signals, "sandboxed", "read-only (plan mode)", "no network")
 		case c.Discarded:
 			signals = append(signals, "sandboxed", "on a scratch copy, writes discarded", "no network")
+		case c.Layer:
+			signals = append(signals, "sandboxed", "in the agent's layer", "no network")
 		case c.Network:
 			signals = append(signals, "sandboxed", "network")
 		case c.HostProxy:
@@ -166,6 +168,8 @@ func (a *approvalPane) drawFixed(w int) []string {
 	switch {
 	case req.Confinement != nil && req.Confinement.Discarded:
 		// Nothing it writes stays, so there is nothing to undo.
+	case req.Confinement != nil && req.Confinement.Layer:
+		signals = append(signals, "reaches the workspace through the merge")
 	case req.Previewed:
 		signals = append(signals, "previewed: nothing changed yet")
 	case req.Command != nil && req.Command.NotUndoable != "":

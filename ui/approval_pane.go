@@ -66,7 +66,7 @@ func (a *approvalPane) offers(ch paneChoice) bool {
 		return !req.Previewed && req.Tool != approval.NetworkTool || req.Previewed && len(req.Conflicts) > 0
 	case choiceNetwork, choiceNetworkSession:
 		c := req.Confinement
-		return !req.Previewed && c != nil && c.Sandboxed && !c.Network && !c.ReadOnly && !c.Discarded && (ch == choiceNetwork || a.grantable)
+		return !req.Previewed && c != nil && c.Sandboxed && !c.Network && !c.ReadOnly && !c.Discarded && !c.Layer && (ch == choiceNetwork || a.grantable)
 	case choiceTrustHints:
 		return !req.Previewed && req.Meta.HintServer != ""
 	}

@@ -813,3 +813,22 @@ func TestPaneSaysAnExploreCommandIsDiscarded(t *testing.T) {
 		t.Error("the pane offers network to a run that has none")
 	}
 }
+
+// An edit agent's command runs in its layer: the pane says so, promises no
+// network and no undo of its own (the merge is what is undone), and offers
+// no network.
+func TestPaneSaysAnEditAgentsCommandRunsInItsLayer(t *testing.T) {
+	req := untainted(shellRequestFor("go build ./..."))
+	req.Confinement = &approval.Confinement{Sandboxed: true, Layer: true}
+	m, _ := withPane(t, req)
+	view := strings.Join(strings.Fields(screen(m)), " ")
+	if !strings.Contains(view, "sandboxed · in the agent's layer · no network") || !strings.Contains(view, "reaches the workspace through the merge") {
+		t.Errorf("the signals do not say the command runs in the layer:\n%s", view)
+	}
+	if strings.Contains(view, "allowed hosts") || strings.Contains(view, "not undoable") {
+		t.Errorf("the pane promises network or warns of no undo to a layer's command:\n%s", view)
+	}
+	if m.pane.offers(choiceNetwork) {
+		t.Error("the pane offers network to a command that has none")
+	}
+}

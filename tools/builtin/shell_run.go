@@ -433,3 +433,7 @@ func (s *shellRun) startJob(ctx context.Context, line string) (tools.Result, err
 	res.Unchanged = readsOnly(line, s.opts.Dir)
 	return res, nil
 }
+
+// RunsInLayer reports a shell that runs commands only confined in an edit
+// agent's layer (ShellOptions.OnlyConfined).
+func (s *shellRun) RunsInLayer() bool { return s.opts.OnlyConfined }
