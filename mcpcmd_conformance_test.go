@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,7 +12,6 @@ import (
 
 	"myclaw/internal/apptest"
 	"myclaw/internal/mcptest"
-	"myclaw/tools"
 )
 
 // binaryClientEnv makes the test binary the client under test of
@@ -41,32 +38,11 @@ func TestConformanceAuthThroughBinary(t *testing.T) {
 	if err := os.WriteFile(client, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	slots := make(chan struct{}, 3)
-	for _, sc := range mcptest.ConformanceScenarios {
-		if !strings.HasPrefix(sc.Name, "auth/") {
-			continue
-		}
-		t.Run(sc.Name, func(t *testing.T) {
-			t.Parallel()
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, node, cli, "client", "--command", client, "--scenario", sc.Name, "--timeout", "120000")
-			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
-			out, err := cmd.CombinedOutput()
-			passed := err == nil
-			switch {
-			case sc.ExpectFail != "" && passed:
-				t.Errorf("%s passes now; it was expected to fail (%s): update the list", sc.Name, sc.ExpectFail)
-			case sc.ExpectFail != "":
-				t.Logf("%s fails as expected: %s", sc.Name, sc.ExpectFail)
-			case !passed:
-				t.Errorf("%s failed: %v\n%s", sc.Name, err, tools.FirstAndLastLines(string(out), 4000))
-			}
-		})
-	}
+	mcptest.RunScenarios(t, mcptest.Run{
+		Node: node, CLI: cli, Client: client, Dir: dir,
+		Only:  func(name string) bool { return strings.HasPrefix(name, "auth/") },
+		Slots: 3, Timeout: 4 * time.Minute, ClientTimeout: "120000", Shown: 4000,
+	})
 }
 
 // TestConformanceBinaryClient is not a test: re-executed by the suite

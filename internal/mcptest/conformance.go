@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"myclaw/tools"
@@ -124,4 +125,49 @@ func installConformance() (node, cli, skip string) {
 		}
 	}
 	return node, filepath.Join(bin, "conformance"), ""
+}
+
+// Run is one run of the suite's client scenarios against a client script.
+type Run struct {
+	Node, CLI, Client, Dir string
+	// Only picks the scenarios to run (nil: all).
+	Only func(name string) bool
+	// Slots is how many scenarios run at once (each runs node and a client).
+	Slots int
+	// Timeout bounds a scenario; ClientTimeout is the suite's own, in ms.
+	Timeout       time.Duration
+	ClientTimeout string
+	// Shown is how much of a failing scenario's output is shown.
+	Shown int
+}
+
+// RunScenarios runs the scenarios as subtests, in parallel: a scenario
+// expected to fail must fail (and says why), the others must pass.
+func RunScenarios(t *testing.T, r Run) {
+	slots := make(chan struct{}, max(r.Slots, 1))
+	for _, sc := range ConformanceScenarios {
+		if r.Only != nil && !r.Only(sc.Name) {
+			continue
+		}
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			ctx, cancel := context.WithTimeout(context.Background(), r.Timeout)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, r.Node, r.CLI, "client", "--command", r.Client, "--scenario", sc.Name, "--timeout", r.ClientTimeout)
+			cmd.Dir = r.Dir
+			cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(r.Node)+string(os.PathListSeparator)+os.Getenv("PATH"))
+			out, err := cmd.CombinedOutput()
+			passed := err == nil
+			switch {
+			case sc.ExpectFail != "" && passed:
+				t.Errorf("%s passes now; it was expected to fail (%s): update the list", sc.Name, sc.ExpectFail)
+			case sc.ExpectFail != "":
+				t.Logf("%s fails as expected: %s", sc.Name, sc.ExpectFail)
+			case !passed:
+				t.Errorf("%s failed: %v\n%s", sc.Name, err, tools.FirstAndLastLines(string(out), r.Shown))
+			}
+		})
+	}
 }

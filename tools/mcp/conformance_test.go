@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,30 +49,10 @@ func TestConformanceSuite(t *testing.T) {
 	if err := os.WriteFile(client, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// A few at a time: each scenario runs node and a client process.
-	slots := make(chan struct{}, 4)
-	for _, sc := range mcptest.ConformanceScenarios {
-		t.Run(sc.Name, func(t *testing.T) {
-			t.Parallel()
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, node, cli, "client", "--command", client, "--scenario", sc.Name, "--timeout", "60000")
-			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
-			out, err := cmd.CombinedOutput()
-			passed := err == nil
-			switch {
-			case sc.ExpectFail != "" && passed:
-				t.Errorf("%s passes now; it was expected to fail (%s): update the list", sc.Name, sc.ExpectFail)
-			case sc.ExpectFail != "":
-				t.Logf("%s fails as expected: %s", sc.Name, sc.ExpectFail)
-			case !passed:
-				t.Errorf("%s failed: %v\n%s", sc.Name, err, tools.FirstAndLastLines(string(out), 3000))
-			}
-		})
-	}
+	mcptest.RunScenarios(t, mcptest.Run{
+		Node: node, CLI: cli, Client: client, Dir: dir,
+		Slots: 4, Timeout: 3 * time.Minute, ClientTimeout: "60000", Shown: 3000,
+	})
 }
 
 // TestConformanceClient is not a test: re-executed by the suite (through
