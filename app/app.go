@@ -53,6 +53,10 @@ type app struct {
 	// checkInBackground runs the sandbox's self-test behind the first
 	// frame (the TUI); otherwise buildAgent waits for it (headless).
 	checkInBackground bool
+	// stopChecks ends a self-test still running in the background, and
+	// checks waits for it, so that nothing writes to the state after close.
+	stopChecks context.CancelFunc
+	checks     sync.WaitGroup
 	// mcps run the MCP servers: those known at start, then those of a
 	// project config trusted during the session.
 	mcps  []*mcp.Manager
@@ -279,8 +283,15 @@ func (a *app) buildAgent() (*agent.Agent, error) {
 		return nil, err
 	}
 	if a.checkInBackground {
-		// Ends with the check (its child is bounded by a timeout).
-		go a.checkSandbox(context.Background())
+		// Ends with the check (its child is bounded by a timeout), or
+		// at close.
+		ctx, stop := context.WithCancel(context.Background())
+		a.stopChecks = stop
+		a.checks.Add(1)
+		go func() {
+			defer a.checks.Done()
+			a.checkSandbox(ctx)
+		}()
 	} else {
 		a.checkSandbox(context.Background())
 	}
@@ -414,6 +425,10 @@ func (a *app) recover() error {
 }
 
 func (a *app) close() {
+	if a.stopChecks != nil {
+		a.stopChecks()
+	}
+	a.checks.Wait()
 	// The session ends: so do its background jobs.
 	a.jobs.StopAll()
 	a.mcpMu.Lock()

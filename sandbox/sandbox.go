@@ -183,9 +183,12 @@ func (s *Sandbox) check(ctx context.Context, useCache bool) Status {
 		} else {
 			s.test(ctx, &st)
 			st.CheckedAt = now
-			if st.Active {
+			switch {
+			case st.Active:
 				storeVerdict(s.opts.VerdictDir, verdict{Version: verdictVersion, Key: key, Layered: st.Caches == CacheLayered, At: now})
-			} else {
+			case ctx.Err() == nil:
+				// A test cut short (myclaw closing) says nothing of the
+				// system: the pass kept stands.
 				dropVerdict(s.opts.VerdictDir, key)
 			}
 		}
