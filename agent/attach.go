@@ -106,23 +106,10 @@ func (a *Agent) RunShell(ctx context.Context, command string, emit func(Event)) 
 	}
 	args, _ := json.Marshal(map[string]string{"command": command})
 	ev, content, res := a.runUserTool(ctx, tool, "user_shell", args, emit)
-	a.mu.Lock()
-	j := a.journal
-	a.mu.Unlock()
 	// Journaled like the model's commands: what it changed in the
 	// workspace, /undo walks back.
 	entry := history.Entry{CallID: ev.Call.ID, Tool: ev.Call.Tool, Args: args, Summary: "you ran: " + command, Time: a.opts.Now()}
-	var jerr error
-	switch {
-	case len(res.Undo) > 0:
-		entry.Reversible, entry.Undo = true, res.Undo
-		if jerr = j.Begin(entry); jerr == nil {
-			jerr = j.Commit(entry.CallID, nil)
-		}
-	case !res.Unchanged:
-		jerr = j.Irreversible(entry)
-	}
-	if jerr != nil {
+	if jerr := a.journalRun(entry, res); jerr != nil {
 		a.opts.Logf("journal the user's command: %v", jerr)
 	}
 	if ctx.Err() != nil {
@@ -325,5 +312,25 @@ func (a *Agent) mentionImage(p string, emit func(Event)) error {
 		Text:     fmt.Sprintf("%s The user attached the image @%s (%s); it follows as an image part.", AttachmentMark, rel, summary),
 		ImageURL: "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(b),
 	})
+	return nil
+}
+
+// journalRun records a command myclaw ran itself (the user's, a goal's
+// check) as the model's are: reversible with its undo data, irreversible
+// when it changed something it cannot take back, not at all otherwise.
+func (a *Agent) journalRun(entry history.Entry, res tools.Result) error {
+	a.mu.Lock()
+	j := a.journal
+	a.mu.Unlock()
+	switch {
+	case len(res.Undo) > 0:
+		entry.Reversible, entry.Undo = true, res.Undo
+		if err := j.Begin(entry); err != nil {
+			return err
+		}
+		return j.Commit(entry.CallID, nil)
+	case !res.Unchanged:
+		return j.Irreversible(entry)
+	}
 	return nil
 }

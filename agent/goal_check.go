@@ -41,21 +41,8 @@ func (r *goalRun) check(ctx context.Context, it int) (checkRun, error) {
 	if ev.Status != StatusOK {
 		return checkRun{}, &UserError{Msg: "The check could not run: " + ev.Message, Hint: ev.Hint}
 	}
-	a.mu.Lock()
-	j := a.journal
-	a.mu.Unlock()
 	entry := history.Entry{CallID: ev.Call.ID, Tool: ev.Call.Tool, Args: args, Summary: "goal check: " + r.g.Check, Time: a.opts.Now(), Group: r.group(it)}
-	var jerr error
-	switch {
-	case len(res.Undo) > 0:
-		entry.Reversible, entry.Undo = true, res.Undo
-		if jerr = j.Begin(entry); jerr == nil {
-			jerr = j.Commit(entry.CallID, nil)
-		}
-	case !res.Unchanged:
-		jerr = j.Irreversible(entry)
-	}
-	if jerr != nil {
+	if jerr := a.journalRun(entry, res); jerr != nil {
 		return checkRun{}, &UserError{Msg: "Cannot write the undo journal after the check ran.", Hint: "Check free space and permissions of the state directory.", Err: jerr}
 	}
 	code := -1
