@@ -536,6 +536,11 @@ func goCaches() []string {
 // usual toolchain caches, so builds and tests work confined.
 func DefaultWritable() []string {
 	out := []string{"~/.cache", "~/.npm", "~/.yarn", "~/.pnpm-store", "~/.cargo/registry", "~/.cargo/git", "~/.m2/repository", "~/.gradle/caches"}
+	// $XDG_CACHE_HOME moves ~/.cache, and the tools that honour it (go's
+	// build cache among them) write there instead.
+	if d, err := os.UserCacheDir(); err == nil {
+		out = append(out, d)
+	}
 	return append(out, goCaches()...)
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -364,5 +365,18 @@ func TestConfinedCannotChangeACache(t *testing.T) {
 	}
 	if out, _, _, _ := run(t, ro, ws, "echo x > "+cache+"/ro", false); exists(filepath.Join(cache, "ro")) {
 		t.Errorf("wrote in a read-only cache: %s", out)
+	}
+}
+
+func TestDefaultWritableFollowsXDGCacheHome(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", dir)
+	t.Setenv("GOCACHE", "")
+	got := DefaultWritable()
+	if !slices.Contains(got, dir) {
+		t.Fatalf("DefaultWritable() = %q, want it to hold $XDG_CACHE_HOME %s", got, dir)
+	}
+	if !slices.Contains(got, filepath.Join(dir, "go-build")) {
+		t.Fatalf("DefaultWritable() = %q, want go's build cache under $XDG_CACHE_HOME", got)
 	}
 }
