@@ -11,9 +11,9 @@ import (
 // not jump when the closing marks arrive: `*scroll` is drawn in italics
 // at once, rather than with a star that vanishes a moment later. An open
 // code fence is closed, and a line that may be the start of a fence is
-// held back. Emphasis, strong, strikethrough and code spans are closed on
-// the last line only, where the model is writing (emphasis cannot span a
-// paragraph, and a line before the last has likely been left as it is).
+// held back. Emphasis, strong, strikethrough, code spans and a link's
+// destination are closed at the end of the paragraph being written: they
+// may cross its lines, never a paragraph, a list item or a quote.
 // Finished blocks are never touched: they render from their own text.
 func closeTail(src string) string {
 	start := strings.LastIndexByte(src, '\n') + 1
@@ -45,7 +45,49 @@ func closeTail(src string) string {
 	case strings.HasPrefix(src, "    ") || strings.HasPrefix(src, "\t"):
 		return src // an indented code block has no markup
 	}
-	return head + closeInline(last)
+	p := paragraphStart(src, start)
+	return src[:p] + closeInline(src[p:])
+}
+
+// paragraphStart is where the inline run that ends src begins: emphasis,
+// code spans and links may cross the lines of one paragraph, but not a
+// blank line, a fence, a heading, a table row or a new list item or quote
+// (which starts a run of its own). last is where src's last line starts.
+func paragraphStart(src string, last int) int {
+	p := last
+	for p > 0 {
+		prev := strings.LastIndexByte(src[:p-1], '\n') + 1
+		l := trimIndent(src[prev : p-1])
+		switch {
+		case l == "", openFence(l) != "", fenceRun(l, '`'), fenceRun(l, '~'),
+			strings.HasPrefix(l, "#"), strings.HasPrefix(l, "|"):
+			return p
+		}
+		if startsContainer(trimIndent(src[p:])) {
+			return p
+		}
+		p = prev
+		if startsContainer(l) {
+			return p
+		}
+	}
+	return p
+}
+
+// startsContainer reports whether a line (indent trimmed) opens a list
+// item or a block quote.
+func startsContainer(l string) bool {
+	if strings.HasPrefix(l, ">") {
+		return true
+	}
+	if len(l) >= 2 && strings.IndexByte("-*+", l[0]) >= 0 && l[1] == ' ' {
+		return true
+	}
+	i := 0
+	for i < len(l) && i < 9 && l[i] >= '0' && l[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(l) && (l[i] == '.' || l[i] == ')') && l[i+1] == ' '
 }
 
 // fenceRun reports whether line, past up to three spaces of indent, is a
@@ -95,7 +137,7 @@ func closeInline(line string) string {
 		}
 		n := j - i
 		if j == len(body) {
-			return body[:i] + closers() + trail
+			return body[:i] + closeLink(body[:i]) + closers() + trail
 		}
 		if c == '`' {
 			run := strings.Repeat("`", n)
@@ -127,7 +169,22 @@ func closeInline(line string) string {
 		}
 		i = j
 	}
-	return body + closers() + trail
+	return body + closeLink(body) + closers() + trail
+}
+
+// closeLink is ")" when s ends inside an inline link's destination
+// ("see [the docs](https://exa"), which is drawn as the link it will be
+// rather than as brackets that vanish when the ")" arrives; else "".
+func closeLink(s string) string {
+	open := strings.LastIndex(s, "](")
+	if open < 0 || strings.LastIndexByte(s[:open], '[') < 0 {
+		return ""
+	}
+	dest := s[open+2:]
+	if dest == "" || strings.ContainsAny(dest, ") \t\n<>") {
+		return ""
+	}
+	return ")"
 }
 
 // closingRun is where in s a backtick run of exactly run's length is, or -1.

@@ -24,7 +24,19 @@ func TestCloseTail(t *testing.T) {
 		{"ends with *", "ends with "},
 		{"* ", " "},
 		{"para\n\nnext *it", "para\n\nnext *it*"},
-		{"first *line\nsecond", "first *line\nsecond"},
+		{"first *line\nsecond", "first *line\nsecond*"},
+		{"**bold\ncontinues", "**bold\ncontinues**"},
+		{"- item *one\n- item two", "- item *one\n- item two"},
+		{"1. first *it\n   more", "1. first *it\n   more*"},
+		{"> quoted *x\n> next", "> quoted *x\n> next"},
+		{"# Head *x\nbody", "# Head *x\nbody"},
+		{"```\n*x\n```\nafter", "```\n*x\n```\nafter"},
+		{"see [docs](https://exa", "see [docs](https://exa)"},
+		{"*see [a](u", "*see [a](u)*"},
+		{"see [docs](", "see [docs]("},
+		{"a [b] c", "a [b] c"},
+		{"x](y", "x](y"},
+		{"[a](b) and [c](d e", "[a](b) and [c](d e"},
 		{"```go\nx := 1\n", "```go\nx := 1\n```"},
 		{"```go\nx := 1", "```go\nx := 1\n```"},
 		{"```go\nx := *1\n``", "```go\nx := *1\n```"},
@@ -46,6 +58,8 @@ func TestLiveTailDrawnClosed(t *testing.T) {
 	for _, tc := range []struct{ streamed, closed string }{
 		{"Done.\n\nFirst line.\nNow let me *scroll", "First line.\nNow let me *scroll*"},
 		{"Done.\n\n```go\nfunc main() {\n``", "```go\nfunc main() {\n```"},
+		{"Done.\n\nThis is *one\nlong thought", "This is *one\nlong thought*"},
+		{"Done.\n\nRead it:\n[the guide](https://example.com/gu", "Read it:\n[the guide](https://example.com/gu)"},
 	} {
 		m := newTestModel(t, newFake())
 		m = typeText(m, "go")
