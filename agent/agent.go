@@ -160,6 +160,9 @@ type Agent struct {
 	// group joins the calls journaled meanwhile into one undo step (a
 	// goal's iteration); "" outside a goal run.
 	group string
+	// budgetLeft, during a goal run, says why the turn must not send
+	// another request ("" while the goal's budgets allow one).
+	budgetLeft func() string
 	// pending are hook reports made outside a turn (a manual
 	// compaction's), shown when the next turn starts.
 	pending []NoticeEvent

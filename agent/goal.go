@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"myclaw/approval"
@@ -26,8 +27,9 @@ type Goal struct {
 	// MaxIterations bounds the iterations (DefaultGoalIterations when 0).
 	MaxIterations int
 	// TokenBudget bounds the tokens of the run's requests, and TimeBudget
-	// its time (0: none). Both are checked between iterations: an
-	// iteration under way finishes, then the run stops.
+	// its time (0: none). Both are checked before every request: one that
+	// runs out mid-turn stops the turn before its next request (the calls
+	// already made stand), the check runs once more, and the run ends.
 	TokenBudget int
 	TimeBudget  time.Duration
 	// Confinement is how the check runs. Unconfined is the person's
@@ -46,7 +48,7 @@ type goalRun struct {
 	g        Goal
 	id       string
 	start    time.Time
-	tokens   int
+	tokens   atomic.Int64
 	emit     func(Event)
 	approver approval.Approver
 	state    *workspaceState
@@ -105,7 +107,7 @@ func (a *Agent) RunGoal(ctx context.Context, g Goal, emit func(Event), approver 
 			if n == 0 {
 				n = u.PromptTokens + u.CompletionTokens
 			}
-			r.tokens += n
+			r.tokens.Add(int64(n))
 		}
 		emit(e)
 	}
@@ -119,9 +121,9 @@ func (a *Agent) RunGoal(ctx context.Context, g Goal, emit func(Event), approver 
 			return r.end(reason, it-1, why), nil
 		}
 		emit(GoalStepEvent{Step: GoalStepTurn, Check: g.Check, Budget: r.budget(it)})
-		a.setGroup(r.group(it))
+		a.setGroup(r.group(it), r.midTurn)
 		err := a.Run(ctx, prompt, count, approver)
-		a.setGroup("")
+		a.setGroup("", nil)
 		if err != nil {
 			return r.fail(it, err)
 		}
@@ -193,8 +195,8 @@ func (r *goalRun) exhausted(it int) (string, string) {
 	switch {
 	case it > r.g.MaxIterations:
 		return GoalMaxIterations, fmt.Sprintf("The goal is not met after %s (the limit).", tools.Count(done, "iteration"))
-	case r.g.TokenBudget > 0 && r.tokens >= r.g.TokenBudget:
-		return GoalTokenBudget, fmt.Sprintf("The goal is not met after %s: the token budget (%d) is used up (%d).", tools.Count(done, "iteration"), r.g.TokenBudget, r.tokens)
+	case r.g.TokenBudget > 0 && r.tokens.Load() >= int64(r.g.TokenBudget):
+		return GoalTokenBudget, fmt.Sprintf("The goal is not met after %s: the token budget (%d) is used up (%d).", tools.Count(done, "iteration"), r.g.TokenBudget, r.tokens.Load())
 	case r.g.TimeBudget > 0 && r.a.opts.Now().Sub(r.start) >= r.g.TimeBudget:
 		return GoalTimeBudget, fmt.Sprintf("The goal is not met after %s: the time budget (%s) is used up.", tools.Count(done, "iteration"), r.g.TimeBudget)
 	}
@@ -280,16 +282,28 @@ func (r *goalRun) last() *goalResult {
 }
 
 func (r *goalRun) budget(it int) GoalBudget {
-	return GoalBudget{Iteration: it, MaxIterations: r.g.MaxIterations, TokensUsed: r.tokens, TokenBudget: r.g.TokenBudget,
+	return GoalBudget{Iteration: it, MaxIterations: r.g.MaxIterations, TokensUsed: int(r.tokens.Load()), TokenBudget: r.g.TokenBudget,
 		ElapsedMS: r.a.opts.Now().Sub(r.start).Milliseconds(), TimeBudgetMS: r.g.TimeBudget.Milliseconds()}
 }
 
 func (r *goalRun) group(it int) string { return fmt.Sprintf("%s/%d", r.id, it) }
 
-func (a *Agent) setGroup(g string) {
+func (a *Agent) setGroup(g string, budgetLeft func() string) {
 	a.mu.Lock()
-	a.group = g
+	a.group, a.budgetLeft = g, budgetLeft
 	a.mu.Unlock()
+}
+
+// midTurn says why a turn of the run must send no further request: a
+// budget ran out during it.
+func (r *goalRun) midTurn() string {
+	switch {
+	case r.g.TokenBudget > 0 && r.tokens.Load() >= int64(r.g.TokenBudget):
+		return fmt.Sprintf("The goal's token budget (%d) is used up (%d): this turn stops before its next request, and the check runs once more.", r.g.TokenBudget, r.tokens.Load())
+	case r.g.TimeBudget > 0 && r.a.opts.Now().Sub(r.start) >= r.g.TimeBudget:
+		return fmt.Sprintf("The goal's time budget (%s) is used up: this turn stops before its next request, and the check runs once more.", r.g.TimeBudget)
+	}
+	return ""
 }
 
 // goalID names a goal run in the journal's groups.

@@ -329,6 +329,43 @@ func TestGoalTokenAndTimeBudgets(t *testing.T) {
 	}
 }
 
+// A budget that runs out mid-turn stops the turn before its next request:
+// the calls made stand, the check runs once more, and the run ends.
+func TestGoalBudgetStopsATurnBeforeItsNextRequest(t *testing.T) {
+	write := func(id, content string) call {
+		args, _ := json.Marshal(map[string]string{"path": "calc.txt", "content": content})
+		return call{id, "fs_write", string(args)}
+	}
+	srv := newFakeServer(t,
+		openAIStyle("", write("a", "one\n")),
+		openAIStyle("", write("b", "two\n")),
+		openAIStyle("", write("c", "three\n")),
+		openAIStyle("I changed it."),
+	)
+	h := newHarness(t, approval.Ask, srv, withGoalTools(t))
+	// Each request is 4020 tokens: the second one passes 5000.
+	res, err := h.goal(Goal{Text: "make calc right", Check: "grep -q right calc.txt", TokenBudget: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srv.count() != 2 {
+		t.Fatalf("%d requests; want 2 (the turn stops once the budget is used up)", srv.count())
+	}
+	if got := readFile(t, filepath.Join(h.ws, "calc.txt")); got != "two\n" {
+		t.Fatalf("calc.txt = %q; the second round's call should stand", got)
+	}
+	if res.Passed || res.Reason != GoalTokenBudget || res.Iterations != 1 || len(h.iterations()) != 1 {
+		t.Fatalf("result %+v, %d iterations checked; want the token budget after one checked iteration", res, len(h.iterations()))
+	}
+	var said bool
+	for _, e := range h.eventsOf("notice") {
+		said = said || strings.Contains(e.(NoticeEvent).Text, "this turn stops before its next request")
+	}
+	if !said {
+		t.Fatal("no notice said why the turn stopped")
+	}
+}
+
 // An undo of a group's calls counts as one step against the number asked.
 func TestShortCountsAGroupOnce(t *testing.T) {
 	g := func(group string) history.Outcome {

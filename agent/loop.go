@@ -127,7 +127,19 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event), approv
 		}
 	}
 	a.ensureWindow(ctx)
+	a.mu.Lock()
+	budgetLeft := a.budgetLeft
+	a.mu.Unlock()
 	for t.rounds < a.opts.MaxRounds {
+		if budgetLeft != nil && t.rounds > 0 {
+			if why := budgetLeft(); why != "" {
+				// The calls of the last round ran and are recorded: the
+				// conversation ends on their results, as after a cancel.
+				reason = DoneLimit
+				emit(NoticeEvent{Text: why, Warning: true})
+				return nil
+			}
+		}
 		t.rounds++
 		more, err := t.round()
 		if err != nil {
