@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/sashabaranov/go-openai"
@@ -231,8 +232,12 @@ func (b *tuiBackend) jobEnded(in tools.JobInfo) {
 	if in.ExitCode != nil {
 		state = "exited " + strconv.Itoa(*in.ExitCode)
 	}
+	n := ui.Notice{Text: fmt.Sprintf("Background job %s %s: %s (/jobs %s shows its output).", in.ID, state, tools.ClipOneLine(in.Command, 80), in.ID)}
+	if in.SandboxNote != "" {
+		n = ui.Notice{Text: n.Text + " " + strings.TrimPrefix(in.SandboxNote, "permission_denied: ") + ".", Warning: true}
+	}
 	select {
-	case b.notices <- ui.Notice{Text: fmt.Sprintf("Background job %s %s: %s (/jobs %s shows its output).", in.ID, state, tools.ClipOneLine(in.Command, 80), in.ID)}:
+	case b.notices <- n:
 	default:
 	}
 }

@@ -12,4 +12,7 @@ type JobInfo struct {
 	Started     time.Time `json:"started"`
 	OutputBytes int64     `json:"output_bytes"`
 	UnreadBytes int64     `json:"unread_bytes"`
+	// SandboxNote is what the sandbox undid once the job ended (a
+	// protected path it created, a repository it made inert), or "".
+	SandboxNote string `json:"sandbox_note,omitempty"`
 }

@@ -67,7 +67,12 @@ func (m Model) jobsCommand(args []string) (Model, tea.Cmd) {
 				// It ended before the stop: nothing was stopped.
 				return commandResultMsg{draw: textDraw(fmt.Sprintf("%s had already exited (exit code %d), nothing to stop: %s", in.ID, *in.ExitCode, tools.ClipOneLine(in.Command, 80))), refresh: true}
 			}
-			return commandResultMsg{draw: textDraw("stopped " + in.ID + ": " + tools.ClipOneLine(in.Command, 80)), refresh: true}
+			text := "stopped " + in.ID + ": " + tools.ClipOneLine(in.Command, 80)
+			if in.SandboxNote != "" {
+				// What the job planted and the sandbox took away is told.
+				text += "\n" + strings.TrimPrefix(in.SandboxNote, "permission_denied: ")
+			}
+			return commandResultMsg{draw: textDraw(text), refresh: true}
 		}
 	case len(args) == 1 && args[0] != "stop":
 		return m.openJob(args[0])

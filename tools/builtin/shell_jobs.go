@@ -58,12 +58,16 @@ type shellJob struct {
 	started time.Time
 	proc    *shellProc
 	out     *jobOutput
-	ended   chan struct{} // closed once the job and its tree are gone
+	ended   chan struct{} // closed once the job and its tree are gone and cleaned up after
+	// cleanup runs once the tree is gone, before ended closes: the
+	// sandbox's sweep of what the job left (nil: nothing to do).
+	cleanup func() string
 
 	mu       sync.Mutex
 	readOff  int64
 	exitCode int
 	stopped  bool
+	note     string // cleanup's word
 }
 
 // jobOutput keeps the last jobKeptBytes of a job's output, both streams
@@ -109,8 +113,10 @@ func (o *jobOutput) size() int64 {
 	return o.total
 }
 
-// start runs cmd, built from the command line line, as a new job.
-func (j *ShellJobs) start(cmd *exec.Cmd, line string) (*shellJob, error) {
+// start runs cmd, built from the command line line, as a new job;
+// cleanup (nil: none) runs once its tree is gone, before it counts as
+// ended, so that a session ending waits for it.
+func (j *ShellJobs) start(cmd *exec.Cmd, line string, cleanup func() string) (*shellJob, error) {
 	j.mu.Lock()
 	running := 0
 	for _, job := range j.jobs {
@@ -132,12 +138,17 @@ func (j *ShellJobs) start(cmd *exec.Cmd, line string) (*shellJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	job := &shellJob{id: id, command: line, started: time.Now(), proc: proc, out: out, ended: make(chan struct{})}
+	job := &shellJob{id: id, command: line, started: time.Now(), proc: proc, out: out, ended: make(chan struct{}), cleanup: cleanup}
 	go func() {
 		<-proc.exited
 		// The job's own process ended: what it left behind goes too.
 		proc.stop()
+		note := ""
+		if job.cleanup != nil {
+			note = job.cleanup()
+		}
 		job.mu.Lock()
+		job.note = note
 		job.exitCode = shellExitCode(proc.cmd.ProcessState)
 		stopped := job.stopped
 		job.mu.Unlock()
@@ -167,7 +178,7 @@ func (job *shellJob) running() bool {
 func (job *shellJob) info() tools.JobInfo {
 	job.mu.Lock()
 	defer job.mu.Unlock()
-	in := tools.JobInfo{ID: job.id, Command: job.command, Running: job.running(), Stopped: job.stopped, Started: job.started, OutputBytes: job.out.size()}
+	in := tools.JobInfo{ID: job.id, Command: job.command, Running: job.running(), Stopped: job.stopped, Started: job.started, OutputBytes: job.out.size(), SandboxNote: job.note}
 	in.UnreadBytes = in.OutputBytes - job.readOff
 	if !in.Running {
 		code := job.exitCode
@@ -300,6 +311,10 @@ func jobResult(job *shellJob, summary string) tools.Result {
 	}
 	if in.Running {
 		notes = append(notes, "read new output with shell_jobs {\"action\":\"read\",\"id\":\""+in.ID+"\"}, stop it with {\"action\":\"stop\"}")
+	}
+	if in.SandboxNote != "" {
+		notes = append([]string{in.SandboxNote}, notes...)
+		summary += " · the sandbox undid what it left"
 	}
 	out.Note = strings.Join(notes, "; ")
 	if text == "" {

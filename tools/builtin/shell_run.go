@@ -407,7 +407,11 @@ func (s *shellRun) startJob(ctx context.Context, line string) (tools.Result, err
 	if err != nil {
 		return tools.Result{}, err
 	}
-	job, err := s.opts.Jobs.start(cmd, line)
+	var cleanup func() string
+	if sandbox != nil {
+		cleanup = sandbox.closeNote
+	}
+	job, err := s.opts.Jobs.start(cmd, line, cleanup)
 	if err != nil {
 		sandbox.close()
 		if te := (*tools.Error)(nil); errors.As(err, &te) {
@@ -415,10 +419,6 @@ func (s *shellRun) startJob(ctx context.Context, line string) (tools.Result, err
 		}
 		return tools.Result{}, s.startError(err)
 	}
-	go func() {
-		<-job.ended
-		sandbox.close()
-	}()
 	t := time.NewTimer(jobFirstWait)
 	defer t.Stop()
 	select {

@@ -66,9 +66,15 @@ func (r *confinedRun) report(out *shellOutput, notes []string, summary string, s
 }
 
 // close cleans up after a command that ended without a report.
-func (r *confinedRun) close() {
-	if r != nil && !r.done {
-		r.done = true
-		r.finish("")
+func (r *confinedRun) close() { r.closeNote() }
+
+// closeNote is close, returning what the sandbox undid ("" if nothing):
+// a background job's end is told, not only cleaned up.
+func (r *confinedRun) closeNote() string {
+	if r == nil || r.done {
+		return ""
 	}
+	r.done = true
+	_, note := r.finish("")
+	return note
 }
