@@ -131,8 +131,8 @@ func TestCommandModeCannotWiden(t *testing.T) {
 			if s := flat(screen(m)); !strings.Contains(s, `ship.md: mode "`+mode+`" is not allowed: a command's mode may be plan or readonly`) {
 				t.Errorf("the load error is not shown:\n%s", s)
 			}
-			m = runLine(t, m, "/ship")
-			if len(f.prompts) != 0 || f.Autonomy() != approval.Ask {
+			m, cmd := updateCmd(typeText(m, "/ship"), keyMsg("enter"))
+			if m.turn != nil || cmd != nil || len(f.prompts) != 0 || f.Autonomy() != approval.Ask {
 				t.Errorf("prompts %q at %s; want nothing sent at ask", f.prompts, f.Autonomy())
 			}
 		})
@@ -217,8 +217,8 @@ func TestPlanCommandLevelComesBack(t *testing.T) {
 		f, m := start(t)
 		m = events(m, agent.TextDelta{Text: "Nothing to plan."}, agent.DoneEvent{Reason: agent.DoneStop, Rounds: 1})
 		m = end(m, nil)
-		if f.Autonomy() != approval.AutoEdit {
-			t.Errorf("level %s after a turn without a plan; want auto-edit", f.Autonomy())
+		if f.Autonomy() != approval.AutoEdit || !strings.Contains(flat(screen(m)), "/todo is over: back to auto-edit") {
+			t.Errorf("level %s after a turn without a plan; want auto-edit, said:\n%s", f.Autonomy(), screen(m))
 		}
 	})
 	t.Run("chosen meanwhile", func(t *testing.T) {
