@@ -9,7 +9,6 @@ import (
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
-	"myclaw/approval"
 	"myclaw/tools/mcp"
 	"myclaw/ui"
 )
@@ -99,10 +98,8 @@ func (ss *session) commands() []command {
 		}
 		c := c
 		desc := c.Desc
-		if c.Mode == approval.Plan {
-			desc += " (runs in Plan mode)"
-		} else if c.Mode != "" {
-			desc += " (runs in " + string(c.Mode) + ")"
+		if c.Mode != "" {
+			desc += " (runs in " + modeTitle(c.Mode) + " mode)"
 		}
 		have[c.Name] = true
 		out = append(out, command{name: c.Name, desc: desc, hint: c.Hint, custom: &c})
