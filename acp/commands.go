@@ -9,17 +9,20 @@ import (
 
 	acpsdk "github.com/coder/acp-go-sdk"
 
+	"myclaw/tools/mcp"
 	"myclaw/ui"
 )
 
 // command is a slash command the editor offers: myclaw's own that make
-// sense without the TUI, then the custom prompt files.
+// sense without the TUI, then the custom prompt files, then the prompts of
+// the running MCP servers (/SERVER:PROMPT, as the TUI names them).
 type command struct {
 	name, desc, hint string
-	// run does the command; nil for a custom command, whose prompt is sent
-	// as a turn.
+	// run does the command; nil for a custom command or an MCP prompt,
+	// whose prompt is sent as a turn.
 	run    func(ss *session, ctx context.Context, args string) (string, error)
 	custom *ui.CustomCommand
+	prompt *mcp.Prompt
 }
 
 // builtinCommands are offered in every session.
@@ -82,7 +85,7 @@ func count(args string) (int, error) {
 }
 
 // commands lists the session's slash commands; a custom command cannot
-// shadow a builtin one.
+// shadow a builtin one, and an MCP prompt neither (as in the TUI).
 func (ss *session) commands() []command {
 	out := append([]command(nil), builtinCommands...)
 	have := map[string]bool{}
@@ -94,23 +97,69 @@ func (ss *session) commands() []command {
 			continue
 		}
 		c := c
-		out = append(out, command{name: c.Name, desc: c.Desc, hint: c.Hint, custom: &c})
+		desc := c.Desc
+		if c.Mode != "" {
+			desc += " (runs in " + modeTitle(c.Mode) + " mode)"
+		}
+		have[c.Name] = true
+		out = append(out, command{name: c.Name, desc: desc, hint: c.Hint, custom: &c})
+	}
+	for _, p := range ss.mcpPrompts() {
+		if have[p.Command()] {
+			continue
+		}
+		p := p
+		have[p.Command()] = true
+		out = append(out, command{name: p.Command(), desc: ui.MCPPromptDesc(p), hint: p.Usage(), prompt: &p})
 	}
 	return out
 }
 
-// announceCommands tells the editor the slash commands.
+// mcpPrompts are the prompts of the running MCP servers.
+func (ss *session) mcpPrompts() []mcp.Prompt {
+	var out []mcp.Prompt
+	for _, s := range ss.es.MCPServers() {
+		if s.State == mcp.StateRunning {
+			out = append(out, s.Prompts...)
+		}
+	}
+	return out
+}
+
+// announceCommands tells the editor the slash commands, when they are not
+// what it was last told. It reads them as they stand when it runs, one
+// call at a time, so the last update sent is the newest list.
 func (ss *session) announceCommands() {
+	ss.announceMu.Lock()
+	defer ss.announceMu.Unlock()
+	ss.mu.Lock()
+	closed := ss.closed
+	ss.mu.Unlock()
+	if closed {
+		return
+	}
 	var list []acpsdk.AvailableCommand
+	var sig strings.Builder
 	for _, c := range ss.commands() {
 		ac := acpsdk.AvailableCommand{Name: c.name, Description: c.desc}
 		if c.hint != "" {
 			ac.Input = &acpsdk.AvailableCommandInput{Unstructured: &acpsdk.UnstructuredCommandInput{Hint: c.hint}}
 		}
 		list = append(list, ac)
+		fmt.Fprintf(&sig, "%q %q %q\n", c.name, c.desc, c.hint)
 	}
+	if ss.announced != nil && *ss.announced == sig.String() {
+		return
+	}
+	s := sig.String()
+	ss.announced = &s
 	ss.send(acpsdk.SessionUpdate{AvailableCommandsUpdate: &acpsdk.SessionAvailableCommandsUpdate{AvailableCommands: list}})
 }
+
+// mcpChanged announces the commands again after an MCP server changed
+// (started, stopped, listed its prompts anew). It runs apart from the
+// server's notifier: reading the servers waits while they are closed.
+func (ss *session) mcpChanged() { go ss.announceCommands() }
 
 // slashCommand splits "/name args".
 func slashCommand(text string) (name, args string, ok bool) {
@@ -132,10 +181,26 @@ func (ss *session) findCommand(name string) *command {
 }
 
 // runCommand runs a slash command as a prompt turn; a custom one sends
-// its prompt to the model.
-func (ss *session) runCommand(ctx context.Context, c *command, args string) (acpsdk.PromptResponse, error) {
+// its prompt to the model (at the level its mode says), an MCP prompt the
+// server's messages, as the TUI does.
+func (ss *session) runCommand(ctx context.Context, c *command, line, args string) (acpsdk.PromptResponse, error) {
 	if c.custom != nil {
+		if !ss.enterMode(c.custom) {
+			return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonEndTurn}, nil
+		}
 		return ss.run(ctx, c.custom.Expand(args), nil)
+	}
+	if p := c.prompt; p != nil {
+		msg, note, err := ui.MCPPromptMessage(ctx, ss.es, p.Server, p.Name, line)
+		if err != nil {
+			if ctx.Err() != nil {
+				return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonCancelled}, nil
+			}
+			ss.text(fmt.Sprintf("%v\nNothing was sent to the model.\n", err))
+			return acpsdk.PromptResponse{StopReason: acpsdk.StopReasonEndTurn}, nil
+		}
+		ss.text(strings.ToUpper(note[:1]) + note[1:] + ".\n\n")
+		return ss.run(ctx, msg, nil)
 	}
 	out, err := c.run(ss, ctx, args)
 	if strings.TrimSpace(out) != "" {

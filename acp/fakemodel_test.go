@@ -20,6 +20,10 @@ type fakeModel struct {
 	// calls maps a phrase of the user message to the call it makes.
 	calls map[string][2]string
 	srv   *httptest.Server
+	// stall, when set, is a phrase of the user message the server never
+	// answers: it says so on stalled and waits for the request to end.
+	stall   string
+	stalled chan struct{}
 }
 
 func newFakeModel(t testing.TB, calls map[string][2]string) *fakeModel {
@@ -75,6 +79,11 @@ func (f *fakeModel) serve(w http.ResponseWriter, r *http.Request) {
 		case "tool":
 			answered = true
 		}
+	}
+	if f.stall != "" && !answered && strings.Contains(last, f.stall) {
+		f.stalled <- struct{}{}
+		<-r.Context().Done()
+		return
 	}
 	var call *[2]string
 	if !answered {

@@ -7,8 +7,13 @@ import (
 	"myclaw/sandbox"
 )
 
-// TestMain lets the test binary serve as the shell sandbox's launcher.
+// TestMain lets the test binary serve as the shell sandbox's launcher, and
+// as a stdio MCP server (mcpHelperEnv).
 func TestMain(m *testing.M) {
 	sandbox.Launch()
+	if os.Getenv(mcpHelperEnv) != "" {
+		serveHelperMCP()
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }

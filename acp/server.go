@@ -217,7 +217,9 @@ func (s *server) open(cwd, stored string, servers []acpsdk.McpServer) (*session,
 	for _, n := range es.Notices {
 		es.Logf("notice: %s", n)
 	}
-	// After the answer: the editor learns of the session first.
+	// After the answer: the editor learns of the session first. The MCP
+	// servers' prompts join the list as the servers start.
+	es.OnMCPChange(ss.mcpChanged)
 	go ss.announceCommands()
 	return ss, nil
 }

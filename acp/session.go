@@ -43,6 +43,14 @@ type session struct {
 	// carries the plan out.
 	proposal *tools.Proposal
 	accepted string
+	// hold is the level a custom command set for its prompt (mode:), and
+	// the one that comes back when it is over.
+	hold *modeHold
+
+	// announceMu orders the updates of the slash commands; announced is
+	// the list the editor was last sent.
+	announceMu sync.Mutex
+	announced  *string
 }
 
 // send delivers an update; a failure (the editor gone) is logged. Updates
@@ -131,9 +139,16 @@ func (ss *session) prompt(ctx context.Context, blocks []acpsdk.ContentBlock) (ac
 		return acpsdk.PromptResponse{}, err
 	}
 	defer end()
+	resp, err := ss.dispatch(ctx, text, links)
+	ss.settleMode(resp.StopReason == acpsdk.StopReasonCancelled || ctx.Err() != nil)
+	return resp, err
+}
+
+// dispatch runs a prompt's text: a slash command, or a turn of the agent.
+func (ss *session) dispatch(ctx context.Context, text string, links []string) (acpsdk.PromptResponse, error) {
 	if name, args, ok := slashCommand(text); ok && len(links) == 0 {
 		if c := ss.findCommand(name); c != nil {
-			return ss.runCommand(ctx, c, args)
+			return ss.runCommand(ctx, c, text, args)
 		}
 	}
 	ss.mu.Lock()
@@ -225,6 +240,7 @@ func (ss *session) setMode(_ context.Context, id acpsdk.SessionModeId) error {
 	}
 	ag := ss.es.Agent
 	ss.mu.Lock()
+	ss.hold = nil // the editor chose the level
 	p := ss.proposal
 	accept := p != nil && ag.Autonomy() == approval.Plan && m.level != approval.Plan && m.level != approval.ReadOnly
 	if accept {

@@ -44,6 +44,12 @@ func (a *Agent) modeNote() string {
 	return ""
 }
 
+// PlanFrom is the level plan mode was entered from; outside plan mode,
+// the level. Whoever leaves plan mode for a moment (a command run at
+// readonly) sets it before setting plan mode again, so the model keeps
+// being told the same level.
+func (a *Agent) PlanFrom() approval.Level { return a.opts.Policy.PlanFrom() }
+
 // AcceptPlan records the plan the person accepted (as they edited it) and
 // leaves plan mode for level: later calls that touch files no step names
 // are flagged. The model learns of it from the prompt that carries it out

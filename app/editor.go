@@ -31,6 +31,7 @@ type EditorSession struct {
 	// Notices are what the TUI would show at start.
 	Notices []string
 	a       *app
+	mcp     editorMCP
 }
 
 // OpenEditorSession builds a session in o.Workspace (o.Session names a
@@ -67,11 +68,13 @@ func OpenEditorSession(ctx context.Context, o Options, secrets map[string]string
 		if st.State == mcp.StateFailed {
 			a.logf("MCP server %s failed: %s", st.Name, st.LastError)
 		}
+		s.mcp.changed(st)
 	})
 	a.startServers(ctx, extra, func(st mcp.ServerStatus) {
 		if st.State == mcp.StateFailed {
 			a.logf("MCP server %s (from the editor) failed: %s", st.Name, st.LastError)
 		}
+		s.mcp.changed(st)
 	})
 	return s, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"myclaw/approval"
 	"myclaw/tools/termtext"
 )
 
@@ -25,6 +26,9 @@ type CustomCommand struct {
 	Desc string
 	// Hint names the arguments, from the front matter's argument-hint.
 	Hint string
+	// Mode is the level the prompt runs at, from the front matter's mode:
+	// plan or readonly, or "" for the session's level (see ModeFor).
+	Mode approval.Level
 	Body string
 	// Path is the file; Scope is "user" or "project".
 	Path  string
@@ -125,7 +129,7 @@ func readCommand(path string) (CustomCommand, error) {
 }
 
 // parseCommand reads an optional front matter (--- lines with
-// "description:" and "argument-hint:") and the prompt body.
+// "description:", "argument-hint:" and "mode:") and the prompt body.
 func parseCommand(src string) (CustomCommand, error) {
 	src = strings.ReplaceAll(src, "\r\n", "\n")
 	var c CustomCommand
@@ -145,6 +149,12 @@ func parseCommand(src string) (CustomCommand, error) {
 				c.Desc = v
 			case "argument-hint":
 				c.Hint = v
+			case "mode":
+				m, err := parseMode(v)
+				if err != nil {
+					return c, err
+				}
+				c.Mode = m
 			}
 		}
 		_, body, _ = strings.Cut(body, "\n")
@@ -225,11 +235,14 @@ func splitArgs(s string) []string {
 // asCommand is the command's entry in completion and /help.
 func (c CustomCommand) asCommand() command {
 	desc := c.Desc
+	scope := "user"
 	if c.Scope == "project" {
-		desc += " (project)"
-	} else {
-		desc += " (user)"
+		scope = "project"
 	}
+	if c.Mode != "" {
+		scope += ", " + modeName(c.Mode)
+	}
+	desc += " (" + scope + ")"
 	return command{name: c.Name, args: c.Hint, desc: desc}
 }
 
@@ -356,10 +369,17 @@ func (m Model) runCustom(cc CustomCommand, line string) (Model, tea.Cmd) {
 
 // sendCustom sends prompt, the expansion of custom command line.
 func (m Model) sendCustom(cc CustomCommand, line, prompt string) (Model, tea.Cmd) {
+	m, note, ok := m.enterCommandMode(cc, line)
+	if !ok {
+		return m, nil
+	}
 	m.typedAs[strings.TrimSpace(prompt)] = strings.TrimSpace(line)
 	m2, cmd := m.startTurnAs(line, prompt)
 	n := strings.Count(prompt, "\n") + 1
 	m2.tr.add(noticeBlock(fmt.Sprintf("the prompt of %s (%d %s) went to the model", cc.Path, n, plural(n, "line", "lines"))))
+	if note != "" {
+		m2.tr.add(noticeBlock(note))
+	}
 	return m2, cmd
 }
 

@@ -446,6 +446,7 @@ func (m Model) endTurn(err error) (Model, tea.Cmd) {
 	t.cancel()
 	m.turn = nil
 	m = m.closePane()
+	m = m.settleCommandMode(cancelled)
 	m, next, ok := m.nextQueued(cancelled)
 	if ok {
 		m, cmd := m.startTurn(next)

@@ -35,18 +35,23 @@ func loadPrompts(b Backend) tea.Cmd {
 				continue
 			}
 			for _, p := range s.Prompts {
-				desc := p.Description
-				if desc == "" {
-					desc = p.Title
-				}
-				if desc == "" {
-					desc = "a prompt"
-				}
-				list = append(list, command{name: p.Command(), args: p.Usage(), desc: oneLine(desc) + " (MCP " + oneLine(s.Name) + ")"})
+				list = append(list, command{name: p.Command(), args: p.Usage(), desc: MCPPromptDesc(p)})
 			}
 		}
 		return promptsMsg{list: list}
 	}
+}
+
+// MCPPromptDesc describes an MCP prompt beside its /SERVER:PROMPT.
+func MCPPromptDesc(p mcp.Prompt) string {
+	desc := p.Description
+	if desc == "" {
+		desc = p.Title
+	}
+	if desc == "" {
+		desc = "a prompt"
+	}
+	return oneLine(desc) + " (MCP " + oneLine(p.Server) + ")"
 }
 
 // runPrompt runs /SERVER:PROMPT args: the prompt is fetched in the turn's
@@ -61,17 +66,31 @@ func (m Model) runPrompt(name, line string) (Model, tea.Cmd, bool) {
 	if m.turn != nil {
 		return m.keptWhileBusy(line), nil, true
 	}
-	_, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
-	words := splitArgs(rest)
 	b, approver := m.backend, m.shared.approver
 	typed := strings.TrimSpace(line)
 	m2, cmd := m.startRun(typed, func(ctx context.Context, emit func(agent.Event)) error {
-		pt, err := pr.MCPPrompt(ctx, server, prompt, words)
+		msg, note, err := MCPPromptMessage(ctx, pr, server, prompt, line)
 		if err != nil {
 			return &agent.UserError{Msg: err.Error(), Hint: "/help lists the MCP prompts; nothing was sent to the model"}
 		}
-		emit(agent.NoticeEvent{Text: fmt.Sprintf("the prompt %s of the MCP server %s (%d %s) went to the model", prompt, server, pt.Messages, plural(pt.Messages, "message", "messages"))})
-		return b.Run(ctx, typed+"\n\n"+agent.AttachmentMark+" "+pt.Text, emit, approver)
+		emit(agent.NoticeEvent{Text: note})
+		return b.Run(ctx, msg, emit, approver)
 	})
 	return m2, cmd, true
+}
+
+// MCPPromptMessage fetches the prompt of an MCP server that line runs
+// (/SERVER:PROMPT words) and returns the user message it makes: the line,
+// then the prompt's messages, which the server's manager fences unless
+// the server is trusted. note says what went to the model. Every front
+// end runs MCP prompts through it.
+func MCPPromptMessage(ctx context.Context, pr MCPPrompter, server, prompt, line string) (msg, note string, err error) {
+	typed := strings.TrimSpace(line)
+	_, rest, _ := strings.Cut(typed, " ")
+	pt, err := pr.MCPPrompt(ctx, server, prompt, splitArgs(rest))
+	if err != nil {
+		return "", "", err
+	}
+	note = fmt.Sprintf("the prompt %s of the MCP server %s (%d %s) went to the model", prompt, server, pt.Messages, plural(pt.Messages, "message", "messages"))
+	return typed + "\n\n" + agent.AttachmentMark + " " + pt.Text, note, nil
 }

@@ -153,7 +153,7 @@ func (m Model) handleReviewKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, k.Cancel):
 		r.aside = true
 		m = m.addBlock(noticeBlock("the plan is set aside: /plan brings it back to accept, edit or reject"))
-		return m, nil
+		return m.restoreCommandMode(), nil
 	case key.Matches(msg, k.PageUp), key.Matches(msg, k.PageDown):
 		h := m.transcriptHeight()
 		step := max(h-2, 1)
@@ -226,6 +226,7 @@ func (m Model) handlePlanEdited(msg planEditedMsg) (Model, tea.Cmd) {
 func (m Model) acceptPlan(level approval.Level) (Model, tea.Cmd) {
 	r := m.review
 	m.review = nil
+	m.cmdMode = nil // the level is the one chosen here
 	m.plan = r.plan.Items()
 	m.status.level = level
 	m.welcome.setLevel(level)
@@ -249,6 +250,14 @@ func (m Model) rejectPlan(reason string) (Model, tea.Cmd) {
 	m.review = nil
 	m.input.setValue("")
 	m.tr.add(userBlock("✗ plan rejected: " + reason))
+	if m.status.level != approval.Plan {
+		// A plan set aside and brought back after leaving plan mode: it is
+		// revised in plan mode, as the prompt tells the model.
+		m.backend.SetAutonomy(approval.Plan)
+		m.status.level = approval.Plan
+		m.welcome.setLevel(approval.Plan)
+		m.tr.add(noticeBlock("plan mode: " + levelHelp[approval.Plan]))
+	}
 	b, approver := m.backend, m.shared.approver
 	prompt := agent.RejectedPrompt(reason)
 	return m.startRun("", func(ctx context.Context, emit func(agent.Event)) error {

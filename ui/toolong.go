@@ -65,8 +65,9 @@ func (m Model) tooLongAs(custom *CustomCommand, text string) (Model, bool) {
 	if m.c.workspace != "" {
 		items = append(items, pickItem{label: "attach it as a file in " + pastesDir + "/ for the model to read in parts", value: "file"})
 	}
-	if _, ok := m.backend.(Compactor); ok && used > 0 && need < window {
-		// Only worth it when the message alone fits.
+	if _, ok := m.backend.(Compactor); ok && used > 0 && need < window && (custom == nil || custom.Mode == "") {
+		// Only worth it when the message alone fits; a command's prompt
+		// sent after the compaction would lose its mode.
 		items = append(items, pickItem{label: "compact the conversation first, then send it", value: "compact"})
 	}
 	ws := m.c.workspace
@@ -98,7 +99,15 @@ func (m Model) handleTooLong(msg tooLongMsg) (Model, tea.Cmd) {
 		m.tr.toBottom()
 		switch msg.choice {
 		case "file":
-			return m.startTurnAs(text, attachedNote(msg))
+			m, note, ok := m.enterCommandMode(*msg.custom, text)
+			if !ok {
+				return m, nil
+			}
+			m, cmd := m.startTurnAs(text, attachedNote(msg))
+			if note != "" {
+				m.tr.add(noticeBlock(note))
+			}
+			return m, cmd
 		case "compact":
 			m, cmd := m.compactCommand("compact", "")
 			if m.compactCancel != nil {

@@ -96,6 +96,9 @@ type Model struct {
 	goal *goalState
 	// review is a plan submitted in plan mode, waiting for a decision.
 	review *planReview
+	// cmdMode is the level a custom command set for its prompt (mode:),
+	// and the one that comes back when it is over.
+	cmdMode *modeHold
 	// fsys is the workspace, for the @ completion's index.
 	fsys fs.FS
 	// notify calls for attention while the terminal is not focused.
