@@ -72,6 +72,8 @@ type subagentTool struct {
 	mu   sync.Mutex
 	runs []*SubagentRun
 	seq  int
+	// applyMu holds one merge's apply at a time.
+	applyMu sync.Mutex
 }
 
 // NewSubagentTool returns the agent tool.
@@ -236,13 +238,16 @@ func (s *subagentTool) Execute(ctx context.Context, raw json.RawMessage) (tools.
 		}
 		return out.result(nil), nil
 	}
+	// A merge the person approved in the pane, or one the policy allows
+	// without asking.
 	p, _ := tools.PreviewedFrom(ctx).(*agentMerge)
+	asked := p != nil
 	if p == nil {
 		if p, err = s.runEdit(ctx, a); err != nil {
 			return tools.Result{}, err
 		}
 	}
-	return p.apply(ctx)
+	return s.applyMerge(ctx, raw, a, p, asked)
 }
 
 // Revert implements tools.Reverter: /undo of an applied merge.
@@ -326,9 +331,8 @@ func (m *agentMerge) Discard() {
 	m.layer.Discard()
 }
 
-// apply writes the merge; the layer goes either way.
+// apply writes the merge (applyMerge drops the layer after).
 func (m *agentMerge) apply(ctx context.Context) (tools.Result, error) {
-	defer m.layer.Discard()
 	if c := m.Conflicts(); len(c) > 0 {
 		m.Proposal.Discard()
 		return tools.Result{}, tools.Errorf(tools.KindExternalError, "Look at those files, then make the change yourself or run an agent on them again.",

@@ -38,8 +38,8 @@ func (p *Merge) Apply(ctx context.Context) (tools.Result, error) {
 		}
 		now, err := readVersion(l.ws.Root(), c.rel)
 		if err != nil || !now.same(c.theirs) {
-			return tools.Result{}, tools.Errorf(tools.KindExternalError, "Propose the merge again.",
-				"nothing was applied: %s changed in the workspace after the merge was shown", name(c.rel))
+			return tools.Result{}, &ChangedSince{Path: filepath.ToSlash(c.rel), err: tools.Errorf(tools.KindExternalError, "Propose the merge again.",
+				"nothing was applied: %s changed in the workspace after the merge was shown", name(c.rel))}
 		}
 	}
 	w := &writer{l: l, blobs: l.undo.Blobs}
@@ -66,6 +66,23 @@ func (p *Merge) Apply(ctx context.Context) (tools.Result, error) {
 	}
 	return res, nil
 }
+
+// ChangedSince is Apply's error when the workspace changed after the
+// merge was computed: nothing was applied, and proposing the merge again
+// (Layer.Propose) merges against the workspace as it is now.
+type ChangedSince struct {
+	Path string // the first path found changed
+	err  *tools.Error
+}
+
+func (e *ChangedSince) Error() string { return e.err.Error() }
+
+// Unwrap gives the error the model reads.
+func (e *ChangedSince) Unwrap() error { return e.err }
+
+// ChangedSinceShown marks the error for callers that know it only by
+// this method (the agent package).
+func (e *ChangedSince) ChangedSinceShown() bool { return true }
 
 func fileCount(n int) string {
 	if n == 1 {
