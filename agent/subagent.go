@@ -74,6 +74,8 @@ type subagentTool struct {
 	seq  int
 	// applyMu holds one merge's apply at a time.
 	applyMu sync.Mutex
+	// pruned prunes old transcripts once, at the first sub-agent.
+	pruned sync.Once
 }
 
 // NewSubagentTool returns the agent tool.
