@@ -292,6 +292,9 @@ type agentMerge struct {
 	Proposal
 	layer EditLayer
 	out   *subOutcome
+	// again is set once the merge was computed again because the
+	// workspace changed after it was shown.
+	again bool
 }
 
 // Summary implements tools.Preview.
@@ -303,6 +306,9 @@ func (m *agentMerge) Summary() string {
 // Report implements tools.Preview: the agent, its report, then the merge.
 func (m *agentMerge) Report() string {
 	var b strings.Builder
+	if m.again {
+		b.WriteString("Proposed again: " + RemergeWhy + " (another merge applied, or a file was edited).\n")
+	}
 	fmt.Fprintf(&b, "Agent: %s (edit)\nTask: %s\n", m.out.run.Description, oneLine(m.out.run.Prompt, 200))
 	if r := strings.TrimSpace(m.out.report); r != "" {
 		fmt.Fprintf(&b, "Report: %s\n", oneLine(r, 400))

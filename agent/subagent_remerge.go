@@ -54,6 +54,7 @@ func (s *subagentTool) applyMerge(ctx context.Context, raw json.RawMessage, a su
 		if err := m.Repropose(ctx); err != nil {
 			return tools.Result{}, err
 		}
+		m.again = true
 		if asked {
 			if err := s.askAgain(ctx, raw, a, m); err != nil {
 				m.Proposal.Discard()

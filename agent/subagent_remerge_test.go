@@ -101,6 +101,9 @@ func TestSubagentStaleMergeIsProposedAgain(t *testing.T) {
 	if again.Why != RemergeWhy || !again.Previewed || len(again.Conflicts) != 0 || again.CallID != merges[1].CallID {
 		t.Errorf("the merge proposed again: call %s (stale %s), why %q, conflicts %v", again.CallID, merges[1].CallID, again.Why, again.Conflicts)
 	}
+	if !strings.HasPrefix(again.Preview, "Proposed again: "+RemergeWhy) {
+		t.Errorf("the pane's text does not start saying why it is shown again:\n%s", again.Preview)
+	}
 	if ok, _ := approval.Grantable(again); ok {
 		t.Error("the merge proposed again may be granted for the session")
 	}
