@@ -55,8 +55,15 @@ func (s *subagentTool) applyMerge(ctx context.Context, raw json.RawMessage, a su
 			return tools.Result{}, err
 		}
 		m.again = true
+		if t, _ := ctx.Value(parentKey{}).(*turn); t != nil {
+			next := "applied as the first would have been"
+			if asked {
+				next = "to approve once more"
+			}
+			t.emit(NoticeEvent{Text: fmt.Sprintf("The workspace changed after agent %q's merge was made (another merge, or an edit): merged again, %s.", oneLine(a.Description, 80), next)})
+		}
 		if asked {
-			if err := s.askAgain(ctx, raw, a, m); err != nil {
+			if err := s.askAgain(ctx, raw, m); err != nil {
 				m.Proposal.Discard()
 				return tools.Result{}, err
 			}
@@ -67,7 +74,7 @@ func (s *subagentTool) applyMerge(ctx context.Context, raw json.RawMessage, a su
 // askAgain puts a merge computed again to the person, as the pane showed
 // it first: approved, it is applied; a conflict resolved in the workspace
 // (Repropose) merges once more; anything else discards it.
-func (s *subagentTool) askAgain(ctx context.Context, raw json.RawMessage, a subagentArgs, m *agentMerge) error {
+func (s *subagentTool) askAgain(ctx context.Context, raw json.RawMessage, m *agentMerge) error {
 	t, _ := ctx.Value(parentKey{}).(*turn)
 	callID, _ := ctx.Value(callIDKey{}).(string)
 	if t == nil {
@@ -77,7 +84,6 @@ func (s *subagentTool) askAgain(ctx context.Context, raw json.RawMessage, a suba
 	if err != nil {
 		return err
 	}
-	t.emit(NoticeEvent{Text: fmt.Sprintf("The workspace changed after agent %q's merge was shown (another merge, or an edit): merged again, to approve once more.", oneLine(a.Description, 80))})
 	for {
 		req := t.request(s, Call{ID: callID, Tool: SubagentTool, Wire: SubagentTool, Args: raw}, raw, dry)
 		req.Previewed = true

@@ -12,9 +12,10 @@ import (
 	"myclaw/approval"
 )
 
-func lines(n int, change map[int]string) string {
+// lines is a ten-line file with some lines changed.
+func lines(change map[int]string) string {
 	var b strings.Builder
-	for i := 1; i <= n; i++ {
+	for i := 1; i <= 10; i++ {
 		if c, ok := change[i]; ok {
 			b.WriteString(c + "\n")
 		} else {
@@ -33,7 +34,7 @@ func twoEditsRoute(r routedRequest) reply {
 		if strings.Contains(r.task(), "second") {
 			line, text = 8, "eight by second"
 		}
-		content := lines(10, map[int]string{line: text})
+		content := lines(map[int]string{line: text})
 		return openAIStyle("", call{id: "w", name: "fs_write", args: fmt.Sprintf(`{"path":"f.txt","content":%q}`, content)})
 	case r.sub():
 		return openAIStyle("REPORT: changed f.txt")
@@ -45,7 +46,7 @@ func twoEditsRoute(r routedRequest) reply {
 
 // bothProposed makes the edit agents' layers report when each merge is
 // computed: done is closed once n have been.
-func bothProposed(o *SubagentOptions, n int, layers *[]*fakeLayer) (done chan struct{}) {
+func bothProposed(o *SubagentOptions, n int) (done chan struct{}) {
 	done = make(chan struct{})
 	inner := o.NewLayer
 	var mu sync.Mutex
@@ -75,10 +76,10 @@ func TestSubagentStaleMergeIsProposedAgain(t *testing.T) {
 	var h *harness
 	var layers []*fakeLayer
 	o := editOptions(t, &h, &layers)
-	proposed := bothProposed(&o, 2, &layers)
+	proposed := bothProposed(&o, 2)
 	// auto-edit lets the agents' own writes through and asks about merges.
 	h, _ = subHarness(t, approval.AutoEdit, twoEditsRoute, o)
-	os.WriteFile(filepath.Join(h.ws, "f.txt"), []byte(lines(10, nil)), 0o644)
+	os.WriteFile(filepath.Join(h.ws, "f.txt"), []byte(lines(nil)), 0o644)
 	var merges []approval.Request
 	approver := approverFunc(func(_ context.Context, req approval.Request) (approval.Decision, error) {
 		if !req.Previewed {
@@ -107,7 +108,7 @@ func TestSubagentStaleMergeIsProposedAgain(t *testing.T) {
 	if ok, _ := approval.Grantable(again); ok {
 		t.Error("the merge proposed again may be granted for the session")
 	}
-	if got, want := readFile(t, filepath.Join(h.ws, "f.txt")), lines(10, map[int]string{2: "two by first", 8: "eight by second"}); got != want {
+	if got, want := readFile(t, filepath.Join(h.ws, "f.txt")), lines(map[int]string{2: "two by first", 8: "eight by second"}); got != want {
 		t.Errorf("f.txt is\n%s\nwant both agents' lines\n%s", got, want)
 	}
 	for _, e := range h.ofType("tool_result") {
@@ -141,8 +142,8 @@ func TestSubagentStaleMergeNowConflicting(t *testing.T) {
 		}
 		return openAIStyle("", agentCall("c1", "first", "edit", "Change line 2 (first)."))
 	}, o)
-	os.WriteFile(filepath.Join(h.ws, "f.txt"), []byte(lines(10, nil)), 0o644)
-	users := lines(10, map[int]string{2: "two by the user"})
+	os.WriteFile(filepath.Join(h.ws, "f.txt"), []byte(lines(nil)), 0o644)
+	users := lines(map[int]string{2: "two by the user"})
 	var merges []approval.Request
 	approver := approverFunc(func(_ context.Context, req approval.Request) (approval.Decision, error) {
 		merges = append(merges, req)
@@ -183,12 +184,12 @@ func TestSubagentMergeThatKeepsChangingIsBounded(t *testing.T) {
 		}
 		return openAIStyle("", agentCall("c1", "first", "edit", "Change line 2 (first)."))
 	}, o)
-	os.WriteFile(filepath.Join(h.ws, "f.txt"), []byte(lines(10, nil)), 0o644)
+	os.WriteFile(filepath.Join(h.ws, "f.txt"), []byte(lines(nil)), 0o644)
 	asked := 0
 	approver := approverFunc(func(_ context.Context, req approval.Request) (approval.Decision, error) {
 		asked++
 		// Something rewrites line 10 after each look.
-		os.WriteFile(filepath.Join(h.ws, "f.txt"), []byte(lines(10, map[int]string{10: fmt.Sprint("ten, take ", asked)})), 0o644)
+		os.WriteFile(filepath.Join(h.ws, "f.txt"), []byte(lines(map[int]string{10: fmt.Sprint("ten, take ", asked)})), 0o644)
 		return approval.Decision{Choice: approval.ApproveOnce}, nil
 	})
 	if err := h.run(context.Background(), "go", approver); err != nil {
@@ -215,7 +216,7 @@ func TestHeadlessFullAppliesTheRecomputedMerge(t *testing.T) {
 	var h *harness
 	var layers []*fakeLayer
 	o := editOptions(t, &h, &layers)
-	proposed := bothProposed(&o, 2, &layers)
+	proposed := bothProposed(&o, 2)
 	inner := o.NewLayer
 	o.NewLayer = func() (EditLayer, error) {
 		l, err := inner()
@@ -226,17 +227,20 @@ func TestHeadlessFullAppliesTheRecomputedMerge(t *testing.T) {
 		return proposeWith{fl, func(p *fakeProposal) { p.beforeApply = func() { <-proposed } }}, nil
 	}
 	h, _ = subHarness(t, approval.Full, twoEditsRoute, o)
-	os.WriteFile(filepath.Join(h.ws, "f.txt"), []byte(lines(10, nil)), 0o644)
+	os.WriteFile(filepath.Join(h.ws, "f.txt"), []byte(lines(nil)), 0o644)
 	if err := h.run(context.Background(), "go", approval.Headless{}); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := readFile(t, filepath.Join(h.ws, "f.txt")), lines(10, map[int]string{2: "two by first", 8: "eight by second"}); got != want {
+	if got, want := readFile(t, filepath.Join(h.ws, "f.txt")), lines(map[int]string{2: "two by first", 8: "eight by second"}); got != want {
 		t.Errorf("f.txt is\n%s\nwant both agents' lines\n%s", got, want)
 	}
 	for _, e := range h.ofType("tool_result") {
 		if r := e.(ToolResultEvent); r.Status != StatusOK {
 			t.Errorf("%s ended %s: %s", r.Call.ID, r.Status, r.Message)
 		}
+	}
+	if !strings.Contains(strings.Join(noticesOf(h), "\n"), "merged again, applied") {
+		t.Errorf("no notice says the merge was made again: %v", noticesOf(h))
 	}
 	if n := len(h.ofType("approval")); n != 0 {
 		for _, e := range h.ofType("approval") {

@@ -133,7 +133,7 @@ func (r reverter) step(ctx context.Context, s mergeStep, force bool) (mergeStep,
 func (r reverter) putBack(ctx context.Context, done []mergeStep, failed error) error {
 	for i := len(done) - 1; i >= 0; i-- {
 		if _, err := r.step(ctx, done[i], false); err != nil {
-			return fmt.Errorf("taking back the merge failed part way (%w), and what was taken back could not be put back (%v): the workspace holds part of the undo", failed, err)
+			return fmt.Errorf("taking back the merge failed part way (%w), and what was taken back could not be put back (%w): the workspace holds part of the undo", failed, err)
 		}
 	}
 	if len(done) == 0 {
