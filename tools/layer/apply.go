@@ -49,10 +49,10 @@ func (p *Merge) Apply(ctx context.Context) (tools.Result, error) {
 		undo = nil
 	}
 	files := len(w.gone.undo) + len(w.made.undo) + len(w.gone.links) + len(w.made.links)
-	n := files + len(w.notCovered) + w.folders
+	n := files + len(w.notCovered)
 	plan := fmt.Sprintf("Undo restores the %s the merge changed in the workspace", fileCount(files))
 	if w.folders > 0 {
-		plan += fmt.Sprintf(" and the mode of %d folders", w.folders)
+		plan += " and " + folderModes(w.folders)
 	}
 	if len(w.notCovered) > 0 {
 		plan += "; not covered: " + strings.Join(w.notCovered, ", ")
@@ -62,7 +62,14 @@ func (p *Merge) Apply(ctx context.Context) (tools.Result, error) {
 		return res, tools.Errorf(tools.KindExternalError, "Tell the user: the workspace may hold part of the merge; /undo reverts what was applied.",
 			"applying the merge failed part way: %v", err)
 	}
-	res.Summary = "Merged the edit agent's change: " + fileCount(n)
+	what := fileCount(n)
+	switch {
+	case w.folders > 0 && n == 0:
+		what = folderModes(w.folders)
+	case w.folders > 0:
+		what += ", " + folderModes(w.folders)
+	}
+	res.Summary = "Merged the edit agent's change: " + what
 	if len(w.notCovered) > 0 {
 		res.Summary += " (partly reversible)"
 	}

@@ -280,13 +280,17 @@ func (p *Merge) Report() string { return p.report }
 func (p *Merge) Discard() { p.discarded = true }
 
 func (p *Merge) describe() {
-	files, conflicts := 0, len(p.Conflicts())
+	files, folders, conflicts := 0, 0, len(p.Conflicts())
 	var b strings.Builder
 	for _, c := range p.changes {
 		if c.ours.kind == 'd' && c.conflict == "" && !c.modeChange() {
 			continue // a new folder shows through what it holds
 		}
-		files++
+		if c.modeChange() {
+			folders++
+		} else {
+			files++
+		}
 		if c.conflict != "" {
 			fmt.Fprintf(&b, "CONFLICT %s: %s\n", name(c.rel), c.conflict)
 			if c.text != nil {
@@ -301,13 +305,24 @@ func (p *Merge) describe() {
 	}
 	// The pane's title puts the agent first ("Merge agent "x": …").
 	p.summary = fileCount(files) + " changed"
+	if folders > 0 {
+		p.summary = strings.TrimPrefix(p.summary+", "+folderModes(folders), "0 files changed, ")
+	}
 	if conflicts > 0 {
 		p.summary += fmt.Sprintf(", %d in conflict (%s)", conflicts, strings.Join(p.Conflicts(), ", "))
 	}
-	if files == 0 {
+	if files+folders == 0 {
 		p.summary = "nothing to merge"
 	}
 	p.report = b.String()
+}
+
+// folderModes says how many folders' modes change.
+func folderModes(n int) string {
+	if n == 1 {
+		return "1 folder's mode"
+	}
+	return fmt.Sprintf("%d folders' modes", n)
 }
 
 // diff is what applying c does to the workspace's file.

@@ -37,6 +37,9 @@ func TestAFoldersModeIsAppliedAndReverted(t *testing.T) {
 	if !strings.Contains(p.Report(), "open/: folder mode 0755 → 0700") {
 		t.Errorf("the report does not show the folder's mode:\n%s", p.Report())
 	}
+	if !strings.Contains(p.Summary(), "1 folder's mode") {
+		t.Errorf("the summary %q does not count the folder's mode", p.Summary())
+	}
 	if got := strings.Join(p.Files(), ","); !strings.Contains(got, "open") || strings.Contains(got, "keep") {
 		t.Errorf("the merge changes %q; want open, not keep", got)
 	}
