@@ -70,7 +70,7 @@ func (ap *approver) Approve(ctx context.Context, req approval.Request) (approval
 	case optAllowOnce:
 		d.Choice = approval.ApproveOnce
 	case optAllowSession:
-		if ok, _ := approval.Grantable(req); !ok {
+		if ok, _ := approval.Grantable(req); !ok || req.Previewed {
 			// Not offered for this call: approved once, nothing more.
 			d.Choice = approval.ApproveOnce
 		} else {
@@ -114,10 +114,12 @@ func metaReason(meta map[string]any) string {
 }
 
 // permissionOptions are the choices myclaw would offer for req; a
-// session grant only where the TUI would offer one.
+// session grant only where the TUI would offer one: not for a preview's
+// result (approved once or discarded), nor where approval.Grantable
+// refuses (an edit agent's merge, a risky command).
 func permissionOptions(req approval.Request) []acpsdk.PermissionOption {
 	opts := []acpsdk.PermissionOption{{OptionId: optAllowOnce, Name: "Allow once", Kind: acpsdk.PermissionOptionKindAllowOnce}}
-	if ok, _ := approval.Grantable(req); ok && !req.Meta.AlwaysAsk {
+	if ok, _ := approval.Grantable(req); ok && !req.Meta.AlwaysAsk && !req.Previewed {
 		opts = append(opts, acpsdk.PermissionOption{OptionId: optAllowSession, Name: "Allow for this session", Kind: acpsdk.PermissionOptionKindAllowAlways})
 	}
 	return append(opts,

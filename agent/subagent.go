@@ -72,6 +72,10 @@ type subagentTool struct {
 	mu   sync.Mutex
 	runs []*SubagentRun
 	seq  int
+	// applyMu holds one merge's apply at a time.
+	applyMu sync.Mutex
+	// pruned prunes old transcripts once, at the first sub-agent.
+	pruned sync.Once
 }
 
 // NewSubagentTool returns the agent tool.
@@ -236,13 +240,16 @@ func (s *subagentTool) Execute(ctx context.Context, raw json.RawMessage) (tools.
 		}
 		return out.result(nil), nil
 	}
+	// A merge the person approved in the pane, or one the policy allows
+	// without asking.
 	p, _ := tools.PreviewedFrom(ctx).(*agentMerge)
+	asked := p != nil
 	if p == nil {
 		if p, err = s.runEdit(ctx, a); err != nil {
 			return tools.Result{}, err
 		}
 	}
-	return p.apply(ctx)
+	return s.applyMerge(ctx, raw, a, p, asked)
 }
 
 // Revert implements tools.Reverter: /undo of an applied merge.
@@ -285,6 +292,9 @@ type agentMerge struct {
 	Proposal
 	layer EditLayer
 	out   *subOutcome
+	// again is set once the merge was computed again because the
+	// workspace changed after it was shown.
+	again bool
 }
 
 // Summary implements tools.Preview.
@@ -296,6 +306,9 @@ func (m *agentMerge) Summary() string {
 // Report implements tools.Preview: the agent, its report, then the merge.
 func (m *agentMerge) Report() string {
 	var b strings.Builder
+	if m.again {
+		b.WriteString("Proposed again: " + RemergeWhy + " (another merge applied, or a file was edited).\n")
+	}
 	fmt.Fprintf(&b, "Agent: %s (edit)\nTask: %s\n", m.out.run.Description, oneLine(m.out.run.Prompt, 200))
 	if r := strings.TrimSpace(m.out.report); r != "" {
 		fmt.Fprintf(&b, "Report: %s\n", oneLine(r, 400))
@@ -326,9 +339,8 @@ func (m *agentMerge) Discard() {
 	m.layer.Discard()
 }
 
-// apply writes the merge; the layer goes either way.
+// apply writes the merge (applyMerge drops the layer after).
 func (m *agentMerge) apply(ctx context.Context) (tools.Result, error) {
-	defer m.layer.Discard()
 	if c := m.Conflicts(); len(c) > 0 {
 		m.Proposal.Discard()
 		return tools.Result{}, tools.Errorf(tools.KindExternalError, "Look at those files, then make the change yourself or run an agent on them again.",

@@ -28,6 +28,8 @@ type fakeLayer struct {
 
 	mu        sync.Mutex
 	discarded bool
+	// onPropose, when set, runs after each merge is computed.
+	onPropose func()
 }
 
 func openFakeLayer(t *testing.T, dir string) *fakeLayer {
@@ -77,27 +79,68 @@ func (l *fakeLayer) wasDiscarded() bool {
 }
 
 func (l *fakeLayer) Propose(context.Context) (Proposal, error) {
-	p := &fakeProposal{l: l, changes: map[string]string{}}
+	p := &fakeProposal{l: l, changes: map[string]string{}, theirs: map[string]string{}}
 	now := readTree(nil, l.real)
 	for rel, c := range readTree(nil, l.upper) {
 		if b, ok := l.base[rel]; ok && b == c {
 			continue
 		}
-		p.changes[rel] = c
-		// Both sides making the same change is no conflict.
-		if now[rel] != l.base[rel] && now[rel] != c {
+		p.theirs[rel] = now[rel]
+		merged, ok := mergeLines(l.base[rel], c, now[rel])
+		p.changes[rel] = merged
+		if !ok {
 			p.conflicts = append(p.conflicts, rel)
 		}
 	}
+	if l.onPropose != nil {
+		l.onPropose()
+	}
 	return p, nil
+}
+
+// mergeLines merges line by line files of as many lines; otherwise
+// only a side that left the base unchanged merges.
+func mergeLines(base, ours, theirs string) (string, bool) {
+	switch {
+	case theirs == base || theirs == ours:
+		return ours, true
+	case ours == base:
+		return theirs, true
+	}
+	b, o, t := strings.Split(base, "\n"), strings.Split(ours, "\n"), strings.Split(theirs, "\n")
+	if len(b) != len(o) || len(b) != len(t) {
+		return ours, false
+	}
+	for i := range b {
+		switch {
+		case t[i] == b[i] || t[i] == o[i]:
+		case o[i] == b[i]:
+			o[i] = t[i]
+		default:
+			return ours, false
+		}
+	}
+	return strings.Join(o, "\n"), true
 }
 
 type fakeProposal struct {
 	l         *fakeLayer
 	changes   map[string]string
+	theirs    map[string]string // the workspace's files when merged
 	conflicts []string
 	discarded bool
+	// beforeApply, when set, runs as Apply starts.
+	beforeApply func()
 }
+
+// changedSinceErr is the layer's error for a workspace that changed
+// after the merge was computed.
+type changedSinceErr struct{ path string }
+
+func (e changedSinceErr) Error() string {
+	return "nothing was applied: " + e.path + " changed in the workspace after the merge was shown"
+}
+func (changedSinceErr) ChangedSinceShown() bool { return true }
 
 func (p *fakeProposal) Files() []string {
 	var f []string
@@ -120,6 +163,15 @@ func (p *fakeProposal) Discard() { p.discarded = true }
 
 // Apply writes the changes; the undo data is what was there before.
 func (p *fakeProposal) Apply(context.Context) (tools.Result, error) {
+	if p.beforeApply != nil {
+		p.beforeApply()
+	}
+	now := readTree(nil, p.l.real)
+	for _, rel := range p.Files() {
+		if now[rel] != p.theirs[rel] {
+			return tools.Result{}, changedSinceErr{rel}
+		}
+	}
 	undo := map[string]*string{}
 	for rel, c := range p.changes {
 		path := filepath.Join(p.l.real, rel)

@@ -235,11 +235,25 @@ func (s *subagentTool) run(ctx context.Context, a subagentArgs, layer EditLayer)
 	if s.opts.Store == nil {
 		return nil, errors.New("no place to keep the agent's transcript")
 	}
+	p.mu.Lock()
+	parentID := p.session.Info().ID
+	p.mu.Unlock()
+	s.pruned.Do(func() {
+		n, err := PruneSubagentTranscripts(s.opts.Store, p.opts.Store, parentID, time.Now(), KeepSubagentTranscripts, SubagentTranscriptAge)
+		if err != nil {
+			p.opts.Logf("prune sub-agent transcripts: %v", err)
+		} else if n > 0 {
+			p.opts.Logf("pruned %d old sub-agent transcripts", n)
+		}
+	})
 	session, err := s.opts.Store.NewSession(p.opts.Workspace, model)
 	if err != nil {
 		return nil, fmt.Errorf("start the agent's transcript: %w", err)
 	}
 	_ = session.SetTitle(a.Description)
+	if err := noteParent(session, parentID); err != nil {
+		p.opts.Logf("sub-agent transcript: %v", err)
+	}
 
 	// One slot of the parallel limit per running sub-agent.
 	select {

@@ -85,12 +85,13 @@ func (e editLayer) Propose(ctx context.Context) (agent.Proposal, error) {
 	return e.Layer.Propose(ctx)
 }
 
-// layerRevert takes back an applied merge: it is in shell undo's format.
+// layerRevert takes back an applied merge (tools/layer's undo data, in
+// steps of shell undo's format).
 func (a *app) layerRevert() agent.LayerRevert {
 	if a.shellUndo == nil {
 		return nil
 	}
-	return a.shellUndo.Revert
+	return layer.Revert(a.shellUndo)
 }
 
 // agentDefinitions lists the defined agents: the user's, and the

@@ -209,6 +209,11 @@ func (p *Policy) evaluate(req Request, c call) Verdict {
 		// line; it does not vouch for the destructive one (git branch -D).
 		grants = nil
 	}
+	if editMerge(req) {
+		// Whatever grant was made for the tool, an edit agent's merge is
+		// not one it vouches for (Grantable).
+		grants = nil
+	}
 	by, whyNot, network := c.allowedBy(p.rules, grants, conf.Sandboxed)
 	if by != "" {
 		if network && conf.Sandboxed {

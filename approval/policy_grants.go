@@ -69,6 +69,9 @@ func (p *Policy) Grants() []Rule {
 // turn; any other call, by its tool's risk: not when high. Such calls are
 // approved one at a time (a rule written by hand can still allow them).
 func Grantable(req Request) (bool, string) {
+	if editMerge(req) {
+		return false, "an edit agent's merge is asked about each time: a grant would let the next agent's change in unseen"
+	}
 	if c := req.Confinement; c != nil && c.ReadOnly {
 		// Approved to run read-only, it would run writable under a grant
 		// once plan mode is over.
@@ -100,6 +103,12 @@ func Grantable(req Request) (bool, string) {
 		return false, "no grant covers this target, " + why
 	}
 	return true, ""
+}
+
+// editMerge reports whether req runs an edit agent, whose change is
+// merged into the workspace: no session grant covers one.
+func editMerge(req Request) bool {
+	return tools.ParseCapability(capabilityOf(req)).Is("agent", "edit") || tools.ParseCapability(req.Meta.Capability).Is("agent", "edit")
 }
 
 // DrawnFrom says where a shell call's command line, or a telling part of

@@ -3,6 +3,7 @@ package layer
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,9 +17,8 @@ import (
 	"myclaw/tools/builtin"
 )
 
-// Apply writes the merge into the workspace as one journaled change in
-// shell_run's undo format: ShellUndo.Revert of the Result's Undo takes it
-// all back. Everything is checked first: when a path differs from what
+// Apply writes the merge into the workspace as one journaled change:
+// Revert of the Result's Undo takes it all back. Everything is checked first: when a path differs from what
 // the merge read, or any conflict remains, nothing is written.
 func (p *Merge) Apply(ctx context.Context) (tools.Result, error) {
 	l := p.l
@@ -38,20 +38,22 @@ func (p *Merge) Apply(ctx context.Context) (tools.Result, error) {
 		}
 		now, err := readVersion(l.ws.Root(), c.rel)
 		if err != nil || !now.same(c.theirs) {
-			return tools.Result{}, tools.Errorf(tools.KindExternalError, "Propose the merge again.",
-				"nothing was applied: %s changed in the workspace after the merge was shown", name(c.rel))
+			return tools.Result{}, &ChangedSince{Path: filepath.ToSlash(c.rel), err: tools.Errorf(tools.KindExternalError, "Propose the merge again.",
+				"nothing was applied: %s changed in the workspace after the merge was shown", name(c.rel))}
 		}
 	}
 	w := &writer{l: l, blobs: l.undo.Blobs}
 	err := w.write(p.changes)
-	// Revert makes removed folders again in this order: parents first.
-	slices.SortStableFunc(w.removed, func(a, b builtin.ShellUndoDir) int { return len(a.Path) - len(b.Path) })
-	undo, uerr := builtin.EncodeShellUndo(w.undo, w.created, w.removed, w.links, w.notCovered)
+	undo, uerr := w.encode()
 	if uerr != nil {
 		undo = nil
 	}
-	n := len(w.undo) + len(w.links) + len(w.notCovered)
-	plan := fmt.Sprintf("Undo restores the %s the merge changed in the workspace", fileCount(len(w.undo)+len(w.links)))
+	files := len(w.gone.undo) + len(w.made.undo) + len(w.gone.links) + len(w.made.links)
+	n := files + len(w.notCovered)
+	plan := fmt.Sprintf("Undo restores the %s the merge changed in the workspace", fileCount(files))
+	if w.folders > 0 {
+		plan += " and " + folderModes(w.folders)
+	}
 	if len(w.notCovered) > 0 {
 		plan += "; not covered: " + strings.Join(w.notCovered, ", ")
 	}
@@ -60,12 +62,36 @@ func (p *Merge) Apply(ctx context.Context) (tools.Result, error) {
 		return res, tools.Errorf(tools.KindExternalError, "Tell the user: the workspace may hold part of the merge; /undo reverts what was applied.",
 			"applying the merge failed part way: %v", err)
 	}
-	res.Summary = "Merged the edit agent's change: " + fileCount(n)
+	what := fileCount(n)
+	switch {
+	case w.folders > 0 && n == 0:
+		what = folderModes(w.folders)
+	case w.folders > 0:
+		what += ", " + folderModes(w.folders)
+	}
+	res.Summary = "Merged the edit agent's change: " + what
 	if len(w.notCovered) > 0 {
 		res.Summary += " (partly reversible)"
 	}
 	return res, nil
 }
+
+// ChangedSince is Apply's error when the workspace changed after the
+// merge was computed: nothing was applied, and proposing the merge again
+// (Layer.Propose) merges against the workspace as it is now.
+type ChangedSince struct {
+	Path string // the first path found changed
+	err  *tools.Error
+}
+
+func (e *ChangedSince) Error() string { return e.err.Error() }
+
+// Unwrap gives the error the model reads.
+func (e *ChangedSince) Unwrap() error { return e.err }
+
+// ChangedSinceShown marks the error for callers that know it only by
+// this method (the agent package).
+func (e *ChangedSince) ChangedSinceShown() bool { return true }
 
 func fileCount(n int) string {
 	if n == 1 {
@@ -74,19 +100,34 @@ func fileCount(n int) string {
 	return fmt.Sprintf("%d files", n)
 }
 
-// writer applies changes and records their undo.
+// writer applies changes and records their undo, in two steps of
+// shell_run's undo format: what was removed (or replaced), then what was
+// made or written. Reverted in the other order, a path that changed kind
+// (a file that became a folder) is freed before its old self returns.
 type writer struct {
 	l          *Layer
 	blobs      tools.BlobStore
-	undo       []tools.FileUndo
-	created    []builtin.ShellUndoDir
-	removed    []builtin.ShellUndoDir
-	links      []builtin.ShellUndoLink
+	gone, made undoSet
+	modes      []folderMode
+	folders    int // existing folders whose mode changed
 	notCovered []string
 }
 
+// undoSet is one step's changes.
+type undoSet struct {
+	undo    []tools.FileUndo
+	created []builtin.ShellUndoDir
+	removed []builtin.ShellUndoDir
+	links   []builtin.ShellUndoLink
+}
+
+func (s undoSet) empty() bool {
+	return len(s.undo)+len(s.created)+len(s.removed)+len(s.links) == 0
+}
+
 // write removes what goes (deepest first), makes the new folders
-// (parents first), then writes files and links.
+// (parents first), then writes files and links, and sets folders' modes
+// last (a folder made read-only is filled first).
 func (w *writer) write(changes []*change) error {
 	byDepth := slices.Clone(changes)
 	slices.SortStableFunc(byDepth, func(a, b *change) int {
@@ -108,7 +149,7 @@ func (w *writer) write(changes []*change) error {
 				d.Close()
 				return err
 			} else if err == nil {
-				w.removed = append(w.removed, builtin.ShellUndoDir{Path: filepath.ToSlash(c.rel), Mode: uint32(t.mode.Perm())})
+				w.gone.removed = append(w.gone.removed, builtin.ShellUndoDir{Path: filepath.ToSlash(c.rel), Mode: uint32(t.mode.Perm())})
 			}
 		case 'f':
 			before, err := w.state(t, c.rel)
@@ -120,7 +161,7 @@ func (w *writer) write(changes []*change) error {
 				return err
 			}
 			if before != nil {
-				w.undo = append(w.undo, tools.FileUndo{Path: filepath.ToSlash(c.rel), Before: *before})
+				w.gone.undo = append(w.gone.undo, tools.FileUndo{Path: filepath.ToSlash(c.rel), Before: *before})
 			}
 			removedFile[c.rel] = true
 		case 'l':
@@ -128,10 +169,11 @@ func (w *writer) write(changes []*change) error {
 				d.Close()
 				return err
 			}
-			w.links = append(w.links, builtin.ShellUndoLink{Path: filepath.ToSlash(c.rel), Before: t.target})
+			w.gone.links = append(w.gone.links, builtin.ShellUndoLink{Path: filepath.ToSlash(c.rel), Before: t.target})
 		}
 		d.Close()
 	}
+	var restrict []folderMode
 	for _, c := range changes { // sorted: parents first
 		if c.result.kind != 'd' || c.theirs.kind == 'd' {
 			continue
@@ -140,12 +182,18 @@ func (w *writer) write(changes []*change) error {
 		if err != nil {
 			return err
 		}
-		err = d.Mkdir(base, c.result.mode.Perm())
+		// Made open to its owner, so that what it holds can be written
+		// (and, on undo, removed); its own mode is set last.
+		perm := c.result.mode.Perm()
+		err = d.Mkdir(base, perm|0o700)
 		d.Close()
 		if err != nil {
 			return err
 		}
-		w.created = append(w.created, builtin.ShellUndoDir{Path: filepath.ToSlash(c.rel), Mode: uint32(c.result.mode.Perm())})
+		w.made.created = append(w.made.created, builtin.ShellUndoDir{Path: filepath.ToSlash(c.rel), Mode: uint32(perm | 0o700)})
+		if perm != perm|0o700 {
+			restrict = append(restrict, folderMode{Path: filepath.ToSlash(c.rel), Before: uint32(perm | 0o700), After: uint32(perm)})
+		}
 	}
 	for _, c := range changes {
 		r := c.result
@@ -167,7 +215,7 @@ func (w *writer) write(changes []*change) error {
 			if c.theirs.kind == 'l' {
 				link.Before = c.theirs.target
 			}
-			w.links = append(w.links, link)
+			w.made.links = append(w.made.links, link)
 			continue
 		}
 		fu := tools.FileUndo{Path: filepath.ToSlash(c.rel)}
@@ -189,10 +237,62 @@ func (w *writer) write(changes []*change) error {
 		}
 		if before != nil && after != nil {
 			fu.Before, fu.After = *before, *after
-			w.undo = append(w.undo, fu)
+			w.made.undo = append(w.made.undo, fu)
 		}
 	}
+	// Folders' modes, deepest first: a parent made read-only last.
+	for _, c := range byDepth {
+		if !c.modeChange() {
+			continue
+		}
+		if err := w.chmod(c.rel, c.result.mode); err != nil {
+			return err
+		}
+		w.modes = append(w.modes, folderMode{Path: filepath.ToSlash(c.rel), Before: uint32(c.theirs.mode), After: uint32(c.result.mode)})
+		w.folders++
+	}
+	slices.Reverse(restrict) // made parents first: deepest first now
+	for _, m := range restrict {
+		if err := w.chmod(filepath.FromSlash(m.Path), fs.FileMode(m.After)); err != nil {
+			return err
+		}
+		w.modes = append(w.modes, m)
+	}
 	return nil
+}
+
+// chmod sets the mode of the folder rel, reached as parent reaches it.
+func (w *writer) chmod(rel string, mode fs.FileMode) error {
+	d, base, err := w.parent(rel)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return chmodFolder(d, base, mode)
+}
+
+// encode is the undo data of what was written: the steps in the order
+// they were taken (Revert takes them back last first).
+func (w *writer) encode() (json.RawMessage, error) {
+	// Revert makes removed folders again in this order: parents first.
+	slices.SortStableFunc(w.gone.removed, func(a, b builtin.ShellUndoDir) int { return len(a.Path) - len(b.Path) })
+	var u mergeUndo
+	notCovered := w.notCovered
+	for _, s := range []undoSet{w.gone, w.made} {
+		if s.empty() && notCovered == nil {
+			continue
+		}
+		raw, err := builtin.EncodeShellUndo(s.undo, s.created, s.removed, s.links, notCovered)
+		if err != nil {
+			return nil, err
+		}
+		notCovered = nil
+		u.Steps = append(u.Steps, mergeStep{Shell: raw})
+	}
+	if len(w.modes) > 0 {
+		u.Steps = append(u.Steps, mergeStep{Modes: w.modes})
+	}
+	return json.Marshal(u)
 }
 
 // state is v as undo data, its content kept in the blob store; nil
@@ -244,7 +344,7 @@ func (w *writer) parent(rel string) (*os.Root, string, error) {
 		fi, err := cur.Lstat(seg)
 		if errors.Is(err, fs.ErrNotExist) {
 			if err = cur.Mkdir(seg, 0o755); err == nil {
-				w.created = append(w.created, builtin.ShellUndoDir{Path: strings.Join(segs[:i+1], "/"), Mode: 0o755})
+				w.made.created = append(w.made.created, builtin.ShellUndoDir{Path: strings.Join(segs[:i+1], "/"), Mode: 0o755})
 				fi, err = cur.Lstat(seg)
 			}
 		}

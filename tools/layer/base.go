@@ -31,8 +31,8 @@ type version struct {
 	info   fs.FileInfo
 }
 
-// same reports whether a and b are the same thing: kind, mode, content
-// or target.
+// same reports whether a and b are the same thing: kind, mode (a file's
+// or a folder's), content or target.
 func (v version) same(b version) bool {
 	if v.kind != b.kind {
 		return false
@@ -43,7 +43,7 @@ func (v version) same(b version) bool {
 	case 'l':
 		return v.target == b.target
 	case 'd':
-		return true
+		return v.mode == b.mode
 	}
 	return v.kind == 0
 }
@@ -161,8 +161,9 @@ func (l *Layer) captureUpper() error {
 		if d.IsDir() && builtin.IsOpaque(p) {
 			return l.keepBelow(rel)
 		}
-		if !d.IsDir() && d.Type()&fs.ModeCharDevice != 0 {
-			// A whiteout over a folder: what was in it is deleted.
+		if !d.IsDir() {
+			// A whiteout, file or link over a folder: what was in it is
+			// deleted.
 			if v := l.base[rel]; v.kind == 'd' {
 				return l.keepBelow(rel)
 			}

@@ -317,7 +317,7 @@ func TestApplyThenRevertRestoresTheTree(t *testing.T) {
 			t.Errorf("after the merge %s is %q, want %q", rel, after[rel], want)
 		}
 	}
-	if _, err := e.undo.Revert(context.Background(), undo, false); err != nil {
+	if _, err := Revert(e.undo)(context.Background(), undo, false); err != nil {
 		t.Fatalf("revert: %v", err)
 	}
 	got := tree(t, e.dir)
@@ -459,7 +459,7 @@ func TestRevertRefusesALinkChangedSince(t *testing.T) {
 	undo := applyMerge(t, propose(t, l))
 	os.Remove(filepath.Join(e.dir, "link"))
 	os.Symlink("elsewhere", filepath.Join(e.dir, "link"))
-	if _, err := e.undo.Revert(context.Background(), undo, false); err == nil || !strings.Contains(err.Error(), "link") {
+	if _, err := Revert(e.undo)(context.Background(), undo, false); err == nil || !strings.Contains(err.Error(), "link") {
 		t.Fatalf("revert over a changed link: %v", err)
 	}
 	if e.read(t, "b.txt") != "changed\n" {

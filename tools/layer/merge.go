@@ -156,12 +156,13 @@ func (l *Layer) changed(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// hidden reports whether a folder on rel's way is a whiteout or opaque in
-// the upper dir: the layer removed what rel was.
+// hidden reports whether a folder on rel's way is a whiteout, anything
+// but a folder, or opaque in the upper dir: the layer removed or replaced
+// what rel was.
 func (l *Layer) hidden(rel string) bool {
 	for d := filepath.Dir(rel); ; d = filepath.Dir(d) {
 		p := filepath.Join(l.upper, d)
-		if fi, err := os.Lstat(p); err == nil && (builtin.IsWhiteout(fi) || fi.IsDir() && builtin.IsOpaque(p)) {
+		if fi, err := os.Lstat(p); err == nil && (!fi.IsDir() || builtin.IsOpaque(p)) {
 			return true
 		}
 		if d == "." {
@@ -181,7 +182,13 @@ func (c *change) decide() {
 		c.result = c.ours
 		return
 	case c.ours.kind == 'd' && c.theirs.kind == 'd':
-		c.result = c.theirs
+		// Two folders differ only in mode; the agent changed it (or it
+		// would not be here), and so did the workspace.
+		if c.base.kind != 'd' || c.theirs.mode == c.ours.mode {
+			c.result = c.theirs
+		} else {
+			c.conflict = fmt.Sprintf("both changed its mode (%04o and %04o)", c.ours.mode, c.theirs.mode)
+		}
 		return
 	case c.ours.kind != 'f' || c.theirs.kind != 'f' || c.base.kind != 'f' && c.base.kind != 0:
 		c.conflict = fmt.Sprintf("the edit agent %s it and the workspace %s it since", verb(c.base, c.ours), verb(c.base, c.theirs))
@@ -237,11 +244,16 @@ func name(rel string) string {
 func (p *Merge) Files() []string {
 	var out []string
 	for _, c := range p.changes {
-		if c.ours.kind != 'd' || c.base.kind != 'd' {
+		if c.ours.kind != 'd' || c.base.kind != 'd' || c.conflict != "" || c.modeChange() {
 			out = append(out, filepath.ToSlash(c.rel))
 		}
 	}
 	return out
+}
+
+// modeChange reports whether c changes only a folder's mode.
+func (c *change) modeChange() bool {
+	return c.conflict == "" && c.theirs.kind == 'd' && c.result.kind == 'd' && c.result.mode != c.theirs.mode
 }
 
 // Conflicts lists the paths both the layer and the workspace changed in a
@@ -268,13 +280,17 @@ func (p *Merge) Report() string { return p.report }
 func (p *Merge) Discard() { p.discarded = true }
 
 func (p *Merge) describe() {
-	files, conflicts := 0, len(p.Conflicts())
+	files, folders, conflicts := 0, 0, len(p.Conflicts())
 	var b strings.Builder
 	for _, c := range p.changes {
-		if c.ours.kind == 'd' {
-			continue
+		if c.ours.kind == 'd' && c.conflict == "" && !c.modeChange() {
+			continue // a new folder shows through what it holds
 		}
-		files++
+		if c.modeChange() {
+			folders++
+		} else {
+			files++
+		}
 		if c.conflict != "" {
 			fmt.Fprintf(&b, "CONFLICT %s: %s\n", name(c.rel), c.conflict)
 			if c.text != nil {
@@ -289,13 +305,24 @@ func (p *Merge) describe() {
 	}
 	// The pane's title puts the agent first ("Merge agent "x": …").
 	p.summary = fileCount(files) + " changed"
+	if folders > 0 {
+		p.summary = strings.TrimPrefix(p.summary+", "+folderModes(folders), "0 files changed, ")
+	}
 	if conflicts > 0 {
 		p.summary += fmt.Sprintf(", %d in conflict (%s)", conflicts, strings.Join(p.Conflicts(), ", "))
 	}
-	if files == 0 {
+	if files+folders == 0 {
 		p.summary = "nothing to merge"
 	}
 	p.report = b.String()
+}
+
+// folderModes says how many folders' modes change.
+func folderModes(n int) string {
+	if n == 1 {
+		return "1 folder's mode"
+	}
+	return fmt.Sprintf("%d folders' modes", n)
 }
 
 // diff is what applying c does to the workspace's file.
@@ -320,6 +347,8 @@ func (c *change) diff() string {
 		return fmt.Sprintf("%s: %s → %s\n", name(c.rel), from, to)
 	case t.kind == 'f' && !t.kept || r.kind == 'f' && !r.kept:
 		return fmt.Sprintf("%s: %s (too large to show)\n", name(c.rel), verb(t, r))
+	case c.modeChange():
+		return fmt.Sprintf("%s/: folder mode %04o → %04o\n", name(c.rel), t.mode, r.mode)
 	case t.kind == 'd' || r.kind == 'd':
 		return fmt.Sprintf("%s/: %s folder\n", name(c.rel), verb(t, r))
 	}
