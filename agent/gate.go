@@ -224,7 +224,11 @@ func (t *turn) preview(p *passage) bool {
 		q.Why = "the preview could not run (" + msg + "); approving runs the command in the workspace, and /undo can restore what it changes there"
 		return again(q)
 	}
-	for {
+	if e, ok := run.(emptyPreview); ok && e.ChangesNothing() {
+		// Applying it changes nothing: there is no question to ask.
+		p.dec = approval.Decision{Choice: approval.ApproveOnce, By: "nothing to apply"}
+	}
+	for p.dec.By != "nothing to apply" {
 		preq := req
 		preq.Previewable, preq.Previewed = false, true
 		preq.Summary, preq.Preview = run.Summary(), run.Report()
@@ -280,6 +284,10 @@ type reproposer interface {
 	Conflicts() []string
 	Repropose(ctx context.Context) error
 }
+
+// emptyPreview is a preview that may turn out to change nothing (an edit
+// agent that made no change): then nobody is asked.
+type emptyPreview interface{ ChangesNothing() bool }
 
 // previewsFirst is a tool whose every asking call runs as a preview
 // first (an edit agent works in its layer, then its merge is asked about).

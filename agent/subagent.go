@@ -297,6 +297,10 @@ type agentMerge struct {
 	again bool
 }
 
+// ChangesNothing reports a merge with nothing in it: the agent changed no
+// file (what it tried on protected paths was skipped).
+func (m *agentMerge) ChangesNothing() bool { return len(m.Files()) == 0 }
+
 // Summary implements tools.Preview.
 func (m *agentMerge) Summary() string {
 	// The merge's own summary counts and names the conflicts.
@@ -341,6 +345,16 @@ func (m *agentMerge) Discard() {
 
 // apply writes the merge (applyMerge drops the layer after).
 func (m *agentMerge) apply(ctx context.Context) (tools.Result, error) {
+	if m.ChangesNothing() {
+		// Nothing is written, so nothing is journaled: /undo skips it.
+		m.Proposal.Discard()
+		out := m.out.result([]string{})
+		out.Summary = fmt.Sprintf("Agent %q changed nothing to merge", m.out.run.Description)
+		if r := strings.TrimSpace(m.Proposal.Report()); r != "" {
+			out.Body += "\n\n" + r // what was skipped, if anything
+		}
+		return out, nil
+	}
 	if c := m.Conflicts(); len(c) > 0 {
 		m.Proposal.Discard()
 		return tools.Result{}, tools.Errorf(tools.KindExternalError, "Look at those files, then make the change yourself or run an agent on them again.",

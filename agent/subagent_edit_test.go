@@ -386,3 +386,41 @@ func TestEditAgentsShellIsConfinedToItsLayer(t *testing.T) {
 		t.Fatalf("a plain shell's confinement changed to %+v", got)
 	}
 }
+
+// An edit agent that changed nothing has no merge to ask about, and
+// leaves no journal entry for /undo to spend a step on.
+func TestSubagentThatChangedNothingAsksNothingAndJournalsNothing(t *testing.T) {
+	var h *harness
+	var layers []*fakeLayer
+	o := editOptions(t, &h, &layers)
+	h, _ = subHarness(t, approval.Ask, editRoute, o)
+	var asked []approval.Request
+	approver := approverFunc(func(_ context.Context, req approval.Request) (approval.Decision, error) {
+		asked = append(asked, req)
+		return approval.Decision{Choice: approval.Deny}, nil // the sub-agent's write
+	})
+	if err := h.run(context.Background(), "go", approver); err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 1 || asked[0].Tool != "fs_write" {
+		t.Fatalf("asked %d questions (%+v); want only the sub-agent's write, no merge", len(asked), asked)
+	}
+	entries, _ := h.agent.History()
+	for _, e := range entries {
+		if e.Reversible {
+			t.Fatalf("journal = %+v; an empty merge left an entry /undo would take", entries)
+		}
+	}
+	if len(layers) != 1 || !layers[0].wasDiscarded() {
+		t.Error("the layer was not dropped")
+	}
+	var summary string
+	for _, e := range h.eventsOf("tool_result") {
+		if r, ok := e.(ToolResultEvent); ok {
+			summary += r.Summary
+		}
+	}
+	if !strings.Contains(summary, `Agent "add file" changed nothing to merge`) {
+		t.Errorf("results say %q; want the agent's empty merge named", summary)
+	}
+}
