@@ -2,6 +2,8 @@ package approval
 
 import (
 	"fmt"
+	"net"
+	"net/netip"
 
 	"myclaw/tools"
 )
@@ -24,8 +26,9 @@ var networkMeta = tools.Meta{
 
 // NetworkRequest is the request for a confined command's first contact
 // with hostport, made while call callID (running command) runs.
+// A cloud's metadata service is asked about every time, at every level.
 func NetworkRequest(callID, command, hostport string) Request {
-	return Request{
+	req := Request{
 		CallID:     callID,
 		Tool:       NetworkTool,
 		Meta:       networkMeta,
@@ -33,4 +36,10 @@ func NetworkRequest(callID, command, hostport string) Request {
 		Summary:    fmt.Sprintf("`%s` wants to reach %s", tools.ClipOneLine(command, 60), hostport),
 		Why:        "the command runs sandboxed, and this host has not been allowed for it: allow it for this call, the session (a), or this project (s)",
 	}
+	host, _, _ := net.SplitHostPort(hostport)
+	if a, err := netip.ParseAddr(host); err == nil && tools.MetadataAddr(a) {
+		req.Meta.AlwaysAsk, req.Meta.Risk = true, tools.RiskHigh
+		req.Why = host + " is a cloud's metadata service, which hands this machine's credentials to whatever asks: myclaw asks before every contact, at every level"
+	}
+	return req
 }

@@ -69,6 +69,9 @@ func (p *Policy) Grants() []Rule {
 // turn; any other call, by its tool's risk: not when high. Such calls are
 // approved one at a time (a rule written by hand can still allow them).
 func Grantable(req Request) (bool, string) {
+	if req.Meta.AlwaysAsk {
+		return false, req.Tool + " is asked about every time: no grant or rule covers it"
+	}
 	if editMerge(req) {
 		return false, "an edit agent's merge is asked about each time: a grant would let the next agent's change in unseen"
 	}

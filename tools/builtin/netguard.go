@@ -98,15 +98,6 @@ var netBlockedPrefixes = []struct {
 	{netip.MustParsePrefix("ff00::/8"), "multicast"},
 }
 
-// netMetadataAddrs are the instance-metadata endpoints of cloud providers,
-// named in refusals because reaching them is the classic SSRF goal.
-var netMetadataAddrs = map[netip.Addr]bool{
-	netip.MustParseAddr("169.254.169.254"): true, // AWS, GCP, Azure, OpenStack…
-	netip.MustParseAddr("169.254.170.2"):   true, // AWS ECS task metadata
-	netip.MustParseAddr("100.100.100.200"): true, // Alibaba Cloud
-	netip.MustParseAddr("fd00:ec2::254"):   true, // AWS IPv6
-}
-
 var (
 	netNAT64      = netip.MustParsePrefix("64:ff9b::/96")
 	netNAT64Local = netip.MustParsePrefix("64:ff9b:1::/48")
@@ -151,7 +142,7 @@ func BlockedAddrReason(a netip.Addr) string {
 		}
 		return ""
 	}
-	if netMetadataAddrs[a] {
+	if tools.MetadataAddr(a) {
 		return "cloud metadata"
 	}
 	for _, b := range netBlockedPrefixes {
