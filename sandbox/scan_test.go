@@ -69,7 +69,9 @@ func TestCachedScanSeesEveryChange(t *testing.T) {
 		do   func() error
 	}{
 		{"a repository made deep in a folder already read", func() error { return os.MkdirAll(filepath.Join(ws, "d3/x/new/.git"), 0o755) }},
-		{"a .git file in a folder already read", func() error { return os.WriteFile(filepath.Join(ws, "d6/z/.git"), []byte("gitdir: ../../elsewhere/gd\n"), 0o644) }},
+		{"a .git file in a folder already read", func() error {
+			return os.WriteFile(filepath.Join(ws, "d6/z/.git"), []byte("gitdir: ../../elsewhere/gd\n"), 0o644)
+		}},
 		{"a folder renamed away and replaced", func() error {
 			if err := os.Rename(filepath.Join(ws, "d1"), filepath.Join(ws, "d1-old")); err != nil {
 				return err
