@@ -36,6 +36,11 @@ import (
 //
 // Only the user's own namespace is trusted to mount things in the tree;
 // a confined command's mounts stay in its private namespace.
+//
+// Not by name instead: Landlock and bind mounts protect paths known
+// beforehand and cannot deny `.git` wherever it appears, and guarding
+// only the git myclaw runs would leave the git the user runs in that
+// folder; so the protection stays the list this scan makes.
 type treeCache struct {
 	mu sync.Mutex
 	// dirs is what each folder held when read, by path.

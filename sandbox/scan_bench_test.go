@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // benchWorkspace makes a workspace of files small files in folders of 100,
@@ -65,4 +66,25 @@ func BenchmarkConfine(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkScan: the scan for repositories over 60,000 files in 600
+// folders, reading every folder (cold: the first call of a session) and
+// through a warm cache (every later call: a stat per folder).
+func BenchmarkScan(b *testing.B) {
+	ws := benchWorkspace(b, 60000)
+	b.Run("cold", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			(&treeCache{}).dotGits(ws, time.Time{})
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		// Trusted as a tree older than racySlack is.
+		c := &treeCache{now: func() time.Time { return time.Now().Add(time.Hour) }}
+		c.dotGits(ws, time.Time{})
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			c.dotGits(ws, time.Time{})
+		}
+	})
 }
