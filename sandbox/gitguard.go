@@ -28,43 +28,6 @@ const walkLimit = 20000
 var skipDirs = map[string]bool{"node_modules": true, ".venv": true, "venv": true, "__pycache__": true, ".tox": true,
 	".mypy_cache": true, ".pytest_cache": true, ".gradle": true, ".terraform": true, "target": true, ".next": true}
 
-// dotGits returns every `.git` (folder, link or gitdir file) in root's
-// tree, and every folder git itself would take for a git directory (a bare
-// repository), root's own first, within walkLimit folders.
-//
-// A folder changed since made (its ctime, which no command can set back,
-// at or after it; zero is never) does not count against the bound: a
-// command cannot hide a repository it made behind folders it made.
-func dotGits(root string, made time.Time) []string {
-	var out []string
-	queue, seen := []string{root}, 0
-	for len(queue) > 0 && seen < walkLimit {
-		dir := queue[0]
-		queue = queue[1:]
-		if made.IsZero() || !changedSince(dir, made) {
-			seen++
-		}
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			continue
-		}
-		if bareGitDir(dir) {
-			out = append(out, dir)
-		}
-		for _, e := range entries {
-			name := e.Name()
-			p := filepath.Join(dir, name)
-			switch {
-			case name == ".git":
-				out = append(out, p)
-			case e.IsDir() && !skipDirs[name]: // a link is not a dir here
-				queue = append(queue, p)
-			}
-		}
-	}
-	return out
-}
-
 // gitDirOf is the git directory a `.git` leads to: itself, or the target
 // of its `gitdir:` line; "" when it leads nowhere.
 func gitDirOf(dotGit string) string {
@@ -172,14 +135,15 @@ func (g *gitFiles) has(d string) bool {
 	return false
 }
 
-// findGitFiles looks for the repositories of the workspace ws; made is
-// when the command that may have made some began (zero: before one).
-func findGitFiles(ws string, made time.Time) gitFiles {
+// findGitFiles looks for the repositories of the workspace ws, through
+// the cache c (nil: none); made is when the command that may have made
+// some began (zero: before one).
+func findGitFiles(c *treeCache, ws string, made time.Time) gitFiles {
 	g := gitFiles{dirs: map[string]bool{}, started: time.Now().Add(-time.Second)} // a file system's clock may lag
 	if ws == "" {
 		return g
 	}
-	for _, dg := range dotGits(ws, made) {
+	for _, dg := range c.dotGits(ws, made) {
 		g.paths = append(g.paths, dg) // a .git folder is bound (it cannot be renamed away), a file read-only
 		if d := gitDirOf(dg); d != "" {
 			g.gitDir(d, false)
@@ -368,11 +332,11 @@ func hasControl(s string) bool {
 // workspace that were not there before it (a git init, a clone, a new
 // worktree or submodule) and lie where the command could write, and
 // returns a note on what was made inert, or "".
-func newGitDirs(ws string, before *gitFiles, roots []string) string {
+func newGitDirs(c *treeCache, ws string, before *gitFiles, roots []string) string {
 	if ws == "" {
 		return ""
 	}
-	after := findGitFiles(ws, before.started)
+	after := findGitFiles(c, ws, before.started)
 	var made, removed []string
 	for d := range after.dirs {
 		if before.has(d) || !under(d, roots) {

@@ -98,6 +98,9 @@ type Sandbox struct {
 	status  Status
 	// fail forces the self-test to fail, for tests of the fallback.
 	fail string
+	// tree keeps the scan for repositories from reading every folder of
+	// the workspace on every call (scan.go).
+	tree treeCache
 }
 
 // New returns a sandbox for opts, not yet checked: Status reports it
@@ -296,13 +299,17 @@ func DefaultHidden() []string {
 
 // protected returns the protected paths that lie in a writable place
 // (others are read-only anyway) and whether each exists now, with the git
-// directories reachable from the workspace (see gitguard.go).
-func (s *Sandbox) protected(roots []string) (existing, missing []string, gitDirs *gitFiles) {
+// directories reachable from the workspace (see gitguard.go) when repos
+// says the command can write the workspace (nil otherwise).
+func (s *Sandbox) protected(roots []string, repos bool) (existing, missing []string, gitDirs *gitFiles) {
 	cands := slices.Clone(s.opts.Protected)
-	g := findGitFiles(s.opts.Workspace, time.Time{})
 	if ws := s.opts.Workspace; ws != "" {
 		cands = append(cands, filepath.Join(ws, ".myclaw.toml"))
-		cands = append(cands, g.paths...)
+		if repos {
+			g := findGitFiles(&s.tree, ws, time.Time{})
+			cands = append(cands, g.paths...)
+			gitDirs = &g
+		}
 	}
 	for _, p := range cands {
 		if !under(p, roots) || slices.Contains(existing, p) || slices.Contains(missing, p) {
@@ -314,7 +321,7 @@ func (s *Sandbox) protected(roots []string) (existing, missing []string, gitDirs
 			missing = append(missing, p)
 		}
 	}
-	return existing, missing, &g
+	return existing, missing, gitDirs
 }
 
 // under reports whether p is inside one of roots.
@@ -355,6 +362,7 @@ type call struct {
 	ws      string
 	roots   []string
 	gitDirs *gitFiles
+	tree    *treeCache
 	// hidden are the paths commands cannot read: an error naming one is
 	// the sandbox's doing, not the file's absence.
 	hidden []string
@@ -386,7 +394,7 @@ func (c *call) finish(stderr string) (string, string) {
 		notes = append(notes, "permission_denied: the sandbox hides "+p+" from commands (a credential store or myclaw's own state), so it reads as missing or empty here; that says nothing about whether it exists. If the task needs it, ask the user")
 	}
 	if c.gitDirs != nil {
-		if n := newGitDirs(c.ws, c.gitDirs, c.roots); n != "" {
+		if n := newGitDirs(c.tree, c.ws, c.gitDirs, c.roots); n != "" {
 			notes = append(notes, n)
 		}
 	}

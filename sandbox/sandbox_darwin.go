@@ -20,12 +20,12 @@ func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
 	}
 	// Seatbelt cannot layer a cache: the caches stay read-only.
 	write := []string{s.opts.Workspace, tmp}
-	existing, missing, gitDirs := s.protected(write)
+	existing, missing, gitDirs := s.protected(write, true)
 	profile := seatbeltProfile(write, append(existing, missing...), s.hidden(), network)
 	cmd.Args = append([]string{sandboxExec, "-p", profile, cmd.Path}, cmd.Args[1:]...)
 	cmd.Path = sandboxExec
 	// Seatbelt denies creating the missing protected paths too.
-	return &call{tmp: tmp, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs, hidden: s.hidden()}, nil
+	return &call{tmp: tmp, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs, tree: &s.tree, hidden: s.hidden()}, nil
 }
 
 // confineReadOnly is confine with only the temp dir writable and no

@@ -364,11 +364,23 @@ func (s *Sandbox) confineSpec(cmd *exec.Cmd, sp spec) (*call, error) {
 	if sp.readOnly {
 		write = append([]string{tmp}, caches...)
 	}
-	existing, missing, gitDirs := s.protected(write)
-	if len(sp.Overlay) == 1 {
-		// A held layer's command cannot write the workspace: a protected
-		// path that appears there meanwhile is the user's, never removed.
-		missing = nil
+	// The workspace's repositories are looked for (gitguard.go) only
+	// where the command writes the workspace itself: read-only, it
+	// cannot; in a held layer, its namespace has the protected paths bound
+	// since the layer was made (the launcher joins it as it is); and what
+	// a layer holds reaches the workspace only through the merge, which
+	// never applies a file that decides what git runs
+	// (builtin.NeverApplied). A preview's layer is still protected like
+	// the workspace (the files its repositories' configs include are not
+	// under .git), but it is not checked afterwards: nothing it made is
+	// in the workspace, and a repository the user made meanwhile is the
+	// user's.
+	existing, missing, gitDirs := s.protected(write, !sp.readOnly && len(sp.Overlay) != 1)
+	if len(sp.Overlay) != 0 {
+		// A layer's command cannot write the workspace: a protected path
+		// or a repository that appears there meanwhile is the user's,
+		// never removed nor made inert.
+		missing, gitDirs = nil, nil
 	}
 	slices.SortFunc(existing, func(a, b string) int { return len(a) - len(b) }) // parents first
 	sp.Write, sp.Protect, sp.Hide, sp.Caches, sp.Path, sp.Args = write, existing, s.hidden(), layers, cmd.Path, cmd.Args
@@ -393,7 +405,7 @@ func (s *Sandbox) confineSpec(cmd *exec.Cmd, sp spec) (*call, error) {
 	}
 	cmd.Args = append([]string{exe}, launchArgs(sp)...)
 	cmd.Path = exe
-	return &call{tmp: tmp, missing: missing, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs, hidden: s.hidden(), readOnly: sp.readOnly}, nil
+	return &call{tmp: tmp, missing: missing, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs, tree: &s.tree, hidden: s.hidden(), readOnly: sp.readOnly}, nil
 }
 
 // confineReadOnly confines cmd without network and with the workspace
