@@ -109,6 +109,8 @@ type Model struct {
 	// levelsPending counts Shift+Tab level changes not yet set in the
 	// backend; until they are, the status line keeps its own level.
 	levelsPending int
+	// inl is the inline screen's state; nil on the alternate screen.
+	inl *inlineState
 }
 
 // newModel builds the model; base is the parent of every turn's context.
@@ -162,6 +164,9 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 		m.fsys = os.DirFS(opts.Workspace)
 	}
 	m.c.files.pending = m.fsys != nil // Init builds it
+	if opts.Inline {
+		m.inl = &inlineState{journalDue: m.hasPastCards()}
+	}
 	return m
 }
 
@@ -184,6 +189,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	if sl := m.runStatusCommand(); sl != nil {
 		cmd = tea.Batch(cmd, sl)
+	}
+	if m.inl != nil {
+		if pr := m.inlineStep(msg); pr != nil {
+			cmd = tea.Batch(cmd, pr)
+		}
 	}
 	return m, cmd
 }
@@ -449,6 +459,8 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		return m.cancelTurn()
+	case m.inl != nil && key.Matches(msg, k.PageUp, k.PageDown, k.Top, k.Bottom):
+		return m, nil // printed lines scroll in the terminal's scrollback
 	case key.Matches(msg, k.PageUp):
 		h := m.transcriptHeight()
 		m.tr.scroll(m.c, h, -max(h-2, 1))
@@ -563,6 +575,9 @@ func (m Model) quit() (Model, tea.Cmd) {
 	if m.turn != nil {
 		m.turn.cancel()
 	}
+	if m.inl != nil {
+		m.inl.quitting = true
+	}
 	return m, tea.Quit
 }
 
@@ -604,6 +619,9 @@ func (m Model) addTurnBlock(b block) Model {
 // View implements tea.Model. Its cost depends on the screen size, not on
 // the length of the conversation.
 func (m Model) View() string {
+	if m.inl != nil {
+		return m.inlineView()
+	}
 	bottom := m.bottomView()
 	th := max(m.c.height-len(bottom)-1, 1)
 	lines := m.tr.view(m.c, th)

@@ -194,6 +194,11 @@ func (r *standardRenderer) flush() {
 
 	// Output buffer.
 	buf := &bytes.Buffer{}
+	// An inline frame, and the lines printed above it, are shown whole.
+	inlineSync := r.syncOutput && !r.altScreenActive
+	if inlineSync {
+		buf.WriteString(syncBegin)
+	}
 
 	// Moving to the beginning of the section, that we rendered.
 	if r.altScreenActive {
@@ -303,6 +308,9 @@ func (r *standardRenderer) flush() {
 		buf.WriteString(ansi.CursorPosition(0, len(newLines)))
 	} else {
 		buf.WriteByte('\r')
+	}
+	if inlineSync {
+		buf.WriteString(syncEnd)
 	}
 
 	_, _ = r.out.Write(buf.Bytes())
@@ -725,8 +733,27 @@ func (r *standardRenderer) handleMessages(msg Msg) {
 			r.repaint()
 			r.mtx.Unlock()
 		}
+
+	case PrintAboveMsg:
+		if !r.altScreenActive && len(msg.Lines) > 0 {
+			r.mtx.Lock()
+			r.queuedMessageLines = append(r.queuedMessageLines, msg.Lines...)
+			// A view written before this message and not drawn yet may
+			// still show the lines: only the view Update returns for this
+			// message goes out with them.
+			r.buf.Reset()
+			r.repaint()
+			r.mtx.Unlock()
+		}
 	}
 }
+
+// PrintAboveMsg, returned by a Cmd, prints Lines above an inline
+// program's view, where they join the terminal's scrollback. They go out
+// in one frame with the view Update returns for this message (Update sees
+// it too), so a program that drops them from its view there never shows
+// them twice, nor not at all. On the alternate screen nothing is printed.
+type PrintAboveMsg struct{ Lines []string }
 
 // HIGH-PERFORMANCE RENDERING STUFF
 
