@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"os"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -207,6 +208,36 @@ func (m Model) unprinted(published, bs []block) []block {
 		}
 	}
 	return bs[i:]
+}
+
+// inlineInit tells the renderer, on the inline screen, whether the
+// terminal rewraps its lines on a narrower window.
+func (m Model) inlineInit() tea.Cmd {
+	if m.inl == nil {
+		return nil
+	}
+	return func() tea.Msg { return tea.InlineReflowMsg(rewraps(os.Getenv)) }
+}
+
+// rewraps reports whether the terminal rewraps its lines when the window
+// narrows. tmux does, as do most terminals (kitty, iTerm2, Terminal.app,
+// VTE, Konsole, WezTerm, Alacritty, Windows Terminal); xterm, the Linux
+// console, st, rxvt and GNU screen do not, or not surely, and there an
+// inline view is drawn again over the rows it took.
+func rewraps(getenv func(string) string) bool {
+	if getenv("TMUX") != "" {
+		return true
+	}
+	if getenv("XTERM_VERSION") != "" || getenv("STY") != "" {
+		return false
+	}
+	term := getenv("TERM")
+	for _, t := range []string{"linux", "st", "screen", "vt100", "vt220"} {
+		if term == t || strings.HasPrefix(term, t+"-") {
+			return false
+		}
+	}
+	return !strings.HasPrefix(term, "rxvt")
 }
 
 // inlineMouse answers a mouse toggle on the inline screen, where the

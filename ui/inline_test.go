@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -310,5 +311,73 @@ func TestInlineTextCallsReplacementNotReprinted(t *testing.T) {
 	p := r.printedText()
 	if strings.Count(p, "KILO") != 1 || strings.Count(p, "LIMA") != 1 {
 		t.Errorf("printed:\n%s\nwant KILO and LIMA once each", p)
+	}
+}
+
+// frameModel draws fixed lines, for the renderer's inline path.
+type frameModel struct{ lines []string }
+
+func (f frameModel) Init() tea.Cmd                       { return nil }
+func (f frameModel) Update(tea.Msg) (tea.Model, tea.Cmd) { return f, nil }
+func (f frameModel) View() string                        { return strings.Join(f.lines, "\n") }
+
+// After a narrowing, a terminal that rewraps its lines has the last
+// inline frame on more rows: the next frame starts where its first line
+// went (the rows of its lines' text, trailing spaces left out), and where
+// the terminal does not rewrap, on the rows it took.
+func TestInlineFrameAfterNarrowing(t *testing.T) {
+	view := []string{strings.Repeat("a", 80), "short", strings.Repeat("b", 60) + "      ", "last"}
+	for _, tc := range []struct {
+		reflow bool
+		up     string
+	}{{true, "\x1b[5A"}, {false, "\x1b[3A"}} {
+		out := &syncBuffer{}
+		p := tea.NewProgram(frameModel{view}, tea.WithInput(nil), tea.WithOutput(out), tea.WithoutSignalHandler())
+		done := make(chan struct{})
+		go func() {
+			_, _ = p.Run()
+			close(done)
+		}()
+		p.Send(tea.InlineReflowMsg(tc.reflow))
+		p.Send(tea.WindowSizeMsg{Width: 80, Height: 24})
+		waitOutput(t, out, func(s string) bool { return strings.Count(s, "last") >= 1 })
+		n := len(out.String())
+		p.Send(tea.WindowSizeMsg{Width: 40, Height: 24})
+		waitOutput(t, out, func(s string) bool { return strings.Contains(s[n:], "last") })
+		p.Quit()
+		<-done
+		if s := out.String()[n:]; !strings.HasPrefix(strings.TrimPrefix(s, "\x1b[?2026h"), tc.up) {
+			t.Errorf("reflow %v: the frame after narrowing begins %q; want %q", tc.reflow, s[:min(len(s), 12)], tc.up)
+		}
+	}
+}
+
+func waitOutput(t *testing.T, out *syncBuffer, ok func(string) bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for !ok(out.String()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited in vain; the output is %q", out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestRewraps(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want bool
+	}{
+		{map[string]string{"TERM": "xterm-256color"}, true},
+		{map[string]string{"TERM": "xterm-256color", "XTERM_VERSION": "XTerm(390)"}, false},
+		{map[string]string{"TERM": "tmux-256color", "TMUX": "/tmp/tmux-0/default,1,0", "XTERM_VERSION": "XTerm(390)"}, true},
+		{map[string]string{"TERM": "screen-256color", "STY": "1.pts-0"}, false},
+		{map[string]string{"TERM": "linux"}, false},
+		{map[string]string{"TERM": "rxvt-unicode-256color"}, false},
+		{map[string]string{"TERM": "xterm-kitty"}, true},
+	} {
+		if got := rewraps(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("rewraps(%v) = %v, want %v", tc.env, got, tc.want)
+		}
 	}
 }

@@ -177,7 +177,7 @@ func (m Model) Init() tea.Cmd {
 	if m.hasPastCards() {
 		journal = loadJournal(m.backend)
 	}
-	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.shared.base, m.backend), fetchModels(m.shared.base, m.backend), waitForNotice(m.notices), loadCommandsStamped(m.loadCommands, m.commandsStamp), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys, m.c.workspace), journal, m.readBranch())
+	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.shared.base, m.backend), fetchModels(m.shared.base, m.backend), waitForNotice(m.notices), loadCommandsStamped(m.loadCommands, m.commandsStamp), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys, m.c.workspace), journal, m.readBranch(), m.inlineInit())
 }
 
 // Update implements tea.Model.
