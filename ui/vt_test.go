@@ -151,12 +151,3 @@ func (v *vt) lines() []string {
 	}
 	return out
 }
-
-// screenText is the visible screen, rows joined by newlines.
-func (v *vt) screenText() string {
-	rows := make([]string, len(v.screen))
-	for i, r := range v.screen {
-		rows[i] = rowText(r)
-	}
-	return strings.Join(rows, "\n")
-}
