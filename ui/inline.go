@@ -62,7 +62,7 @@ func (m Model) settled(b block) bool {
 // tells (the size, a batch printed, the journal read), and when no batch
 // is on its way, hands the renderer the settled blocks at the head of the
 // transcript, which leave it.
-func (m Model) inlineStep(msg tea.Msg) tea.Cmd {
+func (m Model) inlineStep(msg tea.Msg) (Model, tea.Cmd) {
 	in := m.inl
 	switch msg := msg.(type) {
 	case tea.PrintAboveMsg:
@@ -77,14 +77,14 @@ func (m Model) inlineStep(msg tea.Msg) tea.Cmd {
 		}
 	}
 	if in.flight != nil || !in.sized || in.quitting {
-		return nil
+		return m, nil
 	}
 	n := 0
 	for n < len(m.tr.blocks) && m.settled(m.tr.blocks[n]) {
 		n++
 	}
 	if n == 0 {
-		return nil
+		return m, nil
 	}
 	var out []string
 	for _, b := range m.tr.blocks[:n] {
@@ -92,10 +92,10 @@ func (m Model) inlineStep(msg tea.Msg) tea.Cmd {
 	}
 	m.tr.dropFront(n)
 	if len(out) == 0 {
-		return nil
+		return m, nil
 	}
 	in.flight = out
-	return func() tea.Msg { return tea.PrintAboveMsg{Lines: out} }
+	return m, func() tea.Msg { return tea.PrintAboveMsg{Lines: out} }
 }
 
 // dropFront removes the first n blocks, printed, and their lines.

@@ -191,7 +191,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = tea.Batch(cmd, sl)
 	}
 	if m.inl != nil {
-		if pr := m.inlineStep(msg); pr != nil {
+		var pr tea.Cmd
+		if m, pr = m.inlineStep(msg); pr != nil {
 			cmd = tea.Batch(cmd, pr)
 		}
 	}
