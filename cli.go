@@ -79,6 +79,7 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 		fs.StringVar(&o.Autonomy, "autonomy", "", "autonomy `level`: readonly, ask (default), auto-edit, or full (no prompts, commands still sandboxed)")
 		fs.StringVar(&o.Sandbox, "sandbox", "", "`off` runs shell commands unsandboxed, with your full rights (under full without asking); on (default) overrides [shell.sandbox] enabled = false")
 		fs.StringVar(&o.Output, "output", "text", "headless output `format`: text or json")
+		fs.StringVar(&o.Screen, "screen", "", "screen `mode` of the session: auto, alternate or inline (overrides [ui] screen)")
 		fs.BoolVar(&o.Continue, "continue", false, "resume the newest session of the workspace")
 		fs.BoolVar(&o.Fork, "fork", false, "with --continue or --session: go on in a new session copied from it (it stays as it was)")
 		fs.BoolVar(&o.Trust, "trust", false, "trust the workspace's .myclaw.toml (it can run commands) and remember it")

@@ -232,3 +232,15 @@ func TestMissingExplicitConfig(t *testing.T) {
 		t.Fatalf("code %d, stderr %q; want the missing file named, without suggesting --config", code, errOut)
 	}
 }
+
+// --screen takes the modes of [ui] screen and names them when it is wrong.
+func TestScreenFlag(t *testing.T) {
+	e := newEnv(t, writeNote)
+	_, errOut, code := e.myclaw(nil, "-p", "go", "--model", "test-model", "--screen", "sideways")
+	if code != 2 || !strings.Contains(errOut, `--screen "sideways": want auto, alternate or inline`) {
+		t.Errorf("got code %d, %q; want 2 and the allowed modes", code, errOut)
+	}
+	if _, errOut, code := e.myclaw(nil, "-p", "go", "--model", "test-model", "--screen", "inline"); code != 0 {
+		t.Errorf("--screen inline: code %d, %q; want 0", code, errOut)
+	}
+}

@@ -129,6 +129,13 @@ func newApp(o Options, secrets map[string]string) (*app, error) {
 	default:
 		return nil, &UsageError{fmt.Sprintf("--sandbox %q: want on or off", o.Sandbox)}
 	}
+	switch o.Screen {
+	case "":
+	case config.ScreenAuto, config.ScreenAlternate, config.ScreenInline:
+		a.cfg.UI.Screen = o.Screen
+	default:
+		return nil, &UsageError{fmt.Sprintf("--screen %q: want auto, alternate or inline", o.Screen)}
+	}
 	if o.Autonomy != "" {
 		if _, err := approval.ParseLevel(o.Autonomy); err != nil {
 			return nil, &UsageError{"--autonomy: " + err.Error()}

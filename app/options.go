@@ -39,6 +39,9 @@ type Options struct {
 	// explicit choice) or "" (as the config says: on unless
 	// [shell.sandbox] enabled = false).
 	Sandbox string
+	// Screen overrides [ui] screen: auto, alternate or inline ("": as
+	// the config says).
+	Screen string
 	// Goal, when its Text is set, runs a goal headless (--goal, --check).
 	Goal GoalOptions
 	// Plan starts in plan mode; headless, the task ends with the plan.

@@ -60,7 +60,8 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 		CommandsStamp: b.commandsStamp,
 		EditorKey:     a.cfg.UI.EditorKey,
 		Notify:        a.cfg.UI.Notify,
-		Scrollback:    a.cfg.UI.Screen != "alternate",
+		Scrollback:    a.cfg.UI.ScreenMode() == config.ScreenAuto,
+		Inline:        a.cfg.UI.ScreenMode() == config.ScreenInline,
 		Version:       o.Version,
 		Server:        a.settings.BaseURL,
 		// Per workspace, named by a digest of its path.

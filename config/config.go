@@ -90,10 +90,29 @@ type UI struct {
 	Notify string `toml:"notify"`
 	// EditorKey opens $VISUAL/$EDITOR on the prompt.
 	EditorKey string `toml:"editor_key"`
-	// Screen is what the terminal keeps of the session: "scrollback" (the
-	// default) writes the conversation to the normal screen on exit, into
-	// the terminal's own scrollback; "alternate" leaves only the summary.
+	// Screen is how the session uses the terminal: "auto" (the default;
+	// "scrollback" is its old name) runs on the alternate screen and
+	// writes the conversation to the normal screen on exit, into the
+	// terminal's own scrollback; "alternate" leaves only the summary;
+	// "inline" stays on the normal screen and prints each finished block
+	// into the scrollback as it finishes. ScreenMode reads it.
 	Screen string `toml:"screen"`
+}
+
+// The screen modes of [ui] screen.
+const (
+	ScreenAuto      = "auto"
+	ScreenAlternate = "alternate"
+	ScreenInline    = "inline"
+)
+
+// ScreenMode is the screen mode asked for: ScreenAuto, ScreenAlternate or
+// ScreenInline ("" and the old "scrollback" are ScreenAuto).
+func (u UI) ScreenMode() string {
+	if u.Screen == "" || u.Screen == "scrollback" {
+		return ScreenAuto
+	}
+	return u.Screen
 }
 
 // Shell configures shell_run.
@@ -421,6 +440,7 @@ func decodeError(path string, err error) error {
 var (
 	levels       = []string{"readonly", "ask", "auto-edit", "full"}
 	notifyModes  = []string{"off", "bell", "osc"}
+	screenModes  = []string{ScreenAuto, ScreenAlternate, ScreenInline, "scrollback"}
 	decisions    = []string{"allow", "ask", "deny"}
 	risks        = []string{"low", "medium", "high"}
 	serverNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
@@ -568,8 +588,8 @@ func (c *Config) check(src []byte) error {
 	if c.UI.Notify != "" && !slices.Contains(notifyModes, c.UI.Notify) {
 		return bad("ui", "notify", fmt.Sprintf("%q: want off, bell or osc", c.UI.Notify))
 	}
-	if c.UI.Screen != "" && c.UI.Screen != "scrollback" && c.UI.Screen != "alternate" {
-		return bad("ui", "screen", fmt.Sprintf("%q: want scrollback or alternate", c.UI.Screen))
+	if c.UI.Screen != "" && !slices.Contains(screenModes, c.UI.Screen) {
+		return bad("ui", "screen", fmt.Sprintf("%q: want auto, alternate or inline", c.UI.Screen))
 	}
 	if err := c.checkLooks(bad); err != nil {
 		return err

@@ -50,7 +50,7 @@ func TestParseErrors(t *testing.T) {
 		{"hook tool on a stage without tools", "[[hooks.user_prompt]]\ntool = \"fs_*\"\ncommand = [\"a\"]\n", []string{"hooks.user_prompt[0].tool", "only pre_tool and post_tool"}},
 		{"unknown hook stage", "[[hooks.pre_prompt]]\ncommand = [\"a\"]\n", []string{"pre_prompt"}},
 		{"notify mode", "[ui]\nnotify = \"loud\"\n", []string{"f.toml:2", "ui.notify", "off, bell or osc"}},
-		{"screen mode", "[ui]\nscreen = \"inline\"\n", []string{"f.toml:2", "ui.screen", "scrollback or alternate"}},
+		{"screen mode", "[ui]\nscreen = \"normal\"\n", []string{"f.toml:2", "ui.screen", `"normal": want auto, alternate or inline`}},
 		{"instruction file outside", "[instructions]\nfiles = [\"../x.md\"]\n", []string{"f.toml:2", "instructions.files", "relative to the workspace"}},
 		{"negative price", "price_input = -1\n", []string{"f.toml:1", "price_input", "negative"}},
 	}
@@ -105,5 +105,25 @@ func TestProjectScope(t *testing.T) {
 	}
 	if err := bad.CheckProjectScope(); err == nil || !strings.Contains(err.Error(), "approval rules") {
 		t.Fatalf("got %v; want a refusal naming approval rules", err)
+	}
+}
+
+// The four values of [ui] screen parse, and ScreenMode names the mode
+// each asks for: "scrollback", the old name, is auto.
+func TestScreenModes(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"", ScreenAuto},
+		{"[ui]\nscreen = \"auto\"\n", ScreenAuto},
+		{"[ui]\nscreen = \"scrollback\"\n", ScreenAuto},
+		{"[ui]\nscreen = \"alternate\"\n", ScreenAlternate},
+		{"[ui]\nscreen = \"inline\"\n", ScreenInline},
+	} {
+		cfg, err := Parse("f.toml", []byte(tc.src))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.src, err)
+		}
+		if got := cfg.UI.ScreenMode(); got != tc.want {
+			t.Errorf("%q: ScreenMode() = %q, want %q", tc.src, got, tc.want)
+		}
 	}
 }

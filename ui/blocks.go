@@ -293,8 +293,11 @@ type welcomeBlock struct {
 	cache       lineCache
 }
 
+// stateChecking is the welcome's state until the server check ends.
+const stateChecking = "checking the server…"
+
 func newWelcome(version, model, server string, level approval.Level, unsandboxed bool) *welcomeBlock {
-	return &welcomeBlock{version: oneLine(version), model: oneLine(model), server: oneLine(server), state: "checking the server…",
+	return &welcomeBlock{version: oneLine(version), model: oneLine(model), server: oneLine(server), state: stateChecking,
 		level: level, unsandboxed: unsandboxed}
 }
 

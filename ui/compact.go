@@ -72,7 +72,7 @@ func (m Model) compactCommand(name, focus string) (Model, tea.Cmd) {
 		// takes it back.
 		ctx, cancel := context.WithCancel(m.shared.base)
 		m.compactCancel = cancel
-		progress := noticeBlock("compacting: the model summarises the older conversation · " + m.c.keys.Cancel.Help().Key + " cancels")
+		progress := &transientBlock{noticeBlock("compacting: the model summarises the older conversation · " + m.c.keys.Cancel.Help().Key + " cancels")}
 		m = m.addBlock(progress)
 		return m, func() tea.Msg {
 			defer cancel()

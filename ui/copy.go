@@ -181,6 +181,9 @@ func codeBlocks(src string) []string {
 // setMouse turns mouse capture on or off. Off, the terminal's own drag
 // selects text (and the wheel may scroll the terminal, not the transcript).
 func (m Model) setMouse(on bool) (Model, tea.Cmd) {
+	if m.inl != nil {
+		return m.inlineMouse()
+	}
 	if on == !m.c.mouseOff {
 		return m, nil
 	}

@@ -525,7 +525,7 @@ func (m Model) finishLiveAs(answer string) Model {
 	for _, src := range s.take() {
 		bs = append(bs, &mdBlock{src: src})
 	}
-	m.tr.replace(old, bs...)
+	m.tr.replace(old, m.unprinted(m.live.published, bs)...)
 	m = m.keepAnswer(m.turnSeq, answer)
 	m.live = nil
 	return m

@@ -17,7 +17,7 @@ func loadJournal(b Backend) tea.Cmd {
 	return func() tea.Msg {
 		entries, err := b.History()
 		if err != nil {
-			return nil
+			return journalMsg{} // read, if in vain: the inline screen prints the cards
 		}
 		return journalMsg{entries: entries}
 	}

@@ -53,6 +53,10 @@ type Options struct {
 	// Scrollback writes the conversation to the normal screen on exit,
 	// where the terminal's own scrollback, search and selection reach it.
 	Scrollback bool
+	// Inline keeps the session on the normal screen (inline.go): finished
+	// blocks are printed into the terminal's scrollback as they finish,
+	// above a live region; no mouse capture. Scrollback is then moot.
+	Inline bool
 	// Version and Server are named in the welcome line.
 	Version, Server string
 	// Unsandboxed is set when the person chose to run shell commands
@@ -89,8 +93,8 @@ type Earlier struct {
 // return (and save the session) before giving up on it.
 const shutdownWait = 5 * time.Second
 
-// Run runs the TUI (alternate screen, mouse wheel) until the user quits or
-// ctx ends. A running turn is cancelled and waited for before Run returns.
+// Run runs the TUI (alternate screen and mouse wheel, or inline) until the
+// user quits or ctx ends. A running turn is cancelled and waited for before Run returns.
 // Logs go to opts.LogPath; if it cannot be opened, the TUI says so and
 // runs without logs.
 func Run(ctx context.Context, b Backend, opts Options) error {
@@ -101,10 +105,9 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 		m.tr.add(warnBlock("logging is off: " + logErr.Error()))
 	}
 
-	popts := []tea.ProgramOption{
-		tea.WithAltScreen(),
-		tea.WithMouseCellMotion(),
-		tea.WithContext(ctx),
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if !opts.Inline {
+		popts = append(popts, tea.WithAltScreen(), tea.WithMouseCellMotion())
 	}
 	if opts.Notify != "" && opts.Notify != NotifyOff {
 		popts = append(popts, tea.WithReportFocus())
@@ -137,7 +140,10 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 		if out == nil {
 			out = os.Stdout
 		}
-		if fm, ok := final.(Model); ok && opts.Scrollback {
+		if fm, ok := final.(Model); ok && fm.inl != nil {
+			// Below the last frame, which was left empty.
+			fmt.Fprint(out, fm.inlineRest())
+		} else if ok && opts.Scrollback {
 			fmt.Fprint(out, fm.scrollbackText())
 		}
 		if s := quitSummary(b, width); s != "" {

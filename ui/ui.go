@@ -112,6 +112,8 @@ type Model struct {
 	// levelsPending counts Shift+Tab level changes not yet set in the
 	// backend; until they are, the status line keeps its own level.
 	levelsPending int
+	// inl is the inline screen's state; nil on the alternate screen.
+	inl *inlineState
 }
 
 // newModel builds the model; base is the parent of every turn's context.
@@ -165,6 +167,9 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 		m.fsys = os.DirFS(opts.Workspace)
 	}
 	m.c.files.pending = m.fsys != nil // Init builds it
+	if opts.Inline {
+		m.inl = &inlineState{journalDue: m.hasPastCards()}
+	}
 	return m
 }
 
@@ -175,7 +180,7 @@ func (m Model) Init() tea.Cmd {
 	if m.hasPastCards() {
 		journal = loadJournal(m.backend)
 	}
-	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.shared.base, m.backend), fetchModels(m.shared.base, m.backend), waitForNotice(m.notices), loadCommandsStamped(m.loadCommands, m.commandsStamp), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys, m.c.workspace), journal, m.readBranch())
+	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.shared.base, m.backend), fetchModels(m.shared.base, m.backend), waitForNotice(m.notices), loadCommandsStamped(m.loadCommands, m.commandsStamp), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys, m.c.workspace), journal, m.readBranch(), m.inlineInit())
 }
 
 // Update implements tea.Model.
@@ -187,6 +192,12 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	if sl := m.runStatusCommand(); sl != nil {
 		cmd = tea.Batch(cmd, sl)
+	}
+	if m.inl != nil {
+		var pr tea.Cmd
+		if m, pr = m.inlineStep(msg); pr != nil {
+			cmd = tea.Batch(cmd, pr)
+		}
 	}
 	return m, cmd
 }
@@ -452,6 +463,8 @@ func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		return m.cancelTurn()
+	case m.inl != nil && key.Matches(msg, k.PageUp, k.PageDown, k.Top, k.Bottom):
+		return m, nil // printed lines scroll in the terminal's scrollback
 	case key.Matches(msg, k.PageUp):
 		h := m.transcriptHeight()
 		m.tr.scroll(m.c, h, -max(h-2, 1))
@@ -566,6 +579,9 @@ func (m Model) quit() (Model, tea.Cmd) {
 	if m.turn != nil {
 		m.turn.cancel()
 	}
+	if m.inl != nil {
+		m.inl.quitting = true
+	}
 	return m, tea.Quit
 }
 
@@ -607,6 +623,9 @@ func (m Model) addTurnBlock(b block) Model {
 // View implements tea.Model. Its cost depends on the screen size, not on
 // the length of the conversation.
 func (m Model) View() string {
+	if m.inl != nil {
+		return m.inlineView()
+	}
 	bottom := m.bottomView()
 	th := max(m.c.height-len(bottom)-1, 1)
 	lines := m.tr.view(m.c, th)

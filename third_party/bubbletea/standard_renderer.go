@@ -37,6 +37,12 @@ type standardRenderer struct {
 	kick chan struct{}
 	// syncOutput wraps each frame in DEC mode 2026.
 	syncOutput bool
+	// inlineReflow: the terminal rewraps lines on a narrower window
+	// (InlineReflowMsg); inlineFrame is the last inline frame drawn, at
+	// inlineWidth.
+	inlineReflow bool
+	inlineFrame  []string
+	inlineWidth  int
 	// term is what the full-screen drawing knows of the terminal.
 	term termState
 
@@ -194,6 +200,11 @@ func (r *standardRenderer) flush() {
 
 	// Output buffer.
 	buf := &bytes.Buffer{}
+	// An inline frame, and the lines printed above it, are shown whole.
+	inlineSync := r.syncOutput && !r.altScreenActive
+	if inlineSync {
+		buf.WriteString(syncBegin)
+	}
 
 	// Moving to the beginning of the section, that we rendered.
 	if r.altScreenActive {
@@ -292,6 +303,7 @@ func (r *standardRenderer) flush() {
 		r.altLinesRendered = len(newLines)
 	} else {
 		r.linesRendered = len(newLines)
+		r.inlineFrame, r.inlineWidth = newLines, r.width
 	}
 
 	// Make sure the cursor is at the start of the last line to keep rendering
@@ -303,6 +315,9 @@ func (r *standardRenderer) flush() {
 		buf.WriteString(ansi.CursorPosition(0, len(newLines)))
 	} else {
 		buf.WriteByte('\r')
+	}
+	if inlineSync {
+		buf.WriteString(syncEnd)
 	}
 
 	_, _ = r.out.Write(buf.Bytes())
@@ -686,6 +701,7 @@ func (r *standardRenderer) handleMessages(msg Msg) {
 
 	case WindowSizeMsg:
 		r.mtx.Lock()
+		r.reflowInline(msg.Width)
 		r.width = msg.Width
 		r.height = msg.Height
 		r.repaint()
@@ -725,8 +741,62 @@ func (r *standardRenderer) handleMessages(msg Msg) {
 			r.repaint()
 			r.mtx.Unlock()
 		}
+
+	case InlineReflowMsg:
+		r.mtx.Lock()
+		r.inlineReflow = bool(msg)
+		r.mtx.Unlock()
+
+	case PrintAboveMsg:
+		if !r.altScreenActive && len(msg.Lines) > 0 {
+			r.mtx.Lock()
+			r.queuedMessageLines = append(r.queuedMessageLines, msg.Lines...)
+			// A view written before this message and not drawn yet may
+			// still show the lines: only the view Update returns for this
+			// message goes out with them.
+			r.buf.Reset()
+			r.repaint()
+			r.mtx.Unlock()
+		}
 	}
 }
+
+// InlineReflowMsg, returned by a Cmd, tells the renderer whether the
+// terminal rewraps its lines when the window narrows (tmux and most
+// terminals do; xterm does not). Then an inline view is drawn again, after
+// a narrowing, from where its first line went, rather than over the rows
+// its lines now take, which would leave a copy of its top above it.
+type InlineReflowMsg bool
+
+// reflowInline counts the rows the last inline frame takes in a
+// rewrapping terminal now width wide: the cursor, at the start of the
+// frame's last line, has the rewrapped rows of the lines before it above
+// it. The terminal rewraps the lines as they were drawn, whatever widths
+// came between. The count is a floor: a terminal may keep a row's erased
+// cells (tmux keeps those that once held text), and then a copy of the
+// frame's top may stay above it; counting more could draw the frame over
+// printed lines, which would lose them.
+func (r *standardRenderer) reflowInline(width int) {
+	if !r.inlineReflow || r.altScreenActive || width <= 0 || len(r.inlineFrame) == 0 {
+		return
+	}
+	rows := 1
+	for _, l := range r.inlineFrame[:len(r.inlineFrame)-1] {
+		w := ansi.StringWidth(strings.TrimRight(ansi.Strip(l), " "))
+		if r.inlineWidth > 0 {
+			w = min(w, r.inlineWidth)
+		}
+		rows += max(1, (w+width-1)/width)
+	}
+	r.linesRendered = rows
+}
+
+// PrintAboveMsg, returned by a Cmd, prints Lines above an inline
+// program's view, where they join the terminal's scrollback. They go out
+// in one frame with the view Update returns for this message (Update sees
+// it too), so a program that drops them from its view there never shows
+// them twice, nor not at all. On the alternate screen nothing is printed.
+type PrintAboveMsg struct{ Lines []string }
 
 // HIGH-PERFORMANCE RENDERING STUFF
 
