@@ -75,3 +75,4 @@ require (
 replace github.com/charmbracelet/bubbletea => ./third_party/bubbletea
 
 replace github.com/charmbracelet/glamour => ./third_party/glamour
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
