@@ -112,8 +112,8 @@ func TestHeadlessJSONSessionAndResult(t *testing.T) {
 	evs := jsonEvents(t, out)
 	first, last := evs[0], evs[len(evs)-1]
 	id, _ := first["session_id"].(string)
-	if first["type"] != "session" || id == "" {
-		t.Fatalf("first event %v; want the session id", first)
+	if first["type"] != "session" || id == "" || first["model"] != "test-model" || first["workspace"] == "" {
+		t.Fatalf("first event %v; want the session id, model and workspace", first)
 	}
 	usage, _ := last["usage"].(map[string]any)
 	if last["type"] != "result" || last["session_id"] != id || last["text"] != "I'll create the file.\nChecking.\nDone." ||

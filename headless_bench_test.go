@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +21,9 @@ const benchTokens = 368
 // 368-token turn from a local server that streams it at once, so what is
 // left is the fixed cost: start-up, the sandbox's verdict, the window
 // probes, the session, the request. version-only is the floor: the
-// process with its package inits and nothing else. MYCLAW_BIN names the binary to time;
+// process with its package inits and nothing else; it also reports what
+// those inits allocate (init-KB, init-allocs), a figure the machine's load
+// does not move. MYCLAW_BIN names the binary to time;
 // without it the benchmark builds one. Every sub-benchmark keeps one home,
 // as a user's repeated runs do (the first run, not timed, makes the
 // sandbox's cached verdict).
@@ -76,9 +80,39 @@ func BenchmarkHeadlessTurn(b *testing.B) {
 			// wall time is mostly waiting for a core.
 			b.ReportMetric(float64(time.Since(start).Microseconds())/1000/float64(b.N), "ms/turn")
 			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/turn")
+			if bc.name == "version-only" {
+				// What the package inits allocate does not depend on the
+				// load at all: the floor's figure to compare across changes.
+				kb, allocs := initAllocs(b, bin)
+				b.ReportMetric(kb, "init-KB")
+				b.ReportMetric(allocs, "init-allocs")
+			}
 		})
 	}
 }
+
+// initAllocs sums what `bin --version`'s package inits allocate, as
+// GODEBUG=inittrace=1 reports it.
+func initAllocs(b *testing.B, bin string) (kb, allocs float64) {
+	cmd := exec.Command(bin, "--version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("%s --version: %v\n%s", bin, err, out)
+	}
+	for _, m := range initTraceRE.FindAllStringSubmatch(string(out), -1) {
+		by, _ := strconv.ParseFloat(m[1], 64)
+		n, _ := strconv.ParseFloat(m[2], 64)
+		kb += by / 1024
+		allocs += n
+	}
+	if allocs == 0 {
+		b.Fatalf("no inittrace lines in:\n%s", out)
+	}
+	return kb, allocs
+}
+
+var initTraceRE = regexp.MustCompile(`(?m)^init \S+ @\S+ ms, \S+ ms clock, (\d+) bytes, (\d+) allocs$`)
 
 func benchBinary(b *testing.B) string {
 	if p := os.Getenv("MYCLAW_BIN"); p != "" {

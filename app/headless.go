@@ -45,7 +45,9 @@ func headlessTask(ctx context.Context, o Options, secrets map[string]string, p *
 	if o.Plan {
 		ag.SetAutonomy(approval.Plan)
 	}
-	p.session(ag.Status())
+	// Not ag.Status(): that also estimates the context, a whole request
+	// marshalled, which nothing here shows.
+	p.session(sessionEvent{SessionID: ag.Session().Info().ID, Workspace: a.workspace.Dir(), Model: ag.Model()})
 	for _, n := range a.notices {
 		p.notice(n.Text, n.Warning)
 	}
@@ -173,12 +175,12 @@ type resultEvent struct {
 
 func (resultEvent) Type() string { return "result" }
 
-func (p *printer) session(st agent.Status) {
+func (p *printer) session(ev sessionEvent) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.sessionID = st.SessionID
+	p.sessionID = ev.SessionID
 	if p.json {
-		p.encode(sessionEvent{SessionID: st.SessionID, Workspace: st.Workspace, Model: st.Model})
+		p.encode(ev)
 	}
 }
 

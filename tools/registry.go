@@ -38,7 +38,7 @@ type entry struct {
 	tool   Tool
 	meta   Meta
 	wire   string
-	schema *jsonschema.Schema
+	schema func() (*jsonschema.Schema, error)
 	doc    map[string]any
 	params json.RawMessage // the schema for the catalog, never empty
 }
@@ -64,7 +64,7 @@ func (r *Registry) add(t Tool, replace bool) error {
 	if err := CheckName(m.Name, m.Source); err != nil {
 		return fmt.Errorf("register %q: %w", m.Name, err)
 	}
-	schema, doc, err := compileSchema(m.Name, m.Schema)
+	schema, doc, err := prepareSchema(m)
 	if err != nil {
 		return fmt.Errorf("register %q: %w", m.Name, err)
 	}
@@ -99,7 +99,7 @@ func (r *Registry) Replace(t Tool) error {
 		return errors.New("replace: nil tool")
 	}
 	m := t.Meta()
-	schema, doc, err := compileSchema(m.Name, m.Schema)
+	schema, doc, err := prepareSchema(m)
 	if err != nil {
 		return fmt.Errorf("register %q: %w", m.Name, err)
 	}
@@ -124,6 +124,27 @@ func (r *Registry) Replace(t Tool) error {
 		}
 	}
 	return nil
+}
+
+// prepareSchema checks a tool's schema as Register does. A builtin's is
+// compiled at its first call instead: its schema is myclaw's own (each is
+// compiled by a test), and compiling the catalog, with the validator's
+// metaschemas, would otherwise be paid by every start, a one-shot turn
+// that calls no tool included. Any other tool's is compiled now, so that a
+// server's or a config's bad schema is refused at registration.
+func prepareSchema(m Meta) (func() (*jsonschema.Schema, error), map[string]any, error) {
+	if m.Source != SourceBuiltin {
+		s, doc, err := compileSchema(m.Name, m.Schema)
+		if err != nil {
+			return nil, nil, err
+		}
+		return func() (*jsonschema.Schema, error) { return s, nil }, doc, nil
+	}
+	url, doc, err := parseSchema(m.Name, m.Schema)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sync.OnceValues(func() (*jsonschema.Schema, error) { return compileDoc(url, doc) }), doc, nil
 }
 
 // MustRegister is Register for the builtin catalog, where a failure is a

@@ -815,3 +815,24 @@ func TestRegistryReplace(t *testing.T) {
 		t.Errorf("Replace of a new name: %v", err)
 	}
 }
+
+// TestBuiltinSchemaCompiledAtFirstCall: a builtin's schema is compiled
+// when the tool is first called, so a broken one (a programming error,
+// caught by app's TestBuiltinSchemasCompile) is reported by that call,
+// not by Register; a server's is still refused at registration.
+func TestBuiltinSchemaCompiledAtFirstCall(t *testing.T) {
+	bad := `{"type":"object","properties":{"a":{"minLength":"one"}}}`
+	r := NewRegistry()
+	if err := r.Register(regTool("broken", bad, SourceBuiltin)); err != nil {
+		t.Fatalf("Register: %v", err)
+	}
+	if _, e := r.Validate("broken", json.RawMessage(`{}`)); e == nil || !strings.Contains(e.Message, "schema does not compile") {
+		t.Fatalf("Validate: got %v; want the compile error", e)
+	}
+	if err := r.Register(regTool("srv/broken", bad, SourceMCP)); err == nil || !strings.Contains(err.Error(), "schema does not compile") {
+		t.Fatalf("Register of a server's tool: got %v; want the compile error", err)
+	}
+	if err := r.Register(regTool("not_json", `{"type":`, SourceBuiltin)); err == nil {
+		t.Fatal("a builtin schema that is not JSON was registered")
+	}
+}

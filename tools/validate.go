@@ -34,8 +34,12 @@ func (r *Registry) Validate(name string, raw json.RawMessage) (json.RawMessage, 
 			Hint:    "Send the arguments as one JSON object. " + synopsis(e.wire, e.doc),
 		}
 	}
-	dropOptionalNulls(e.schema, v)
-	if err := e.schema.Validate(v); err != nil {
+	schema, err := e.schema()
+	if err != nil {
+		return nil, &Error{Kind: KindUnknown, Message: fmt.Sprintf("the schema of %s: %v", e.wire, err)}
+	}
+	dropOptionalNulls(schema, v)
+	if err := schema.Validate(v); err != nil {
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
 			return nil, &Error{Kind: KindInvalidArgs, Message: err.Error(), Hint: synopsis(e.wire, e.doc)}
@@ -76,33 +80,48 @@ func CompileSchema(name string, schema json.RawMessage) error {
 }
 
 func compileSchema(name string, raw json.RawMessage) (*jsonschema.Schema, map[string]any, error) {
+	url, doc, err := parseSchema(name, raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := compileDoc(url, doc)
+	return s, doc, err
+}
+
+// parseSchema does the checks of compileSchema that need no compiling:
+// valid JSON, an object, a type that admits an object. It returns the
+// schema's resource URL and document.
+func parseSchema(name string, raw json.RawMessage) (string, map[string]any, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage(`{"type":"object"}`)
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return nil, nil, fmt.Errorf("schema is not valid JSON: %w", err)
+		return "", nil, fmt.Errorf("schema is not valid JSON: %w", err)
 	}
 	obj, ok := doc.(map[string]any)
 	if !ok {
-		return nil, nil, errors.New("schema must be a JSON object")
+		return "", nil, errors.New("schema must be a JSON object")
 	}
 	if typ, ok := obj["type"]; ok && !allowsObject(typ) {
-		return nil, nil, fmt.Errorf("schema type is %v; want \"object\": arguments are always a JSON object", typ)
+		return "", nil, fmt.Errorf("schema type is %v; want \"object\": arguments are always a JSON object", typ)
 	}
-	url := "mem://tools/" + wireBadChar.ReplaceAllString(name, "_") + ".json"
+	return "mem://tools/" + wireBadChar.ReplaceAllString(name, "_") + ".json", obj, nil
+}
+
+func compileDoc(url string, doc map[string]any) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	// Schemas come from MCP servers and config files too: a "$ref" must not
 	// make the registry read local files (the library's default) or fetch.
 	c.UseLoader(noLoader{})
 	if err := c.AddResource(url, doc); err != nil {
-		return nil, nil, fmt.Errorf("schema: %w", err)
+		return nil, fmt.Errorf("schema: %w", err)
 	}
 	s, err := c.Compile(url)
 	if err != nil {
-		return nil, nil, fmt.Errorf("schema does not compile: %w", err)
+		return nil, fmt.Errorf("schema does not compile: %w", err)
 	}
-	return s, obj, nil
+	return s, nil
 }
 
 // allowsObject reports whether a schema's "type" admits an object.
