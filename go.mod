@@ -73,3 +73,5 @@ require (
 )
 
 replace github.com/charmbracelet/bubbletea => ./third_party/bubbletea
+
+replace github.com/charmbracelet/glamour => ./third_party/glamour
