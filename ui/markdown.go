@@ -75,6 +75,7 @@ func (m *markdown) renderer(width int) (*glamour.TermRenderer, error) {
 		glamour.WithStyles(m.style),
 		glamour.WithWordWrap(width),
 		glamour.WithColorProfile(m.profile),
+		glamour.WithChromaFormatter(codeFormatter),
 	)
 	if err != nil {
 		return nil, err
