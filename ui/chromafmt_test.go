@@ -15,7 +15,7 @@ import (
 // several styles and for a second use of the same style (from the cache).
 func TestCachedTTYMatchesChroma(t *testing.T) {
 	code := map[string]string{
-		"go": "package main\n\n/* a comment\r\nover lines */\nfunc main() {\n\ts := `raw\nstring`\n\tprintln(s, 42, 'x') // done\n}\n",
+		"go":     "package main\n\n/* a comment\r\nover lines */\nfunc main() {\n\ts := `raw\nstring`\n\tprintln(s, 42, 'x') // done\n}\n",
 		"python": "def f(x):\n    \"\"\"doc\n    string\"\"\"\n    return x ** 2  # square\n",
 		"text":   "plain\nlines\n",
 	}
