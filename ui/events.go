@@ -58,20 +58,38 @@ func waitForEvents(turn int, ch <-chan turnItem) tea.Cmd {
 		if !ok {
 			return eventsMsg{turn: turn, items: []turnItem{{end: true}}}
 		}
-		items := []turnItem{it}
-		for len(items) < maxBatch && !it.end {
-			select {
-			case it, ok = <-ch:
-				if !ok {
-					it = turnItem{end: true}
-				}
-				items = append(items, it)
-			default:
-				return eventsMsg{turn: turn, items: items}
-			}
-		}
-		return eventsMsg{turn: turn, items: items}
+		return eventsMsg{turn: turn, items: takeWaiting(ch, []turnItem{it})}
 	}
+}
+
+// takeWaiting appends the items already waiting in ch to items, without
+// blocking, up to maxBatch and up to the end of the turn.
+func takeWaiting(ch <-chan turnItem, items []turnItem) []turnItem {
+	for len(items) < maxBatch && (len(items) == 0 || !items[len(items)-1].end) {
+		select {
+		case it, ok := <-ch:
+			if !ok {
+				it = turnItem{end: true}
+			}
+			items = append(items, it)
+		default:
+			return items
+		}
+	}
+	return items
+}
+
+// onlyDeltas reports whether items are all streamed text or reasoning:
+// nothing the screen shows before the next publish tick.
+func onlyDeltas(items []turnItem) bool {
+	for _, it := range items {
+		switch it.ev.(type) {
+		case agent.TextDelta, agent.ReasoningDelta:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // shared is the state the program shares with the goroutines it starts:
@@ -142,6 +160,8 @@ type turnState struct {
 	cancelling bool
 	sawError   bool
 	cancelled  bool
+	// atTick: nobody waits on ch; the next publish tick reads it.
+	atTick bool
 	// retry is the turn's retry line: each new attempt replaces it.
 	retry block
 }
@@ -250,20 +270,52 @@ func (m Model) handleEvents(msg eventsMsg) (Model, tea.Cmd) {
 	if m.turn == nil || msg.turn != m.turn.id {
 		return m, nil
 	}
-	for _, it := range msg.items {
-		if it.end {
-			m, cmd := m.endTurn(it.err)
-			return m, tea.Batch(cmd, m.notify.notify("the turn finished"))
-		}
-		m = m.handleEvent(it.ev)
+	m, ended, cmd := m.applyItems(msg.items)
+	if ended {
+		return m, cmd
 	}
-	cmds := []tea.Cmd{waitForEvents(m.turn.id, m.turn.ch)}
+	var cmds []tea.Cmd
 	if m.live != nil && m.live.dirty || m.think != nil && m.think.dirty {
 		var tick tea.Cmd
 		m, tick = m.scheduleRender()
 		cmds = append(cmds, tick)
 	}
+	if m.tickPending && onlyDeltas(msg.items) {
+		// What streams next shows at the publish tick, not before: the
+		// tick takes it from the channel (readTurnAtTick), rather than a
+		// wake-up of three goroutines for every token.
+		m.turn.atTick = true
+	} else {
+		cmds = append(cmds, waitForEvents(m.turn.id, m.turn.ch))
+	}
 	return m, tea.Batch(cmds...)
+}
+
+// readTurnAtTick takes what the turn sent since its channel was left for
+// the publish tick, and waits on the channel again.
+func (m Model) readTurnAtTick() (Model, tea.Cmd) {
+	if m.turn == nil || !m.turn.atTick {
+		return m, nil
+	}
+	m.turn.atTick = false
+	m, ended, cmd := m.applyItems(takeWaiting(m.turn.ch, nil))
+	if ended {
+		return m, cmd
+	}
+	return m, waitForEvents(m.turn.id, m.turn.ch)
+}
+
+// applyItems hands a turn's items to the transcript; ended reports that
+// the turn ended (cmd is then what follows).
+func (m Model) applyItems(items []turnItem) (_ Model, ended bool, cmd tea.Cmd) {
+	for _, it := range items {
+		if it.end {
+			m, cmd := m.endTurn(it.err)
+			return m, true, tea.Batch(cmd, m.notify.notify("the turn finished"))
+		}
+		m = m.handleEvent(it.ev)
+	}
+	return m, false, nil
 }
 
 func (m Model) handleEvent(ev agent.Event) Model {

@@ -6,7 +6,9 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 )
 
 // maxInputRows is the tallest the prompt input grows before it scrolls.
@@ -48,11 +50,18 @@ type inputModel struct {
 func newInput(c *common) inputModel {
 	in := inputModel{c: c}
 	in.ta = newEditor(c, "Ask anything · / for commands · "+c.keys.Interrupt.Help().Key+" twice to quit", maxInputRows)
+	// The prompt mark is drawn every frame: styled once per colour
+	// profile, not at every frame.
+	var mark string
+	markProfile := termenv.Profile(-1)
 	in.ta.setPrompt(2, func(row int) string {
-		if row == 0 {
-			return c.styles.Prompt.Render("❯ ")
+		if row != 0 {
+			return "  "
 		}
-		return "  "
+		if p := lipgloss.ColorProfile(); p != markProfile {
+			mark, markProfile = c.styles.Prompt.Render("❯ "), p
+		}
+		return mark
 	})
 	in.resize()
 	return in

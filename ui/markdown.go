@@ -75,6 +75,7 @@ func (m *markdown) renderer(width int) (*glamour.TermRenderer, error) {
 		glamour.WithStyles(m.style),
 		glamour.WithWordWrap(width),
 		glamour.WithColorProfile(m.profile),
+		glamour.WithChromaFormatter(codeFormatter),
 	)
 	if err != nil {
 		return nil, err
@@ -182,7 +183,19 @@ func (p *pen) apply(params string) {
 		*p = pen{}
 		return
 	}
-	ps := strings.Split(params, ";")
+	// The parameters, split without allocating: a line has hundreds.
+	var psArr [16]string
+	var atArr [16]int
+	ps, at := psArr[:0], atArr[:0]
+	for off := 0; ; {
+		j := strings.IndexByte(params[off:], ';')
+		if j < 0 {
+			ps, at = append(ps, params[off:]), append(at, off)
+			break
+		}
+		ps, at = append(ps, params[off:off+j]), append(at, off)
+		off += j + 1
+	}
 	for i := 0; i < len(ps); i++ {
 		v := ps[i]
 		switch v {
@@ -233,7 +246,7 @@ func (p *pen) apply(params string) {
 			if n == 0 {
 				return // malformed: ignore the rest, as terminals do
 			}
-			col := strings.Join(ps[i:i+n+1], ";")
+			col := params[at[i] : at[i+n]+len(ps[i+n])]
 			i += n
 			switch v {
 			case "38":

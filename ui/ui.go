@@ -220,8 +220,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.handleEvents(msg)
 	case renderTickMsg:
 		m.tickPending = false
-		m = m.publish()
-		return m, nil
+		m, cmd := m.readTurnAtTick()
+		return m.publish(), cmd
 	case spinnerTickMsg:
 		if m.turn == nil || msg.turn != m.turn.id {
 			return m, nil

@@ -27,9 +27,17 @@ const minScrollGain = 2
 // all). Rows below the frame, up to height, are cleared.
 func altFrame(b *strings.Builder, old, newLines []string, width, height int, t *termState) {
 	if width > 0 {
+		// Most rows are the last frame's: their cut is remembered.
+		cut := make(map[string]string, len(newLines))
 		for i, l := range newLines {
-			newLines[i] = ansi.Truncate(l, width, "")
+			c, ok := t.cut[l]
+			if !ok || t.cutWidth != width {
+				c = ansi.Truncate(l, width, "")
+			}
+			cut[l] = c
+			newLines[i] = c
 		}
+		t.cut, t.cutWidth = cut, width
 	}
 	if old == nil {
 		t.forget()
@@ -95,11 +103,17 @@ func altFrame(b *strings.Builder, old, newLines []string, width, height int, t *
 // when no shift saves at least minScrollGain rows.
 func bestScroll(old, newLines []string) (top, bottom, n int) {
 	rows := min(len(old), len(newLines))
+	// Each old row is tried against every new row: its typed part is
+	// worked out once.
+	typed := make([]string, rows)
+	for i := range typed {
+		typed[i] = typedPart(old[i])
+	}
 	best := 0
 	for shift := 1; shift < rows; shift++ {
 		runStart, gain := -1, 0
 		for i := 0; i+shift <= rows; i++ {
-			if i+shift < rows && movedRow(old[i+shift], newLines[i]) {
+			if i+shift < rows && movedTyped(old[i+shift], typed[i+shift], newLines[i]) {
 				if runStart < 0 {
 					runStart, gain = i, 0
 				}
@@ -134,18 +148,25 @@ func bestScroll(old, newLines []string) (top, bottom, n int) {
 // movedRow reports whether the row was, moved, becomes now or the start of
 // it (a line still being typed when it scrolled).
 func movedRow(was, now string) bool {
-	if was == now {
-		return true
-	}
-	// The typed line's end may close its style; the longer one goes on.
-	for strings.HasSuffix(was, "m") {
-		i := strings.LastIndex(was, "\x1b[")
-		if i < 0 || !isSGR(was[i:]) {
+	return was == now || movedTyped(was, typedPart(was), now)
+}
+
+// movedTyped is movedRow with was's typedPart already worked out.
+func movedTyped(was, typed, now string) bool {
+	return was == now || typed != "" && strings.HasPrefix(now, typed)
+}
+
+// typedPart is row without the style sequences at its end: the typed
+// line's end may close its style, where the longer one goes on.
+func typedPart(row string) string {
+	for strings.HasSuffix(row, "m") {
+		i := strings.LastIndex(row, "\x1b[")
+		if i < 0 || !isSGR(row[i:]) {
 			break
 		}
-		was = was[:i]
+		row = row[:i]
 	}
-	return was != "" && strings.HasPrefix(now, was)
+	return row
 }
 
 // cell is one screen cell as a row draws it: its grapheme ("" for the
@@ -206,6 +227,9 @@ type termState struct {
 	pen      string
 	curKnown bool
 	row, col int
+	// cut maps the last frame's rows to them cut to cutWidth.
+	cut      map[string]string
+	cutWidth int
 }
 
 func (t *termState) set(b *strings.Builder, pen string) {
@@ -237,7 +261,8 @@ func (t *termState) advance(w, width int) {
 	}
 }
 
-func (t *termState) forget() { *t = termState{} }
+// forget drops what is known of the terminal (not the rows' cuts).
+func (t *termState) forget() { *t = termState{cut: t.cut, cutWidth: t.cutWidth} }
 
 // writeRowChange turns row (0-based) from was into now, writing only the
 // runs of cells that differ, each with its own style, and erasing what

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/muesli/cancelreader"
@@ -381,10 +382,34 @@ func (p *Program) disableMouse() {
 // eventLoop is the central message loop. It receives and handles the default
 // Bubble Tea messages, update the model and triggers redraws.
 func (p *Program) eventLoop(model Model, cmds chan Cmd) (Model, error) {
+	// View runs at most once a frame, not after every message: what a
+	// stream of messages changes between two frames is drawn once. A
+	// message after a quiet spell is drawn at once.
+	frame := time.Duration(0)
+	if r, ok := p.renderer.(*standardRenderer); ok {
+		frame = r.framerate
+	}
+	var lastView time.Time
+	viewTimer := time.NewTimer(time.Hour)
+	viewTimer.Stop()
+	defer viewTimer.Stop()
+	viewPending := false
+	view := func() {
+		if viewPending {
+			viewTimer.Stop()
+			viewPending = false
+		}
+		p.renderer.write(model.View()) // send view to renderer
+		lastView = time.Now()
+	}
 	for {
 		select {
 		case <-p.ctx.Done():
 			return model, nil
+
+		case <-viewTimer.C:
+			viewPending = false
+			view()
 
 		case err := <-p.errs:
 			return model, err
@@ -500,7 +525,12 @@ func (p *Program) eventLoop(model Model, cmds chan Cmd) (Model, error) {
 			case cmds <- cmd: // process command (if any)
 			}
 
-			p.renderer.write(model.View()) // send view to renderer
+			if wait := frame - time.Since(lastView); wait <= 0 {
+				view()
+			} else if !viewPending {
+				viewPending = true
+				viewTimer.Reset(wait)
+			}
 		}
 	}
 }

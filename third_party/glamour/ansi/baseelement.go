@@ -39,6 +39,11 @@ func renderText(w io.Writer, p termenv.Profile, rules StylePrimitive, s string) 
 	if len(s) == 0 {
 		return
 	}
+	_, _ = io.WriteString(w, styledText(p, rules, s))
+}
+
+// styledText is s as renderText writes it.
+func styledText(p termenv.Profile, rules StylePrimitive, s string) string {
 
 	out := termenv.String(s)
 	if rules.Upper != nil && *rules.Upper {
@@ -78,7 +83,7 @@ func renderText(w io.Writer, p termenv.Profile, rules StylePrimitive, s string) 
 		out = out.Blink()
 	}
 
-	_, _ = io.WriteString(w, out.String())
+	return out.String()
 }
 
 // StyleOverrideRender renders a BaseElement with an overridden style.

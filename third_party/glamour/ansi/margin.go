@@ -29,16 +29,32 @@ func NewMarginWriter(ctx RenderContext, w io.Writer, rules StyleBlock) *MarginWr
 		margin = *rules.Margin
 	}
 
+	// The padding and the indent are written a cell at a time, always
+	// the same styled string: it is styled once, when first needed, not
+	// for every cell.
+	var pad *string
 	pw := padding.NewWriterPipe(w, bs.Width(ctx), func(_ io.Writer) {
-		renderText(w, ctx.options.ColorProfile, rules.StylePrimitive, " ")
+		if pad == nil {
+			s := styledText(ctx.options.ColorProfile, rules.StylePrimitive, " ")
+			pad = &s
+		}
+		_, _ = io.WriteString(w, *pad)
 	})
 
 	ic := " "
 	if rules.IndentToken != nil {
 		ic = *rules.IndentToken
 	}
+	var ind *string
 	iw := indent.NewWriterPipe(pw, indentation+margin, func(_ io.Writer) {
-		renderText(w, ctx.options.ColorProfile, bs.Parent().Style.StylePrimitive, ic)
+		if ind == nil {
+			s := ""
+			if ic != "" {
+				s = styledText(ctx.options.ColorProfile, bs.Parent().Style.StylePrimitive, ic)
+			}
+			ind = &s
+		}
+		_, _ = io.WriteString(w, *ind)
 	})
 
 	return &MarginWriter{
