@@ -391,6 +391,7 @@ func (t *turn) request(tool tools.Tool, call Call, args json.RawMessage, dry too
 		Capability: dry.Capability,
 		Summary:    dry.Summary,
 		Preview:    dry.Preview,
+		Unchanged:  dry.Unchanged,
 		// A tool that learns its undo data by running says so in its plan.
 		Reversible: reversible && (len(dry.Undo) > 0 || dry.UndoPlan != ""),
 		UndoPlan:   dry.UndoPlan,

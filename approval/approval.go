@@ -143,9 +143,11 @@ type Request struct {
 	Args json.RawMessage
 	// Capability is the call's concrete capability, e.g. "fs:write:a.txt".
 	Capability string
-	// Summary and Preview come from the dry run.
-	Summary string
-	Preview string
+	// Summary and Preview come from the dry run; Unchanged says it found
+	// nothing to change (a write of the content already there).
+	Summary   string
+	Preview   string
+	Unchanged bool
 	// Reversible says whether /undo can walk the call back; UndoPlan says how.
 	Reversible bool
 	UndoPlan   string

@@ -233,7 +233,11 @@ func (a *approvalPane) drawPreview(w int) []string {
 			add(style, l)
 		}
 	}
-	if len(out) == 0 {
+	switch {
+	case len(out) > 0:
+	case req.Unchanged:
+		add(st.Dim.Render, "(nothing would change: approving writes nothing)")
+	default:
 		add(st.Dim.Render, "(no preview: this tool cannot show what it would do)")
 	}
 	return out

@@ -832,3 +832,15 @@ func TestPaneSaysAnEditAgentsCommandRunsInItsLayer(t *testing.T) {
 		t.Error("the pane offers network to a command that has none")
 	}
 }
+
+// A write of the content already there says nothing would change, not
+// that the tool cannot show what it would do.
+func TestPaneSaysAnUnchangedWriteChangesNothing(t *testing.T) {
+	req := writeRequest()
+	req.Summary, req.Preview, req.Unchanged = "No change to notes/todo.md (content identical)", "", true
+	m, _ := withPane(t, req)
+	view := screen(m)
+	if !strings.Contains(view, "nothing would change") || strings.Contains(view, "cannot show what it would do") {
+		t.Fatalf("the pane:\n%s", view)
+	}
+}
