@@ -36,7 +36,9 @@ func Preload(s *history.Session) *Preloaded {
 	}()
 	go func() {
 		defer close(p.done)
-		p.records, p.warnings, p.err = s.Records()
+		// loadRecords decodes these kinds, and attach skips a message
+		// that does not decode, with a line in the log.
+		p.records, p.warnings, p.err = s.RecordsDecoding("message", "call", "usage")
 		if p.err == nil {
 			p.dec = loadRecords(p.records)
 		}

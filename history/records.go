@@ -14,7 +14,7 @@ import (
 // data of each is a slice of all. A truncated last line (a crash
 // mid-write) is skipped with a warning, and so is a corrupt line, with its
 // line number.
-func parseRecords(all []byte, path string) ([]Record, []string) {
+func parseRecords(all []byte, path string, unchecked map[string]bool) ([]Record, []string) {
 	lines := make([][]byte, 0, bytes.Count(all, []byte{'\n'}))
 	truncated := false
 	for len(all) > 0 {
@@ -30,7 +30,7 @@ func parseRecords(all []byte, path string) ([]Record, []string) {
 	errs := make([]error, len(lines))
 	inParallel(len(lines), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			recs[i], errs[i] = decodeLine(lines[i])
+			recs[i], errs[i] = decodeLine(lines[i], unchecked)
 		}
 	})
 	n := len(lines)
@@ -78,9 +78,9 @@ func inParallel(n int, do func(lo, hi int)) {
 // session of a thousand turns is megabytes of it, and the reader decodes
 // each kind it wants anyway); it only checks the data is valid JSON, in
 // one pass. A line of any other shape is decoded in full, as before.
-func decodeLine(line []byte) (Record, error) {
+func decodeLine(line []byte, unchecked map[string]bool) (Record, error) {
 	line = bytes.TrimRight(line, "\r\n")
-	if rec, ok := fastLine(line); ok {
+	if rec, ok := fastLine(line, unchecked); ok {
 		return rec, nil
 	}
 	var rec Record
@@ -101,8 +101,9 @@ var (
 
 // fastLine parses the shape Append writes; ok is false for anything else
 // (escapes in the kind, another order of fields, invalid data), which the
-// full decoder then judges.
-func fastLine(line []byte) (Record, bool) {
+// full decoder then judges. The data of the unchecked kinds are not
+// checked: their reader decodes them.
+func fastLine(line []byte, unchecked map[string]bool) (Record, bool) {
 	rest, ok := bytes.CutPrefix(line, kindHead)
 	if !ok {
 		return Record{}, false
@@ -129,7 +130,7 @@ func fastLine(line []byte) (Record, bool) {
 		return Record{}, false
 	}
 	data := rest[:len(rest)-1]
-	if !json.Valid(data) {
+	if !unchecked[string(kind)] && !json.Valid(data) {
 		return Record{}, false
 	}
 	return Record{Kind: string(kind), Time: t, Data: json.RawMessage(data)}, true

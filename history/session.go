@@ -410,11 +410,24 @@ func truncate(f *os.File, size int64) error {
 // line (a crash mid-write) is skipped with a warning, not a failure, and so
 // is a corrupt line in the middle, with its line number.
 func (s *Session) Records() (records []Record, warnings []string, err error) {
+	return s.RecordsDecoding()
+}
+
+// RecordsDecoding is Records for a reader that decodes the data of the
+// records of kinds itself, and deals with those that do not decode: in
+// lines of the shape Append writes, their data are not checked (a resumed
+// session's transcript is megabytes of messages, read before its first
+// frame).
+func (s *Session) RecordsDecoding(kinds ...string) (records []Record, warnings []string, err error) {
 	data, path, err := s.readTranscript()
 	if err != nil || data == nil {
 		return nil, nil, err
 	}
-	records, warnings = parseRecords(data, path)
+	unchecked := make(map[string]bool, len(kinds))
+	for _, k := range kinds {
+		unchecked[k] = true
+	}
+	records, warnings = parseRecords(data, path, unchecked)
 	return records, warnings, nil
 }
 

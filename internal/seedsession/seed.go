@@ -83,8 +83,17 @@ func Seed(stateDir, workspace string, turns int) (string, error) {
 	for i := range turns {
 		srv.turn = i
 		srv.round = 0
-		if err := ag.Run(ctx, Prompt(i), func(agent.Event) {}, approveAll{}); err != nil {
+		var failed error
+		emit := func(e agent.Event) {
+			if r, ok := e.(agent.ToolResultEvent); ok && r.Status != agent.StatusOK && failed == nil {
+				failed = fmt.Errorf("seed turn %d: %s failed: %s", i+1, r.Call.Tool, r.Message)
+			}
+		}
+		if err := ag.Run(ctx, Prompt(i), emit, approveAll{}); err != nil {
 			return "", fmt.Errorf("seed turn %d: %w", i+1, err)
+		}
+		if failed != nil {
+			return "", failed
 		}
 	}
 	return session.Info().ID, nil
@@ -114,7 +123,12 @@ func Call(i int) (name, args string, ok bool) {
 	case i%5 == 1:
 		return "grep_search", `{"pattern":"section","path":"."}`, true
 	case i%5 == 2:
-		return "fs_edit", fmt.Sprintf(`{"path":"notes.md","old_string":"state %d","new_string":"state %d"}`, i-2, i), true
+		// notes.md says "state N" as the last write (or the seed) left it.
+		n := 1
+		if i >= 5 {
+			n = i - 3
+		}
+		return "fs_edit", fmt.Sprintf(`{"path":"notes.md","old_string":"state %d\n","new_string":"state %d, edited in turn %d\n"}`, n, n, i+1), true
 	case i%5 == 3:
 		return "fs_write", fmt.Sprintf(`{"path":"notes.md","content":%q}`, noteFile(i)), true
 	}
