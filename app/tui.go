@@ -28,6 +28,9 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 		return err
 	}
 	defer a.close()
+	// A resumed transcript is read and decoded in megabytes that are
+	// garbage once loaded: given back now, beside the first frame, rather
+	// than kept until the runtime's scavenger gets to them.
 	go debug.FreeOSMemory()
 	return ui.Run(ctx, b, uo)
 }
