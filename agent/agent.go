@@ -60,6 +60,9 @@ type Options struct {
 	// Store and Session persist the transcript and the journal.
 	Store   *history.Store
 	Session *history.Session
+	// Preloaded is Session's transcript, read ahead (Preload); nil: New
+	// reads it.
+	Preloaded *Preloaded
 	// Workspace is the absolute workspace path, for the prompt.
 	Workspace string
 	// MaxRounds bounds the model requests of one user turn.
@@ -205,24 +208,31 @@ func New(opts Options) (*Agent, error) {
 
 // attach makes s the current session, loading its transcript and journal.
 func (a *Agent) attach(s *history.Session) error {
-	j, err := s.Journal()
+	p := a.opts.Preloaded
+	a.opts.Preloaded = nil // read once, for the session it was started for
+	if p == nil || p.s != s {
+		p = Preload(s)
+	}
+	<-p.done
+	j, err := p.journal, p.journalErr
 	if err != nil {
 		return fmt.Errorf("open the undo journal: %w", err)
 	}
-	records, warnings, err := s.Records()
+	records, warnings, err := p.records, p.warnings, p.err
 	if err != nil {
 		return fmt.Errorf("read the session transcript: %w", err)
 	}
 	for _, w := range warnings {
 		a.opts.Logf("session %s: %s", s.Info().ID, w)
 	}
-	var msgs []openai.ChatCompletionMessage
+	dec := p.dec
+	msgs := make([]openai.ChatCompletionMessage, 0, len(dec.msgs))
 	var notes []string
 	var atts []attachment
-	var calls []CallRecord
+	calls := make([]CallRecord, 0, len(dec.calls))
 	var compactions []compaction
 	var pinned []string
-	for _, r := range records {
+	for i, r := range records {
 		switch r.Kind {
 		case "compaction", "uncompact":
 			msgs, compactions = replayCompaction(r.Kind, r.Data, msgs, compactions)
@@ -232,12 +242,12 @@ func (a *Agent) attach(s *history.Session) error {
 				pinned = append(pinned, p)
 			}
 		case "call":
-			if c, ok := decodeCallRecord(r.Data); ok {
+			if c, ok := dec.call(i); ok {
 				calls = append(calls, c)
 			}
 		case "message":
-			var m openai.ChatCompletionMessage
-			if err := json.Unmarshal(r.Data, &m); err != nil {
+			m, err := dec.message(i)
+			if err != nil {
 				a.opts.Logf("session %s: skipped a message that does not decode: %v", s.Info().ID, err)
 				continue
 			}
@@ -260,19 +270,22 @@ func (a *Agent) attach(s *history.Session) error {
 	a.messages = repairTranscript(msgs)
 	a.notes = notes
 	a.attachments = atts
-	a.pastCalls = calls
+	a.pastCalls = shareText(calls, a.messages)
 	a.earlier = untrustedOf(a.messages)
 	a.told, a.instructionNotes = toldOf(a.messages), nil
 	a.compactions, a.pinned, a.compactHeld = compactions, pinned, 0
 	a.tokensUsed, a.measured = estimateMessages(a.messages), false
-	a.usage = loadUsage(records, s.Info())
+	a.usage = loadUsage(records, dec, s.Info())
 	return nil
 }
 
 // repairTranscript gives every tool call of a transcript that ended in the
 // middle of a turn (a crash) its tool message, so the next request is valid.
 func repairTranscript(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
-	var out []openai.ChatCompletionMessage
+	if whole(msgs) {
+		return msgs
+	}
+	out := make([]openai.ChatCompletionMessage, 0, len(msgs)+8)
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]
 		out = append(out, m)

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 
@@ -115,24 +114,20 @@ func (s *sessionUsage) add(r usageRecord, thisRun bool) {
 
 // loadUsage sums the usage records of a transcript. A fork's copy of its
 // parent's records is left out: those requests were the parent's.
-func loadUsage(records []history.Record, info history.SessionInfo) sessionUsage {
+func loadUsage(records []history.Record, dec *loaded, info history.SessionInfo) sessionUsage {
 	var u sessionUsage
 	answered := false
-	for _, r := range records {
+	for i, r := range records {
 		if info.Parent != "" && r.Time.Before(info.Created) {
 			continue
 		}
 		switch r.Kind {
 		case "usage":
-			var rec usageRecord
-			if json.Unmarshal(r.Data, &rec) == nil && rec.Kind != "" {
+			if rec, ok := dec.usageAt(i); ok {
 				u.add(rec, false)
 			}
 		case "message":
-			var m struct {
-				Role string `json:"role"`
-			}
-			if json.Unmarshal(r.Data, &m) == nil && m.Role == openai.ChatMessageRoleAssistant && u.total.Requests == 0 {
+			if m, err := dec.message(i); err == nil && m.Role == openai.ChatMessageRoleAssistant && u.total.Requests == 0 {
 				// Every answer is recorded after its usage: this one
 				// came from a myclaw that kept none.
 				answered = true

@@ -44,9 +44,11 @@ func (a *Agent) hooksOf() []Hook {
 // (nothing is gated on them).
 func (a *Agent) StartSession(ctx context.Context) []string {
 	source := "new"
-	if len(a.Messages()) > 0 {
+	a.mu.Lock()
+	if len(a.messages) > 0 {
 		source = "resume"
 	}
+	a.mu.Unlock()
 	return a.startSession(ctx, source)
 }
 

@@ -269,6 +269,7 @@ func (a *app) hintGrantsPath() string { return filepath.Join(a.stateDir, approva
 // buildAgent assembles the whole session: project config (if trusted),
 // tools, policy, session, journal recovery, agent.
 func (a *app) buildAgent() (*agent.Agent, error) {
+	preloaded := a.preloadSession()
 	if err := a.loadProjectConfig(); err != nil {
 		return nil, err
 	}
@@ -304,8 +305,10 @@ func (a *app) buildAgent() (*agent.Agent, error) {
 	}
 	a.loadInstructions()
 	a.loadSkills()
-	if err := a.openSession(true); err != nil {
-		return nil, err
+	if a.session == nil {
+		if err := a.openSession(true); err != nil {
+			return nil, err
+		}
 	}
 	a.noteOtherSessions()
 	if err := a.recover(); err != nil {
@@ -320,6 +323,7 @@ func (a *app) buildAgent() (*agent.Agent, error) {
 		Audit:         a.audit,
 		Store:         a.store,
 		Session:       a.session,
+		Preloaded:     preloaded,
 		Workspace:     a.workspace.Dir(),
 		MaxRounds:     a.settings.MaxToolRounds,
 		ContextWindow: a.settings.ContextWindow,
@@ -342,6 +346,21 @@ func (a *app) buildAgent() (*agent.Agent, error) {
 		}
 	}
 	return ag, err
+}
+
+// preloadSession opens the session to resume, when there is one, and
+// starts reading it, so that a long transcript loads while the tools,
+// policy and instructions are built. Otherwise (a new session, a fork, no
+// session to continue) it leaves the session to openSession.
+func (a *app) preloadSession() *agent.Preloaded {
+	if a.opts.Fork || (!a.opts.Continue && a.opts.Session == "") {
+		return nil
+	}
+	if a.openSession(false) != nil {
+		a.session = nil
+		return nil
+	}
+	return agent.Preload(a.session)
 }
 
 // loadInstructions reads the user's and the project's AGENTS.md (or the

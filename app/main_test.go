@@ -16,5 +16,9 @@ func TestMain(m *testing.M) {
 		apptest.ServeMCP()
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if seed.root != "" {
+		os.RemoveAll(seed.root)
+	}
+	os.Exit(code)
 }

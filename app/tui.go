@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,20 +24,37 @@ import (
 
 // RunTUI opens the interactive program.
 func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
-	a, err := newApp(o, secrets)
+	a, b, uo, err := startTUI(ctx, o, secrets)
 	if err != nil {
 		return err
 	}
 	defer a.close()
+	// A resumed transcript is read and decoded in megabytes that are
+	// garbage once loaded: given back now, beside the first frame, rather
+	// than kept until the runtime's scavenger gets to them.
+	go debug.FreeOSMemory()
+	return ui.Run(ctx, b, uo)
+}
+
+// startTUI is all that comes before the TUI's first frame: the app, the
+// agent with its session loaded, and what the TUI is given. The caller
+// closes the app.
+func startTUI(ctx context.Context, o Options, secrets map[string]string) (*app, *tuiBackend, ui.Options, error) {
+	a, err := newApp(o, secrets)
+	if err != nil {
+		return nil, nil, ui.Options{}, err
+	}
 	a.checkInBackground = true // shell commands ask until it passes
 	ag, err := a.buildAgent()
 	if err != nil {
-		return err
+		a.close()
+		return nil, nil, ui.Options{}, err
 	}
 	if o.Plan {
 		ag.SetAutonomy(approval.Plan)
 	}
-	if n := len(ag.Messages()); n > 0 {
+	msgs := ag.Messages()
+	if n := len(msgs); n > 0 {
 		info := a.session.Info()
 		a.notices = append(a.notices, ui.Notice{Text: fmt.Sprintf("Resumed session %s (%d earlier messages, last used %s): the model remembers them.",
 			info.ID, n, info.Updated.Local().Format("2006-01-02 15:04"))})
@@ -48,14 +66,14 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 	a.mcpOpts = mcp.Options{Interactive: true, Notify: b.mcpNotify, Elicit: b.elicit, Sample: b.sample}
 	a.startMCP(ctx, b.mcpChanged)
 	off, _ := a.sandboxOff()
-	return ui.Run(ctx, b, ui.Options{
+	return a, b, ui.Options{
 		Unsandboxed:   off,
 		Workspace:     a.workspace.Dir(),
 		LogPath:       filepath.Join(a.stateDir, "myclaw.log"),
 		Banner:        a.notices,
 		Notices:       b.notices,
 		Forms:         b.forms,
-		Earlier:       earlier(ag.Messages(), ag.PastCalls()),
+		Earlier:       earlier(msgs, ag.PastCalls()),
 		Commands:      b.commands,
 		CommandsStamp: b.commandsStamp,
 		EditorKey:     a.cfg.UI.EditorKey,
@@ -73,7 +91,7 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 		Keys:          a.cfg.KeyBindings(),
 		StatusLine:    a.cfg.Status.Line,
 		StatusCommand: a.cfg.Status.Command,
-	})
+	}, nil
 }
 
 // commands loads the custom slash commands: the user's, then (in a
@@ -101,9 +119,9 @@ func (b *tuiBackend) commandDirs() []ui.CommandDir {
 // it: the transcript renders only what comes on screen.
 func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord) []ui.Earlier {
 	// Servers may reuse call ids: records are matched in order, per id.
-	byID := map[string][]agent.CallRecord{}
-	for _, c := range calls {
-		byID[c.Result.Call.ID] = append(byID[c.Result.Call.ID], c)
+	byID := make(map[string][]int, len(calls))
+	for i, c := range calls {
+		byID[c.Result.Call.ID] = append(byID[c.Result.Call.ID], i)
 	}
 	take := func(id string) *agent.CallRecord {
 		q := byID[id]
@@ -111,7 +129,7 @@ func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord) []ui
 			return nil
 		}
 		byID[id] = q[1:]
-		return &q[0]
+		return &calls[q[0]]
 	}
 	// A call with no result in the conversation was cut off: myclaw
 	// stopped (a crash, kill -9) before it ended.
@@ -121,7 +139,7 @@ func earlier(msgs []openai.ChatCompletionMessage, calls []agent.CallRecord) []ui
 			answered[m.ToolCallID] = true
 		}
 	}
-	var out []ui.Earlier
+	out := make([]ui.Earlier, 0, len(msgs))
 	for _, m := range msgs {
 		switch m.Role {
 		case openai.ChatMessageRoleUser:

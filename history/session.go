@@ -1,14 +1,12 @@
 package history
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -412,62 +410,54 @@ func truncate(f *os.File, size int64) error {
 // line (a crash mid-write) is skipped with a warning, not a failure, and so
 // is a corrupt line in the middle, with its line number.
 func (s *Session) Records() (records []Record, warnings []string, err error) {
+	return s.RecordsDecoding()
+}
+
+// RecordsDecoding is Records for a reader that decodes the data of the
+// records of kinds itself, and deals with those that do not decode: in
+// lines of the shape Append writes, their data are not checked (a resumed
+// session's transcript is megabytes of messages, read before its first
+// frame).
+func (s *Session) RecordsDecoding(kinds ...string) (records []Record, warnings []string, err error) {
+	data, path, err := s.readTranscript()
+	if err != nil || data == nil {
+		return nil, nil, err
+	}
+	unchecked := make(map[string]bool, len(kinds))
+	for _, k := range kinds {
+		unchecked[k] = true
+	}
+	records, warnings = parseRecords(data, path, unchecked)
+	return records, warnings, nil
+}
+
+// readTranscript reads the whole transcript (nil when there is none).
+// The records are parsed after, without holding the session.
+func (s *Session) readTranscript() ([]byte, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	path := filepath.Join(s.dir, transcriptFile)
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil
+		return nil, path, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read transcript: %w", err)
+		return nil, path, fmt.Errorf("read transcript: %w", err)
 	}
 	defer f.Close()
 	// A shared lock keeps a writer in another process from being caught
 	// half-way through a line.
 	if err := lockFile(f, false); err != nil {
-		return nil, nil, fmt.Errorf("read transcript: %w", err)
+		return nil, path, fmt.Errorf("read transcript: %w", err)
 	}
-	type badLine struct {
-		n   int
-		why error
+	var buf bytes.Buffer
+	if fi, err := f.Stat(); err == nil {
+		buf.Grow(int(fi.Size()) + bytes.MinRead)
 	}
-	var bad []badLine
-	r := bufio.NewReader(f)
-	n := 0
-	for {
-		line, err := r.ReadBytes('\n')
-		if err == io.EOF {
-			if len(line) > 0 {
-				n++
-				warnings = append(warnings, fmt.Sprintf("skipped a truncated last line (line %d) of %s", n, path))
-			}
-			break
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("read transcript %s: %w", path, err)
-		}
-		n++
-		var rec Record
-		if err := json.Unmarshal(line, &rec); err != nil {
-			bad = append(bad, badLine{n, err})
-			continue
-		}
-		if rec.Kind == "" {
-			bad = append(bad, badLine{n, errors.New("no record kind")})
-			continue
-		}
-		records = append(records, rec)
+	if _, err := buf.ReadFrom(f); err != nil {
+		return nil, path, fmt.Errorf("read transcript %s: %w", path, err)
 	}
-	var mid []string
-	for _, b := range bad {
-		if b.n == n {
-			mid = append(mid, fmt.Sprintf("skipped a corrupt last line (line %d) of %s: %v", b.n, path, b.why))
-		} else {
-			mid = append(mid, fmt.Sprintf("skipped corrupt line %d of %s: %v", b.n, path, b.why))
-		}
-	}
-	return records, append(mid, warnings...), nil
+	return buf.Bytes(), path, nil
 }
 
 // Journal returns the session's undo journal, opened on the first call and
