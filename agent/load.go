@@ -2,13 +2,12 @@ package agent
 
 import (
 	"encoding/json"
-	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/sashabaranov/go-openai"
 
 	"myclaw/history"
+	"myclaw/internal/parallel"
 )
 
 // Preloaded is a session's transcript and journal, read in the
@@ -96,23 +95,8 @@ func loadRecords(records []history.Record) *loaded {
 			}
 		}
 	}
-	inParallel(len(records), decode)
+	parallel.Ranges(len(records), decode)
 	return l
-}
-
-// inParallel runs do over 0..n in a few ranges at once, one a core.
-func inParallel(n int, do func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), 4, n/512+1)
-	if workers <= 1 {
-		do(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	step := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += step {
-		wg.Go(func() { do(lo, min(lo+step, n)) })
-	}
-	wg.Wait()
 }
 
 // message returns record i's message (a "message" record).

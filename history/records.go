@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
-	"sync"
 	"time"
+
+	"myclaw/internal/parallel"
 )
 
 // parseRecords splits a transcript into its records, on every core: the
@@ -28,7 +28,7 @@ func parseRecords(all []byte, path string, unchecked map[string]bool) ([]Record,
 	}
 	recs := make([]Record, len(lines))
 	errs := make([]error, len(lines))
-	inParallel(len(lines), func(lo, hi int) {
+	parallel.Ranges(len(lines), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			recs[i], errs[i] = decodeLine(lines[i], unchecked)
 		}
@@ -53,21 +53,6 @@ func parseRecords(all []byte, path string, unchecked map[string]bool) ([]Record,
 		warnings = append(warnings, fmt.Sprintf("skipped a truncated last line (line %d) of %s", n, path))
 	}
 	return out, warnings
-}
-
-// inParallel runs do over 0..n in a few ranges at once, one a core.
-func inParallel(n int, do func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), 4, n/512+1)
-	if workers <= 1 {
-		do(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	step := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += step {
-		wg.Go(func() { do(lo, min(lo+step, n)) })
-	}
-	wg.Wait()
 }
 
 // Append writes each record as json.Marshal(Record) gives it:

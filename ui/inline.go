@@ -119,17 +119,7 @@ func (m Model) inlineView() string {
 	}
 	bottom := m.bottomView()
 	live := m.liveLines(max(m.c.height-len(bottom)-1, 0))
-	var b strings.Builder
-	for _, l := range live {
-		b.WriteString(l)
-		b.WriteByte('\n')
-	}
-	for _, l := range bottom {
-		b.WriteString(l)
-		b.WriteByte('\n')
-	}
-	b.WriteString(m.statusView())
-	return b.String()
+	return m.frame(live, bottom)
 }
 
 // liveLines returns the last room lines of what is not printed: the batch
@@ -151,18 +141,7 @@ func (m Model) liveLines(room int) []string {
 		parts = append(parts, m.inl.flight)
 		n += len(m.inl.flight)
 	}
-	out := make([]string, 0, min(n, room))
-	skip := max(n-room, 0)
-	for i := len(parts) - 1; i >= 0; i-- {
-		ls := parts[i]
-		if skip >= len(ls) {
-			skip -= len(ls)
-			continue
-		}
-		out = append(out, ls[skip:]...)
-		skip = 0
-	}
-	return out
+	return bottomLines(parts, n, room)
 }
 
 // inlineRest is what the inline screen had not printed when the program

@@ -152,6 +152,12 @@ func (t *transcript) bottom(c *common, h int) []string {
 			n += len(ls)
 		}
 	}
+	return bottomLines(parts, n, h)
+}
+
+// bottomLines is the last h of the n lines parts hold, parts being gathered
+// from the bottom up (the last part first).
+func bottomLines(parts [][]string, n, h int) []string {
 	out := make([]string, 0, min(n, h))
 	skip := max(n-h, 0)
 	for i := len(parts) - 1; i >= 0; i-- {

@@ -632,6 +632,12 @@ func (m Model) View() string {
 	if m.tr.unseen && !m.tr.follow && len(lines) > 1 {
 		lines[len(lines)-1] = m.c.styles.StatusHint.Render(truncate("  ↓ new output · "+m.c.keys.Bottom.Help().Key+" to follow", m.c.width))
 	}
+	return m.frame(lines, bottom)
+}
+
+// frame joins the transcript's lines, the bottom (input, pane) and the
+// status line into the view.
+func (m Model) frame(lines, bottom []string) string {
 	var b strings.Builder
 	b.Grow((len(lines) + len(bottom) + 1) * (m.c.width + 16))
 	for _, l := range lines {
