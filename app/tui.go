@@ -351,6 +351,9 @@ func (b *tuiBackend) TrustProject(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if !st.exists {
+		if st.skipped != "" {
+			return "", &agent.UserError{Msg: projectSkipNotice(st.skipped), Hint: "Remove or fix it, then /trust again."}
+		}
 		if st.trusted {
 			return "This folder is already trusted.", nil
 		}
