@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"sync"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/sashabaranov/go-openai"
 
 	"myclaw/agent"
@@ -47,7 +49,7 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 	a.mcpOpts = mcp.Options{Interactive: true, Notify: b.mcpNotify, Elicit: b.elicit, Sample: b.sample}
 	a.startMCP(ctx, b.mcpChanged)
 	off, _ := a.sandboxOff()
-	return ui.Run(ctx, b, ui.Options{
+	err = ui.Run(ctx, b, ui.Options{
 		Unsandboxed:   off,
 		Workspace:     a.workspace.Dir(),
 		LogPath:       filepath.Join(a.stateDir, "myclaw.log"),
@@ -72,6 +74,12 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 		StatusLine:    a.cfg.Status.Line,
 		StatusCommand: a.cfg.Status.Command,
 	})
+	if errors.Is(err, tea.ErrInterrupted) {
+		// SIGINT, which the TUI's handler reports as its own error: an
+		// interruption, not a failure of the terminal.
+		return context.Canceled
+	}
+	return err
 }
 
 // commands loads the custom slash commands: the user's, then (in a
