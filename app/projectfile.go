@@ -50,7 +50,7 @@ func readProjectFile(root *os.Root) (src []byte, skip string) {
 		return nil, "it cannot be read: " + errText(err)
 	}
 	if len(src) > maxProjectConfig {
-		return nil, fmt.Sprintf("it is larger than %d KiB", maxProjectConfig>>10)
+		return nil, fmt.Sprintf("it is larger than %d MiB", maxProjectConfig>>20)
 	}
 	return src, ""
 }
