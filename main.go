@@ -28,7 +28,12 @@ func main() {
 		// copy in /proc may still show them.
 		fmt.Fprintln(os.Stderr, "myclaw: warning:", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
+	// The TUI's own handler turns SIGTERM into a plain quit, which would
+	// exit 0: this copy of each signal says it was one. Its channel gets
+	// the signal as the others do, before anything can act on it.
+	seen := make(chan os.Signal, 1)
+	signal.Notify(seen, stopSignals...)
 	go func() {
 		// A signal cancels everything; should the way out hang, the
 		// processes still go and myclaw exits anyway.
@@ -39,11 +44,21 @@ func main() {
 	}()
 	code := run(ctx, os.Args[1:], secrets, os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	select {
+	case <-seen:
+		// Interrupted, whatever the way out reported: as headless does.
+		code = app.ExitCancelled
+	default:
+	}
 	// Nothing myclaw started outlives it: commands still running, background
 	// jobs, MCP servers and everything they started.
 	proc.KillProcesses()
 	os.Exit(code)
 }
+
+// stopSignals end myclaw: it winds down, saves the session and exits
+// app.ExitCancelled.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
 // shutdownWait bounds how long myclaw takes to wind down after a signal.
 const shutdownWait = 10 * time.Second

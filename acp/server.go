@@ -68,7 +68,8 @@ func start(ctx context.Context, o Options, in io.Reader, out io.Writer) *server 
 	}
 	s := &server{opts: o, ctx: ctx, sessions: map[acpsdk.SessionId]*session{}, ready: make(chan struct{})}
 	s.logger, s.logClose = openLog()
-	s.conn = acpsdk.NewAgentSideConnection(s, out, in)
+	lw := &lockedWriter{w: out}
+	s.conn = acpsdk.NewAgentSideConnection(s, lw, rejectMalformed(in, lw))
 	s.conn.SetLogger(slog.New(slog.NewTextHandler(s.logger.Writer(), &slog.HandlerOptions{Level: slog.LevelWarn})))
 	close(s.ready)
 	return s

@@ -343,7 +343,15 @@ func (a *Agent) Autonomy() approval.Level { return a.opts.Policy.Level() }
 
 // SetAutonomy switches the autonomy level; the next request's catalog
 // follows it.
-func (a *Agent) SetAutonomy(l approval.Level) { a.opts.Policy.SetLevel(l) }
+func (a *Agent) SetAutonomy(l approval.Level) {
+	if l == approval.Plan {
+		// A new plan is coming: the last one no longer bounds the calls.
+		a.mu.Lock()
+		a.plan.accepted = nil
+		a.mu.Unlock()
+	}
+	a.opts.Policy.SetLevel(l)
+}
 
 // TitleAs has the next prompt, if it is the session's first, name the
 // session as title rather than by its text: a prompt with a long paste

@@ -174,6 +174,7 @@ func (t *turn) report(p *passage) callResult {
 	if err == nil {
 		t.workedIn(p.args)
 		if res.Plan != nil {
+			t.a.planProgress(res.Plan)
 			t.emit(PlanEvent{Items: res.Plan})
 		}
 		if res.Proposal != nil {

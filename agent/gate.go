@@ -110,6 +110,13 @@ func (t *turn) ask(p *passage) bool {
 		if verr != nil {
 			verr.Message = "the user edited the arguments, but the edit is not valid: " + verr.Message
 			verr.Hint = "The call did not run. Ask the user how to proceed."
+			// The card and the record show the call as edited, when it is
+			// JSON at all.
+			var b bytes.Buffer
+			if json.Compact(&b, p.dec.Args) == nil {
+				p.args = b.Bytes()
+				p.showEdit()
+			}
 			return p.fail(StatusError, verr)
 		}
 		if sameJSON(next, p.args) {
@@ -121,6 +128,9 @@ func (t *turn) ask(p *passage) bool {
 		if !meta.ReadOnly {
 			d, err := tools.Call(t.ctx, p.tool, p.args, true)
 			if err != nil {
+				// What failed is the edited call ("../x" outside the
+				// workspace): the card must not name the model's.
+				p.showEdit()
 				return p.fail(StatusError, tools.AsError(err))
 			}
 			p.dry = d

@@ -76,3 +76,35 @@ func TestEditedCallCanBeDeniedAtTheRePreview(t *testing.T) {
 		t.Fatalf("denied call %+v; want the edited arguments, marked edited", r[0].Call)
 	}
 }
+
+// An edited call that fails before it runs (its path leaves the workspace,
+// or the edit breaks the schema) is recorded with the edited arguments:
+// the card and the session's record of it (a resumed session's card) are
+// made from this result.
+func TestFailedEditedCallShowsTheEdit(t *testing.T) {
+	for _, tc := range []struct{ name, edit, want string }{
+		{"outside the workspace", `{"path":"../escape.md","content":"x\n"}`, "escape.md"},
+		{"invalid", `{"path":"other.md"}`, "other.md"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newFakeServer(t,
+				openAIStyle("", call{"e1", "fs_write", `{"path":"notes/todo.md","content":"model\n"}`}),
+				openAIStyle("ok"),
+			)
+			h := newHarness(t, approval.Ask, srv)
+			ap := approverFunc(func(ctx context.Context, req approval.Request) (approval.Decision, error) {
+				return approval.Decision{Choice: approval.Edit, Args: json.RawMessage(tc.edit)}, nil
+			})
+			if err := h.run(context.Background(), "write", ap); err != nil {
+				t.Fatal(err)
+			}
+			r := h.results()
+			if len(r) != 1 || r[0].Status != StatusError {
+				t.Fatalf("results %+v; want one error", r)
+			}
+			if !r[0].Call.Edited || !strings.Contains(string(r[0].Call.Args), tc.want) || strings.Contains(string(r[0].Call.Args), "todo.md") {
+				t.Fatalf("failed call %+v; want the edited arguments, marked edited", r[0].Call)
+			}
+		})
+	}
+}

@@ -62,6 +62,23 @@ func (a *Agent) AcceptPlan(p tools.Proposal, level approval.Level) {
 	a.plan.noted = false // the accepting prompt says plan mode is over
 }
 
+// planProgress takes the todo list as the model last sent it: once every
+// step of an accepted plan is done, the plan is finished and later calls
+// are no longer checked against it.
+func (a *Agent) planProgress(items []tools.PlanItem) {
+	if len(items) == 0 {
+		return
+	}
+	for _, it := range items {
+		if it.Status != tools.PlanDone {
+			return
+		}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.plan.accepted = nil
+}
+
 // AcceptedPrompt is the prompt that has the model carry out an accepted
 // plan: the steps as accepted, and the checklist they now are.
 func AcceptedPrompt(p tools.Proposal, edited bool, level approval.Level) string {

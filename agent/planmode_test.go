@@ -205,3 +205,56 @@ func TestPlanModeDeniesCommandsWithoutTheSandbox(t *testing.T) {
 		t.Fatalf("results %+v; want the command denied", res)
 	}
 }
+
+// An accepted plan bounds the calls only while it has steps not done:
+// once the todo list says every step is done, a later write is not
+// flagged; while one is pending, it is. Entering plan mode again drops it.
+func TestAFinishedPlanNoLongerFlags(t *testing.T) {
+	flagged := func(h *harness, id string) []string {
+		for _, e := range h.eventsOf("tool_call") {
+			if ev := e.(ToolCallEvent); ev.Phase == "started" && ev.Call.ID == id {
+				return ev.OutsidePlan
+			}
+		}
+		t.Fatalf("no started event for %s", id)
+		return nil
+	}
+	p := tools.Proposal{Rationale: "r", Steps: []tools.PlanStep{{Title: "a", Files: []string{"a.txt"}}, {Title: "b", Files: []string{"b.txt"}}}}
+	for _, tc := range []struct {
+		name, second string
+		want         []string
+	}{
+		{"one step left", "pending", []string{"g.txt"}},
+		{"all done", "done", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			todos := `{"todos":[{"text":"a","status":"done"},{"text":"b","status":"` + tc.second + `"}]}`
+			srv := newFakeServer(t,
+				openAIStyle("", call{"t1", "todo_write", todos}),
+				openAIStyle("done"),
+				openAIStyle("", call{"g1", "fs_write", `{"path":"g.txt","content":"x"}`}),
+				openAIStyle("ok"),
+			)
+			h := newHarness(t, approval.Plan, srv)
+			h.agent.AcceptPlan(p, approval.Ask)
+			ap := approveAll()
+			if err := h.run(context.Background(), AcceptedPrompt(p, false, approval.Ask), ap); err != nil {
+				t.Fatal(err)
+			}
+			if err := h.run(context.Background(), "now write g.txt", ap); err != nil {
+				t.Fatal(err)
+			}
+			if got := flagged(h, "g1"); !slices.Equal(got, tc.want) {
+				t.Fatalf("g.txt flagged %v; want %v", got, tc.want)
+			}
+		})
+	}
+	h := newHarness(t, approval.Ask, newFakeServer(t))
+	h.agent.AcceptPlan(p, approval.Ask)
+	h.agent.SetAutonomy(approval.Plan)
+	h.agent.mu.Lock()
+	defer h.agent.mu.Unlock()
+	if h.agent.plan.accepted != nil {
+		t.Error("entering plan mode again kept the last accepted plan")
+	}
+}

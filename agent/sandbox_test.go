@@ -121,10 +121,10 @@ func TestSandboxViolationReachesTheModelAndTheCard(t *testing.T) {
 		t.Fatal("the approved command wrote outside the workspace")
 	}
 	res := h.results()
-	if len(res) != 1 || !strings.Contains(res[0].Content, "permission_denied: the sandbox blocked a write to "+target) {
+	if len(res) != 1 || !strings.Contains(res[0].Content, "permission_denied: the sandbox blocked access to "+target) {
 		t.Fatalf("the model's result lacks the denial: %+v", res)
 	}
-	if !strings.Contains(res[0].Summary, "the sandbox blocked a write to "+target) {
+	if !strings.Contains(res[0].Summary, "the sandbox blocked access to "+target) {
 		t.Errorf("the card's summary lacks the denial: %q", res[0].Summary)
 	}
 	var asked ApprovalEvent

@@ -59,6 +59,9 @@ func RunMCP(ctx context.Context, o Options, c MCPCommand, secrets map[string]str
 	if err != nil {
 		return err
 	}
+	if project.state.skipped != "" {
+		fmt.Fprintln(stderr, "warning: "+projectSkipNotice(project.state.skipped))
+	}
 	switch c.Sub {
 	case "list":
 		return a.mcpList(ctx, c, user, project, stdout)

@@ -69,19 +69,18 @@ type projectState struct {
 	changed bool // trusted once, but the file changed since
 	sum     string
 	cfg     *config.Config
+	// skipped says why a .myclaw.toml that is there was not read (see
+	// readProjectFile); the folder then counts as having none.
+	skipped string
 }
 
-// readProjectConfig reads the project config through the workspace root
-// (a symlink out of the workspace is refused).
+// readProjectConfig reads the project config through the workspace root;
+// one that is not a regular file inside the workspace is skipped (see
+// readProjectFile).
 func (a *app) readProjectConfig() (projectState, []byte, error) {
-	src, err := a.workspace.Root().ReadFile(projectConfigName)
-	st := projectState{sum: noProjectConfig}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		src = nil
-	case err != nil:
-		return projectState{}, nil, fmt.Errorf("read %s: %w", projectConfigName, err)
-	default:
+	src, skip := readProjectFile(a.workspace.Root())
+	st := projectState{sum: noProjectConfig, skipped: skip}
+	if src != nil {
 		sum := sha256.Sum256(src)
 		st = projectState{exists: true, sum: hex.EncodeToString(sum[:])}
 	}
@@ -102,6 +101,9 @@ func (a *app) loadProjectConfig() error {
 	st, src, err := a.readProjectConfig()
 	if err != nil {
 		return err
+	}
+	if st.skipped != "" {
+		a.notices = append(a.notices, ui.Notice{Text: projectSkipNotice(st.skipped), Warning: true})
 	}
 	if !st.trusted && a.opts.Trust {
 		if err := a.trustStore().trust(a.workspace.Dir(), st.sum); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime/debug"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/sashabaranov/go-openai"
 
 	"myclaw/agent"
@@ -33,7 +35,13 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 	// garbage once loaded: given back now, beside the first frame, rather
 	// than kept until the runtime's scavenger gets to them.
 	go debug.FreeOSMemory()
-	return ui.Run(ctx, b, uo)
+	err = ui.Run(ctx, b, uo)
+	if errors.Is(err, tea.ErrInterrupted) {
+		// SIGINT, which the TUI's handler reports as its own error: an
+		// interruption, not a failure of the terminal.
+		return context.Canceled
+	}
+	return err
 }
 
 // startTUI is all that comes before the TUI's first frame: the app, the
@@ -375,6 +383,9 @@ func (b *tuiBackend) TrustProject(ctx context.Context) (string, error) {
 		return "", err
 	}
 	if !st.exists {
+		if st.skipped != "" {
+			return "", &agent.UserError{Msg: projectSkipNotice(st.skipped), Hint: "Remove or fix it, then /trust again."}
+		}
 		if st.trusted {
 			return "This folder is already trusted.", nil
 		}

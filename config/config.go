@@ -486,14 +486,22 @@ func (c *Config) check(src []byte) error {
 	if key := c.Agents.negative(); key != "" {
 		return bad("agents", key, "must be positive")
 	}
-	if c.Shell.TimeoutS < 0 || c.Shell.MaxTimeoutS < 0 {
+	if c.Shell.TimeoutS < 0 {
 		return bad("shell", "timeout_s", "must be positive")
+	}
+	if c.Shell.MaxTimeoutS < 0 {
+		return bad("shell", "max_timeout_s", "must be positive")
 	}
 	if c.Shell.TimeoutS > 0 && c.Shell.MaxTimeoutS > 0 && c.Shell.TimeoutS > c.Shell.MaxTimeoutS {
 		return bad("shell", "timeout_s", "is above max_timeout_s")
 	}
-	for key, list := range map[string][]string{"writable": c.Shell.Sandbox.Writable, "hidden": c.Shell.Sandbox.Hidden, "visible": c.Shell.Sandbox.Visible} {
-		for _, d := range list {
+	// In a fixed order, so that of two bad lists the same one is named.
+	for _, kv := range []struct {
+		key  string
+		list []string
+	}{{"writable", c.Shell.Sandbox.Writable}, {"hidden", c.Shell.Sandbox.Hidden}, {"visible", c.Shell.Sandbox.Visible}} {
+		key := kv.key
+		for _, d := range kv.list {
 			if !filepath.IsAbs(d) && d != "~" && !strings.HasPrefix(d, "~/") {
 				return bad("shell.sandbox", key, fmt.Sprintf("%q must be an absolute path or start with ~/", d))
 			}
@@ -566,12 +574,13 @@ func (c *Config) check(src []byte) error {
 			return &Error{Path: c.Path, Line: line, Key: table + ".input_schema", Msg: err.Error()}
 		}
 	}
-	if c.PriceInput < 0 || c.PriceOutput < 0 {
-		return bad("", "price_input", "prices are USD per million tokens and cannot be negative")
+	if key := negativePrice(c.PriceInput, c.PriceOutput); key != "" {
+		return bad("", key, "prices are USD per million tokens and cannot be negative")
 	}
-	for name, p := range c.Providers {
-		if p.PriceInput < 0 || p.PriceOutput < 0 {
-			return bad("providers."+name, "price_input", "prices are USD per million tokens and cannot be negative")
+	for _, name := range sortedKeys(c.Providers) {
+		p := c.Providers[name]
+		if key := negativePrice(p.PriceInput, p.PriceOutput); key != "" {
+			return bad("providers."+name, key, "prices are USD per million tokens and cannot be negative")
 		}
 	}
 	if c.Instructions.MaxBytes < 0 {
@@ -610,6 +619,17 @@ func (c *Config) check(src []byte) error {
 		}
 	}
 	return nil
+}
+
+// negativePrice names the price key that is negative, if any.
+func negativePrice(in, out float64) string {
+	switch {
+	case in < 0:
+		return "price_input"
+	case out < 0:
+		return "price_output"
+	}
+	return ""
 }
 
 // ToolOrigin names where the i-th [[tools]] entry was declared.

@@ -13,6 +13,11 @@ func TestConfigErrorsHelp(t *testing.T) {
 		{"nearest key", "[shell]\ntimeout_secs = 3\n", []string{"f.toml:2:", `unknown key "shell.timeout_secs" (did you mean "timeout_s"?)`}},
 		{"nearest top key", "modle = \"x\"\n", []string{`(did you mean "model"?)`}},
 		{"nearest provider key", "[providers.a]\nbase_ulr = \"http://h\"\n", []string{`(did you mean "base_url"?)`}},
+		{"max timeout", "[shell]\ntimeout_s = 5\nmax_timeout_s = -5\n", []string{"f.toml:3:", "shell.max_timeout_s: must be positive"}},
+		{"timeout", "[shell]\nmax_timeout_s = 5\ntimeout_s = -5\n", []string{"f.toml:3:", "shell.timeout_s: must be positive"}},
+		{"price output", "price_input = 1\nprice_output = -1\n", []string{"f.toml:2:", "price_output: prices"}},
+		{"provider price output", "[providers.a]\nbase_url = \"http://h\"\nprice_output = -1\n", []string{"f.toml:3:", "providers.a.price_output"}},
+		{"sandbox list", "[shell.sandbox]\nwritable = [\"/tmp\"]\nvisible = [\"rel\"]\n", []string{"f.toml:3:", "shell.sandbox.visible"}},
 		{"second rule", "[[approval.rules]]\ntool = \"x\"\ndecision = \"allow\"\n\n[[approval.rules]]\ntool = \"y\"\ndecision = \"maybe\"\n", []string{"f.toml:7:", "approval.rules[1].decision"}},
 	}
 	for _, tt := range tests {

@@ -72,7 +72,7 @@ func SaveModel(path, name string) (string, error) {
 	var out []string
 	switch {
 	case replace:
-		out = append(append(append(out, lines[:at]...), line+nl), lines[at+1:]...)
+		out = append(append(append(out, lines[:at]...), line+trailingComment(lines[at])+nl), lines[at+1:]...)
 	case at == len(lines) && len(old) > 0 && !bytes.HasSuffix(old, []byte("\n")):
 		out = append(append(out, lines...), nl+line+nl)
 	default:
@@ -90,6 +90,48 @@ func SaveModel(path, name string) (string, error) {
 		return "", fmt.Errorf("save the model to %s: %w", path, err)
 	}
 	return line, nil
+}
+
+// trailingComment returns the comment that ends a `key = value` line, with
+// the blanks before it ("" when there is none), so that replacing the
+// line keeps it. The value is skipped as TOML reads it: a '#' inside a
+// quoted string is not a comment.
+func trailingComment(l string) string {
+	l = strings.TrimRight(l, "\r\n")
+	_, v, ok := strings.Cut(l, "=")
+	if !ok {
+		return ""
+	}
+	rest := strings.TrimLeft(v, " \t")
+	end := -1
+	switch {
+	case strings.HasPrefix(rest, `"`):
+		for i := 1; i < len(rest); i++ {
+			if rest[i] == '\\' {
+				i++
+			} else if rest[i] == '"' {
+				end = i + 1
+				break
+			}
+		}
+	case strings.HasPrefix(rest, "'"):
+		if i := strings.IndexByte(rest[1:], '\''); i >= 0 {
+			end = i + 2
+		}
+	default:
+		end = len(rest)
+		if i := strings.IndexByte(rest, '#'); i >= 0 {
+			end = i
+		}
+	}
+	if end < 0 {
+		return ""
+	}
+	after := rest[end:]
+	if i := strings.IndexByte(after, '#'); i >= 0 && strings.TrimLeft(after[:i], " \t") == "" {
+		return after
+	}
+	return ""
 }
 
 func without(m map[string]any, key string) map[string]any {

@@ -13,7 +13,11 @@ func TestSaveModel(t *testing.T) {
 		name, old, want string
 	}{
 		{"new file", "", "model = \"qwen2.5-coder:7b\"\n"},
-		{"replaces the top-level key", "# mine\nmodel = \"old\" # comment\n\n[ui]\nnotify = \"bell\"\n", "# mine\nmodel = \"qwen2.5-coder:7b\"\n\n[ui]\nnotify = \"bell\"\n"},
+		{"replaces the top-level key", "# mine\nmodel = \"old\"\n\n[ui]\nnotify = \"bell\"\n", "# mine\nmodel = \"qwen2.5-coder:7b\"\n\n[ui]\nnotify = \"bell\"\n"},
+		{"keeps the line's comment", "model = \"other\" # keep\n", "model = \"qwen2.5-coder:7b\" # keep\n"},
+		{"a # in the value is not a comment", "model = \"a#b\\\"#c\"   # keep #2\r\nautonomy = \"ask\"\r\n", "model = \"qwen2.5-coder:7b\"   # keep #2\r\nautonomy = \"ask\"\r\n"},
+		{"a literal string", "model = 'x#y'#keep\n", "model = \"qwen2.5-coder:7b\"#keep\n"},
+		{"no comment", "model = \"x # y\"\n", "model = \"qwen2.5-coder:7b\"\n"},
 		{"goes before the first table", "autonomy = \"ask\"\n[providers.x]\nbase_url = \"http://h/v1\"\nmodel = \"p\"\n", "autonomy = \"ask\"\nmodel = \"qwen2.5-coder:7b\"\n[providers.x]\nbase_url = \"http://h/v1\"\nmodel = \"p\"\n"},
 		{"no final newline", "autonomy = \"ask\"", "autonomy = \"ask\"\nmodel = \"qwen2.5-coder:7b\"\n"},
 	} {

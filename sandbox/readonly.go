@@ -30,11 +30,9 @@ func (s *Sandbox) ConfineReadOnly(cmd *exec.Cmd) (func(stderr string) (string, s
 // readOnlyNote rewrites blocked's note for a read-only command: it names
 // plan mode as the reason, not the list of writable places.
 func readOnlyNote(note string) string {
-	const prefix = "permission_denied: the sandbox blocked a write to "
-	rest, ok := strings.CutPrefix(note, prefix)
+	what, ok := strings.CutSuffix(note, writeAdvice)
 	if !ok {
 		return note
 	}
-	what, _, _ := strings.Cut(rest, ". Commands may write")
-	return prefix + what + ". Plan mode runs commands read-only: nothing in the workspace can change until the user accepts a plan. Put the change in the plan (plan_submit) instead"
+	return what + ". Plan mode runs commands read-only: nothing in the workspace can change until the user accepts a plan. Put the change in the plan (plan_submit) instead"
 }

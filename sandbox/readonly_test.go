@@ -33,7 +33,7 @@ func TestConfineReadOnlyBlocksWorkspaceWrites(t *testing.T) {
 	if conf != ReadOnlyLine {
 		t.Errorf("confinement = %q; want %q", conf, ReadOnlyLine)
 	}
-	if !strings.Contains(note, "blocked a write to made.txt") || !strings.Contains(note, "Plan mode runs commands read-only") {
+	if !strings.Contains(note, "blocked access to made.txt") || !strings.Contains(note, "Plan mode runs commands read-only") {
 		t.Errorf("note = %q", note)
 	}
 }

@@ -384,13 +384,14 @@ func (c *call) finish(stderr string) (string, string) {
 			notes = append(notes, fmt.Sprintf("permission_denied: the command created %s, which is protected; the sandbox removed it", p))
 		}
 	}
-	if n := blocked(stderr, c.network); n != "" {
+	n, hid := blocked(stderr, c.network, c.hidden)
+	if n != "" {
 		if c.readOnly {
 			n = readOnlyNote(n)
 		}
 		notes = append(notes, n)
 	}
-	if p := hiddenIn(stderr, c.hidden); p != "" {
+	if p := hiddenIn(stderr, c.hidden); p != "" && !hid {
 		notes = append(notes, "permission_denied: the sandbox hides "+p+" from commands (a credential store or myclaw's own state), so it reads as missing or empty here; that says nothing about whether it exists. If the task needs it, ask the user")
 	}
 	if c.gitDirs != nil {
@@ -442,7 +443,10 @@ var (
 
 // blocked maps what the command printed to a note when it looks like the
 // sandbox stopped it: the first line that ends in a denial names the path.
-func blocked(stderr string, network bool) string {
+// The message cannot tell a read from a write, so the note says "access";
+// hid reports that the path lies in a hidden one, whose note says so and
+// never suggests making it writable.
+func blocked(stderr string, network bool, hidden []string) (note string, hid bool) {
 	for line := range strings.SplitSeq(stderr, "\n") {
 		i := -1
 		lower := strings.ToLower(line)
@@ -454,21 +458,43 @@ func blocked(stderr string, network bool) string {
 		}
 		if i < 0 {
 			if !network && netFailure.MatchString(line) {
-				return noNetworkNote
+				return noNetworkNote, false
 			}
 			continue
 		}
 		if !network && listenDenied.MatchString(line) {
-			return noListenNote
+			return noListenNote, false
 		}
 		if netDenied.MatchString(line) {
 			if network {
 				continue
 			}
-			return noNetworkNote
+			return noNetworkNote, false
 		}
 		if p := deniedPath(line[:i]); p != "" {
-			return fmt.Sprintf("permission_denied: the sandbox blocked a write to %s (%s). Commands may write only in the workspace, the temp dir ($TMPDIR) and the directories of [shell.sandbox] writable, never in a repository's config, hooks or gitdir pointers, nor .myclaw.toml; if the command really needs it, ask the user to run it outside the sandbox or to add the directory to [shell.sandbox] writable", p, strings.TrimSpace(line[i:]))
+			why := strings.TrimSpace(line[i:])
+			if h := hiddenHolding(p, hidden); h != "" {
+				return fmt.Sprintf("permission_denied: the sandbox blocked access to %s (%s): it hides %s from commands on purpose (a credential store or myclaw's own state), so nothing there can be read or written here; if the task needs it, ask the user", p, why, h), true
+			}
+			return fmt.Sprintf("permission_denied: the sandbox blocked access to %s (%s)%s", p, why, writeAdvice), false
+		}
+	}
+	return "", false
+}
+
+// writeAdvice ends the note for a path that is not hidden: whether the
+// command read or wrote it is unknown, and writes are what the user can
+// allow.
+const writeAdvice = ". Writes are allowed only in the workspace, the temp dir ($TMPDIR) and the directories of [shell.sandbox] writable, never in a repository's config, hooks or gitdir pointers, nor .myclaw.toml; if the command really needs to write there, ask the user to run it outside the sandbox or to add the directory to [shell.sandbox] writable"
+
+// hiddenHolding returns the hidden path that is p or holds it, or "".
+func hiddenHolding(p string, hidden []string) string {
+	if p = expandHome(p); !filepath.IsAbs(p) {
+		return ""
+	}
+	for _, h := range hidden {
+		if under(filepath.Clean(p), []string{h}) {
+			return h
 		}
 	}
 	return ""

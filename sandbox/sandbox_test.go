@@ -62,7 +62,7 @@ func TestConfinedCannotWriteOutsideTheWorkspace(t *testing.T) {
 	if conf != "sandbox: writes in workspace + temp, no network" {
 		t.Errorf("confinement = %q", conf)
 	}
-	if !strings.HasPrefix(note, "permission_denied: the sandbox blocked a write to "+target) {
+	if !strings.HasPrefix(note, "permission_denied: the sandbox blocked access to "+target) {
 		t.Errorf("note = %q; want a permission_denied note naming %s (output %q)", note, target, out)
 	}
 }
@@ -195,18 +195,28 @@ func TestForcedFailureIsInactive(t *testing.T) {
 
 func TestBlockedNotes(t *testing.T) {
 	for _, tc := range []struct{ stderr, want string }{
-		{"bash: line 1: /etc/hosts: Permission denied\n", "blocked a write to /etc/hosts"},
-		{"touch: cannot touch '/root/x': Permission denied\n", "blocked a write to /root/x"},
-		{"bash: .git/hooks/x: Read-only file system\n", "blocked a write to .git/hooks/x"},
-		{"failed to initialize build cache at /c/go: mkdir /c/go: permission denied\n", "blocked a write to /c/go"},
+		{"bash: line 1: /etc/hosts: Permission denied\n", "blocked access to /etc/hosts (Permission denied). Writes are allowed only in the workspace"},
+		{"touch: cannot touch '/root/x': Permission denied\n", "blocked access to /root/x"},
+		{"bash: .git/hooks/x: Read-only file system\n", "blocked access to .git/hooks/x"},
+		{"failed to initialize build cache at /c/go: mkdir /c/go: permission denied\n", "blocked access to /c/go"},
+		// A read: the note does not call it a write.
+		{"bash: line 1: /proc/1/environ: Permission denied\n", "permission_denied: the sandbox blocked access to /proc/1/environ (Permission denied). Writes"},
+		// A hidden path is hidden on purpose: no advice to make it writable.
+		{"bash: /home/u/.ssh/config: Read-only file system\n", "blocked access to /home/u/.ssh/config (Read-only file system): it hides /home/u/.ssh from commands on purpose"},
 		{"curl: (6) Could not resolve host: example.com\n", "no network"},
 		{"FAIL: expected 3, got 4\n", ""},
 		{"listen tcp 127.0.0.1:8080: bind: permission denied\n", "open no port"},
 		{"Error: listen EACCES: permission denied 127.0.0.1:3000\n", "open no port"},
 	} {
-		got := blocked(tc.stderr, false)
+		got, hid := blocked(tc.stderr, false, []string{"/home/u/.ssh"})
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("blocked(%q) = %q; want it to contain %q", tc.stderr, got, tc.want)
+		}
+		if strings.Contains(got, "write to") || strings.Contains(got, "\n") {
+			t.Errorf("blocked(%q) = %q; it cannot know a write from a read, and is one line", tc.stderr, got)
+		}
+		if hid != strings.Contains(got, "on purpose") || hid && strings.Contains(got, "writable") {
+			t.Errorf("blocked(%q) = %q (hidden %v); a hidden path's note must not suggest making it writable", tc.stderr, got, hid)
 		}
 	}
 }

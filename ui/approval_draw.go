@@ -379,16 +379,12 @@ func (a *approvalPane) drawDetails(w int) []string {
 	return out
 }
 
-// keySegment is one key of the key line and what it does; an optional
-// one is shown only where it fits on the line (the details view and the
-// status line say it anyway).
-type keySegment struct {
-	key, label string
-	optional   bool
-}
+// keySegment is one key of the key line and what it does.
+type keySegment struct{ key, label string }
 
 // keyLine is the keys of the moment, short; the details view explains
-// them. A narrow screen gets them on more lines, never cut.
+// them. Keys that do not fit go on more lines, never cut: a key the user
+// cannot see is one they do not know they have.
 func (a *approvalPane) keyLine(w int) []string {
 	st := &a.c.styles
 	k := &a.c.keys
@@ -425,18 +421,15 @@ func (a *approvalPane) keyLine(w int) []string {
 	}
 	segs = append(segs, keySegment{key: h(k.Details), label: more})
 	if a.offers(choiceNetwork) {
-		segs = append(segs, keySegment{key: h(k.ApproveNetwork), label: "+network", optional: true})
+		segs = append(segs, keySegment{key: h(k.ApproveNetwork), label: "+network"})
 	}
-	segs = append(segs, keySegment{key: h(k.DenyEsc), label: "end turn", optional: true})
+	segs = append(segs, keySegment{key: h(k.DenyEsc), label: "end turn"})
 	var out []string
 	line, lineW := "", 0
 	for _, s := range segs {
 		seg := " " + st.Key.Render(s.key) + " " + st.Choice.Render(s.label) + " "
 		segW := ansi.StringWidth(seg)
 		if lineW > 0 && lineW+segW > w {
-			if s.optional {
-				continue
-			}
 			out = append(out, line)
 			line, lineW = "", 0
 		}

@@ -222,6 +222,8 @@ func (t *toolCard) draw(c *common) []string {
 	switch {
 	case t.call.Edited && t.status == agent.StatusDenied:
 		add(st.Dim.Render, "denied as you edited it")
+	case t.call.Edited && t.status == agent.StatusError:
+		add(st.Dim.Render, "failed as you edited it")
 	case t.call.Edited && t.status != "":
 		add(st.Dim.Render, "ran with the arguments as you edited them")
 	}
