@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/sashabaranov/go-openai"
@@ -32,9 +33,10 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 	}
 	defer a.close()
 	// A resumed transcript is read and decoded in megabytes that are
-	// garbage once loaded: given back now, beside the first frame, rather
-	// than kept until the runtime's scavenger gets to them.
-	go debug.FreeOSMemory()
+	// garbage once loaded: given back just after the first frame (doing
+	// it beside the frame held the frame up), rather than kept until the
+	// runtime's scavenger gets to them.
+	time.AfterFunc(500*time.Millisecond, debug.FreeOSMemory)
 	err = ui.Run(ctx, b, uo)
 	if errors.Is(err, tea.ErrInterrupted) {
 		// SIGINT, which the TUI's handler reports as its own error: an
