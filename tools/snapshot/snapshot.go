@@ -5,7 +5,8 @@
 // modification time, mode, inode and change time where the OS has them) and
 // the SHA-256 of its content, copied into a content cache. A file whose
 // tuple is unchanged since the last capture is not read again, as git's
-// index does, so a capture of an unchanged tree costs a walk and a stat per
+// index does (unless it was changed just before that capture: see
+// racySlack), so a capture of an unchanged tree costs a walk and a stat per
 // file. Comparing the captures taken before and after a command gives every
 // file it created, modified, deleted, renamed or chmodded, with the prior
 // content already in the cache.
@@ -29,7 +30,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -111,6 +111,26 @@ type Tracker struct {
 	spans map[string]span
 	end   int64
 	dead  int64
+
+	// lastAt is when the last capture began; racy is how close to it a
+	// file's change may be for its stat tuple still to be trusted.
+	lastAt time.Time
+	racy   time.Duration
+	reads  int // files read into the cache, for the tests
+}
+
+// racySlack: a file changed this close to a capture may change again
+// with the same stat tuple, as git's index knows ("racily clean"): the
+// kernel stamps changes from a clock that ticks every few milliseconds,
+// and some filesystems keep whole seconds. Such a file is read again at
+// the next capture, whatever its tuple says.
+const racySlack = 3 * time.Second
+
+// trusted reports whether a file's stat tuple, as the last capture saw
+// it, vouches for its content: it was last changed well before that
+// capture began, so any later change has a later stamp.
+func (t *Tracker) trusted(f File) bool {
+	return max(f.Ctime, f.ModTime) < t.lastAt.Add(-t.racy).UnixNano()
 }
 
 type span struct{ off, n int64 }
@@ -126,7 +146,7 @@ func New(opts Options) *Tracker {
 	if opts.MaxFiles <= 0 {
 		opts.MaxFiles = DefaultMaxFiles
 	}
-	return &Tracker{opts: opts, last: map[string]File{}, refs: map[string]int{}, spans: map[string]span{}}
+	return &Tracker{opts: opts, last: map[string]File{}, refs: map[string]int{}, spans: map[string]span{}, racy: racySlack}
 }
 
 // Options returns the tracker's options with defaults filled in.
@@ -144,11 +164,14 @@ func (t *Tracker) Close() error {
 	return os.RemoveAll(t.opts.CacheDir)
 }
 
-// walkers is how many folders are read at once.
-var walkers = max(2, runtime.NumCPU())
-
 // Capture walks the tree and returns what is there now. Files whose stat
 // tuple changed since the last capture are read and their content cached.
+//
+// Every file is stat'ed at every capture: a write into a file changes its
+// own stamps only, never its folder's, so no folder stamp can vouch for
+// the files in it. What a capture saves is the rest: a file whose tuple is
+// unchanged is not read, and the walk itself does no more than a listing
+// per folder and an fstatat per entry (see walk.go).
 func (t *Tracker) Capture(ctx context.Context) (*Snapshot, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -165,25 +188,23 @@ func (t *Tracker) Capture(ctx context.Context) (*Snapshot, error) {
 	if err := t.compact(); err != nil {
 		return nil, err
 	}
-	w := &walk{t: t, ctx: ctx, budget: t.opts.MaxTotalBytes, sem: make(chan struct{}, walkers),
-		s: &Snapshot{Files: map[string]File{}, Dirs: map[string]fs.FileMode{}, Other: map[string]fs.FileMode{}}}
 	root := t.opts.Root
 	if _, err := os.Lstat(root); err != nil {
 		return nil, err
 	}
-	w.wg.Add(1)
-	w.dir(root, "")
-	w.wg.Wait()
-	if w.err != nil {
-		return nil, w.err
+	start := time.Now()
+	s, toKeep, err := t.walk(ctx)
+	if err != nil {
+		return nil, err
 	}
 	// Contents are kept after the walk, one at a time: the pack is appended
 	// to in order and the budget is spent deterministically.
-	sort.Slice(w.toKeep, func(i, j int) bool { return w.toKeep[i] < w.toKeep[j] })
-	for _, rel := range w.toKeep {
-		f := w.s.Files[rel]
+	sort.Strings(toKeep)
+	budget := t.opts.MaxTotalBytes
+	for _, rel := range toKeep {
+		f := s.Files[rel]
 		switch {
-		case f.Size > w.budget:
+		case f.Size > budget:
 			f.Why = "over the capture budget"
 		default:
 			sum, n, err := t.keep(filepath.Join(root, filepath.FromSlash(rel)))
@@ -191,143 +212,15 @@ func (t *Tracker) Capture(ctx context.Context) (*Snapshot, error) {
 				f.Why = "unreadable: " + err.Error()
 			} else {
 				f.SHA256 = sum
-				w.budget -= n
+				budget -= n
 			}
 		}
-		w.s.Files[rel] = f
+		s.Files[rel] = f
 	}
-	sort.Strings(w.s.Excluded)
-	t.swap(w.s.Files)
-	return w.s, nil
-}
-
-// walk is one capture's walk: folders are read concurrently, up to walkers
-// at a time.
-type walk struct {
-	t      *Tracker
-	ctx    context.Context
-	budget int64
-	sem    chan struct{}
-	wg     sync.WaitGroup
-
-	mu     sync.Mutex
-	s      *Snapshot
-	toKeep []string
-	count  int
-	err    error
-}
-
-func (w *walk) dir(abs, rel string) {
-	defer w.wg.Done()
-	w.sem <- struct{}{}
-	// Unsorted (the captures are maps), and each entry stat'ed relative to
-	// the open folder, not by its whole path.
-	d, err := os.Open(abs)
-	var entries []fs.DirEntry
-	if err == nil {
-		entries, err = d.ReadDir(-1)
-	}
-	if err != nil {
-		if d != nil {
-			d.Close()
-		}
-		<-w.sem
-		if rel == "" {
-			w.fail(err)
-		}
-		// A folder that vanished or cannot be read is simply not there
-		// for this capture.
-		return
-	}
-	type seen struct {
-		rel  string
-		file File
-	}
-	var subdirs []string
-	var files []seen
-	for _, e := range entries {
-		if w.ctx.Err() != nil {
-			break
-		}
-		r := e.Name()
-		if rel != "" {
-			r = rel + "/" + r
-		}
-		if e.IsDir() {
-			subdirs = append(subdirs, r)
-			continue
-		}
-		f, err := statAt(d, e)
-		if err != nil {
-			continue
-		}
-		files = append(files, seen{r, f})
-	}
-	d.Close()
-	<-w.sem
-	if err := w.ctx.Err(); err != nil {
-		w.fail(err)
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, f := range files {
-		if !w.add() {
-			return
-		}
-		if !f.file.Mode.IsRegular() {
-			w.s.Other[f.rel] = f.file.Mode.Type()
-			continue
-		}
-		cur := f.file
-		if prev, ok := w.t.last[f.rel]; ok && prev.sameStat(cur) && prev.SHA256 != "" {
-			w.s.Files[f.rel] = prev
-			continue
-		}
-		if cur.Size > w.t.opts.MaxFileBytes {
-			cur.Why = fmt.Sprintf("over the %s cap", humanSize(w.t.opts.MaxFileBytes))
-		} else {
-			w.toKeep = append(w.toKeep, f.rel)
-		}
-		w.s.Files[f.rel] = cur
-	}
-	for _, r := range subdirs {
-		if !w.add() {
-			return
-		}
-		if w.t.opts.Exclude != nil {
-			if why := w.t.opts.Exclude(r); why != "" {
-				w.s.Excluded = append(w.s.Excluded, r+"/ ("+why+")")
-				continue
-			}
-		}
-		sub := filepath.Join(abs, filepath.Base(filepath.FromSlash(r)))
-		info, err := os.Lstat(sub)
-		if err != nil {
-			continue
-		}
-		w.s.Dirs[r] = info.Mode().Perm()
-		w.wg.Add(1)
-		go w.dir(sub, r)
-	}
-}
-
-// add counts one entry; false once the capture holds MaxFiles.
-func (w *walk) add() bool {
-	w.count++
-	if w.count > w.t.opts.MaxFiles {
-		w.s.Truncated = true
-		return false
-	}
-	return true
-}
-
-func (w *walk) fail(err error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.err == nil {
-		w.err = err
-	}
+	sort.Strings(s.Excluded)
+	t.swap(s.Files)
+	t.lastAt = start
+	return s, nil
 }
 
 // swap makes files the last capture and collects the contents no file
@@ -412,6 +305,7 @@ func (t *Tracker) keep(p string) (string, int64, error) {
 	if n > t.opts.MaxFileBytes {
 		return "", 0, fmt.Errorf("grew past the %s cap while read", humanSize(t.opts.MaxFileBytes))
 	}
+	t.reads++
 	sum := hex.EncodeToString(h.Sum(nil))
 	if _, ok := t.spans[sum]; !ok {
 		t.spans[sum] = span{t.end, n}
@@ -479,7 +373,10 @@ func Diff(before, after *Snapshot) Delta {
 		switch {
 		case !ok:
 			d.Files = append(d.Files, Change{Path: p, After: &a})
-		case !b.sameStat(a) && (b.SHA256 == "" || a.SHA256 == "" || b.SHA256 != a.SHA256 || b.Mode != a.Mode):
+		// Contents known on both sides are compared even under the same
+		// tuple: a racily clean file is read again for that.
+		case !b.sameStat(a) && (b.SHA256 == "" || a.SHA256 == "" || b.SHA256 != a.SHA256 || b.Mode != a.Mode),
+			b.SHA256 != "" && a.SHA256 != "" && b.SHA256 != a.SHA256:
 			b := b
 			d.Files = append(d.Files, Change{Path: p, Before: &b, After: &a})
 		}

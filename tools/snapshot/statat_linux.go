@@ -7,11 +7,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// statAt stats the entry e of the open folder d with fstatat: no walk of
-// the whole path for each file of a large tree.
-func statAt(d *os.File, e fs.DirEntry) (File, error) {
+// statAt stats the entry name of the open folder d with fstatat, not
+// following a link: no walk of the whole path for each file of a large tree.
+func statAt(d *os.File, name string) (File, error) {
 	var st unix.Stat_t
-	if err := unix.Fstatat(int(d.Fd()), e.Name(), &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+	if err := unix.Fstatat(int(d.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return File{}, err
 	}
 	return File{Size: st.Size, ModTime: st.Mtim.Nano(), Mode: fileMode(st.Mode), Ino: st.Ino, Ctime: st.Ctim.Nano()}, nil

@@ -25,7 +25,7 @@ func TestStatAtMatchesLstat(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		got, err := statAt(d, e)
+		got, err := statAt(d, e.Name())
 		if err != nil {
 			t.Fatal(err)
 		}

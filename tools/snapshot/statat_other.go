@@ -3,14 +3,14 @@
 package snapshot
 
 import (
-	"io/fs"
 	"os"
+	"path/filepath"
 )
 
-// statAt stats the entry e of the folder d (by its path, where fstatat is
-// not used).
-func statAt(_ *os.File, e fs.DirEntry) (File, error) {
-	info, err := e.Info()
+// statAt stats the entry name of the folder d, not following a link (by
+// its path, where fstatat is not used).
+func statAt(d *os.File, name string) (File, error) {
+	info, err := os.Lstat(filepath.Join(d.Name(), name))
 	if err != nil {
 		return File{}, err
 	}
