@@ -5,7 +5,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -15,31 +14,9 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-)
 
-// openPTY opens a pseudo-terminal and returns its two ends.
-func openPTY(t *testing.T) (master, slave *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
-	}
-	t.Cleanup(func() { m.Close() })
-	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
-	}
-	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminal here: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	unix.IoctlSetWinsize(int(s.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 30, Col: 100})
-	return m, s
-}
+	"myclaw/internal/proctest"
+)
 
 // screenLog collects what the TUI writes to the terminal.
 type screenLog struct {
@@ -68,7 +45,8 @@ func TestSignalledTUIExitsInterrupted(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			e := newEnv(t, writeNote)
-			master, slave := openPTY(t)
+			master, slave := proctest.OpenPTY(t, false)
+			unix.IoctlSetWinsize(int(slave.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 30, Col: 100})
 			cmd := exec.Command(os.Args[0], "--model", "test-model")
 			cmd.Env = append(e.Vars(), "MYCLAW_TEST_AS_MAIN=1", "TERM=xterm-256color")
 			cmd.Dir = e.WS

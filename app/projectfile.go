@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"myclaw/tools"
 )
 
 // maxProjectConfig bounds what is read of .myclaw.toml: a config is a few
@@ -43,7 +45,7 @@ func readProjectFile(root *os.Root) (src []byte, skip string) {
 		return nil, "it cannot be read: " + errText(err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, "it is " + fileKind(fi.Mode()) + ", not a regular file"
+		return nil, "it is " + tools.FileKind(fi.Mode()) + ", not a regular file"
 	}
 	src, err = io.ReadAll(io.LimitReader(f, maxProjectConfig+1))
 	if err != nil {
@@ -62,21 +64,6 @@ func errText(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
-}
-
-// fileKind names a file's kind for the warning.
-func fileKind(mode fs.FileMode) string {
-	switch {
-	case mode.IsDir():
-		return "a folder"
-	case mode&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case mode&fs.ModeSocket != 0:
-		return "a socket"
-	case mode&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 // projectSkipNotice is the warning for a project config readProjectFile

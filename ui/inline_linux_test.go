@@ -12,6 +12,7 @@ import (
 
 	"myclaw/agent"
 	"myclaw/approval"
+	"myclaw/internal/proctest"
 )
 
 // Run on the inline screen, in a pseudo-terminal of 80×24 played on a
@@ -20,7 +21,7 @@ import (
 // while the session runs, the approval pane takes y, and on exit the live
 // region leaves nothing behind but the summary.
 func TestRunInlineInATerminal(t *testing.T) {
-	master, slave := openPty(t)
+	master, slave := proctest.OpenPTY(t, true)
 	if err := unix.IoctlSetWinsize(int(slave.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 80}); err != nil {
 		t.Fatal(err)
 	}

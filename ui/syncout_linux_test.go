@@ -9,32 +9,9 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"golang.org/x/sys/unix"
-)
 
-// openPty returns a pseudo-terminal's two ends: master is the terminal's
-// side, slave (non-blocking) the program's.
-func openPty(t *testing.T) (master, slave *os.File) {
-	t.Helper()
-	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	t.Cleanup(func() { m.Close() })
-	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return m, s
-}
+	"myclaw/internal/proctest"
+)
 
 // fakeTerminal answers the queries it reads on master with answer (""
 // answers nothing).
@@ -71,7 +48,7 @@ func TestSyncOutputIsUsedOnlyWhereTheTerminalSaysSo(t *testing.T) {
 		{"silent terminal", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			master, slave := openPty(t)
+			master, slave := proctest.OpenPTY(t, true)
 			fakeTerminal(master, tc.answer)
 			if got := querySync(slave, 2*time.Second); got != tc.want {
 				t.Fatalf("querySync = %v, want %v", got, tc.want)

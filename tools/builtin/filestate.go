@@ -146,26 +146,7 @@ func fsCheckRegular(ws *Workspace, rel string, lfi fs.FileInfo) *tools.Error {
 	case mode.IsDir():
 		return tools.Errorf(tools.KindInvalidArgs, "Name a file, not a folder; glob_list shows what the folder contains.", "%s is a folder, not a file", rel).With("path", rel)
 	}
-	return tools.Errorf(tools.KindUnsupported, "Only regular files can be written; choose another path.", "%s is %s, not a regular file", rel, fsKindName(mode)).With("path", rel)
-}
-
-// fsKindName names the kind of a non-regular file for error messages.
-func fsKindName(mode fs.FileMode) string {
-	switch {
-	case mode.IsDir():
-		return "a folder"
-	case mode&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case mode&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case mode&fs.ModeSocket != 0:
-		return "a socket"
-	case mode&fs.ModeCharDevice != 0:
-		return "a character device"
-	case mode&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
+	return tools.Errorf(tools.KindUnsupported, "Only regular files can be written; choose another path.", "%s is %s, not a regular file", rel, tools.FileKind(mode)).With("path", rel)
 }
 
 // fsOpenRegular opens rel for reading without ever blocking: O_NONBLOCK
@@ -184,7 +165,7 @@ func fsOpenRegular(ws *Workspace, rel string, want fs.FileInfo) (*os.File, fs.Fi
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, tools.Errorf(tools.KindUnsupported, "Only regular files can be read; choose another path.", "%s is %s, not a regular file", rel, fsKindName(fi.Mode())).With("path", rel)
+		return nil, nil, tools.Errorf(tools.KindUnsupported, "Only regular files can be read; choose another path.", "%s is %s, not a regular file", rel, tools.FileKind(fi.Mode())).With("path", rel)
 	}
 	if want != nil && !os.SameFile(want, fi) {
 		f.Close()

@@ -76,7 +76,7 @@ func (o fsObserved) differs(s tools.FileState) string {
 	case "link":
 		return "it is now a symbolic link"
 	case "special":
-		return "it is now " + fsKindName(o.mode)
+		return "it is now " + tools.FileKind(o.mode)
 	}
 	switch {
 	case !s.Exists:

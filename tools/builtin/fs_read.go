@@ -117,7 +117,7 @@ func (t *fsReadTool) read(ctx context.Context, args json.RawMessage) (tools.Resu
 		return tools.Result{}, tools.Errorf(tools.KindInvalidArgs, fmt.Sprintf("Use glob_list with path %q to see what the folder contains.", rel), "%s is a folder, not a file", rel).With("path", rel)
 	}
 	if !sfi.Mode().IsRegular() {
-		return tools.Result{}, tools.Errorf(tools.KindUnsupported, "fs_read reads regular text files only; choose another path.", "%s is %s, not a regular file", rel, fsKindName(sfi.Mode())).With("path", rel)
+		return tools.Result{}, tools.Errorf(tools.KindUnsupported, "fs_read reads regular text files only; choose another path.", "%s is %s, not a regular file", rel, tools.FileKind(sfi.Mode())).With("path", rel)
 	}
 	f, fi, e := fsOpenRegular(t.ws, rel, sfi)
 	if e != nil {

@@ -198,7 +198,7 @@ func (t *grepSearchTool) search(ctx context.Context, args json.RawMessage) (tool
 			return tools.Result{}, err
 		}
 	default:
-		return tools.Result{}, tools.Errorf(tools.KindUnsupported, "Search a folder or a regular file.", "%s is %s", target, fsKindName(fi.Mode())).With("path", target)
+		return tools.Result{}, tools.Errorf(tools.KindUnsupported, "Search a folder or a regular file.", "%s is %s", target, tools.FileKind(fi.Mode())).With("path", target)
 	}
 	if err := ctx.Err(); err != nil {
 		return tools.Result{}, err

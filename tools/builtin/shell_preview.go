@@ -270,7 +270,7 @@ func (r *PreviewRun) read(ctx context.Context) error {
 		default:
 			// A pipe, socket or device the command made: never read,
 			// never applied.
-			r.skipped = append(r.skipped, previewName(rel)+" is "+fsKindName(mode)+": only files, folders and links are applied")
+			r.skipped = append(r.skipped, previewName(rel)+" is "+tools.FileKind(mode)+": only files, folders and links are applied")
 		}
 		return nil
 	})

@@ -101,7 +101,7 @@ func (r *PreviewRun) describeOne(b *strings.Builder, c layerChange, budget *int6
 		fmt.Fprintf(b, "D %s (link -> %s)\n", name, previewTarget(old))
 		return
 	case c.kind == 'D' && !c.was.Mode().IsRegular():
-		fmt.Fprintf(b, "D %s (%s)\n", name, fsKindName(c.was.Mode()))
+		fmt.Fprintf(b, "D %s (%s)\n", name, tools.FileKind(c.was.Mode()))
 		return
 	case c.now != nil && c.now.Mode()&fs.ModeSymlink != 0:
 		fmt.Fprintf(b, "L %s -> %s", name, previewTarget(c.target))
@@ -200,7 +200,7 @@ func describeKind(m fs.FileMode) string {
 	case m.IsRegular():
 		return "a file"
 	}
-	return fsKindName(m)
+	return tools.FileKind(m)
 }
 
 // readBounded reads the regular file rel of root that fi describes, up to
