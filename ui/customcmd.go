@@ -201,23 +201,29 @@ func (c CustomCommand) expand(args string) string {
 	return out
 }
 
-// splitArgs splits on spaces, keeping "double" or 'single' quoted runs.
+// splitArgs splits on spaces, keeping "double" or 'single' quoted runs
+// (a quote left open runs to the end).
 func splitArgs(s string) []string {
-	var out []string
+	words, _ := splitWords(s)
+	return words
+}
+
+// splitWords splits s at blanks, keeping what "double" or 'single' quotes
+// hold together; open is the quote left open at the end, or 0.
+func splitWords(s string) (words []string, open rune) {
 	var cur strings.Builder
-	var quote rune
 	inWord := false
 	for _, r := range s {
 		switch {
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
+		case open != 0 && r == open:
+			open = 0
+		case open != 0:
 			cur.WriteRune(r)
 		case r == '"' || r == '\'':
-			quote, inWord = r, true
+			open, inWord = r, true
 		case r == ' ' || r == '\t' || r == '\n':
 			if inWord {
-				out = append(out, cur.String())
+				words = append(words, cur.String())
 				cur.Reset()
 				inWord = false
 			}
@@ -227,9 +233,9 @@ func splitArgs(s string) []string {
 		}
 	}
 	if inWord {
-		out = append(out, cur.String())
+		words = append(words, cur.String())
 	}
-	return out
+	return words, open
 }
 
 // asCommand is the command's entry in completion and /help.

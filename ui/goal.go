@@ -144,38 +144,13 @@ func parseGoal(args []string) (GoalRequest, error) {
 	return req, nil
 }
 
-// splitQuoted splits s at spaces, keeping what "double" or 'single'
-// quotes hold together.
+// splitQuoted is splitWords refusing a quote left open.
 func splitQuoted(s string) ([]string, error) {
-	var out []string
-	var cur strings.Builder
-	quote, in := rune(0), false
-	for _, r := range s {
-		switch {
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteRune(r)
-		case r == '"' || r == '\'':
-			quote, in = r, true
-		case r == ' ' || r == '\t':
-			if in {
-				out = append(out, cur.String())
-				cur.Reset()
-				in = false
-			}
-		default:
-			cur.WriteRune(r)
-			in = true
-		}
+	words, open := splitWords(s)
+	if open != 0 {
+		return nil, fmt.Errorf("a %c quote is not closed", open)
 	}
-	if quote != 0 {
-		return nil, fmt.Errorf("a %c quote is not closed", quote)
-	}
-	if in {
-		out = append(out, cur.String())
-	}
-	return out, nil
+	return words, nil
 }
 
 // goalEvent takes a goal run's events: its state for the status line, and
