@@ -38,7 +38,10 @@ func TestHeadlessPlanPrintsThePlanAndActsNot(t *testing.T) {
 			t.Errorf("--plan left %s in the workspace", f)
 		}
 	}
-	if n := len(e.Srv.Bodies); n != 2 {
+	e.Srv.Mu.Lock()
+	n := len(e.Srv.Bodies)
+	e.Srv.Mu.Unlock()
+	if n != 2 {
 		t.Errorf("%d requests; want the task to end with the plan (2)", n)
 	}
 

@@ -213,10 +213,13 @@ func fakeRevert(_ context.Context, undo json.RawMessage, _ bool) (json.RawMessag
 // editOptions gives edit agents a fake layer; layers collects them.
 func editOptions(t *testing.T, h **harness, layers *[]*fakeLayer) SubagentOptions {
 	blobs := history.NewStore(t.TempDir()).Blobs()
+	var mu sync.Mutex // agents of one answer open their layers together
 	return SubagentOptions{
 		NewLayer: func() (EditLayer, error) {
 			l := openFakeLayer(t, (*h).ws)
+			mu.Lock()
 			*layers = append(*layers, l)
+			mu.Unlock()
 			return l, nil
 		},
 		EditTools: func(ws *builtin.Workspace, _ tools.Sandbox) []tools.Tool {
