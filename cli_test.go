@@ -244,3 +244,41 @@ func TestScreenFlag(t *testing.T) {
 		t.Errorf("--screen inline: code %d, %q; want 0", code, errOut)
 	}
 }
+
+// A session continued from another folder would undo there: --session,
+// headless or not, and `undo --session` refuse, naming the session's
+// own workspace, as /resume does; this folder's files stay as they are.
+func TestSessionOfAnotherWorkspaceIsRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (runs the binary): left out of the quick -short run")
+	}
+	e := newEnv(t, writeNote)
+	out, errOut, code := e.myclaw(nil, "-p", "write the note", "--model", "test-model", "--autonomy", "full", "--output", "json")
+	if code != 0 {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	id, _ := jsonEvents(t, out)[0]["session_id"].(string)
+	other := t.TempDir()
+	copyOfNote := filepath.Join(other, "notes", "hello.txt")
+	if err := os.MkdirAll(filepath.Dir(copyOfNote), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(copyOfNote, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"-p", "go on", "--model", "test-model", "--workspace", other, "--session", id},
+		{"undo", "--workspace", other, "--session", id},
+	} {
+		_, errOut, code := e.myclaw(nil, args...)
+		if code == 0 || !strings.Contains(errOut, "belongs to another workspace") || !strings.Contains(errOut, e.WS) {
+			t.Errorf("%v: code %d, stderr %q; want a refusal naming %s", args, code, errOut, e.WS)
+		}
+	}
+	if _, err := os.Stat(copyOfNote); err != nil {
+		t.Errorf("the other folder's copy of the note is gone: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(e.WS, "notes", "hello.txt")); err != nil {
+		t.Errorf("the session's own note is gone: %v", err)
+	}
+}

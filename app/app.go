@@ -198,6 +198,14 @@ func (a *app) openSession(allowNew bool) error {
 		if err != nil {
 			return &agent.UserError{Msg: fmt.Sprintf("No session %q.", a.opts.Session), Hint: "List them with `myclaw sessions` (or /sessions in the TUI).", Err: err}
 		}
+		// A session's paths, undo steps and trust are its workspace's:
+		// continued elsewhere, /undo would change this folder's files.
+		if ws := a.session.Info().Workspace; filepath.Clean(ws) != filepath.Clean(a.workspace.Dir()) {
+			a.session.Close()
+			a.session = nil
+			id := a.opts.Session
+			return &agent.UserError{Msg: fmt.Sprintf("Session %s belongs to another workspace (%s).", id, ws), Hint: "Run myclaw --workspace " + ws + " --session " + id + " to continue it there."}
+		}
 	case a.opts.Continue || !allowNew:
 		info, lerr := a.store.Latest(a.workspace.Dir())
 		if lerr != nil {
