@@ -292,3 +292,39 @@ func TestAgentsGolden(t *testing.T) {
 		}
 	}
 }
+
+// A merge in conflict cannot be approved as it is: Enter and y decide
+// nothing and say what can be done, the key line offers no approval; n
+// discards. Without conflicts Enter applies it.
+func TestMergeInConflictIsNotApprovedByEnter(t *testing.T) {
+	m, p := withPane(t, mergeRequest())
+	m = update(m, sizeMsg(80, 24))
+	if keys := strings.Join(strings.Fields(screen(m)), " "); strings.Contains(keys, "applies these changes") || !strings.Contains(keys, "n discards them") {
+		t.Errorf("the key line of a merge in conflict:\n%s", screen(m))
+	}
+	for _, k := range []string{"y", "enter"} {
+		m = press(t, m, k)
+		if d, ok := decision(t, p); ok {
+			t.Fatalf("%s decided %+v on a merge in conflict", k, d)
+		}
+	}
+	if view := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(view, "nothing applies while any remain; press e to resolve or n to discard") {
+		t.Errorf("Enter on a merge in conflict says nothing of what to do:\n%s", screen(m))
+	}
+	m = press(t, m, "n")
+	if d, ok := decision(t, p); !ok || d.Choice != approval.Deny {
+		t.Errorf("n on a merge in conflict: %+v, %v; want it discarded", d, ok)
+	}
+
+	req := mergeRequest()
+	req.Conflicts = nil
+	m, p = withPane(t, req)
+	m = update(m, sizeMsg(80, 24))
+	if !strings.Contains(strings.Join(strings.Fields(screen(m)), " "), "enter applies these changes") {
+		t.Errorf("the key line of a clean merge:\n%s", screen(m))
+	}
+	press(t, m, "enter")
+	if d, ok := decision(t, p); !ok || d.Choice != approval.ApproveOnce {
+		t.Errorf("Enter on a clean merge: %+v, %v; want it applied", d, ok)
+	}
+}

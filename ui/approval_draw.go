@@ -363,9 +363,11 @@ func (a *approvalPane) drawDetails(w int) []string {
 		keyed(k.SaveRule, "also saves it as a rule for this project ("+k.SaveRuleUserWide.Help().Key+
 			": for every project) in your config: "+saved)
 	}
-	if a.deliberate != "" {
+	switch {
+	case a.inConflict():
+	case a.deliberate != "":
 		keyed(k.ApproveOnce, "approves; "+k.ApproveEnter.Help().Key+" does not, on a call "+a.deliberate)
-	} else {
+	default:
 		keyed(k.ApproveEnter, "or "+k.ApproveOnce.Help().Key+" approves this call once")
 	}
 	keyed(k.Deny, "denies this call and the turn goes on; "+k.DenyReason.Help().Key+" denies with a reason the model reads")
@@ -396,7 +398,10 @@ func (a *approvalPane) keyLine(w int) []string {
 	var segs []keySegment
 	if a.p.req.Previewed {
 		approve.label = "applies these changes (journaled: /undo reverts them)"
-		segs = append(segs, approve, keySegment{key: h(k.Deny), label: "discards them"})
+		if !a.inConflict() {
+			segs = append(segs, approve)
+		}
+		segs = append(segs, keySegment{key: h(k.Deny), label: "discards them"})
 		if a.offers(choiceEdit) {
 			segs = append(segs, keySegment{key: h(k.Edit), label: "resolve " + oneLine(a.p.req.Conflicts[0])})
 		}

@@ -41,6 +41,12 @@ const (
 	numChoices
 )
 
+// inConflict reports a merge proposed with conflicts, which cannot be
+// approved as it is: resolved (proposed again) or discarded.
+func (a *approvalPane) inConflict() bool {
+	return a.p.req.Previewed && len(a.p.req.Conflicts) > 0
+}
+
 // binding is the key that takes the choice.
 func (ch paneChoice) binding(k *KeyMap) key.Binding {
 	return [...]key.Binding{k.ApproveOnce, k.Deny, k.DenyReason, k.Edit, k.PreviewRun, k.ApproveSession, k.SaveRule,
@@ -56,6 +62,9 @@ func (ch paneChoice) binding(k *KeyMap) key.Binding {
 func (a *approvalPane) offers(ch paneChoice) bool {
 	req := a.p.req
 	switch ch {
+	case choiceApprove:
+		// Nothing of a merge applies while a conflict remains.
+		return !a.inConflict()
 	case choicePreview:
 		return req.Previewable
 	case choiceSession, choiceSaveRule, choiceSaveUserWide:
@@ -201,6 +210,10 @@ func (a *approvalPane) update(km tea.KeyMsg) (*approvalPane, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(km, k.ApproveEnter):
+		if a.inConflict() {
+			a.note = "in conflict: nothing applies while any remain; press " + k.Edit.Help().Key + " to resolve or " + k.Deny.Help().Key + " to discard the agent's changes"
+			return a, nil
+		}
 		if a.deliberate != "" {
 			a.note = a.deliberate + ": " + k.ApproveEnter.Help().Key + " does not approve this call; press " +
 				k.ApproveOnce.Help().Key + " to approve it or " + k.Deny.Help().Key + " to deny it"
