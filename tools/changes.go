@@ -118,7 +118,7 @@ func FileModeDiff(path string, before, after []byte, beforeMode, afterMode uint3
 	}
 	mode := fmt.Sprintf("mode %04o → %04o\n", beforeMode, afterMode)
 	if d == "" {
-		return "--- a/" + path + "\n+++ b/" + path + "\n" + mode
+		return "--- " + ShowPath("a/"+path) + "\n+++ " + ShowPath("b/"+path) + "\n" + mode
 	}
 	// After the two header lines, before the first hunk.
 	if i := strings.Index(d, "\n+++ "); i >= 0 {

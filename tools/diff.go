@@ -89,6 +89,9 @@ func Diff(oldName, newName string, before, after []byte) DiffResult {
 	if bytes.Equal(before, after) {
 		return DiffResult{}
 	}
+	// A name that could pose as more diff lines or hide what it is comes
+	// quoted, as git quotes it.
+	oldName, newName = ShowPath(oldName), ShowPath(newName)
 	res := DiffResult{oldName: oldName, newName: newName}
 	if LooksBinary(before) || LooksBinary(after) {
 		res.Binary = true

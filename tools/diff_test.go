@@ -297,3 +297,19 @@ func TestDiffTrimKeepsLineNumbersAndContext(t *testing.T) {
 		t.Errorf("diff\n%s", d.Text())
 	}
 }
+
+// A file name with a line break, an escape or a hidden character cannot
+// forge diff lines: the header names it quoted, on one line each.
+func TestDiffHeaderQuotesAHostileName(t *testing.T) {
+	for _, name := range []string{"safe.txt\n+++ b/README.md", "ev\x1b[2Ail.sh", "a\u202eb.txt", "nl\u2028x"} {
+		for _, d := range []string{FileDiff(name, []byte("a\n"), []byte("b\n")), FileModeDiff(name, []byte("a\n"), []byte("a\n"), 0o644, 0o755)} {
+			lines := strings.Split(d, "\n")
+			if len(lines) < 2 || lines[0] != "--- "+strconv.Quote("a/"+name) || lines[1] != "+++ "+strconv.Quote("b/"+name) {
+				t.Errorf("%q: the header is\n%s", name, d)
+			}
+		}
+	}
+	if d := FileDiff("plain name.txt", []byte("a\n"), []byte("b\n")); !strings.HasPrefix(d, "--- a/plain name.txt\n+++ b/plain name.txt\n") {
+		t.Errorf("a plain name is quoted:\n%s", d)
+	}
+}

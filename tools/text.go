@@ -140,3 +140,14 @@ func Count(n int, noun string) string {
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
 }
+
+// ShowPath quotes a path that holds a control character, a character a
+// reader may take for a line break (U+0085, U+2028, U+2029) or one that
+// does not show as itself, so that a file name cannot pose as more
+// result or diff lines or hide what it is.
+func ShowPath(p string) string {
+	if strings.ContainsAny(p, "\n\t") || termtext.HasHidden(p) {
+		return strconv.Quote(p)
+	}
+	return p
+}

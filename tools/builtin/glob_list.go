@@ -153,7 +153,7 @@ func (t *globListTool) list(ctx context.Context, args json.RawMessage) (tools.Re
 	out.Note = strings.Join(notes, "; ")
 	var body strings.Builder
 	for _, m := range out.Matches {
-		body.WriteString(fsShowPath(m))
+		body.WriteString(tools.ShowPath(m))
 		body.WriteByte('\n')
 	}
 	body.WriteString(globIgnoredSample(walked))
@@ -374,7 +374,7 @@ func globIgnoredSample(st walk.Stats) string {
 	}
 	sample := make([]string, len(st.IgnoredSample))
 	for i, p := range st.IgnoredSample {
-		sample[i] = fsShowPath(p)
+		sample[i] = tools.ShowPath(p)
 	}
 	if st.Ignored() > len(sample) {
 		sample = append(sample, "…")

@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -22,17 +21,6 @@ func grepNames(what string, names []string, n int) string {
 		more = fmt.Sprintf(" and %d more", n-len(names))
 	}
 	return "(" + what + ": " + strings.Join(names, ", ") + more + ")\n"
-}
-
-// fsShowPath quotes a path that holds a control character, a character a
-// reader may take for a line break (U+0085, U+2028, U+2029) or one that
-// does not show as itself, so that a file name cannot pose as more result
-// lines or hide what it is.
-func fsShowPath(p string) string {
-	if strings.ContainsAny(p, "\n\t") || termtext.HasHidden(p) {
-		return strconv.Quote(p)
-	}
-	return p
 }
 
 // grepCut renders a matching line whose match starts at byte at: valid

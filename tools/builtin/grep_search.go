@@ -285,7 +285,7 @@ func (s *grepRun) take(p string, f grepFile) {
 	case grepSkipBinary:
 		s.out.SkippedBinary++
 		if len(s.binary) < grepNamed {
-			s.binary = append(s.binary, fsShowPath(p))
+			s.binary = append(s.binary, tools.ShowPath(p))
 		}
 	case grepSkipLarge:
 		s.out.SkippedLarge++
@@ -296,7 +296,7 @@ func (s *grepRun) take(p string, f grepFile) {
 	if f.tailLine > 0 {
 		s.out.BinaryTailMatched++
 		if len(s.tails) < grepNamed {
-			s.tails = append(s.tails, fmt.Sprintf(`%s from line %d ("\0" at byte %d)`, fsShowPath(p), f.tailLine, f.tailAt))
+			s.tails = append(s.tails, fmt.Sprintf(`%s from line %d ("\0" at byte %d)`, tools.ShowPath(p), f.tailLine, f.tailAt))
 		}
 	}
 	if f.count == 0 {
@@ -305,7 +305,7 @@ func (s *grepRun) take(p string, f grepFile) {
 	s.out.FilesMatched++
 	for i, l := range f.lines {
 		if s.out.Total+i >= s.offset && s.out.Returned < s.max {
-			fmt.Fprintf(&s.body, "%s:%d: %s\n", fsShowPath(p), l.no, l.text)
+			fmt.Fprintf(&s.body, "%s:%d: %s\n", tools.ShowPath(p), l.no, l.text)
 			s.out.Returned++
 		}
 	}
