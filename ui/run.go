@@ -35,6 +35,10 @@ type Options struct {
 	// Earlier is the conversation so far when a session is resumed, shown
 	// above the new input (rendered lazily, like every block).
 	Earlier []Earlier
+	// Rest, when set, loads the conversation before Earlier (a long
+	// session resumed from its last turns): the TUI calls it behind the
+	// first frame and puts what it returns above them.
+	Rest func() Rest
 	// Commands loads the custom slash commands (nil: none), at start,
 	// after /trust, and when CommandsStamp changes.
 	Commands CommandLoader
