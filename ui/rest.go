@@ -111,9 +111,9 @@ func (m Model) handleRest(r Rest) (Model, tea.Cmd) {
 			m.answers = m.answers[len(m.answers)-maxAnswers:]
 		}
 		m = m.markJournal(r.Journal)
-		if m.inl != nil {
-			m.inl.journalDue = false // the cards may be printed now
-		}
+	}
+	if m.inl != nil {
+		m.inl.journalDue = false // the cards may be printed now
 	}
 	// Nothing new at the bottom.
 	m.tr.unseen = unseen
