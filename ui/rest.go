@@ -132,6 +132,16 @@ func (m Model) handleRest(r Rest) (Model, tea.Cmd) {
 	})
 }
 
+// finishRest waits for earlier turns still loading when the program ends,
+// so that what is written to the normal screen is the whole conversation.
+func (m Model) finishRest() Model {
+	if m.rest == nil {
+		return m
+	}
+	m, _ = m.handleRest(m.rest.load())
+	return m
+}
+
 // holds reports whether b is in the transcript.
 func (t *transcript) holds(b block) bool {
 	for _, x := range t.blocks {

@@ -161,3 +161,18 @@ func TestInlinePrintsTheEarlierTurnsFirst(t *testing.T) {
 		t.Fatalf("printed out of order (turn 1 at %d, turn 60 at %d)", i, j)
 	}
 }
+
+// Quitting while the earlier turns load writes the whole conversation to
+// the normal screen all the same: the end waits for them.
+func TestQuitDuringTheLoadWritesTheWholeConversation(t *testing.T) {
+	all := seededEarlier(60)
+	g := newGatedRest(Rest{Before: all[:len(all)-30]})
+	close(g.gate)
+	m := New(newFake(), Options{Workspace: "/work/project", Earlier: all[len(all)-30:], Rest: g.load, Scrollback: true})
+	m = update(m, sizeMsg(120, 40))
+	m, _ = m.quit()
+	text := ansi.Strip(m.finishRest().scrollbackText())
+	if !strings.Contains(text, "turn 1:") || strings.Contains(text, "are loading") {
+		t.Fatalf("the conversation written on quit is not whole:\n%.400s", text)
+	}
+}

@@ -146,9 +146,9 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 		}
 		if fm, ok := final.(Model); ok && fm.inl != nil {
 			// Below the last frame, which was left empty.
-			fmt.Fprint(out, fm.inlineRest())
+			fmt.Fprint(out, fm.finishRest().inlineRest())
 		} else if ok && opts.Scrollback {
-			fmt.Fprint(out, fm.scrollbackText())
+			fmt.Fprint(out, fm.finishRest().scrollbackText())
 		}
 		if s := quitSummary(b, width); s != "" {
 			fmt.Fprint(out, s)
