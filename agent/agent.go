@@ -61,8 +61,13 @@ type Options struct {
 	Store   *history.Store
 	Session *history.Session
 	// Preloaded is Session's transcript, read ahead (Preload); nil: New
-	// reads it.
+	// reads it. One made by PreloadTail leaves the transcript before its
+	// end to load behind the first frame.
 	Preloaded *Preloaded
+	// Recover finishes what a crash left in the journal of a session
+	// loaded behind the first frame, before anything uses it, and returns
+	// lines for people (the app's crash recovery); nil: nothing to do.
+	Recover func(*history.Journal) []string
 	// Workspace is the absolute workspace path, for the prompt.
 	Workspace string
 	// MaxRounds bounds the model requests of one user turn.
@@ -112,6 +117,10 @@ type Agent struct {
 	session  *history.Session
 	journal  *history.Journal
 	messages []openai.ChatCompletionMessage
+	// rest is the load of a session resumed from its last turns
+	// (PreloadTail), under way or done; nil when the session was loaded
+	// whole.
+	rest *pendingLoad
 	// notes are told to the model with the next user message (e.g. what
 	// /undo reverted), so it does not act on a stale picture.
 	notes []string
@@ -207,76 +216,133 @@ func New(opts Options) (*Agent, error) {
 }
 
 // attach makes s the current session, loading its transcript and journal.
+// A session preloaded with the end of a long transcript (PreloadTail) only
+// becomes current: the rest loads behind the first frame (see ready).
 func (a *Agent) attach(s *history.Session) error {
 	p := a.opts.Preloaded
 	a.opts.Preloaded = nil // read once, for the session it was started for
 	if p == nil || p.s != s {
 		p = Preload(s)
 	}
+	if p.tailDone != nil {
+		<-p.tailDone
+		if p.tailErr != nil {
+			return fmt.Errorf("read the session transcript: %w", p.tailErr)
+		}
+		if p.tail != nil {
+			a.session, a.rest = s, &pendingLoad{p: p, tail: *p.tail, done: make(chan struct{})}
+			return nil
+		}
+	}
+	st, _, err := replay(p, a.opts.Logf)
+	if err != nil {
+		return err
+	}
+	a.apply(st)
+	a.rest = nil
+	return nil
+}
+
+// sessionState is what a session's transcript and journal make of the
+// conversation, built by replay and made current by apply.
+type sessionState struct {
+	s           *history.Session
+	j           *history.Journal
+	msgs        []openai.ChatCompletionMessage
+	notes       []string
+	atts        []attachment
+	calls       []CallRecord
+	compactions []compaction
+	pinned      []string
+	earlier     []approval.Seen
+	told        told
+	tokens      int
+	usage       sessionUsage
+}
+
+// replay waits for p and replays its records. warnings are what it
+// skipped (a corrupt line, a message that does not decode), for people;
+// they are logged too.
+func replay(p *Preloaded, logf func(string, ...any)) (st sessionState, warnings []string, err error) {
 	<-p.done
-	j, err := p.journal, p.journalErr
-	if err != nil {
-		return fmt.Errorf("open the undo journal: %w", err)
+	s := p.s
+	if p.journalErr != nil {
+		return st, nil, fmt.Errorf("open the undo journal: %w", p.journalErr)
 	}
-	records, warnings, err := p.records, p.warnings, p.err
-	if err != nil {
-		return fmt.Errorf("read the session transcript: %w", err)
+	if p.err != nil {
+		return st, nil, fmt.Errorf("read the session transcript: %w", p.err)
 	}
+	warnings = append(warnings, p.warnings...)
+	st = replayRecords(p.records, p.dec, func(w string) { warnings = append(warnings, w) })
 	for _, w := range warnings {
-		a.opts.Logf("session %s: %s", s.Info().ID, w)
+		logf("session %s: %s", s.Info().ID, w)
 	}
-	dec := p.dec
-	msgs := make([]openai.ChatCompletionMessage, 0, len(dec.msgs))
-	var notes []string
-	var atts []attachment
-	calls := make([]CallRecord, 0, len(dec.calls))
-	var compactions []compaction
-	var pinned []string
+	st.s, st.j = s, p.journal
+	st.msgs = repairTranscript(st.msgs)
+	st.calls = shareText(st.calls, st.msgs)
+	st.earlier = untrustedOf(st.msgs)
+	st.told = toldOf(st.msgs)
+	st.tokens = estimateMessages(st.msgs)
+	st.usage = loadUsage(p.records, p.dec, s.Info())
+	return st, warnings, nil
+}
+
+// replayRecords makes the conversation of records, in order; skipped
+// hears of a message that does not decode.
+func replayRecords(records []history.Record, dec *loaded, skipped func(string)) sessionState {
+	var st sessionState
+	st.msgs = make([]openai.ChatCompletionMessage, 0, len(dec.msgs))
+	st.calls = make([]CallRecord, 0, len(dec.calls))
 	for i, r := range records {
 		switch r.Kind {
 		case "compaction", "uncompact":
-			msgs, compactions = replayCompaction(r.Kind, r.Data, msgs, compactions)
+			st.msgs, st.compactions = replayCompaction(r.Kind, r.Data, st.msgs, st.compactions)
 		case "pin":
 			var p string
 			if json.Unmarshal(r.Data, &p) == nil {
-				pinned = append(pinned, p)
+				st.pinned = append(st.pinned, p)
 			}
 		case "call":
 			if c, ok := dec.call(i); ok {
-				calls = append(calls, c)
+				st.calls = append(st.calls, c)
 			}
 		case "message":
 			m, err := dec.message(i)
 			if err != nil {
-				a.opts.Logf("session %s: skipped a message that does not decode: %v", s.Info().ID, err)
+				skipped(fmt.Sprintf("skipped a message that does not decode: %v", err))
 				continue
 			}
-			msgs = append(msgs, m)
+			st.msgs = append(st.msgs, m)
 		case "note":
 			var n string
 			if json.Unmarshal(r.Data, &n) == nil {
-				notes = append(notes, n)
+				st.notes = append(st.notes, n)
 			}
 		case "attachment":
 			var at attachment
 			if json.Unmarshal(r.Data, &at) == nil {
-				atts = append(atts, at)
+				st.atts = append(st.atts, at)
 			}
 		case "notes_delivered":
-			notes, atts = nil, nil
+			st.notes, st.atts = nil, nil
 		}
 	}
-	a.session, a.journal = s, j
-	a.messages = repairTranscript(msgs)
-	a.notes = notes
-	a.attachments = atts
-	a.pastCalls = shareText(calls, a.messages)
-	a.earlier = untrustedOf(a.messages)
-	a.told, a.instructionNotes = toldOf(a.messages), nil
-	a.compactions, a.pinned, a.compactHeld = compactions, pinned, 0
-	a.tokensUsed, a.measured = estimateMessages(a.messages), false
-	a.usage = loadUsage(records, dec, s.Info())
-	return nil
+	return st
+}
+
+// apply makes st the conversation; the caller holds a.mu where others may
+// be looking.
+func (a *Agent) apply(st sessionState) {
+	a.session, a.journal = st.s, st.j
+	a.messages = st.msgs
+	a.notes = st.notes
+	a.attachments = st.atts
+	a.pastCalls = st.calls
+	a.earlier = st.earlier
+	a.told, a.instructionNotes = st.told, nil
+	a.compactions, a.pinned, a.compactHeld = st.compactions, st.pinned, 0
+	a.tokensUsed, a.measured = st.tokens, false
+	a.usage = st.usage
 }
 
 // repairTranscript gives every tool call of a transcript that ended in the
@@ -371,6 +437,7 @@ func (a *Agent) Session() *history.Session {
 
 // Messages returns a copy of the conversation (system prompt excluded).
 func (a *Agent) Messages() []openai.ChatCompletionMessage {
+	_ = a.ready()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]openai.ChatCompletionMessage(nil), a.messages...)
@@ -378,6 +445,14 @@ func (a *Agent) Messages() []openai.ChatCompletionMessage {
 
 // Status reports what the status line shows.
 func (a *Agent) Status() Status {
+	if !a.loaded() {
+		// Resumed from its last turns, the rest loading behind the first
+		// frame (or failed to): no count of the conversation yet, and the
+		// journal is not open.
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return Status{Model: a.model, Workspace: a.opts.Workspace, SessionID: a.session.Info().ID}
+	}
 	a.mu.Lock()
 	measured := a.measured
 	a.mu.Unlock()
@@ -456,6 +531,9 @@ func (a *Agent) Tools() []ToolInfo {
 // History lists the journaled calls of the session, oldest first.
 // Compactions are listed among them, by time, as /undo walks them.
 func (a *Agent) History() ([]history.Entry, error) {
+	if err := a.whole(); err != nil {
+		return nil, err
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	// A shell's `myclaw undo` may have changed the journal meanwhile.
@@ -470,6 +548,9 @@ func (a *Agent) History() ([]history.Entry, error) {
 // Diff is what the session changed, one unified diff per file (seq 0), or
 // the change of journaled call #seq.
 func (a *Agent) Diff(seq int) (string, error) {
+	if err := a.whole(); err != nil {
+		return "", err
+	}
 	a.mu.Lock()
 	entries := a.journal.Entries()
 	a.mu.Unlock()
@@ -486,6 +567,7 @@ func (a *Agent) Sessions() ([]history.SessionInfo, error) {
 
 // NewConversation starts a new session; the old one stays on disk.
 func (a *Agent) NewConversation() error {
+	_ = a.ready() // a session that failed to load may be left
 	if err := a.idle(); err != nil {
 		return err
 	}

@@ -77,6 +77,7 @@ func (a *Agent) takeAttachments() []attachment {
 
 // Pending reports how many attachments wait for the next message.
 func (a *Agent) Pending() int {
+	_ = a.ready()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return len(a.attachments)
@@ -89,6 +90,9 @@ func (a *Agent) Pending() int {
 // the workspace as the model's commands are (nothing when it changed
 // nothing), and attaches its fenced output to the next message.
 func (a *Agent) RunShell(ctx context.Context, command string, emit func(Event)) (err error) {
+	if err := a.whole(); err != nil {
+		return err
+	}
 	if err := a.begin(); err != nil {
 		return err
 	}
@@ -125,6 +129,9 @@ func (a *Agent) RunShell(ctx context.Context, command string, emit func(Event)) 
 // like a call (so it shows as a chip), and attaches it to the next
 // message. A failure is reported and returned, and nothing is attached.
 func (a *Agent) Mention(ctx context.Context, path string, emit func(Event)) error {
+	if err := a.whole(); err != nil {
+		return err
+	}
 	if IsImagePath(path) {
 		return a.mentionImage(path, emit)
 	}
@@ -153,6 +160,9 @@ func (a *Agent) Mention(ctx context.Context, path string, emit func(Event)) erro
 // all or nothing: if one cannot be read, none is attached and the error
 // says which, so that a prompt is never sent half-built.
 func (a *Agent) MentionResources(ctx context.Context, refs []string, emit func(Event)) error {
+	if err := a.whole(); err != nil {
+		return err
+	}
 	var atts []attachment
 	for _, ref := range refs {
 		server, uri, _ := strings.Cut(ref, ":")

@@ -58,6 +58,7 @@ type sessionAppender interface {
 // PastCalls returns the call records of the session as it was loaded,
 // oldest first: what a resumed conversation shows for its calls.
 func (a *Agent) PastCalls() []CallRecord {
+	_ = a.ready()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]CallRecord(nil), a.pastCalls...)

@@ -71,6 +71,9 @@ const compactInstructions = `You summarise the earlier part of a coding session 
 // Compact replaces the conversation but its newest turns with a summary
 // the model writes. focus, when set, says what the summary must keep.
 func (a *Agent) Compact(ctx context.Context, focus string) (CompactionEvent, error) {
+	if err := a.whole(); err != nil {
+		return CompactionEvent{}, err
+	}
 	a.mu.Lock()
 	if a.running {
 		a.mu.Unlock()
@@ -203,6 +206,9 @@ func compactedPrefix(summary string, notes []string) []openai.ChatCompletionMess
 
 // Uncompact puts back the messages the newest compaction replaced.
 func (a *Agent) Uncompact() (string, error) {
+	if err := a.whole(); err != nil {
+		return "", err
+	}
 	a.mu.Lock()
 	if a.running {
 		a.mu.Unlock()
@@ -258,6 +264,9 @@ func (a *Agent) compactionEntries() []history.Entry {
 
 // Keep pins the newest user prompt: a compaction keeps it verbatim.
 func (a *Agent) Keep() (string, error) {
+	if err := a.whole(); err != nil {
+		return "", err
+	}
 	a.mu.Lock()
 	var last string
 	for i := len(a.messages) - 1; i >= 0; i-- {

@@ -39,6 +39,7 @@ type InstructionShare struct {
 
 // Context reports what is in the prompt now.
 func (a *Agent) Context() ContextReport {
+	_ = a.ready()
 	req, _ := a.buildRequest()
 	win := a.currentWindow()
 	r := ContextReport{Window: win.Tokens, WindowSource: win.Source, CompactCatalog: win.Tokens < compactWindow}

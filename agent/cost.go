@@ -185,6 +185,7 @@ func (a *Agent) count(ev UsageEvent, model string) {
 
 // Cost reports the session's totals.
 func (a *Agent) Cost() CostReport {
+	_ = a.ready()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	u := a.usage

@@ -77,6 +77,9 @@ type Forked struct {
 // before. The new session has its own undo journal from then on; the
 // original stays as it was, and the files are not touched.
 func (a *Agent) Fork(before int) (Forked, error) {
+	if err := a.whole(); err != nil {
+		return Forked{}, err
+	}
 	if err := a.idle(); err != nil {
 		return Forked{}, err
 	}
@@ -105,6 +108,7 @@ func (a *Agent) Fork(before int) (Forked, error) {
 // OpenSession continues a stored session of this workspace in place of the
 // current one (which stays on disk).
 func (a *Agent) OpenSession(id string) error {
+	_ = a.ready() // a session that failed to load may be left
 	if err := a.idle(); err != nil {
 		return err
 	}

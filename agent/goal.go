@@ -83,6 +83,9 @@ type checkRun struct {
 // The error is a turn's (a broken server, a cancelled ctx), a check that
 // could not run, or bad arguments; a check that fails is not an error.
 func (a *Agent) RunGoal(ctx context.Context, g Goal, emit func(Event), approver approval.Approver) (GoalResultEvent, error) {
+	if err := a.whole(); err != nil {
+		return GoalResultEvent{}, err
+	}
 	g.Text, g.Check = strings.TrimSpace(g.Text), strings.TrimSpace(g.Check)
 	switch {
 	case g.Text == "":

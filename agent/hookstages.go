@@ -45,7 +45,7 @@ func (a *Agent) hooksOf() []Hook {
 func (a *Agent) StartSession(ctx context.Context) []string {
 	source := "new"
 	a.mu.Lock()
-	if len(a.messages) > 0 {
+	if len(a.messages) > 0 || a.rest != nil {
 		source = "resume"
 	}
 	a.mu.Unlock()

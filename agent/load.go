@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 
 	"github.com/sashabaranov/go-openai"
 
@@ -15,6 +16,7 @@ import (
 // hands it to New.
 type Preloaded struct {
 	s          *history.Session
+	start      sync.Once
 	done       chan struct{}
 	records    []history.Record
 	warnings   []string
@@ -22,28 +24,50 @@ type Preloaded struct {
 	dec        *loaded
 	journal    *history.Journal
 	journalErr error
+	// tailDone is closed once PreloadTail has read the end of the
+	// transcript; tail is that end when the transcript goes on before it
+	// (New then leaves the rest to load behind the first frame), nil when
+	// it was the whole.
+	tailDone chan struct{}
+	tail     *Tail
+	tailErr  error
 }
+
+// decodedKinds are the kinds loadRecords decodes, and attach skips a
+// message that does not decode, with a line in the log.
+var decodedKinds = []string{"message", "call", "usage"}
 
 // Preload starts reading the transcript and the journal of s, to resume
 // it: the records are parsed and decoded on every core.
 func Preload(s *history.Session) *Preloaded {
 	p := &Preloaded{s: s, done: make(chan struct{})}
-	journal := make(chan struct{})
-	go func() {
-		defer close(journal)
-		p.journal, p.journalErr = s.Journal()
-	}()
-	go func() {
-		defer close(p.done)
-		// loadRecords decodes these kinds, and attach skips a message
-		// that does not decode, with a line in the log.
-		p.records, p.warnings, p.err = s.RecordsDecoding("message", "call", "usage")
-		if p.err == nil {
-			p.dec = loadRecords(p.records)
-		}
-		<-journal
-	}()
+	p.begin(func() ([]history.Record, []string, error) { return s.RecordsDecoding(decodedKinds...) })
 	return p
+}
+
+// begin reads the records read gives and the journal, once.
+func (p *Preloaded) begin(read func() ([]history.Record, []string, error)) {
+	p.start.Do(func() {
+		go func() {
+			defer close(p.done)
+			journal := make(chan struct{})
+			go func() {
+				defer close(journal)
+				p.journal, p.journalErr = p.s.Journal()
+			}()
+			p.records, p.warnings, p.err = read()
+			if p.err == nil {
+				p.dec = loadRecords(p.records)
+			}
+			<-journal
+		}()
+	})
+}
+
+// readAll starts reading the whole transcript and the journal, if that is
+// not under way.
+func (p *Preloaded) readAll() {
+	p.begin(func() ([]history.Record, []string, error) { return p.s.RecordsDecoding(decodedKinds...) })
 }
 
 // loaded is a transcript's records of the kinds that are most of it

@@ -59,6 +59,9 @@ type turn struct {
 // limit is reached, the turn fails or ctx is cancelled. Every event goes to
 // emit, in order; calls that need a decision go to approver.
 func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event), approver approval.Approver) (err error) {
+	if err := a.whole(); err != nil {
+		return err
+	}
 	a.mu.Lock()
 	if a.running {
 		a.mu.Unlock()

@@ -15,6 +15,9 @@ import (
 // A compaction is a step of the same history: when it is newer than the
 // newest revertible call, that step uncompacts.
 func (a *Agent) Undo(ctx context.Context, n int, force bool) (string, error) {
+	if err := a.whole(); err != nil {
+		return "", err
+	}
 	var lines []string
 	for ; n > 0; n-- {
 		a.mu.Lock()
@@ -48,6 +51,9 @@ func (a *Agent) Undo(ctx context.Context, n int, force bool) (string, error) {
 
 // Redo re-applies the newest n undone calls.
 func (a *Agent) Redo(ctx context.Context, n int) (string, error) {
+	if err := a.whole(); err != nil {
+		return "", err
+	}
 	return a.walk("redo", n, func(j *history.Journal) ([]history.Outcome, error) {
 		return j.Redo(ctx, n, a.resolver())
 	})

@@ -53,6 +53,9 @@ type app struct {
 	// checkInBackground runs the sandbox's self-test behind the first
 	// frame (the TUI); otherwise buildAgent waits for it (headless).
 	checkInBackground bool
+	// resumeFromTail has a long session resumed from its last turns, the
+	// rest loading behind the first frame (the TUI).
+	resumeFromTail bool
 	// stopChecks ends a self-test still running in the background, and
 	// checks waits for it, so that nothing writes to the state after close.
 	stopChecks context.CancelFunc
@@ -319,7 +322,14 @@ func (a *app) buildAgent() (*agent.Agent, error) {
 		}
 	}
 	a.noteOtherSessions()
-	if err := a.recover(); err != nil {
+	var recoverLater func(*history.Journal) []string
+	if _, split := preloaded.Tail(); split {
+		// The journal opens behind the first frame, with the transcript
+		// before its last turns; the agent recovers it before anything
+		// can use it.
+		a.removeStaleTemps()
+		recoverLater = a.recoverJournal
+	} else if err := a.recover(); err != nil {
 		return nil, err
 	}
 	client := chat.NewClient(chat.ClientConfig{BaseURL: a.settings.BaseURL, APIKey: a.settings.APIKey})
@@ -332,6 +342,7 @@ func (a *app) buildAgent() (*agent.Agent, error) {
 		Store:         a.store,
 		Session:       a.session,
 		Preloaded:     preloaded,
+		Recover:       recoverLater,
 		Workspace:     a.workspace.Dir(),
 		MaxRounds:     a.settings.MaxToolRounds,
 		ContextWindow: a.settings.ContextWindow,
@@ -367,6 +378,9 @@ func (a *app) preloadSession() *agent.Preloaded {
 	if a.openSession(false) != nil {
 		a.session = nil
 		return nil
+	}
+	if a.resumeFromTail {
+		return agent.PreloadTail(a.session)
 	}
 	return agent.Preload(a.session)
 }
@@ -436,29 +450,44 @@ func tempRecordPath(state, workspace string) string {
 
 // recover finishes an undo or redo a crash interrupted.
 func (a *app) recover() error {
-	// A write cut short by a crash leaves its temporary file next to the
-	// user's file; the file itself holds the old or the new content.
-	for _, p := range a.workspace.RemoveStaleTemps(30*time.Second, a.alone) {
-		a.notices = append(a.notices, ui.Notice{Text: "Removed " + p + ", left by a write that was interrupted.", Warning: false})
-	}
+	a.removeStaleTemps()
 	j, err := a.session.Journal()
 	if err != nil {
 		return fmt.Errorf("open the undo journal: %w", err)
 	}
-	for _, w := range j.Warnings() {
-		a.notices = append(a.notices, ui.Notice{Text: w, Warning: true})
-	}
-	lines, err := j.Recover(context.Background(), history.RegistryResolver(a.registry))
-	for _, l := range lines {
+	for _, l := range a.recoverJournal(j) {
 		a.notices = append(a.notices, ui.Notice{Text: l, Warning: true})
-	}
-	if err != nil {
-		a.notices = append(a.notices, ui.Notice{Text: "Could not finish an interrupted undo: " + err.Error(), Warning: true})
 	}
 	return nil
 }
 
+// removeStaleTemps removes what writes a crash cut short left: a
+// temporary file next to the user's file, which itself holds the old or
+// the new content.
+func (a *app) removeStaleTemps() {
+	for _, p := range a.workspace.RemoveStaleTemps(30*time.Second, a.alone) {
+		a.notices = append(a.notices, ui.Notice{Text: "Removed " + p + ", left by a write that was interrupted.", Warning: false})
+	}
+}
+
+// recoverJournal finishes in j what a crash interrupted and returns the
+// warnings for people: what loading it skipped, what it finished.
+func (a *app) recoverJournal(j *history.Journal) []string {
+	out := j.Warnings()
+	lines, err := j.Recover(context.Background(), history.RegistryResolver(a.registry))
+	out = append(out, lines...)
+	if err != nil {
+		out = append(out, "Could not finish an interrupted undo: "+err.Error())
+	}
+	return out
+}
+
 func (a *app) close() {
+	if ag := a.agent.Load(); ag != nil {
+		// A session loading behind the first frame is left as it is, or
+		// its load (which may be finishing an undo) ends first.
+		ag.Settle()
+	}
 	if a.stopChecks != nil {
 		a.stopChecks()
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"myclaw/internal/seedsession"
+	"myclaw/ui"
 )
 
 // seedTurns is the length of the session the resume benchmarks resume.
@@ -61,7 +62,8 @@ func resumeEnv(tb testing.TB, stateHome string) {
 
 // BenchmarkResumeStart times what comes before the TUI's first frame
 // when resuming a session of 1,000 turns (goal, with the frame: ≤ 100 ms
-// past a fresh session's start), next to a fresh session's.
+// past a fresh session's start), next to a fresh session's; rest1000 adds
+// the load of the turns before the last, which runs behind the frame.
 func BenchmarkResumeStart(b *testing.B) {
 	stateHome, ws := seeded(b)
 	b.Run("resume1000", func(b *testing.B) {
@@ -73,8 +75,24 @@ func BenchmarkResumeStart(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if len(uo.Earlier) < 3*seedTurns {
-				b.Fatalf("%d earlier messages; want every turn", len(uo.Earlier))
+			if len(uo.Earlier) == 0 || uo.Rest == nil {
+				b.Fatalf("%d earlier messages, rest %v; want the last turns, the rest to load", len(uo.Earlier), uo.Rest != nil)
+			}
+			a.close()
+		}
+	})
+	b.Run("rest1000", func(b *testing.B) {
+		resumeEnv(b, stateHome)
+		b.ReportAllocs()
+		defer reportCPU(b)()
+		for b.Loop() {
+			a, _, uo, err := startTUI(context.Background(), Options{Continue: true, Workspace: ws}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r := uo.Rest()
+			if r.Err != nil || r.Whole || len(r.Before)+len(uo.Earlier) < 3*seedTurns {
+				b.Fatalf("the rest: %d earlier messages, whole %v, %v; want every turn", len(r.Before), r.Whole, r.Err)
 			}
 			a.close()
 		}
@@ -122,10 +140,16 @@ func BenchmarkResumeHeap(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		var r ui.Rest
+		if uo.Rest != nil {
+			// What the TUI is handed of the turns before the last.
+			r = uo.Rest()
+		}
 		after := heapInUse()
 		return after - before, func() {
 			runtime.KeepAlive(bk)
 			runtime.KeepAlive(uo)
+			runtime.KeepAlive(r)
 			a.close()
 		}
 	}

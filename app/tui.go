@@ -36,7 +36,9 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 	// garbage once loaded: given back just after the first frame (doing
 	// it beside the frame held the frame up), rather than kept until the
 	// runtime's scavenger gets to them.
-	time.AfterFunc(500*time.Millisecond, debug.FreeOSMemory)
+	if uo.Rest == nil { // otherwise once the rest is loaded
+		time.AfterFunc(500*time.Millisecond, debug.FreeOSMemory)
+	}
 	err = ui.Run(ctx, b, uo)
 	if errors.Is(err, tea.ErrInterrupted) {
 		// SIGINT, which the TUI's handler reports as its own error: an
@@ -55,6 +57,7 @@ func startTUI(ctx context.Context, o Options, secrets map[string]string) (*app, 
 		return nil, nil, ui.Options{}, err
 	}
 	a.checkInBackground = true // shell commands ask until it passes
+	a.resumeFromTail = true
 	ag, err := a.buildAgent()
 	if err != nil {
 		a.close()
@@ -63,13 +66,22 @@ func startTUI(ctx context.Context, o Options, secrets map[string]string) (*app, 
 	if o.Plan {
 		ag.SetAutonomy(approval.Plan)
 	}
-	msgs := ag.Messages()
-	if n := len(msgs); n > 0 {
-		info := a.session.Info()
-		a.notices = append(a.notices, ui.Notice{Text: fmt.Sprintf("Resumed session %s (%d earlier messages, last used %s): the model remembers them.",
-			info.ID, n, info.Updated.Local().Format("2006-01-02 15:04"))})
-	}
 	b := &tuiBackend{Agent: ag, app: a, notices: make(chan ui.Notice, 64), forms: make(chan ui.FormRequest)}
+	var list []ui.Earlier
+	var rest func() ui.Rest
+	info := a.session.Info()
+	if t, ok := ag.Tail(); ok {
+		// A long session: the first frame shows its last turns, and the
+		// TUI puts the earlier ones above them once loaded (rest).
+		list = fromPrompt(earlier(t.Messages, t.Calls))
+		rest = func() ui.Rest { return b.rest(list) }
+		a.notices = append(a.notices, ui.Notice{Text: fmt.Sprintf("Resumed session %s (last used %s): the model remembers it.",
+			info.ID, info.Updated.Local().Format("2006-01-02 15:04"))})
+	} else if msgs := ag.Messages(); len(msgs) > 0 {
+		list = earlier(msgs, ag.PastCalls())
+		a.notices = append(a.notices, ui.Notice{Text: fmt.Sprintf("Resumed session %s (%d earlier messages, last used %s): the model remembers them.",
+			info.ID, len(msgs), info.Updated.Local().Format("2006-01-02 15:04"))})
+	}
 	a.jobs.OnEnd(b.jobEnded)
 	// The servers start behind the first frame; their news reaches the
 	// transcript through Notices.
@@ -83,7 +95,8 @@ func startTUI(ctx context.Context, o Options, secrets map[string]string) (*app, 
 		Banner:        a.notices,
 		Notices:       b.notices,
 		Forms:         b.forms,
-		Earlier:       earlier(msgs, ag.PastCalls()),
+		Earlier:       list,
+		Rest:          rest,
 		Commands:      b.commands,
 		CommandsStamp: b.commandsStamp,
 		EditorKey:     a.cfg.UI.EditorKey,

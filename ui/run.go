@@ -35,6 +35,10 @@ type Options struct {
 	// Earlier is the conversation so far when a session is resumed, shown
 	// above the new input (rendered lazily, like every block).
 	Earlier []Earlier
+	// Rest, when set, loads the conversation before Earlier (a long
+	// session resumed from its last turns): the TUI calls it behind the
+	// first frame and puts what it returns above them.
+	Rest func() Rest
 	// Commands loads the custom slash commands (nil: none), at start,
 	// after /trust, and when CommandsStamp changes.
 	Commands CommandLoader
@@ -142,9 +146,9 @@ func Run(ctx context.Context, b Backend, opts Options) error {
 		}
 		if fm, ok := final.(Model); ok && fm.inl != nil {
 			// Below the last frame, which was left empty.
-			fmt.Fprint(out, fm.inlineRest())
+			fmt.Fprint(out, fm.finishRest().inlineRest())
 		} else if ok && opts.Scrollback {
-			fmt.Fprint(out, fm.scrollbackText())
+			fmt.Fprint(out, fm.finishRest().scrollbackText())
 		}
 		if s := quitSummary(b, width); s != "" {
 			fmt.Fprint(out, s)

@@ -269,6 +269,7 @@ func (m Model) handleSessionSwitched(msg sessionSwitchedMsg) (Model, tea.Cmd) {
 	m = m.finishLive()
 	m = m.finishThink()
 	m.tr.clear()
+	m.rest = nil
 	m.cards = map[string]*toolCard{}
 	m.plan = nil
 	m = m.showEarlier(msg.view.Earlier)
@@ -286,25 +287,10 @@ func (m Model) handleSessionSwitched(msg sessionSwitchedMsg) (Model, tea.Cmd) {
 
 // showEarlier adds the conversation of a resumed session to the transcript.
 func (m Model) showEarlier(list []Earlier) Model {
-	past := 0 // earlier turns count down from -1, apart from live ones
-	for _, e := range list {
-		switch e.Role {
-		case "user":
-			past--
-			m.tr.add(earlierPromptBlock(e.Text))
-		case "assistant":
-			if strings.TrimSpace(e.Text) != "" {
-				src := termtext.Screen(e.Text)
-				m.tr.add(&mdBlock{src: src})
-				m = m.keepAnswer(past, src)
-			}
-		default:
-			if e.Call != nil {
-				m.tr.add(pastCard(*e.Call))
-				continue
-			}
-			m.tr.add(noticeBlock(e.Text))
-		}
+	bs, ans := earlierBlocks(list)
+	m.tr.add(bs...)
+	for _, a := range ans {
+		m = m.keepAnswer(a.turn, a.text)
 	}
 	return m
 }

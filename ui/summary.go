@@ -16,8 +16,10 @@ import (
 // wrapped at spaces to width columns (0: not wrapped). Even a run that did
 // nothing names its session: it may be a fork or a resumed one.
 func quitSummary(b Backend, width int) string {
-	st := b.Status()
+	// History first: a session still loading is waited for, and the
+	// status then counts its undo steps.
 	entries, _ := b.History()
+	st := b.Status()
 	var rep struct {
 		requests, tokens int
 		estimated        bool

@@ -114,6 +114,9 @@ type Model struct {
 	levelsPending int
 	// inl is the inline screen's state; nil on the alternate screen.
 	inl *inlineState
+	// rest is the earlier part of a resumed conversation while it loads
+	// behind the first frame (rest.go).
+	rest *restState
 }
 
 // newModel builds the model; base is the parent of every turn's context.
@@ -147,7 +150,11 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 	m.status.apply(b.Status(), b.Autonomy())
 	m.welcome = newWelcome(opts.Version, b.Model(), opts.Server, m.status.level, opts.Unsandboxed)
 	m.tr.add(m.welcome)
-	m = m.showEarlier(opts.Earlier)
+	if opts.Rest != nil {
+		m = m.showTail(opts.Earlier, opts.Rest)
+	} else {
+		m = m.showEarlier(opts.Earlier)
+	}
 	for _, n := range opts.Banner {
 		if strings.TrimSpace(n.Text) != "" {
 			m.tr.add(noticeBlockOf(n))
@@ -177,7 +184,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 // checks the model server behind the first frame.
 func (m Model) Init() tea.Cmd {
 	var journal tea.Cmd
-	if m.hasPastCards() {
+	if m.hasPastCards() && m.rest == nil { // the rest brings the journal
 		journal = loadJournal(m.backend)
 	}
 	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.shared.base, m.backend), fetchModels(m.shared.base, m.backend), waitForNotice(m.notices), loadCommandsStamped(m.loadCommands, m.commandsStamp), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys, m.c.workspace), journal, m.readBranch(), m.inlineInit())
@@ -192,6 +199,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	if sl := m.runStatusCommand(); sl != nil {
 		cmd = tea.Batch(cmd, sl)
+	}
+	if ld := m.startRest(); ld != nil {
+		cmd = tea.Batch(cmd, ld)
 	}
 	if m.inl != nil {
 		var pr tea.Cmd
@@ -270,6 +280,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.handleAgentListFollow(msg)
 	case journalMsg:
 		return m.markJournal(msg.entries), nil
+	case restMsg:
+		return m.handleRest(msg.rest)
 	case sessionSwitchedMsg:
 		return m.handleSessionSwitched(msg)
 	case compactDoneMsg:
@@ -537,7 +549,8 @@ func (m Model) submit(text string) (Model, tea.Cmd) {
 		return m.runCommand(text)
 	}
 	if strings.HasPrefix(text, "!") {
-		return m.submitShell(text)
+		m, cmd := m.submitShell(text)
+		return m.waitsForRest(), cmd
 	}
 	text = strings.TrimPrefix(text, "/")
 	if m.turn != nil || m.compactCancel != nil {
@@ -548,7 +561,8 @@ func (m Model) submit(text string) (Model, tea.Cmd) {
 	if m, ok := m.tooLong(text); ok {
 		return m, nil
 	}
-	return m.startTurn(text)
+	m, cmd := m.startTurn(text)
+	return m.waitsForRest(), cmd
 }
 
 func (m Model) handleCommandResult(msg commandResultMsg) (Model, tea.Cmd) {
@@ -556,6 +570,7 @@ func (m Model) handleCommandResult(msg commandResultMsg) (Model, tea.Cmd) {
 		m = m.finishLive()
 		m = m.finishThink()
 		m.tr.clear()
+		m.rest = nil
 		m.cards = map[string]*toolCard{}
 		m.plan = nil
 		m.review = nil
