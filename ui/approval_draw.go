@@ -127,12 +127,13 @@ func (a *approvalPane) drawFixed(w int) []string {
 	}
 	var signals []string
 	follows := ""
-	if t := req.Taint; t != nil {
-		// Loud only where it carries signal: the call is drawn from the
-		// untrusted text, or that text came from outside the workspace.
-		switch where := approval.DrawnFrom(req); {
-		case where != "":
-			warn(st.Error.Render, oneLine(where)+": this call may be following instructions planted there")
+	// Loud only where it carries signal: the call is drawn from untrusted
+	// text (of this turn or an earlier one), or this turn's untrusted text
+	// came from outside the workspace.
+	if where := approval.DrawnFrom(req); where != "" {
+		warn(st.Error.Render, oneLine(where)+": this call may be following instructions planted there")
+	} else if t := req.Taint; t != nil {
+		switch {
 		case approval.QuietSource(t.Source):
 			follows = "follows content read from " + oneLine(strings.TrimPrefix(t.Source, "file:"))
 		default:
