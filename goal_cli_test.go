@@ -100,7 +100,10 @@ func TestGoalUsageErrors(t *testing.T) {
 		{[]string{"--check", "true"}, "--check needs --goal"},
 		{[]string{"--goal", "x", "--check", "true", "-p", "y"}, "use -p or --goal"},
 		{[]string{"--max-iterations", "3", "-p", "y"}, "go with --goal"},
-		{[]string{"--goal", "x", "--check", "true", "--max-iterations", "-1"}, "must be positive"},
+		{[]string{"--goal", "x", "--check", "true", "--max-iterations", "-1"}, "must be a positive number"},
+		{[]string{"--goal", "x", "--check", "true", "--max-iterations", "0"}, "invalid value \"0\" for flag -max-iterations: must be a positive number"},
+		{[]string{"--goal", "x", "--check", "true", "--token-budget", "0"}, "-token-budget: must be a positive number"},
+		{[]string{"--goal", "x", "--check", "true", "--time-budget", "0s"}, "-time-budget: must be a positive duration"},
 		{[]string{"--goal", "x", "--check", "true", "--time-budget", "soon"}, "time-budget"},
 	} {
 		_, errOut, code := e.myclaw(nil, c.args...)

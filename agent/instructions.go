@@ -133,6 +133,10 @@ func (in *Instructions) findIn(dir string) (*InstructionFile, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
+		if err != nil && strings.Contains(err.Error(), "path escapes from parent") {
+			// os.Root's refusal, which the standard library does not export.
+			return nil, fmt.Errorf("%s leads out of the workspace (a link): not read", p)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", p, err)
 		}

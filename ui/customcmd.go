@@ -14,6 +14,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"myclaw/approval"
+	"myclaw/tools"
 	"myclaw/tools/termtext"
 )
 
@@ -79,7 +80,7 @@ func LoadCommands(dirs ...CommandDir) ([]CustomCommand, []string) {
 			continue
 		}
 		if !d.Trusted {
-			notices = append(notices, fmt.Sprintf("Ignored %d commands in %s: this folder is not trusted, and a command's prompt could steer the model. Review them, then /trust to use them.", len(names), d.Path))
+			notices = append(notices, fmt.Sprintf("Ignored %s in %s: this folder is not trusted, and a command's prompt could steer the model. Review them, then /trust to use them.", tools.Count(len(names), "command"), d.Path))
 			continue
 		}
 		sort.Strings(names)
