@@ -114,6 +114,7 @@ func startTUI(ctx context.Context, o Options, secrets map[string]string) (*app, 
 		Keys:          a.cfg.KeyBindings(),
 		StatusLine:    a.cfg.Status.Line,
 		StatusCommand: a.cfg.Status.Command,
+		StatusConfine: b.confineStatus,
 	}, nil
 }
 

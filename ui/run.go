@@ -9,6 +9,7 @@ import (
 	stdlog "log"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -81,6 +82,12 @@ type Options struct {
 	// line instead. Both come from the user's own config only.
 	StatusLine    []string
 	StatusCommand string
+	// StatusConfine readies each run of the status command: in a folder
+	// not trusted it runs confined, read-only and without network, since
+	// what it runs (git, say) obeys the folder's own files; done ends the
+	// confinement once the command ended. An error says why it cannot run.
+	// Nil runs it as it is.
+	StatusConfine func(cmd *exec.Cmd) (done func(), err error)
 }
 
 // Earlier is one message of a resumed conversation.

@@ -91,7 +91,7 @@ const statusOutMax = 4 << 10
 // own command (it comes only from their config), with the environment's
 // secrets left out like every command myclaw starts. It returns the first
 // line printed, sanitised, or why it failed.
-func execStatus(ctx context.Context, command, dir string, in statusInput) (string, string) {
+func execStatus(ctx context.Context, command string, confine func(*exec.Cmd) (func(), error), dir string, in statusInput) (string, string) {
 	in.Cost.TotalDurationMS = time.Since(in.start).Milliseconds()
 	payload, err := json.Marshal(in)
 	if err != nil {
@@ -106,6 +106,13 @@ func execStatus(ctx context.Context, command, dir string, in statusInput) (strin
 	var out, errOut capWriter
 	out.max, errOut.max = statusOutMax, statusOutMax
 	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if confine != nil {
+		done, err := confine(cmd)
+		if err != nil {
+			return "", err.Error()
+		}
+		defer done()
+	}
 	err = proc.RunContained(ctx, cmd)
 	if ctx.Err() != nil {
 		return "", fmt.Sprintf("it ran over %s and was stopped", statusCommandLimit)

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -27,6 +28,7 @@ var StatusSegments = []string{"model", "level", "sandbox", "workspace", "tokens"
 type statusLine struct {
 	segments []string // nil: the standard line
 	command  string
+	confine  func(*exec.Cmd) (func(), error)
 	version  string
 	start    time.Time // the session's start, for the command's duration
 
@@ -47,7 +49,7 @@ type shapedKey struct {
 }
 
 func newStatusLine(opts Options) *statusLine {
-	return &statusLine{segments: opts.StatusLine, command: strings.TrimSpace(opts.StatusCommand), version: opts.Version, start: time.Now()}
+	return &statusLine{segments: opts.StatusLine, command: strings.TrimSpace(opts.StatusCommand), confine: opts.StatusConfine, version: opts.Version, start: time.Now()}
 }
 
 // shaped says [status] changed the line (and, for a command, that it has
@@ -287,17 +289,17 @@ func (m Model) runStatusCommand() tea.Cmd {
 	}
 	sl.running, sl.ran, sl.sent = true, true, s
 	in := statusPayload(s, m.c.workspace, sl.version, sl.start)
-	return runStatusCmd(m.shared.base, sl.command, m.c.workspace, in)
+	return runStatusCmd(m.shared.base, sl.command, sl.confine, m.c.workspace, in)
 }
 
 // statusCommandLimit bounds a run of the status command.
 var statusCommandLimit = time.Second
 
-func runStatusCmd(base context.Context, command, dir string, in statusInput) tea.Cmd {
+func runStatusCmd(base context.Context, command string, confine func(*exec.Cmd) (func(), error), dir string, in statusInput) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(base, statusCommandLimit)
 		defer cancel()
-		out, err := execStatus(ctx, command, dir, in)
+		out, err := execStatus(ctx, command, confine, dir, in)
 		if err != "" {
 			return statusRanMsg{err: err}
 		}

@@ -139,7 +139,7 @@ func ranStatus(t *testing.T, m Model) Model {
 	sl := m.sl
 	cmd := m.runStatusCommand()
 	if sl.running && cmd == nil {
-		cmd = runStatusCmd(m.shared.base, sl.command, m.c.workspace, statusPayload(sl.sent, m.c.workspace, sl.version, sl.start))
+		cmd = runStatusCmd(m.shared.base, sl.command, sl.confine, m.c.workspace, statusPayload(sl.sent, m.c.workspace, sl.version, sl.start))
 	}
 	if cmd == nil {
 		t.Fatal("the status command did not run")
