@@ -34,3 +34,5 @@ require (
 	github.com/xo/terminfo v0.0.0-20220910002029-abceb7e1c41e // indirect
 	golang.org/x/sys v0.37.0 // indirect
 )
+
+replace github.com/yuin/goldmark => ../goldmark
