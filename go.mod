@@ -74,3 +74,4 @@ replace github.com/charmbracelet/bubbletea => ./third_party/bubbletea
 replace github.com/charmbracelet/glamour => ./third_party/glamour
 replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
 replace github.com/yuin/goldmark => ./third_party/goldmark
+replace codeberg.org/readeck/go-readability/v2 => ./third_party/readability
