@@ -9,7 +9,7 @@ import (
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/formatters"
-	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/charmbracelet/glamour/internal/lexers"
 	"github.com/muesli/reflow/indent"
 	"github.com/muesli/termenv"
 )
@@ -165,7 +165,7 @@ func highlight(w io.Writer, source, lexer, formatter, style string) error {
 		l = lexers.Analyse(source)
 	}
 	if l == nil {
-		l = lexers.Fallback
+		l = lexers.Fallback()
 	}
 	l = chroma.Coalesce(l)
 

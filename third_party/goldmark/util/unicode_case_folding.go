@@ -1,0 +1,19 @@
+package util
+
+import "sync"
+
+//go:generate go run ../_tools unicode-case-folding-map -o ../_tools/unicode-case-folding-map.json
+//go:generate go run ../_tools emb-structs -i ../_tools/unicode-case-folding-map.json -o ./unicode_case_folding.gen.go
+
+// unicodeCaseFoldings is made on first use, not at package init.
+var unicodeCaseFoldings = sync.OnceValue(func() map[rune][]rune {
+	unicodeCaseFoldings := make(map[rune][]rune, _unicodeCaseFoldingLength)
+	cTo := 0
+	for i := 0; i < _unicodeCaseFoldingLength; i++ {
+		tTo := cTo + int(_unicodeCaseFoldingToIndex[i])
+		to := _unicodeCaseFoldingTo[cTo:tTo]
+		unicodeCaseFoldings[_unicodeCaseFoldingFrom[i]] = to
+		cTo = tTo
+	}
+	return unicodeCaseFoldings
+})
