@@ -188,13 +188,15 @@ func fsRevert(ctx context.Context, ws *Workspace, blobs tools.BlobStore, undo js
 			}
 			return nil, &tools.Conflict{What: c.Path, Detail: detail, Diff: since}
 		}
+		// What even a forced undo cannot replace is not a Conflict: a
+		// Conflict is what --force overrides, and would be offered again.
 		switch {
 		case cur.kind == "missing":
 			from = tools.FileState{}
 		case cur.kind != "file":
-			return nil, &tools.Conflict{What: c.Path, Detail: detail + "; even a forced undo only replaces regular files"}
+			return nil, fmt.Errorf("%s changed since the call: %s; even a forced undo does not replace it (move it away, then undo again)", c.Path, detail)
 		case cur.large:
-			return nil, &tools.Conflict{What: c.Path, Detail: detail + "; it is too large to keep a copy, so it cannot be replaced"}
+			return nil, fmt.Errorf("%s changed since the call: %s; it is too large to keep a copy, so even a forced undo does not replace it (move it away, then undo again)", c.Path, detail)
 		default:
 			// Keep what the user has, so that the forced undo can be redone.
 			sum, err := blobs.Put(cur.data)

@@ -107,8 +107,10 @@ type shellUndoData struct {
 	Changes     []tools.FileUndo `json:"changes"`
 	CreatedDirs []shellDir       `json:"created_dirs,omitempty"`
 	RemovedDirs []shellDir       `json:"removed_dirs,omitempty"`
-	// Links are the symbolic links an applied edit layer changed.
+	// Links are the symbolic links the change made, replaced or removed.
 	Links []ShellUndoLink `json:"links,omitempty"`
+	// Nodes are the special files (named pipes...) it made or removed.
+	Nodes []ShellUndoNode `json:"nodes,omitempty"`
 	// NotCovered names what the command changed that undo cannot restore.
 	NotCovered []string `json:"not_covered,omitempty"`
 }
@@ -186,9 +188,7 @@ func (u *ShellUndo) record(ctx context.Context, before *snapshot.Snapshot) shell
 	for _, p := range d.RemovedDirs {
 		data.RemovedDirs = append(data.RemovedDirs, shellDir{Path: p, Mode: uint32(d.DirModes[p])})
 	}
-	for _, p := range d.Other {
-		data.NotCovered = append(data.NotCovered, p+" (a link or special file)")
-	}
+	data.Links, data.Nodes, data.NotCovered = recordOther(d.Other, data.NotCovered)
 	if after.Truncated {
 		data.NotCovered = append(data.NotCovered, fmt.Sprintf("files past the first %d in the walk", u.Tracker.Options().MaxFiles))
 	}
@@ -196,7 +196,8 @@ func (u *ShellUndo) record(ctx context.Context, before *snapshot.Snapshot) shell
 		rec.changed = append(rec.changed, fmt.Sprintf("… and %d more", len(data.Changes)-len(rec.changed)))
 	}
 	n := len(data.Changes)
-	if n == 0 && len(data.CreatedDirs) == 0 && len(data.RemovedDirs) == 0 {
+	others := len(data.Links) + len(data.Nodes)
+	if n == 0 && len(data.CreatedDirs) == 0 && len(data.RemovedDirs) == 0 && others == 0 {
 		if len(data.NotCovered) > 0 {
 			rec.note = "it changed what undo cannot restore: " + listSome(data.NotCovered)
 		} else {
@@ -210,13 +211,16 @@ func (u *ShellUndo) record(ctx context.Context, before *snapshot.Snapshot) shell
 		return rec
 	}
 	rec.undo = undo
-	if n > 0 {
+	switch {
+	case n > 0:
 		rec.summary = ", changed " + fsCount(n, "file")
-	} else {
+	case others > 0:
+		rec.summary = ", changed " + fsCount(others, "link or special file")
+	default:
 		rec.summary = ", changed " + fsCount(len(data.CreatedDirs)+len(data.RemovedDirs), "folder")
 	}
 	rec.plan = "Undo restores " + fsCount(n, "file") + " in the workspace" + shellCounts(counts) +
-		shellDirCounts(len(data.CreatedDirs), len(data.RemovedDirs)) +
+		shellDirCounts(len(data.CreatedDirs), len(data.RemovedDirs)) + shellOtherCount(others) +
 		"; network calls and changes outside the workspace cannot be undone"
 	if len(data.NotCovered) > 0 {
 		rec.plan += "; not covered: " + listSome(data.NotCovered)
@@ -325,10 +329,18 @@ func (u *ShellUndo) revert(ctx context.Context, undo json.RawMessage, force bool
 	if err := checkLinks(ws, data.Links, force); err != nil {
 		return nil, err
 	}
+	if err := checkNodes(ws, data.Nodes, force); err != nil {
+		return nil, err
+	}
+	made := linksMade(data.Links) // checked by checkLinks and checkNodes
+	for _, n := range data.Nodes {
+		if n.After != nil {
+			made[n.Path] = true
+		}
+	}
 	if !force {
 		var conflicts, diffs []string
 		what, undiffed := "", 0
-		made := linksMade(data.Links) // checked by checkLinks
 		for _, c := range data.Changes {
 			if made[c.Path] && !c.After.Exists {
 				continue
@@ -370,12 +382,27 @@ func (u *ShellUndo) revert(ctx context.Context, undo json.RawMessage, force bool
 			return nil, ws.osError(d.Path, err)
 		}
 	}
-	redo := shellUndoData{CreatedDirs: data.RemovedDirs, RemovedDirs: data.CreatedDirs, NotCovered: data.NotCovered, Links: swapLinks(data.Links)}
-	if err := removeLinks(ws, data.Links); err != nil {
+	unlinked, err := removeLinks(ws, data.Links)
+	if err != nil {
 		return nil, err
 	}
+	unmade, err := removeNodes(ws, data.Nodes, force)
+	if err != nil {
+		return nil, err
+	}
+	redo := shellUndoData{CreatedDirs: data.RemovedDirs, RemovedDirs: data.CreatedDirs, NotCovered: data.NotCovered, Links: swapLinks(data.Links, unlinked)}
 	// Later changes first, so a file is restored before its folder goes.
 	for i := len(data.Changes) - 1; i >= 0; i-- {
+		if force && !made[data.Changes[i].Path] {
+			// A link or special file someone else left where the call's
+			// file was: removed itself (never what it leads to), and made
+			// again by redo.
+			l, n, err := removeForeign(ws, data.Changes[i].Path)
+			if err != nil {
+				return nil, err
+			}
+			redo.Links, redo.Nodes = append(redo.Links, l...), append(redo.Nodes, n...)
+		}
 		raw, _ := json.Marshal(data.Changes[i])
 		back, err := fsRevert(ctx, ws, u.Blobs, raw, force)
 		if err != nil {
@@ -390,6 +417,11 @@ func (u *ShellUndo) revert(ctx context.Context, undo json.RawMessage, force bool
 	if err := restoreLinks(ws, data.Links); err != nil {
 		return nil, err
 	}
+	again, err := restoreNodes(ws, data.Nodes)
+	if err != nil {
+		return nil, err
+	}
+	redo.Nodes = append(redo.Nodes, nodesRedo(data.Nodes, unmade, again)...)
 	for i := len(data.CreatedDirs) - 1; i >= 0; i-- {
 		// A folder that holds something now (the user's) stays.
 		_ = ws.root.Remove(data.CreatedDirs[i].Path)
