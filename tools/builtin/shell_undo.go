@@ -215,12 +215,15 @@ func (u *ShellUndo) record(ctx context.Context, before *snapshot.Snapshot) shell
 	case n > 0:
 		rec.summary = ", changed " + fsCount(n, "file")
 	case others > 0:
-		rec.summary = ", changed " + fsCount(others, "link or special file")
+		rec.summary = ", changed " + shellOthers(others)
 	default:
 		rec.summary = ", changed " + fsCount(len(data.CreatedDirs)+len(data.RemovedDirs), "folder")
 	}
-	rec.plan = "Undo restores " + fsCount(n, "file") + " in the workspace" + shellCounts(counts) +
-		shellDirCounts(len(data.CreatedDirs), len(data.RemovedDirs)) + shellOtherCount(others) +
+	what := fsCount(n, "file") + " in the workspace" + shellCounts(counts) + shellOtherCount(others)
+	if n == 0 && others > 0 {
+		what = shellOthers(others) + " in the workspace"
+	}
+	rec.plan = "Undo restores " + what + shellDirCounts(len(data.CreatedDirs), len(data.RemovedDirs)) +
 		"; network calls and changes outside the workspace cannot be undone"
 	if len(data.NotCovered) > 0 {
 		rec.plan += "; not covered: " + listSome(data.NotCovered)

@@ -209,7 +209,14 @@ func shellOtherCount(n int) string {
 	if n == 0 {
 		return ""
 	}
-	return ", and puts back " + fsCount(n, "link or special file")
+	return " and " + shellOthers(n)
+}
+
+func shellOthers(n int) string {
+	if n == 1 {
+		return "1 link or special file"
+	}
+	return fmt.Sprintf("%d links or special files", n)
 }
 
 // removeForeign removes the link or special file at rel, which the change

@@ -237,3 +237,18 @@ func TestShellUndoDoesNotFollowAFolderSwappedForALink(t *testing.T) {
 		}
 	}
 }
+
+// The card says what undo restores, links included, and covers them.
+func TestShellUndoPlanNamesLinks(t *testing.T) {
+	s := newShellUndoTest(t)
+	fsTestFile(t, s.dir, "main.go", "package main\n", 0o644)
+	for command, want := range map[string]string{
+		"rm main.go && ln -s /etc/passwd main.go": "Undo restores 1 file in the workspace (1 deleted) and 1 link or special file;",
+		"ln -s a l1; ln -s b l2":                  "Undo restores 2 links or special files in the workspace;",
+	} {
+		res := s.run(command)
+		if !strings.HasPrefix(res.UndoPlan, want) || strings.Contains(res.UndoPlan, "not covered") {
+			t.Errorf("%q: plan %q; want it to begin %q", command, res.UndoPlan, want)
+		}
+	}
+}
