@@ -342,8 +342,8 @@ func (u *ShellUndo) revert(ctx context.Context, undo json.RawMessage, force bool
 		}
 	}
 	if !force {
-		var conflicts, diffs []string
-		what, undiffed := "", 0
+		var conflicts, diffs, hard []string
+		what, hardWhat, undiffed := "", "", 0
 		for _, c := range data.Changes {
 			if made[c.Path] && !c.After.Exists {
 				continue
@@ -358,6 +358,13 @@ func (u *ShellUndo) revert(ctx context.Context, undo json.RawMessage, force bool
 			if what == "" {
 				what = c.Path
 			}
+			if why := cur.unforceable(); why != "" && cur.kind != "link" && cur.kind != "special" {
+				// A forced undo would fail here too: not a Conflict, which
+				// would offer --force (a link or special file it removes).
+				hard = append(hard, c.Path+": "+cur.differs(c.After)+"; "+why)
+				hardWhat = c.Path
+				continue
+			}
 			since := fsSince(u.Blobs, c.Path, c.After, cur)
 			switch {
 			case since == "":
@@ -369,6 +376,12 @@ func (u *ShellUndo) revert(ctx context.Context, undo json.RawMessage, force bool
 				conflicts = append(conflicts, c.Path+": "+cur.differs(c.After))
 				undiffed++
 			}
+		}
+		if len(hard) > 0 {
+			if len(hard) > 1 {
+				hardWhat = fsCount(len(hard), "file")
+			}
+			return nil, fmt.Errorf("%s changed since the call (%s); nothing was restored", hardWhat, listSome(hard))
 		}
 		if len(conflicts) > 0 {
 			if len(conflicts) > 1 {

@@ -196,13 +196,15 @@ func TestShellForcedUndoRefusalDoesNotOfferForce(t *testing.T) {
 	fsTestFile(t, s.dir, "a.txt", "a\n", 0o644)
 	res := s.run("rm a.txt")
 	fsTestFile(t, s.dir, "a.txt/in.txt", "mine\n", 0o644)
-	_, err := s.tool.Revert(context.Background(), res.Undo, true)
-	var c *tools.Conflict
-	if err == nil || errors.As(err, &c) {
-		t.Fatalf("forced undo over a folder: %v; want an error that is not a Conflict", err)
-	}
-	if msg := err.Error(); strings.Contains(msg, "--force") || !strings.Contains(msg, "even a forced undo does not replace it") {
-		t.Fatalf("forced refusal %q", msg)
+	for _, force := range []bool{false, true} {
+		_, err := s.tool.Revert(context.Background(), res.Undo, force)
+		var c *tools.Conflict
+		if err == nil || errors.As(err, &c) {
+			t.Fatalf("undo (force=%v) over a folder: %v; want an error that is not a Conflict", force, err)
+		}
+		if msg := err.Error(); strings.Contains(msg, "--force") || !strings.HasPrefix(msg, "a.txt changed since the call") || !strings.Contains(msg, "it is now a folder; even a forced undo does not replace it") {
+			t.Fatalf("refusal (force=%v) %q", force, msg)
+		}
 	}
 	if s.read("a.txt/in.txt") != "mine\n" {
 		t.Fatal("the refused undo touched the folder")
