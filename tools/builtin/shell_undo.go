@@ -329,6 +329,9 @@ func (u *ShellUndo) revert(ctx context.Context, undo json.RawMessage, force bool
 			return nil, fmt.Errorf("%w: folder %q is not a clean path inside the workspace", tools.ErrCorruptUndo, d.Path)
 		}
 	}
+	if err := checkNoFolders(ws, data.Changes); err != nil {
+		return nil, err
+	}
 	if err := checkLinks(ws, data.Links, force); err != nil {
 		return nil, err
 	}

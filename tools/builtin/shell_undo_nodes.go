@@ -249,3 +249,23 @@ func removeForeign(ws *Workspace, rel string) ([]ShellUndoLink, []ShellUndoNode,
 	}
 	return links, nodes, nil
 }
+
+// checkNoFolders refuses, before anything else is checked or changed, an
+// undo that would have to put a file where a folder is now: even a forced
+// undo does not replace one, so this is not a Conflict (which offers
+// --force), whatever the call left there (a file, a link, a pipe).
+func checkNoFolders(ws *Workspace, changes []tools.FileUndo) error {
+	var hard []string
+	for _, c := range changes {
+		if fi, err := ws.root.Lstat(c.Path); err == nil && fi.IsDir() {
+			hard = append(hard, c.Path)
+		}
+	}
+	switch len(hard) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%s changed since the call: it is now a folder; even a forced undo does not replace it (move it away, then undo again); nothing was restored", hard[0])
+	}
+	return fmt.Errorf("%s changed since the call: %s are folders now; even a forced undo does not replace them (move them away, then undo again); nothing was restored", fsCount(len(hard), "file"), listSome(hard))
+}

@@ -196,6 +196,22 @@ func TestShellForcedUndoRefusalDoesNotOfferForce(t *testing.T) {
 	fsTestFile(t, s.dir, "a.txt", "a\n", 0o644)
 	res := s.run("rm a.txt")
 	fsTestFile(t, s.dir, "a.txt/in.txt", "mine\n", 0o644)
+	// And where the call left a link or a pipe (its own check comes first
+	// otherwise, and would offer --force).
+	fsTestFile(t, s.dir, "b.txt", "b\n", 0o644)
+	fsTestFile(t, s.dir, "c.txt", "c\n", 0o644)
+	pipe := s.run("rm b.txt && mkfifo b.txt && rm c.txt && ln -s a.txt c.txt")
+	for _, p := range []string{"b.txt", "c.txt"} {
+		os.Remove(filepath.Join(s.dir, p))
+		os.Mkdir(filepath.Join(s.dir, p), 0o755)
+	}
+	for _, force := range []bool{false, true} {
+		_, err := s.tool.Revert(context.Background(), pipe.Undo, force)
+		var c *tools.Conflict
+		if err == nil || errors.As(err, &c) || strings.Contains(err.Error(), "--force") || !strings.Contains(err.Error(), "b.txt, c.txt are folders now; even a forced undo does not replace them") {
+			t.Fatalf("undo (force=%v) of a pipe and a link now folders: %v", force, err)
+		}
+	}
 	for _, force := range []bool{false, true} {
 		_, err := s.tool.Revert(context.Background(), res.Undo, force)
 		var c *tools.Conflict
