@@ -59,6 +59,19 @@ func fsObserve(ctx context.Context, ws *Workspace, rel string) (fsObserved, erro
 	return o, nil
 }
 
+// unforceable says why even a forced undo does not replace what is there
+// ("" when it does): a folder, a link or special file (shell undo removes
+// those itself first), a file too large to keep for redo.
+func (o fsObserved) unforceable() string {
+	switch {
+	case o.kind == "folder" || o.kind == "link" || o.kind == "special":
+		return "even a forced undo does not replace it (move it away, then undo again)"
+	case o.kind == "file" && o.large:
+		return "it is too large to keep a copy, so even a forced undo does not replace it (move it away, then undo again)"
+	}
+	return ""
+}
+
 func (o fsObserved) is(s tools.FileState) bool {
 	if !s.Exists {
 		return o.kind == "missing"
@@ -181,6 +194,11 @@ func fsRevert(ctx context.Context, ws *Workspace, blobs tools.BlobStore, undo js
 		from = c.After
 	default:
 		detail := cur.differs(c.After)
+		if why := cur.unforceable(); why != "" {
+			// Not a Conflict: a Conflict is what --force overrides, and
+			// would offer it again.
+			return nil, fmt.Errorf("%s changed since the call: %s; %s", c.Path, detail, why)
+		}
 		if !force {
 			since := fsSince(blobs, c.Path, c.After, cur)
 			if since == "" {
@@ -188,14 +206,7 @@ func fsRevert(ctx context.Context, ws *Workspace, blobs tools.BlobStore, undo js
 			}
 			return nil, &tools.Conflict{What: c.Path, Detail: detail, Diff: since}
 		}
-		switch {
-		case cur.kind == "missing":
-			from = tools.FileState{}
-		case cur.kind != "file":
-			return nil, &tools.Conflict{What: c.Path, Detail: detail + "; even a forced undo only replaces regular files"}
-		case cur.large:
-			return nil, &tools.Conflict{What: c.Path, Detail: detail + "; it is too large to keep a copy, so it cannot be replaced"}
-		default:
+		if cur.kind != "missing" {
 			// Keep what the user has, so that the forced undo can be redone.
 			sum, err := blobs.Put(cur.data)
 			if err != nil {

@@ -533,10 +533,13 @@ func TestFsRevertRefusesFolderAndCorruptData(t *testing.T) {
 		t.Fatal(err)
 	}
 	rev := tool.(tools.Reverter)
+	// Even a forced undo does not replace a folder: the refusal says so,
+	// and is not a Conflict, which would offer --force.
 	for _, force := range []bool{false, true} {
 		var c *tools.Conflict
-		if _, err := rev.Revert(ctx, res.Undo, force); !errors.As(err, &c) || !strings.Contains(c.Detail, "folder") {
-			t.Errorf("force=%v: got %v; want a conflict naming the folder", force, err)
+		_, err := rev.Revert(ctx, res.Undo, force)
+		if err == nil || errors.As(err, &c) || !strings.Contains(err.Error(), "now a folder; even a forced undo does not replace it") {
+			t.Errorf("force=%v: got %v; want a refusal naming the folder, not a conflict", force, err)
 		}
 	}
 	if fi, err := os.Stat(p); err != nil || !fi.IsDir() {

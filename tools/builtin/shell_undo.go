@@ -107,8 +107,10 @@ type shellUndoData struct {
 	Changes     []tools.FileUndo `json:"changes"`
 	CreatedDirs []shellDir       `json:"created_dirs,omitempty"`
 	RemovedDirs []shellDir       `json:"removed_dirs,omitempty"`
-	// Links are the symbolic links an applied edit layer changed.
+	// Links are the symbolic links the change made, replaced or removed.
 	Links []ShellUndoLink `json:"links,omitempty"`
+	// Nodes are the special files (named pipes...) it made or removed.
+	Nodes []ShellUndoNode `json:"nodes,omitempty"`
 	// NotCovered names what the command changed that undo cannot restore.
 	NotCovered []string `json:"not_covered,omitempty"`
 }
@@ -186,9 +188,7 @@ func (u *ShellUndo) record(ctx context.Context, before *snapshot.Snapshot) shell
 	for _, p := range d.RemovedDirs {
 		data.RemovedDirs = append(data.RemovedDirs, shellDir{Path: p, Mode: uint32(d.DirModes[p])})
 	}
-	for _, p := range d.Other {
-		data.NotCovered = append(data.NotCovered, p+" (a link or special file)")
-	}
+	data.Links, data.Nodes, data.NotCovered = recordOther(d.Other, data.NotCovered)
 	if after.Truncated {
 		data.NotCovered = append(data.NotCovered, fmt.Sprintf("files past the first %d in the walk", u.Tracker.Options().MaxFiles))
 	}
@@ -196,7 +196,8 @@ func (u *ShellUndo) record(ctx context.Context, before *snapshot.Snapshot) shell
 		rec.changed = append(rec.changed, fmt.Sprintf("… and %d more", len(data.Changes)-len(rec.changed)))
 	}
 	n := len(data.Changes)
-	if n == 0 && len(data.CreatedDirs) == 0 && len(data.RemovedDirs) == 0 {
+	others := len(data.Links) + len(data.Nodes)
+	if n == 0 && len(data.CreatedDirs) == 0 && len(data.RemovedDirs) == 0 && others == 0 {
 		if len(data.NotCovered) > 0 {
 			rec.note = "it changed what undo cannot restore: " + listSome(data.NotCovered)
 		} else {
@@ -210,13 +211,19 @@ func (u *ShellUndo) record(ctx context.Context, before *snapshot.Snapshot) shell
 		return rec
 	}
 	rec.undo = undo
-	if n > 0 {
+	switch {
+	case n > 0:
 		rec.summary = ", changed " + fsCount(n, "file")
-	} else {
+	case others > 0:
+		rec.summary = ", changed " + shellOthers(others)
+	default:
 		rec.summary = ", changed " + fsCount(len(data.CreatedDirs)+len(data.RemovedDirs), "folder")
 	}
-	rec.plan = "Undo restores " + fsCount(n, "file") + " in the workspace" + shellCounts(counts) +
-		shellDirCounts(len(data.CreatedDirs), len(data.RemovedDirs)) +
+	what := fsCount(n, "file") + " in the workspace" + shellCounts(counts) + shellOtherCount(others)
+	if n == 0 && others > 0 {
+		what = shellOthers(others) + " in the workspace"
+	}
+	rec.plan = "Undo restores " + what + shellDirCounts(len(data.CreatedDirs), len(data.RemovedDirs)) +
 		"; network calls and changes outside the workspace cannot be undone"
 	if len(data.NotCovered) > 0 {
 		rec.plan += "; not covered: " + listSome(data.NotCovered)
@@ -322,13 +329,24 @@ func (u *ShellUndo) revert(ctx context.Context, undo json.RawMessage, force bool
 			return nil, fmt.Errorf("%w: folder %q is not a clean path inside the workspace", tools.ErrCorruptUndo, d.Path)
 		}
 	}
+	if err := checkNoFolders(ws, data.Changes); err != nil {
+		return nil, err
+	}
 	if err := checkLinks(ws, data.Links, force); err != nil {
 		return nil, err
 	}
+	if err := checkNodes(ws, data.Nodes, force); err != nil {
+		return nil, err
+	}
+	made := linksMade(data.Links) // checked by checkLinks and checkNodes
+	for _, n := range data.Nodes {
+		if n.After != nil {
+			made[n.Path] = true
+		}
+	}
 	if !force {
-		var conflicts, diffs []string
-		what, undiffed := "", 0
-		made := linksMade(data.Links) // checked by checkLinks
+		var conflicts, diffs, hard []string
+		what, hardWhat, undiffed := "", "", 0
 		for _, c := range data.Changes {
 			if made[c.Path] && !c.After.Exists {
 				continue
@@ -343,6 +361,13 @@ func (u *ShellUndo) revert(ctx context.Context, undo json.RawMessage, force bool
 			if what == "" {
 				what = c.Path
 			}
+			if why := cur.unforceable(); why != "" && cur.kind != "link" && cur.kind != "special" {
+				// A forced undo would fail here too: not a Conflict, which
+				// would offer --force (a link or special file it removes).
+				hard = append(hard, c.Path+": "+cur.differs(c.After)+"; "+why)
+				hardWhat = c.Path
+				continue
+			}
 			since := fsSince(u.Blobs, c.Path, c.After, cur)
 			switch {
 			case since == "":
@@ -354,6 +379,12 @@ func (u *ShellUndo) revert(ctx context.Context, undo json.RawMessage, force bool
 				conflicts = append(conflicts, c.Path+": "+cur.differs(c.After))
 				undiffed++
 			}
+		}
+		if len(hard) > 0 {
+			if len(hard) > 1 {
+				hardWhat = fsCount(len(hard), "file")
+			}
+			return nil, fmt.Errorf("%s changed since the call (%s); nothing was restored", hardWhat, listSome(hard))
 		}
 		if len(conflicts) > 0 {
 			if len(conflicts) > 1 {
@@ -370,12 +401,27 @@ func (u *ShellUndo) revert(ctx context.Context, undo json.RawMessage, force bool
 			return nil, ws.osError(d.Path, err)
 		}
 	}
-	redo := shellUndoData{CreatedDirs: data.RemovedDirs, RemovedDirs: data.CreatedDirs, NotCovered: data.NotCovered, Links: swapLinks(data.Links)}
-	if err := removeLinks(ws, data.Links); err != nil {
+	unlinked, err := removeLinks(ws, data.Links)
+	if err != nil {
 		return nil, err
 	}
+	unmade, err := removeNodes(ws, data.Nodes, force)
+	if err != nil {
+		return nil, err
+	}
+	redo := shellUndoData{CreatedDirs: data.RemovedDirs, RemovedDirs: data.CreatedDirs, NotCovered: data.NotCovered, Links: swapLinks(data.Links, unlinked)}
 	// Later changes first, so a file is restored before its folder goes.
 	for i := len(data.Changes) - 1; i >= 0; i-- {
+		if force && !made[data.Changes[i].Path] {
+			// A link or special file someone else left where the call's
+			// file was: removed itself (never what it leads to), and made
+			// again by redo.
+			l, n, err := removeForeign(ws, data.Changes[i].Path)
+			if err != nil {
+				return nil, err
+			}
+			redo.Links, redo.Nodes = append(redo.Links, l...), append(redo.Nodes, n...)
+		}
 		raw, _ := json.Marshal(data.Changes[i])
 		back, err := fsRevert(ctx, ws, u.Blobs, raw, force)
 		if err != nil {
@@ -390,6 +436,11 @@ func (u *ShellUndo) revert(ctx context.Context, undo json.RawMessage, force bool
 	if err := restoreLinks(ws, data.Links); err != nil {
 		return nil, err
 	}
+	again, err := restoreNodes(ws, data.Nodes)
+	if err != nil {
+		return nil, err
+	}
+	redo.Nodes = append(redo.Nodes, nodesRedo(data.Nodes, unmade, again)...)
 	for i := len(data.CreatedDirs) - 1; i >= 0; i-- {
 		// A folder that holds something now (the user's) stays.
 		_ = ws.root.Remove(data.CreatedDirs[i].Path)

@@ -40,19 +40,27 @@ func checkLinks(ws *Workspace, links []ShellUndoLink, force bool) error {
 }
 
 // removeLinks removes the links the change made, before the files it
-// replaced come back.
-func removeLinks(ws *Workspace, links []ShellUndoLink) error {
+// replaced come back: the link itself, by name, never what it leads to.
+// It returns the targets of those it removed, for redo to make them again
+// (under force, one changed since is removed too).
+func removeLinks(ws *Workspace, links []ShellUndoLink) (map[string]string, error) {
+	removed := map[string]string{}
 	for _, l := range links {
 		if l.After == "" {
 			continue
 		}
 		if fi, err := ws.root.Lstat(l.Path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			if err := ws.root.Remove(l.Path); err != nil {
-				return ws.osError(l.Path, err)
+			target, err := ws.root.Readlink(l.Path)
+			if err != nil {
+				return nil, ws.osError(l.Path, err)
 			}
+			if err := ws.root.Remove(l.Path); err != nil {
+				return nil, ws.osError(l.Path, err)
+			}
+			removed[l.Path] = target
 		}
 	}
-	return nil
+	return removed, nil
 }
 
 // restoreLinks makes again the links the change removed or replaced.
@@ -78,11 +86,15 @@ func restoreLinks(ws *Workspace, links []ShellUndoLink) error {
 	return nil
 }
 
-// swapLinks is the redo of links: before and after change roles.
-func swapLinks(links []ShellUndoLink) []ShellUndoLink {
+// swapLinks is the redo of links: before and after change roles, and a
+// link the undo removed is made again as it found it (removed, by path).
+func swapLinks(links []ShellUndoLink, removed map[string]string) []ShellUndoLink {
 	out := make([]ShellUndoLink, len(links))
 	for i, l := range links {
 		out[i] = ShellUndoLink{Path: l.Path, Before: l.After, After: l.Before}
+		if t, ok := removed[l.Path]; ok && l.After != "" && t != l.Before {
+			out[i].Before = t
+		}
 	}
 	return out
 }

@@ -69,6 +69,7 @@ type File struct {
 	ModTime int64 // nanoseconds
 	Mode    fs.FileMode
 	Ino     uint64
+	Dev     uint64 // the device holding Ino; not compared (see sameStat)
 	Ctime   int64
 	// SHA256 names the content in the cache; empty when it was not kept,
 	// with the reason in Why.
@@ -84,12 +85,35 @@ func (f File) sameStat(g File) bool {
 type Snapshot struct {
 	Files map[string]File
 	Dirs  map[string]fs.FileMode // permission bits
-	// Other holds symbolic links and special files, by their type bits.
-	Other map[string]fs.FileMode
+	// Other holds symbolic links and special files.
+	Other map[string]Special
 	// Excluded lists the directories left out, as "rel/ (why)", sorted.
 	Excluded []string
 	// Truncated says the capture stopped at MaxFiles.
 	Truncated bool
+}
+
+// Special is a symbolic link or a special file (named pipe, socket,
+// device) as a capture saw it: enough for undo to tell that what is at its
+// path is still the very entry a command left there.
+type Special struct {
+	Mode   fs.FileMode // type and permission bits
+	Target string      // a link's target
+	// Dev and Ino identify a special file (not a link: a link is told by
+	// its target, which a command can only set by making it again).
+	Dev, Ino uint64
+}
+
+// same reports whether s and o are the same entry for undo: the same
+// type, and the same target for a link or the same inode otherwise.
+func (s Special) same(o Special) bool {
+	if s.Mode.Type() != o.Mode.Type() {
+		return false
+	}
+	if s.Mode&fs.ModeSymlink != 0 {
+		return s.Target == o.Target
+	}
+	return s.Dev == o.Dev && s.Ino == o.Ino
 }
 
 // Tracker captures a tree repeatedly, reusing what it read before.
@@ -354,9 +378,17 @@ type Delta struct {
 	RemovedDirs []string
 	// DirModes holds the permission bits of the removed folders.
 	DirModes map[string]fs.FileMode
-	// Other lists symbolic links and special files that appeared,
-	// disappeared or changed type: they are not restored.
-	Other []string
+	// Other lists the symbolic links and special files that appeared,
+	// disappeared or were replaced, sorted by path.
+	Other []OtherChange
+}
+
+// OtherChange is one link or special file that changed. Before or After
+// is nil where there was none (perhaps a regular file or a folder, which
+// Files and the folder lists name).
+type OtherChange struct {
+	Path          string
+	Before, After *Special
 }
 
 // Empty reports whether nothing changed.
@@ -405,16 +437,21 @@ func Diff(before, after *Snapshot) Delta {
 	sortParentsFirst(d.CreatedDirs)
 	sortParentsFirst(d.RemovedDirs)
 	for p, a := range after.Other {
-		if b, ok := before.Other[p]; !ok || b != a {
-			d.Other = append(d.Other, p)
+		a := a
+		switch b, ok := before.Other[p]; {
+		case !ok:
+			d.Other = append(d.Other, OtherChange{Path: p, After: &a})
+		case !b.same(a):
+			d.Other = append(d.Other, OtherChange{Path: p, Before: &b, After: &a})
 		}
 	}
-	for p := range before.Other {
+	for p, b := range before.Other {
 		if _, ok := after.Other[p]; !ok {
-			d.Other = append(d.Other, p)
+			b := b
+			d.Other = append(d.Other, OtherChange{Path: p, Before: &b})
 		}
 	}
-	sort.Strings(d.Other)
+	sort.Slice(d.Other, func(i, j int) bool { return d.Other[i].Path < d.Other[j].Path })
 	return d
 }
 

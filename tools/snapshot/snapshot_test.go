@@ -58,8 +58,8 @@ func describe(d Delta) string {
 	for _, p := range d.RemovedDirs {
 		parts = append(parts, "-dir "+p)
 	}
-	for _, p := range d.Other {
-		parts = append(parts, "other "+p)
+	for _, o := range d.Other {
+		parts = append(parts, "other "+o.Path)
 	}
 	return strings.Join(parts, ", ")
 }

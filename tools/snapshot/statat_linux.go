@@ -14,7 +14,21 @@ func statAt(d *os.File, name string) (File, error) {
 	if err := unix.Fstatat(int(d.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return File{}, err
 	}
-	return File{Size: st.Size, ModTime: st.Mtim.Nano(), Mode: fileMode(st.Mode), Ino: st.Ino, Ctime: st.Ctim.Nano()}, nil
+	return File{Size: st.Size, ModTime: st.Mtim.Nano(), Mode: fileMode(st.Mode), Ino: st.Ino, Dev: st.Dev, Ctime: st.Ctim.Nano()}, nil
+}
+
+// readlinkAt reads the target of the link name in the open folder d.
+func readlinkAt(d *os.File, name string) (string, error) {
+	for n := 256; ; n *= 2 {
+		buf := make([]byte, n)
+		m, err := unix.Readlinkat(int(d.Fd()), name, buf)
+		if err != nil {
+			return "", err
+		}
+		if m < n {
+			return string(buf[:m]), nil
+		}
+	}
 }
 
 // fileMode is os.FileInfo's Mode for a stat mode, as Go computes it.

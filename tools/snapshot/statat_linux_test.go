@@ -34,7 +34,7 @@ func TestStatAtMatchesLstat(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := info.Sys().(*syscall.Stat_t)
-		want := File{Size: info.Size(), ModTime: info.ModTime().UnixNano(), Mode: info.Mode(), Ino: st.Ino, Ctime: st.Ctim.Nano()}
+		want := File{Size: info.Size(), ModTime: info.ModTime().UnixNano(), Mode: info.Mode(), Ino: st.Ino, Dev: st.Dev, Ctime: st.Ctim.Nano()}
 		if got != want {
 			t.Errorf("%s: statAt %+v; Lstat %+v", e.Name(), got, want)
 		}

@@ -16,3 +16,8 @@ func statAt(d *os.File, name string) (File, error) {
 	}
 	return statFile(info), nil
 }
+
+// readlinkAt reads the target of the link name in the folder d.
+func readlinkAt(d *os.File, name string) (string, error) {
+	return os.Readlink(filepath.Join(d.Name(), name))
+}

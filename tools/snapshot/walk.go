@@ -16,8 +16,9 @@ var walkers = max(2, runtime.NumCPU())
 
 // entry is one name a folder listed, as stat'ed.
 type entry struct {
-	rel  string
-	file File
+	rel    string
+	file   File
+	target string // a link's
 }
 
 // listing is what the walk found in one folder.
@@ -60,7 +61,7 @@ func (t *Tracker) walk(ctx context.Context) (*Snapshot, []string, error) {
 		n += len(l.entries)
 	}
 	n = min(n, t.opts.MaxFiles)
-	s := &Snapshot{Files: make(map[string]File, n), Dirs: map[string]fs.FileMode{}, Other: map[string]fs.FileMode{}}
+	s := &Snapshot{Files: make(map[string]File, n), Dirs: map[string]fs.FileMode{}, Other: map[string]Special{}}
 	var toKeep []string
 	count := 0
 	for _, l := range w.listings {
@@ -76,7 +77,7 @@ func (t *Tracker) walk(ctx context.Context) (*Snapshot, []string, error) {
 				s.Dirs[e.rel] = cur.Mode.Perm()
 				continue
 			case !cur.Mode.IsRegular():
-				s.Other[e.rel] = cur.Mode.Type()
+				s.Other[e.rel] = Special{Mode: cur.Mode, Target: e.target, Dev: cur.Dev, Ino: cur.Ino}
 				continue
 			}
 			if prev, ok := t.last[e.rel]; ok && prev.sameStat(cur) && prev.SHA256 != "" && t.trusted(prev) {
@@ -142,9 +143,15 @@ func (w *walker) dir(abs, rel string) {
 			}
 		}
 		w.count.Add(1)
-		l.entries = append(l.entries, entry{r, f})
+		e := entry{rel: r, file: f}
+		if f.Mode&fs.ModeSymlink != 0 {
+			if e.target, err = readlinkAt(d, name); err != nil {
+				continue // gone since the stat
+			}
+		}
+		l.entries = append(l.entries, e)
 		if f.Mode.IsDir() {
-			subdirs = append(subdirs, entry{r, f})
+			subdirs = append(subdirs, e)
 		}
 	}
 	d.Close()
