@@ -233,7 +233,30 @@ func (u *ShellUndo) record(ctx context.Context, before *snapshot.Snapshot) shell
 	if ex := after.Excluded; len(ex) > 0 {
 		rec.plan += "; not tracked: " + listSome(ex)
 	}
+	if trusted := trustedWrites(d); len(trusted) > 0 {
+		// The pane could not tell from the command line (a script, say):
+		// the card and the model hear it now, while /undo can take it back.
+		note := "it wrote what later sessions trust: " + listSome(trusted) + "; review it (/diff) before a later session follows it, or /undo"
+		rec.note = strings.TrimPrefix(rec.note+"; "+note, "; ")
+		rec.summary += " (wrote " + fsCount(len(trusted), "file") + " later sessions trust)"
+	}
 	return rec
+}
+
+// trustedWrites describes the files of d created or changed that later
+// sessions trust (instructions, skills, commands, configuration): see
+// tools.TrustedFile.
+func trustedWrites(d snapshot.Delta) []string {
+	var out []string
+	for _, c := range d.Files {
+		if c.After == nil {
+			continue
+		}
+		if what := tools.TrustedFile(c.Path); what != "" {
+			out = append(out, what)
+		}
+	}
+	return out
 }
 
 func uncoveredWhy(c snapshot.Change) string {

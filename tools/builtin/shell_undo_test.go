@@ -221,3 +221,27 @@ func TestShellBackgroundJobPromisesNoUndo(t *testing.T) {
 		t.Fatalf("background dry run: undo plan %q, preview %q; want no plan and the preview saying so", bg.UndoPlan, bg.Preview)
 	}
 }
+
+// A command whose line names no trusted file (a script) but writes one
+// that later sessions follow says so after the run: in its summary, and
+// to the model with every file named.
+func TestShellRunSaysItWroteWhatLaterSessionsTrust(t *testing.T) {
+	s := newShellUndoTest(t)
+	fsTestFile(t, s.dir, "s.sh", "mkdir -p .claude/skills/y .myclaw/commands\necho x > .claude/skills/y/SKILL.md\necho y > .myclaw/commands/z.md\necho z >> AGENTS.md\necho fine > notes.txt\n", 0o644)
+	res := s.run("sh s.sh")
+	if !strings.Contains(res.Summary, "(wrote 3 files later sessions trust)") {
+		t.Errorf("summary %q; want it to count the files later sessions trust", res.Summary)
+	}
+	out := res.Output.(shellOutput).Note
+	for _, want := range []string{"it wrote what later sessions trust: ", ".claude/skills/y/SKILL.md, a skill file", ".myclaw/commands/z.md, inside .myclaw", "AGENTS.md, which later sessions follow as instructions"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the result lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "notes.txt, ") {
+		t.Errorf("an ordinary file is named as trusted:\n%s", out)
+	}
+	if res := s.run("echo more >> notes.txt"); strings.Contains(res.Summary, "trust") {
+		t.Errorf("an ordinary write: %q", res.Summary)
+	}
+}
