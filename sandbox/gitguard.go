@@ -12,6 +12,8 @@ import (
 	"time"
 
 	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
+
+	"myclaw/tools"
 )
 
 // Every file that decides what git runs in a repository of the workspace
@@ -114,6 +116,8 @@ func pointer(file, prefix string) string {
 // renamed away and replaced by a new one at the same path is another).
 type gitFiles struct {
 	paths []string
+	// hooks are the folders core.hooksPath names (also in paths).
+	hooks []string
 	dirs  map[string]bool
 	infos []os.FileInfo
 	// started is when the walk began, just before the command.
@@ -147,9 +151,86 @@ func findGitFiles(c *treeCache, ws string, made time.Time) gitFiles {
 		g.paths = append(g.paths, dg) // a .git folder is bound (it cannot be renamed away), a file read-only
 		if d := gitDirOf(dg); d != "" {
 			g.gitDir(d, false)
+			g.hooksDirs(d, dg)
+		}
+	}
+	// A repository holding the workspace, whose hooks folder may lie in it.
+	for dir := filepath.Dir(ws); ; dir = filepath.Dir(dir) {
+		if d := gitDirOf(filepath.Join(dir, ".git")); d != "" {
+			g.hooksDirs(d, filepath.Join(dir, ".git"))
+		}
+		if filepath.Dir(dir) == dir {
+			break
 		}
 	}
 	return g
+}
+
+// hooksDirs adds the folders core.hooksPath names for git directory d,
+// reached through dg (a .git in a working tree, or d itself when bare):
+// git runs the programs there as it would .git/hooks'.
+func (g *gitFiles) hooksDirs(d, dg string) {
+	root := filepath.Dir(dg)
+	if filepath.Base(dg) != ".git" {
+		root = d
+	}
+	for _, h := range tools.HooksDirs(d, root) {
+		if !slices.Contains(g.paths, h) {
+			g.paths = append(g.paths, h)
+			g.hooks = append(g.hooks, h)
+		}
+	}
+}
+
+// pinnedDir is a hooks folder as it was before the command.
+type pinnedDir struct {
+	path string
+	fi   os.FileInfo
+}
+
+// pinHooks notes which folder each hooks folder of g that exists is: the
+// folder itself is read-only, but a folder above it in the workspace can
+// be renamed away and another hooks folder made in its place, or a link
+// leading to it replaced.
+func pinHooks(g *gitFiles, existing []string) []pinnedDir {
+	if g == nil {
+		return nil
+	}
+	var out []pinnedDir
+	for _, h := range g.hooks {
+		if !slices.Contains(existing, h) {
+			continue
+		}
+		if fi, err := os.Stat(h); err == nil {
+			out = append(out, pinnedDir{h, fi})
+		}
+	}
+	return out
+}
+
+// checkPinned removes, after the command, what stands at a hooks
+// folder's path when it is no longer the folder that was there (git would
+// run the programs in it), and returns a note, or "".
+func checkPinned(pinned []pinnedDir) string {
+	var removed []string
+	for _, p := range pinned {
+		fi, err := os.Stat(p.path)
+		if err != nil && os.IsNotExist(err) {
+			if _, lerr := os.Lstat(p.path); lerr != nil {
+				continue // gone: git runs no hook from it
+			}
+		}
+		if err == nil && os.SameFile(fi, p.fi) {
+			continue
+		}
+		os.RemoveAll(p.path)
+		removed = append(removed, p.path)
+	}
+	if len(removed) == 0 {
+		return ""
+	}
+	return "permission_denied: the command replaced the hooks folder that core.hooksPath names (" + strings.Join(removed, ", ") +
+		"), whose programs git runs; the sandbox removed what it put there (the original folder is wherever the command moved it)"
 }
 
 // gitDir adds git directory d; worktree says it is one of a repository's

@@ -363,6 +363,9 @@ type call struct {
 	roots   []string
 	gitDirs *gitFiles
 	tree    *treeCache
+	// pinned are the hooks folders core.hooksPath names, checked
+	// afterwards (gitguard.go).
+	pinned []pinnedDir
 	// hidden are the paths commands cannot read: an error naming one is
 	// the sandbox's doing, not the file's absence.
 	hidden []string
@@ -383,6 +386,9 @@ func (c *call) finish(stderr string) (string, string) {
 			os.RemoveAll(p)
 			notes = append(notes, fmt.Sprintf("permission_denied: the command created %s, which is protected; the sandbox removed it", p))
 		}
+	}
+	if n := checkPinned(c.pinned); n != "" {
+		notes = append(notes, n)
 	}
 	n, hid := blocked(stderr, c.network, c.hidden)
 	if n != "" {
