@@ -118,3 +118,39 @@ func TestConfinedCannotReplaceTheHooksFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestConfinedCannotReadStoresTheEnvironmentMoved: with XDG_CONFIG_HOME,
+// XDG_DATA_HOME and the tools' own variables pointing elsewhere, the
+// stores there are hidden too.
+func TestConfinedCannotReadStoresTheEnvironmentMoved(t *testing.T) {
+	home, x := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(x, "cfg"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(x, "data"))
+	t.Setenv("GNUPGHOME", filepath.Join(x, "gpg"))
+	t.Setenv("KUBECONFIG", filepath.Join(x, "kube1")+string(filepath.ListSeparator)+filepath.Join(x, "kube2"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(x, "awscreds"))
+	t.Setenv("DOCKER_CONFIG", filepath.Join(x, "docker"))
+	const secret = "ghp-not-for-the-model"
+	files := []string{"cfg/gh/hosts.yml", "cfg/git/credentials", "data/keyrings/login.keyring", "gpg/secring.gpg",
+		"kube1", "kube2", "awscreds", "docker/config.json"}
+	for _, f := range files {
+		p := filepath.Join(x, f)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		os.WriteFile(p, []byte(secret), 0o600)
+	}
+	ws := filepath.Join(home, "project")
+	os.MkdirAll(ws, 0o755)
+	s := New(Options{Workspace: ws, Hidden: DefaultHidden()})
+	if why := s.detect(); why != "" {
+		t.Skip("no sandbox here: " + why)
+	}
+	if st := s.Check(t.Context()); !st.Active {
+		t.Fatalf("the sandbox is supported here but its check failed: %s", st.Why)
+	}
+	for _, f := range files {
+		if out, _, _, _ := run(t, s, ws, "cat "+filepath.Join(x, f), false); strings.Contains(out, secret) {
+			t.Errorf("a confined command read %s: %q", f, out)
+		}
+	}
+}
