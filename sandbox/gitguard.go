@@ -182,35 +182,33 @@ func (g *gitFiles) hooksDirs(d, dg string) {
 	}
 }
 
-// pinnedDir is a hooks folder as it was before the command.
+// pinnedDir is a protected path as it was before the command.
 type pinnedDir struct {
 	path string
 	fi   os.FileInfo
 }
 
-// pinHooks notes which folder each hooks folder of g that exists is: the
-// folder itself is read-only, but a folder above it in the workspace can
-// be renamed away and another hooks folder made in its place, or a link
-// leading to it replaced.
-func pinHooks(g *gitFiles, existing []string) []pinnedDir {
+// pinProtected notes which file or folder each existing protected path
+// is, when g says the command writes the workspace. Each is read-only,
+// but a folder above it in the workspace can be renamed away and another
+// made in its place (a hooks folder's parent), or a link leading to it
+// replaced (.git/hooks or .git/config as a link): finish checks them.
+func pinProtected(g *gitFiles, existing []string) []pinnedDir {
 	if g == nil {
 		return nil
 	}
 	var out []pinnedDir
-	for _, h := range g.hooks {
-		if !slices.Contains(existing, h) {
-			continue
-		}
-		if fi, err := os.Stat(h); err == nil {
-			out = append(out, pinnedDir{h, fi})
+	for _, p := range existing {
+		if fi, err := os.Stat(p); err == nil {
+			out = append(out, pinnedDir{p, fi})
 		}
 	}
 	return out
 }
 
-// checkPinned removes, after the command, what stands at a hooks
-// folder's path when it is no longer the folder that was there (git would
-// run the programs in it), and returns a note, or "".
+// checkPinned removes, after the command, what stands at a protected
+// path when it is no longer what was there (git would obey it), and
+// returns a note, or "".
 func checkPinned(pinned []pinnedDir) string {
 	var removed []string
 	for _, p := range pinned {
@@ -229,8 +227,8 @@ func checkPinned(pinned []pinnedDir) string {
 	if len(removed) == 0 {
 		return ""
 	}
-	return "permission_denied: the command replaced the hooks folder that core.hooksPath names (" + strings.Join(removed, ", ") +
-		"), whose programs git runs; the sandbox removed what it put there (the original folder is wherever the command moved it)"
+	return "permission_denied: the command replaced " + strings.Join(removed, ", ") +
+		", which is protected (it decides what git runs), through a folder or link above it; the sandbox removed what it put there (the original is wherever the command moved it)"
 }
 
 // gitDir adds git directory d; worktree says it is one of a repository's

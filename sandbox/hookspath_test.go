@@ -93,28 +93,34 @@ func TestConfinedCannotMakeTheMissingHooksFolder(t *testing.T) {
 }
 
 // TestConfinedCannotReplaceTheHooksFolder: a command that renames a folder
-// holding the hooks folder away (or replaces a link leading to it) and
-// makes another in its place leaves no hooks folder there.
+// holding the hooks folder away (or replaces a link leading to it, the
+// hooks folder core.hooksPath names or .git/hooks) and makes another in
+// its place leaves no hooks folder there.
 func TestConfinedCannotReplaceTheHooksFolder(t *testing.T) {
 	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "none"))
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	for _, tc := range []struct{ hooksPath, line, planted string }{
-		{"tools/hooks", "mv tools tools-away && mkdir -p tools/hooks && echo x > tools/hooks/pre-push", "tools"},
-		{"hk", "rm hk && mkdir hk && echo x > hk/pre-push", "hk"},
+	for _, tc := range []struct{ hooksPath, line string }{
+		{"tools/hooks", "mv tools tools-away && mkdir -p tools/hooks && echo x > tools/hooks/pre-push"},
+		{"hk", "rm hk && mkdir hk && echo x > hk/pre-push"},
+		{".git/hooks", "rm .git/hooks && mkdir .git/hooks && echo x > .git/hooks/pre-push"},
 	} {
 		ws := t.TempDir()
 		writeFiles(t, ws, map[string]string{".git/HEAD": "ref: refs/heads/main\n", ".git/config": "[core]\n\thooksPath = " + tc.hooksPath + "\n",
 			".git/refs/": "", "tools/hooks/pre-push": "#!/bin/sh\n", "tools/keep.txt": "k"})
-		if tc.hooksPath == "hk" {
+		switch tc.hooksPath {
+		case "hk":
 			os.Symlink("tools/hooks", filepath.Join(ws, "hk"))
+		case ".git/hooks": // no core.hooksPath: .git/hooks itself is a link
+			os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core]\n"), 0o644)
+			os.Symlink("../tools/hooks", filepath.Join(ws, ".git", "hooks"))
 		}
 		s := active(t, ws)
 		out, _, note, _ := run(t, s, ws, tc.line, false)
 		if b, err := os.ReadFile(filepath.Join(ws, tc.hooksPath, "pre-push")); err == nil {
 			t.Errorf("%q: %s/pre-push holds %q afterwards (output %q)", tc.line, tc.hooksPath, b, out)
 		}
-		if !strings.Contains(note, "replaced the hooks folder") {
-			t.Errorf("%q: note = %q; want it to say the hooks folder was replaced", tc.line, note)
+		if !strings.Contains(note, "the command replaced") {
+			t.Errorf("%q: note = %q; want it to say the protected folder was replaced", tc.line, note)
 		}
 	}
 }

@@ -26,7 +26,7 @@ func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
 	cmd.Path = sandboxExec
 	// Seatbelt denies creating the missing protected paths too.
 	return &call{tmp: tmp, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs, tree: &s.tree,
-		pinned: pinHooks(gitDirs, existing), hidden: s.hidden()}, nil
+		pinned: pinProtected(gitDirs, existing), hidden: s.hidden()}, nil
 }
 
 // confineReadOnly is confine with only the temp dir writable and no
