@@ -116,8 +116,6 @@ func pointer(file, prefix string) string {
 // renamed away and replaced by a new one at the same path is another).
 type gitFiles struct {
 	paths []string
-	// hooks are the folders core.hooksPath names (also in paths).
-	hooks []string
 	dirs  map[string]bool
 	infos []os.FileInfo
 	// started is when the walk began, just before the command.
@@ -151,13 +149,13 @@ func findGitFiles(c *treeCache, ws string, made time.Time) gitFiles {
 		g.paths = append(g.paths, dg) // a .git folder is bound (it cannot be renamed away), a file read-only
 		if d := gitDirOf(dg); d != "" {
 			g.gitDir(d, false)
-			g.hooksDirs(d, dg)
+			g.hooksDirs(d, dg, ws)
 		}
 	}
 	// A repository holding the workspace, whose hooks folder may lie in it.
 	for dir := filepath.Dir(ws); ; dir = filepath.Dir(dir) {
 		if d := gitDirOf(filepath.Join(dir, ".git")); d != "" {
-			g.hooksDirs(d, filepath.Join(dir, ".git"))
+			g.hooksDirs(d, filepath.Join(dir, ".git"), ws)
 		}
 		if filepath.Dir(dir) == dir {
 			break
@@ -168,16 +166,26 @@ func findGitFiles(c *treeCache, ws string, made time.Time) gitFiles {
 
 // hooksDirs adds the folders core.hooksPath names for git directory d,
 // reached through dg (a .git in a working tree, or d itself when bare):
-// git runs the programs there as it would .git/hooks'.
-func (g *gitFiles) hooksDirs(d, dg string) {
+// git runs the programs there as it would .git/hooks'. A folder that is
+// the workspace ws or holds it (hooksPath = ".") cannot be made read-only
+// without the workspace: its files named as git's hooks are, instead.
+func (g *gitFiles) hooksDirs(d, dg, ws string) {
 	root := filepath.Dir(dg)
 	if filepath.Base(dg) != ".git" {
 		root = d
 	}
 	for _, h := range tools.HooksDirs(d, root) {
-		if !slices.Contains(g.paths, h) {
-			g.paths = append(g.paths, h)
-			g.hooks = append(g.hooks, h)
+		paths := []string{h}
+		if under(ws, []string{h}) {
+			paths = nil
+			for _, n := range tools.HookNames {
+				paths = append(paths, filepath.Join(h, n))
+			}
+		}
+		for _, p := range paths {
+			if !slices.Contains(g.paths, p) {
+				g.paths = append(g.paths, p)
+			}
 		}
 	}
 }

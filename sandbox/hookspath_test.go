@@ -160,3 +160,30 @@ func TestConfinedCannotReadStoresTheEnvironmentMoved(t *testing.T) {
 		}
 	}
 }
+
+// TestHooksPathHoldingTheWorkspace: hooksPath = "." cannot make the whole
+// workspace read-only; its files named as hooks are protected instead,
+// and an empty value protects nothing.
+func TestHooksPathHoldingTheWorkspace(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for _, value := range []string{".", `""`} {
+		ws := t.TempDir()
+		writeFiles(t, ws, map[string]string{".git/HEAD": "ref: refs/heads/main\n", ".git/config": "[core]\n\thooksPath = " + value + "\n",
+			".git/refs/": "", "post-merge": "orig"})
+		s := active(t, ws)
+		if out, _, _, err := run(t, s, ws, "echo x > notes.txt", false); err != nil {
+			t.Errorf("hooksPath = %s: an ordinary write failed: %v %q", value, err, out)
+		}
+		if value != "." {
+			continue
+		}
+		run(t, s, ws, "echo x > pre-commit; echo x > post-merge", false)
+		if exists(filepath.Join(ws, "pre-commit")) {
+			t.Error(`hooksPath = ".": the command made pre-commit in the workspace, and it stayed`)
+		}
+		if b, _ := os.ReadFile(filepath.Join(ws, "post-merge")); string(b) != "orig" {
+			t.Errorf(`hooksPath = ".": post-merge is %q`, b)
+		}
+	}
+}

@@ -28,6 +28,13 @@ import (
 //   - a config the parser cannot read is scanned line by line for any
 //     hooksPath, and the usual folders (.husky, .githooks) count as named.
 
+// HookNames are the hooks git runs, by their file names in a hooks folder.
+var HookNames = []string{"applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
+	"prepare-commit-msg", "commit-msg", "post-commit", "pre-rebase", "post-checkout", "post-merge", "pre-push",
+	"pre-receive", "update", "proc-receive", "post-receive", "post-update", "reference-transaction",
+	"push-to-checkout", "pre-auto-gc", "post-rewrite", "sendemail-validate", "fsmonitor-watchman",
+	"p4-changelist", "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit", "post-index-change"}
+
 // fallbackHooks are the folders a config that cannot be parsed is taken
 // to name.
 var fallbackHooks = []string{".husky", ".githooks"}
@@ -70,9 +77,9 @@ func hooksDirs(gitDir, root string, getenv func(string) string) []string {
 		if strings.HasPrefix(v, "%(prefix)") {
 			continue // git's install prefix: never in a workspace
 		}
-		v = expandUser(v)
+		v = expandUser(strings.TrimSpace(v))
 		if v == "" {
-			continue
+			continue // git treats an empty value as unset
 		}
 		for _, rt := range roots {
 			p := v

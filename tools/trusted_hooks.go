@@ -3,6 +3,7 @@ package tools
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 )
@@ -44,7 +45,10 @@ func inHooksFolder(clean string) string {
 			for _, h := range HooksDirs(gd, dir) {
 				for _, hh := range []string{h, resolveExisting(h)} {
 					for _, t := range targets {
-						if within(hh, t) {
+						// A folder holding the workspace (hooksPath = "."):
+						// only its files named as hooks.
+						holds := within(hh, *ws) || within(h, *ws)
+						if within(hh, t) && (!holds || filepath.Dir(t) == hh && slices.Contains(HookNames, filepath.Base(t))) {
 							shown := h
 							if r, err := filepath.Rel(*ws, h); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
 								shown = filepath.ToSlash(r)

@@ -81,3 +81,22 @@ func TestHooksDirsResolvesAsGitDoes(t *testing.T) {
 		t.Errorf("hooksDirs = %q; want ~/gh from the XDG config too", got)
 	}
 }
+
+// TestTrustedFileHooksPathDot: hooksPath = "." makes the workspace's files
+// named as hooks trusted, not every file.
+func TestTrustedFileHooksPathDot(t *testing.T) {
+	ws := t.TempDir()
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(ws, "none"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	writeTree(t, ws, map[string]string{".git/config": "[core]\n\thooksPath = .\n"})
+	SetWorkspace(ws)
+	t.Cleanup(func() { SetWorkspace("") })
+	if what := TrustedFile("pre-commit"); !strings.Contains(what, "core.hooksPath") {
+		t.Errorf("TrustedFile(pre-commit) = %q; want the hooks folder", what)
+	}
+	for _, p := range []string{"main.go", "src/pre-commit"} {
+		if what := TrustedFile(p); what != "" {
+			t.Errorf("TrustedFile(%q) = %q; want \"\"", p, what)
+		}
+	}
+}
