@@ -179,6 +179,8 @@ func newApp(o Options, secrets map[string]string) (*app, error) {
 	if a.workspace, err = builtin.OpenWorkspace(wsDir); err != nil {
 		return nil, &agent.UserError{Msg: fmt.Sprintf("Cannot open the workspace %s: %v", wsDir, err), Hint: "Pass --workspace DIR with a directory that exists."}
 	}
+	// Writes into a hooks folder core.hooksPath names ask, as .git's do.
+	tools.SetWorkspace(a.workspace.Dir())
 	// myclaw's own files are never the file tools' business, even when
 	// XDG_STATE_HOME or XDG_CONFIG_HOME lies inside the project.
 	own := []string{a.stateDir, o.ConfigPath}

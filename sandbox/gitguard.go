@@ -12,6 +12,8 @@ import (
 	"time"
 
 	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
+
+	"myclaw/tools"
 )
 
 // Every file that decides what git runs in a repository of the workspace
@@ -147,9 +149,94 @@ func findGitFiles(c *treeCache, ws string, made time.Time) gitFiles {
 		g.paths = append(g.paths, dg) // a .git folder is bound (it cannot be renamed away), a file read-only
 		if d := gitDirOf(dg); d != "" {
 			g.gitDir(d, false)
+			g.hooksDirs(d, dg, ws)
+		}
+	}
+	// A repository holding the workspace, whose hooks folder may lie in it.
+	for dir := filepath.Dir(ws); ; dir = filepath.Dir(dir) {
+		if d := gitDirOf(filepath.Join(dir, ".git")); d != "" {
+			g.hooksDirs(d, filepath.Join(dir, ".git"), ws)
+		}
+		if filepath.Dir(dir) == dir {
+			break
 		}
 	}
 	return g
+}
+
+// hooksDirs adds the folders core.hooksPath names for git directory d,
+// reached through dg (a .git in a working tree, or d itself when bare):
+// git runs the programs there as it would .git/hooks'. A folder that is
+// the workspace ws or holds it (hooksPath = ".") cannot be made read-only
+// without the workspace: its files named as git's hooks are, instead.
+func (g *gitFiles) hooksDirs(d, dg, ws string) {
+	root := filepath.Dir(dg)
+	if filepath.Base(dg) != ".git" {
+		root = d
+	}
+	for _, h := range tools.HooksDirs(d, root) {
+		paths := []string{h}
+		if under(ws, []string{h}) {
+			paths = nil
+			for _, n := range tools.HookNames {
+				paths = append(paths, filepath.Join(h, n))
+			}
+		}
+		for _, p := range paths {
+			if !slices.Contains(g.paths, p) {
+				g.paths = append(g.paths, p)
+			}
+		}
+	}
+}
+
+// pinnedDir is a protected path as it was before the command.
+type pinnedDir struct {
+	path string
+	fi   os.FileInfo
+}
+
+// pinProtected notes which file or folder each existing protected path
+// is, when g says the command writes the workspace. Each is read-only,
+// but a folder above it in the workspace can be renamed away and another
+// made in its place (a hooks folder's parent), or a link leading to it
+// replaced (.git/hooks or .git/config as a link): finish checks them.
+func pinProtected(g *gitFiles, existing []string) []pinnedDir {
+	if g == nil {
+		return nil
+	}
+	var out []pinnedDir
+	for _, p := range existing {
+		if fi, err := os.Stat(p); err == nil {
+			out = append(out, pinnedDir{p, fi})
+		}
+	}
+	return out
+}
+
+// checkPinned removes, after the command, what stands at a protected
+// path when it is no longer what was there (git would obey it), and
+// returns a note, or "".
+func checkPinned(pinned []pinnedDir) string {
+	var removed []string
+	for _, p := range pinned {
+		fi, err := os.Stat(p.path)
+		if err != nil && os.IsNotExist(err) {
+			if _, lerr := os.Lstat(p.path); lerr != nil {
+				continue // gone: git runs no hook from it
+			}
+		}
+		if err == nil && os.SameFile(fi, p.fi) {
+			continue
+		}
+		os.RemoveAll(p.path)
+		removed = append(removed, p.path)
+	}
+	if len(removed) == 0 {
+		return ""
+	}
+	return "permission_denied: the command replaced " + strings.Join(removed, ", ") +
+		", which is protected (it decides what git runs), through a folder or link above it; the sandbox removed what it put there (the original is wherever the command moved it)"
 }
 
 // gitDir adds git directory d; worktree says it is one of a repository's

@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"myclaw/tools"
 )
 
 // Options says where a sandboxed command may write.
@@ -287,14 +289,12 @@ func (s *Sandbox) hidden() []string {
 
 // DefaultHidden are the credential stores hidden from commands unless
 // the config says otherwise (myclaw's own state and config directories
-// are added by the caller).
+// are added by the caller): tools.CredentialStores for this process's
+// environment, so a store moved by $XDG_CONFIG_HOME, $XDG_DATA_HOME or a
+// tool's own variable (GH_CONFIG_DIR, GNUPGHOME, KUBECONFIG, …) is hidden
+// where it is.
 func DefaultHidden() []string {
-	return []string{"~/.ssh", "~/.aws", "~/.config/gcloud", "~/.kube", "~/.docker/config.json", "~/.netrc",
-		"~/.gnupg", "~/.password-store", "~/.git-credentials", "~/.config/gh", "~/.config/hub", "~/.azure",
-		"~/.npmrc", "~/.pypirc", "~/.cargo/credentials", "~/.cargo/credentials.toml", "~/.config/git/credentials",
-		"~/.local/share/keyrings", "~/.mozilla", "~/.config/google-chrome", "~/.config/chromium",
-		"~/.config/BraveSoftware", "~/Library/Keychains", "~/Library/Application Support/Google/Chrome",
-		"~/Library/Application Support/Firefox"}
+	return tools.CredentialStores(os.Getenv)
 }
 
 // protected returns the protected paths that lie in a writable place
@@ -363,6 +363,9 @@ type call struct {
 	roots   []string
 	gitDirs *gitFiles
 	tree    *treeCache
+	// pinned are the hooks folders core.hooksPath names, checked
+	// afterwards (gitguard.go).
+	pinned []pinnedDir
 	// hidden are the paths commands cannot read: an error naming one is
 	// the sandbox's doing, not the file's absence.
 	hidden []string
@@ -383,6 +386,9 @@ func (c *call) finish(stderr string) (string, string) {
 			os.RemoveAll(p)
 			notes = append(notes, fmt.Sprintf("permission_denied: the command created %s, which is protected; the sandbox removed it", p))
 		}
+	}
+	if n := checkPinned(c.pinned); n != "" {
+		notes = append(notes, n)
 	}
 	n, hid := blocked(stderr, c.network, c.hidden)
 	if n != "" {

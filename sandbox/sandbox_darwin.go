@@ -25,7 +25,8 @@ func (s *Sandbox) confine(cmd *exec.Cmd, network bool) (*call, error) {
 	cmd.Args = append([]string{sandboxExec, "-p", profile, cmd.Path}, cmd.Args[1:]...)
 	cmd.Path = sandboxExec
 	// Seatbelt denies creating the missing protected paths too.
-	return &call{tmp: tmp, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs, tree: &s.tree, hidden: s.hidden()}, nil
+	return &call{tmp: tmp, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs, tree: &s.tree,
+		pinned: pinProtected(gitDirs, existing), hidden: s.hidden()}, nil
 }
 
 // confineReadOnly is confine with only the temp dir writable and no

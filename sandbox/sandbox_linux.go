@@ -405,7 +405,8 @@ func (s *Sandbox) confineSpec(cmd *exec.Cmd, sp spec) (*call, error) {
 	}
 	cmd.Args = append([]string{exe}, launchArgs(sp)...)
 	cmd.Path = exe
-	return &call{tmp: tmp, missing: missing, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs, tree: &s.tree, hidden: s.hidden(), readOnly: sp.readOnly}, nil
+	return &call{tmp: tmp, missing: missing, network: network, ws: s.opts.Workspace, roots: write, gitDirs: gitDirs, tree: &s.tree,
+		pinned: pinProtected(gitDirs, existing), hidden: s.hidden(), readOnly: sp.readOnly}, nil
 }
 
 // confineReadOnly confines cmd without network and with the workspace

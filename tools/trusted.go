@@ -8,7 +8,8 @@ import (
 // TrustedFile says what a workspace path (relative, slash or backslash
 // separated) is when later sessions trust its content: instructions they
 // follow (AGENTS.md, CLAUDE.md, GEMINI.md in any folder, skills, custom
-// commands), configuration that runs code (.myclaw.toml, .git), e.g.
+// commands), configuration that runs code (.myclaw.toml, .git, the folder
+// a repository's core.hooksPath names once SetWorkspace was called), e.g.
 // "AGENTS.md, which later sessions follow as instructions"; "" for any
 // other path. Letter case is ignored, as on macOS and Windows. Writing such
 // a file is how planted instructions would outlive the session.
@@ -26,6 +27,9 @@ func TrustedFile(p string) string {
 		case (strings.EqualFold(s, ".agents") || strings.EqualFold(s, ".claude")) && i+1 < len(segs) && strings.EqualFold(segs[i+1], "skills"):
 			return clean + ", a skill file, which later sessions follow as instructions"
 		}
+	}
+	if what := inHooksFolder(clean); what != "" {
+		return what
 	}
 	switch strings.ToUpper(base) {
 	case "AGENTS.MD", "CLAUDE.MD", "GEMINI.MD":

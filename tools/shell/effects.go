@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -61,33 +62,21 @@ func (p *lineParser) rel(target string) string {
 	return target
 }
 
-// secretPaths are credential stores and keys, by their path under the home
-// folder (or absolute); reading them is how a planted command steals them.
-var secretPaths = []string{
-	".ssh", ".aws", ".gnupg", ".netrc", ".git-credentials", ".docker/config.json", ".kube",
-	".config/gh", ".config/gcloud", ".azure", ".npmrc", ".pypirc", ".cargo/credentials",
-	".config/myclaw", ".password-store", ".vault-token", ".terraform.d/credentials",
-	"/etc/shadow", "/etc/sudoers", "/root",
-}
+// systemSecrets are system files that hold or guard credentials
+// (tools.CredentialStores lists the user's).
+var systemSecrets = []string{"/etc/shadow", "/etc/sudoers", "/root"}
 
-// secret reports whether a word names a credential store.
+// secret reports whether a word names a credential store: one of
+// tools.CredentialStores (the same table the sandbox hides, with the
+// places the environment moves them to) or a system file.
 func secret(w string) bool {
-	for _, pre := range []string{"~/", "$HOME/", "${HOME}/"} {
-		if rest, ok := strings.CutPrefix(w, pre); ok {
-			for _, s := range secretPaths {
-				if !strings.HasPrefix(s, "/") && (rest == s || strings.HasPrefix(rest, s+"/") || strings.HasPrefix(rest, s+"*")) {
-					return true
-				}
-			}
-		}
+	if tools.NamesCredentialStore(w, os.Getenv) {
+		return true
 	}
 	clean := path.Clean(w)
-	for _, s := range secretPaths {
-		if strings.HasPrefix(s, "/") && (clean == s || strings.HasPrefix(clean, s+"/")) {
+	for _, s := range systemSecrets {
+		if clean == s || strings.HasPrefix(clean, s+"/") {
 			return true
-		}
-		if !strings.HasPrefix(s, "/") && strings.HasPrefix(clean, "/") && strings.Contains(clean+"/", "/"+s+"/") {
-			return true // /home/dev/.ssh/id_rsa
 		}
 	}
 	return false

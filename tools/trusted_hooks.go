@@ -1,0 +1,114 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+)
+
+// hooksWorkspace is the workspace TrustedFile's relative paths are in.
+var hooksWorkspace atomic.Pointer[string]
+
+// SetWorkspace tells TrustedFile which workspace its relative paths are
+// in, so that it knows the hooks folders its repositories' core.hooksPath
+// names (one workspace per process; "" forgets it).
+func SetWorkspace(dir string) {
+	if dir == "" {
+		hooksWorkspace.Store(nil)
+		return
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		hooksWorkspace.Store(&abs)
+	}
+}
+
+// inHooksFolder says, for a clean workspace-relative path, that it lies in
+// a folder core.hooksPath names, or "". The repositories looked at are
+// the ones holding the path (each folder from its own up to the file
+// system's root that has a .git): git run in any of them runs those
+// hooks. A nested repository naming a folder outside its own tree is not
+// seen here (the sandbox's scan of the whole workspace sees it).
+func inHooksFolder(clean string) string {
+	ws := hooksWorkspace.Load()
+	if ws == nil || clean == "" {
+		return ""
+	}
+	abs := clean
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(*ws, filepath.FromSlash(clean))
+	}
+	targets := []string{filepath.Clean(abs), resolveExisting(abs)}
+	for dir := filepath.Dir(targets[0]); ; dir = filepath.Dir(dir) {
+		if gd := dotGitDir(filepath.Join(dir, ".git")); gd != "" {
+			for _, h := range HooksDirs(gd, dir) {
+				for _, hh := range []string{h, resolveExisting(h)} {
+					for _, t := range targets {
+						// A folder holding the workspace (hooksPath = "."):
+						// only its files named as hooks.
+						holds := within(hh, *ws) || within(h, *ws)
+						if within(hh, t) && (!holds || filepath.Dir(t) == hh && slices.Contains(HookNames, filepath.Base(t))) {
+							shown := h
+							if r, err := filepath.Rel(*ws, h); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
+								shown = filepath.ToSlash(r)
+							}
+							return clean + ", inside " + shown + ", the hooks folder git's core.hooksPath names, whose programs git runs"
+						}
+					}
+				}
+			}
+		}
+		if filepath.Dir(dir) == dir {
+			return ""
+		}
+	}
+}
+
+// within reports whether p is dir or inside it.
+func within(dir, p string) bool {
+	r, err := filepath.Rel(dir, p)
+	return err == nil && r != ".." && !strings.HasPrefix(r, "../") && !filepath.IsAbs(r)
+}
+
+// dotGitDir is the git directory a .git entry leads to (itself, or its
+// gitdir: line's target), or "".
+func dotGitDir(dotGit string) string {
+	fi, err := os.Stat(dotGit)
+	if err != nil {
+		return ""
+	}
+	if fi.IsDir() {
+		return dotGit
+	}
+	b, err := os.ReadFile(dotGit)
+	if err != nil || len(b) > 4096 {
+		return ""
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	target, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir: ")
+	if !ok || target == "" {
+		return ""
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(dotGit), target)
+	}
+	return filepath.Clean(target)
+}
+
+// resolveExisting resolves the links of the longest part of p that
+// exists.
+func resolveExisting(p string) string {
+	rest := ""
+	for q := filepath.Clean(p); ; {
+		if r, err := filepath.EvalSymlinks(q); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(q)
+		if parent == q {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(q), rest)
+		q = parent
+	}
+}
