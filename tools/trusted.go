@@ -14,6 +14,17 @@ import (
 // other path. Letter case is ignored, as on macOS and Windows. Writing such
 // a file is how planted instructions would outlive the session.
 func TrustedFile(p string) string {
+	if what := TrustedFileByName(p); what != "" {
+		return what
+	}
+	clean := strings.TrimPrefix(path.Clean(strings.ReplaceAll(p, `\`, "/")), "./")
+	return inHooksFolder(clean)
+}
+
+// TrustedFileByName is TrustedFile by the path's names alone, reading
+// nothing: for many paths at once (what a command changed), where a hooks
+// folder is the sandbox's to protect.
+func TrustedFileByName(p string) string {
 	clean := path.Clean(strings.ReplaceAll(p, `\`, "/"))
 	clean = strings.TrimPrefix(clean, "./")
 	segs := strings.Split(clean, "/")
@@ -27,9 +38,6 @@ func TrustedFile(p string) string {
 		case (strings.EqualFold(s, ".agents") || strings.EqualFold(s, ".claude")) && i+1 < len(segs) && strings.EqualFold(segs[i+1], "skills"):
 			return clean + ", a skill file, which later sessions follow as instructions"
 		}
-	}
-	if what := inHooksFolder(clean); what != "" {
-		return what
 	}
 	switch strings.ToUpper(base) {
 	case "AGENTS.MD", "CLAUDE.MD", "GEMINI.MD":

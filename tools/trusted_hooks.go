@@ -8,19 +8,36 @@ import (
 	"sync/atomic"
 )
 
-// hooksWorkspace is the workspace TrustedFile's relative paths are in.
-var hooksWorkspace atomic.Pointer[string]
+// hooksWorkspaces are the workspaces TrustedFile's relative paths may be
+// in: every one this process opened (an editor may open several), each
+// looked at, so that no session misses another's hooks folder.
+var hooksWorkspaces atomic.Pointer[[]string]
 
-// SetWorkspace tells TrustedFile which workspace its relative paths are
-// in, so that it knows the hooks folders its repositories' core.hooksPath
-// names (one workspace per process; "" forgets it).
+// SetWorkspace adds dir to the workspaces TrustedFile looks in for the
+// hooks folders their repositories' core.hooksPath names; "" forgets them
+// all.
 func SetWorkspace(dir string) {
 	if dir == "" {
-		hooksWorkspace.Store(nil)
+		hooksWorkspaces.Store(nil)
 		return
 	}
-	if abs, err := filepath.Abs(dir); err == nil {
-		hooksWorkspace.Store(&abs)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return
+	}
+	for {
+		old := hooksWorkspaces.Load()
+		var list []string
+		if old != nil {
+			if slices.Contains(*old, abs) {
+				return
+			}
+			list = slices.Clone(*old)
+		}
+		list = append(list, abs)
+		if hooksWorkspaces.CompareAndSwap(old, &list) {
+			return
+		}
 	}
 }
 
@@ -31,13 +48,23 @@ func SetWorkspace(dir string) {
 // hooks. A nested repository naming a folder outside its own tree is not
 // seen here (the sandbox's scan of the whole workspace sees it).
 func inHooksFolder(clean string) string {
-	ws := hooksWorkspace.Load()
-	if ws == nil || clean == "" {
+	list := hooksWorkspaces.Load()
+	if list == nil || clean == "" {
 		return ""
 	}
+	for _, ws := range *list {
+		if what := inHooksFolderOf(ws, clean); what != "" {
+			return what
+		}
+	}
+	return ""
+}
+
+// inHooksFolderOf is inHooksFolder for one workspace.
+func inHooksFolderOf(ws, clean string) string {
 	abs := clean
 	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(*ws, filepath.FromSlash(clean))
+		abs = filepath.Join(ws, filepath.FromSlash(clean))
 	}
 	targets := []string{filepath.Clean(abs), resolveExisting(abs)}
 	for dir := filepath.Dir(targets[0]); ; dir = filepath.Dir(dir) {
@@ -47,10 +74,10 @@ func inHooksFolder(clean string) string {
 					for _, t := range targets {
 						// A folder holding the workspace (hooksPath = "."):
 						// only its files named as hooks.
-						holds := within(hh, *ws) || within(h, *ws)
+						holds := within(hh, ws) || within(h, ws)
 						if within(hh, t) && (!holds || filepath.Dir(t) == hh && slices.Contains(HookNames, filepath.Base(t))) {
 							shown := h
-							if r, err := filepath.Rel(*ws, h); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
+							if r, err := filepath.Rel(ws, h); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
 								shown = filepath.ToSlash(r)
 							}
 							return clean + ", inside " + shown + ", the hooks folder git's core.hooksPath names, whose programs git runs"

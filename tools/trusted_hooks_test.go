@@ -100,3 +100,28 @@ func TestTrustedFileHooksPathDot(t *testing.T) {
 		}
 	}
 }
+
+// An editor may open sessions in several workspaces in one process: a
+// second workspace does not hide the first one's hooks folder.
+func TestTrustedFileKnowsEveryOpenedWorkspace(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	first, second := t.TempDir(), t.TempDir()
+	writeTree(t, first, map[string]string{".git/config": "[core]\n\thooksPath = .husky\n"})
+	writeTree(t, second, map[string]string{".git/config": "[core]\n\thooksPath = .githooks\n"})
+	SetWorkspace(first)
+	SetWorkspace(second)
+	SetWorkspace(first) // again: kept once
+	t.Cleanup(func() { SetWorkspace("") })
+	for _, p := range []string{".husky/pre-commit", ".githooks/pre-push"} {
+		if what := TrustedFile(p); !strings.Contains(what, "core.hooksPath") {
+			t.Errorf("TrustedFile(%q) = %q; want it to name core.hooksPath", p, what)
+		}
+	}
+	if n := len(*hooksWorkspaces.Load()); n != 2 {
+		t.Errorf("%d workspaces kept; want 2", n)
+	}
+	if what := TrustedFileByName(".husky/pre-commit"); what != "" {
+		t.Errorf("by name alone: %q; want \"\" (it reads nothing)", what)
+	}
+}

@@ -252,7 +252,7 @@ func trustedWrites(d snapshot.Delta) []string {
 		if c.After == nil {
 			continue
 		}
-		if what := tools.TrustedFile(c.Path); what != "" {
+		if what := tools.TrustedFileByName(c.Path); what != "" {
 			out = append(out, what)
 		}
 	}
