@@ -27,7 +27,7 @@ func writeThenRun(command string) func(first string, round int) (string, []scrip
 }
 
 func TestUndoStepsOverShellCalls(t *testing.T) {
-	e := newEnv(t, writeThenRun("ln -s notes lnk")) // a link: undo cannot restore it
+	e := newEnv(t, writeThenRun("head -c 9000000 /dev/zero > big.bin")) // over 8 MB: undo does not keep it
 	if _, errOut, code := e.myclaw(nil, "-p", "go", "--model", "test-model", "--autonomy", "full"); code != 0 {
 		t.Fatalf("run: code %d, stderr %q", code, errOut)
 	}
@@ -35,7 +35,7 @@ func TestUndoStepsOverShellCalls(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("undo: code %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	if !strings.Contains(out, "skipped shell_run `ln -s notes lnk`: its effects stay") || !strings.Contains(out, "Undid fs_write") {
+	if !strings.Contains(out, "skipped shell_run `head -c 9000000 /dev/zero > big.bin`: its effects stay") || !strings.Contains(out, "Undid fs_write") {
 		t.Fatalf("undo said %q; want the shell call skipped and the write undone", out)
 	}
 	if _, err := os.Stat(filepath.Join(e.WS, "notes", "todo.md")); err == nil {

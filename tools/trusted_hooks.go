@@ -66,11 +66,11 @@ func inHooksFolderOf(ws, clean string) string {
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(ws, filepath.FromSlash(clean))
 	}
-	targets := []string{filepath.Clean(abs), resolveExisting(abs)}
+	targets := []string{filepath.Clean(abs), ResolveExisting(abs)}
 	for dir := filepath.Dir(targets[0]); ; dir = filepath.Dir(dir) {
 		if gd := dotGitDir(filepath.Join(dir, ".git")); gd != "" {
 			for _, h := range HooksDirs(gd, dir) {
-				for _, hh := range []string{h, resolveExisting(h)} {
+				for _, hh := range []string{h, ResolveExisting(h)} {
 					for _, t := range targets {
 						// A folder holding the workspace (hooksPath = "."):
 						// only its files named as hooks.
@@ -123,9 +123,9 @@ func dotGitDir(dotGit string) string {
 	return filepath.Clean(target)
 }
 
-// resolveExisting resolves the links of the longest part of p that
-// exists.
-func resolveExisting(p string) string {
+// ResolveExisting resolves the symbolic links of the longest part of p
+// that exists, keeping the rest as it is.
+func ResolveExisting(p string) string {
 	rest := ""
 	for q := filepath.Clean(p); ; {
 		if r, err := filepath.EvalSymlinks(q); err == nil {

@@ -48,7 +48,7 @@ func (w *Workspace) Protect(paths ...string) {
 		if err != nil {
 			continue
 		}
-		for _, cand := range []string{abs, wsResolve(abs)} {
+		for _, cand := range []string{abs, tools.ResolveExisting(abs)} {
 			for _, dir := range []string{w.dir, w.alias} {
 				if rel, ok := wsWithin(dir, cand); ok && rel != "." {
 					w.protected = append(w.protected, filepath.ToSlash(rel))
@@ -58,22 +58,6 @@ func (w *Workspace) Protect(paths ...string) {
 	}
 }
 
-// wsResolve resolves the symbolic links of the longest part of abs that
-// exists.
-func wsResolve(abs string) string {
-	rest := ""
-	for p := abs; ; {
-		if resolved, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(resolved, rest)
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return abs
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
-	}
-}
 
 // isProtected reports whether the clean relative slash path rel is one of
 // the protected paths or lies under one (up to case and normalisation
@@ -95,7 +79,7 @@ func (w *Workspace) checkProtected(path, rel string) *tools.Error {
 	}
 	hit := w.isProtected(rel)
 	if !hit {
-		if resolved, ok := wsWithin(w.dir, wsResolve(filepath.Join(w.dir, filepath.FromSlash(rel)))); ok {
+		if resolved, ok := wsWithin(w.dir, tools.ResolveExisting(filepath.Join(w.dir, filepath.FromSlash(rel)))); ok {
 			hit = w.isProtected(filepath.ToSlash(resolved))
 		}
 	}
