@@ -58,7 +58,6 @@ func (w *Workspace) Protect(paths ...string) {
 	}
 }
 
-
 // isProtected reports whether the clean relative slash path rel is one of
 // the protected paths or lies under one (up to case and normalisation
 // where the file system ignores them, see wsFoldingFS).
