@@ -1,0 +1,158 @@
+package ui
+
+import (
+	"io"
+	"log/slog"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/muesli/termenv"
+)
+
+// checkTail streams chunks and, after each, draws the closed tail both
+// ways: tailRender must draw what rendering it whole draws. It returns
+// how many lines tailRender kept at most, so that a test can tell that
+// the incremental path ran.
+func checkTail(t *testing.T, md *markdown, chunks []string, width int) (kept int) {
+	t.Helper()
+	s := newMDStream()
+	var tr tailRender
+	for i, c := range chunks {
+		s.write(c)
+		if len(s.take()) > 0 {
+			tr = tailRender{} // a new tail, as publish makes a new one
+		}
+		src := closeTail(s.tail())
+		if strings.TrimSpace(src) == "" {
+			continue
+		}
+		got, want := tr.render(md, src, width), md.render(src, width)
+		if !equalLines(got, want) {
+			t.Fatalf("chunk %d, width %d, tail %q:\n got %q\nwant %q", i, width, src, got, want)
+		}
+		kept = max(kept, len(tr.baseLines))
+	}
+	return kept
+}
+
+func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// TestTailRenderMatchesWholeOnTheBenchAnswer streams the benchmark's
+// answer a token at a time, at two widths.
+func TestTailRenderMatchesWholeOnTheBenchAnswer(t *testing.T) {
+	_, toks := benchAnswer(t)
+	toks = toks[:2000]
+	md := newMarkdown(DarkTheme, termenv.ANSI256, quietLog())
+	for _, w := range []int{116, 41} {
+		if kept := checkTail(t, md, toks, w); kept < 3 {
+			t.Errorf("width %d: the incremental path kept at most %d lines", w, kept)
+		}
+	}
+}
+
+// randomMarkdown is text made of words, marks and block starts in
+// random order: emphasis, code spans, links, escapes, HTML, list items,
+// headings and blank lines, often unbalanced.
+func randomMarkdown(rng *rand.Rand, n int) string {
+	pieces := []string{
+		"word", "longerword", "a", "it", "x1", "é", "漢字", "snake_case", "2*3",
+		"**strong**", "*em*", "`code()`", "``a`b``", "**", "*", "_", "__", "`", "~~", "~",
+		"[link](https://ex.am/ple)", "[", "]", "](", "(", ")", "<b>", "<", ">", "\\*", "&amp;",
+		"!", "|", "#", "-", "well-known", "1.", "http://x.y/z", "www.ab.cd", "***", ":",
+		" ", " ", " ", " ", " ", " ", "  ", "\n", "\n\n", "\n\n", "\n- ", "\n1. ", "\n## ", "\n> ",
+		"\n```\n", "\n    ", "\t", ".", ",", "?",
+	}
+	var b strings.Builder
+	for range n {
+		b.WriteString(pieces[rng.Intn(len(pieces))])
+		for range rng.Intn(6) {
+			b.WriteString(" word")
+		}
+	}
+	return b.String()
+}
+
+// TestTailRenderMatchesWholeOnRandomText streams random markdown in
+// random chunks at several widths and colour profiles.
+func TestTailRenderMatchesWholeOnRandomText(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	kept := 0
+	for _, profile := range []termenv.Profile{termenv.ANSI256, termenv.Ascii, termenv.TrueColor} {
+		md := newMarkdown(LightTheme, profile, quietLog())
+		for round := range 10 {
+			src := randomMarkdown(rng, 15+rng.Intn(40))
+			var chunks []string
+			for src != "" {
+				n := min(len(src), 1+rng.Intn(6))
+				chunks, src = append(chunks, src[:n]), src[n:]
+			}
+			w := []int{12, 23, 40, 77}[round%4]
+			kept = max(kept, checkTail(t, md, chunks, w))
+		}
+	}
+	if kept < 3 {
+		t.Errorf("the incremental path kept at most %d lines", kept)
+	}
+}
+
+// TestTailRenderMatchesWholeOnProse streams long paragraphs of prose
+// with some inline markup, after a heading and alone, the shape it is
+// made for.
+func TestTailRenderMatchesWholeOnProse(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	words := []string{"the", "frame", "is", "drawn", "once", "and", "kept,", "so", "a", "paragraph",
+		"**strong**", "*em*", "`code()`", "**two words**", "well-known", "cannot.", "change!", "why?",
+		"snake_case", "(aside)", "\"quoted\"", "x", "interoperability", "ünïcödé", "漢字"}
+	md := newMarkdown(DarkTheme, termenv.ANSI256, quietLog())
+	kept := 0
+	for round := range 30 {
+		var b strings.Builder
+		if round%2 == 0 {
+			b.WriteString("## Heading\n\n")
+		}
+		b.WriteString("Start")
+		for range 60 + rng.Intn(100) {
+			b.WriteString(" " + words[rng.Intn(len(words))])
+		}
+		src := b.String()
+		var chunks []string
+		for src != "" {
+			n := min(len(src), 1+rng.Intn(8))
+			chunks, src = append(chunks, src[:n]), src[n:]
+		}
+		kept = max(kept, checkTail(t, md, chunks, []int{30, 57, 116}[round%3]))
+	}
+	if kept < 6 {
+		t.Errorf("the incremental path kept at most %d lines", kept)
+	}
+}
+
+func TestClosedInline(t *testing.T) {
+	for s, want := range map[string]bool{
+		"plain words, and more!":          true,
+		"a **strong** b":                  true,
+		"a *em* and `code()` b":           true,
+		"**`code`** b":                    true,
+		"a **two words** b":               true,
+		"a **strong b":                    false,
+		"a **b *c** d*":                   false,
+		"snake_case":                      true,
+		"_em_":                            false,
+		"a `open":                         false,
+		"a ``x ` y`` b":                   true,
+		"see [x](y)":                      false,
+		"a <b> c":                         false,
+		"a ~~s~~":                         false,
+		"2*3":                             false,
+		"a \\* b":                         false,
+		"x***y***":                        false,
+		"**f()**, then":                   true,
+		"**a**b":                          false,
+		"it's (fine) | really > so # ok": true,
+	} {
+		if got := closedInline(s); got != want {
+			t.Errorf("closedInline(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
