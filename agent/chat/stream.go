@@ -128,10 +128,14 @@ type lenientDelta struct {
 	ToolCalls        []wireToolCall  `json:"tool_calls"`
 }
 
-// decodeChunk decodes one JSON chunk. The fast path takes text fields as
+// decodeChunk decodes one JSON chunk. A text delta is decoded without
+// reflection (fastChunk). Otherwise the first decode takes text fields as
 // strings; only when that fails on a type does it decode again, accepting
 // text given as a list of parts, and still failing on anything else.
 func decodeChunk(data []byte, ch *wireChunk) error {
+	if fastChunk(data, ch) {
+		return nil
+	}
 	err := json.Unmarshal(data, ch)
 	if err == nil {
 		return nil
