@@ -156,3 +156,42 @@ func TestClosedInline(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTailRender draws the live tail of the benchmark answer's first
+// 4,000 tokens at each publication (every 6 tokens, as at 185 tokens a
+// second and 30 publications a second), with tailRender and whole, as
+// it was drawn before: ns/op is one publication's render.
+func BenchmarkTailRender(b *testing.B) {
+	_, toks := benchAnswer(b)
+	toks = toks[:4000]
+	var tails []string
+	s := newMDStream()
+	for i, tok := range toks {
+		s.write(tok)
+		if len(s.take()) > 0 {
+			tails = append(tails, "") // a new tail starts
+		}
+		if i%6 == 5 {
+			tails = append(tails, closeTail(s.tail()))
+		}
+	}
+	md := newMarkdown(DarkTheme, termenv.ANSI256, quietLog())
+	b.Run("incremental", func(b *testing.B) {
+		var tr tailRender
+		for i := 0; b.Loop(); i++ {
+			src := tails[i%len(tails)]
+			if src == "" || i%len(tails) == 0 {
+				tr = tailRender{}
+				continue
+			}
+			tr.render(md, src, 116)
+		}
+	})
+	b.Run("whole", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if src := tails[i%len(tails)]; src != "" {
+				md.render(src, 116)
+			}
+		}
+	})
+}
