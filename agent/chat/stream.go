@@ -331,7 +331,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // stream=true. It returns a *bodyReadError when reading failed, an *APIError
 // when the server reported an error or sent something that is not an answer.
 func (c *Client) readAnswer(body io.Reader, st *streamState) error {
-	br := bufio.NewReaderSize(body, 64<<10)
+	br := bufio.NewReaderSize(newPacedReader(body, readGap), 64<<10)
 	if b, _ := br.Peek(len(utf8BOM)); string(b) == utf8BOM {
 		_, _ = br.Discard(len(utf8BOM)) // allowed at the start of an event stream
 	}
