@@ -39,6 +39,71 @@ type tailRender struct {
 	// decides where the last kept line ends.
 	base, keep string
 	baseLines  []string
+
+	// A list: its items but the last, drawn once, and whether drawing
+	// them apart from the last was checked to draw the list the same.
+	itemKey  string
+	itemHead []string
+	itemOK   bool
+}
+
+// renderItem draws a tail that is a list whose last item is being
+// written: the items before it are drawn once per list (checked once,
+// against the whole, to be drawn the same apart: numbers, bullets), the
+// last one at every publication.
+func (t *tailRender) renderItem(md *markdown, src, head, item, key string) []string {
+	if key != t.itemKey {
+		t.itemKey, t.itemHead = key, md.render(head, t.width)
+		whole := md.render(src, t.width)
+		t.itemOK = len(t.itemHead) > 0 && equalLines(whole, append(append([]string(nil), t.itemHead...), md.render(item, t.width)...))
+		return whole
+	}
+	if !t.itemOK {
+		return md.render(src, t.width)
+	}
+	return append(append([]string(nil), t.itemHead...), md.render(item, t.width)...)
+}
+
+// splitItem splits a closed tail that is a flat list, one item a line,
+// into its items but the last and the last, which is an item of the same
+// list whose text starts with a letter; key names the list and the last
+// item's marker.
+func splitItem(src string) (head, item, key string, ok bool) {
+	nl := strings.LastIndexByte(src, '\n')
+	if nl <= 0 {
+		return "", "", "", false
+	}
+	head, item = src[:nl], src[nl+1:]
+	m := itemMarker(item)
+	if m == "" || !startsParagraph(item[len(m):]) || strings.Contains(head, "]:") {
+		return "", "", "", false
+	}
+	for l := range strings.SplitSeq(head, "\n") {
+		lm := itemMarker(l)
+		if lm == "" || lm[len(lm)-2] != m[len(m)-2] {
+			return "", "", "", false
+		}
+		if r, _ := utf8.DecodeRuneInString(l[len(lm):]); !unicode.IsLetter(r) && r != '`' && r != '(' && r != '"' {
+			return "", "", "", false
+		}
+	}
+	return head, item, head + "\x00" + m, true
+}
+
+// itemMarker is the marker that starts a list item on line l ("- ",
+// "12. "), or "".
+func itemMarker(l string) string {
+	if len(l) >= 3 && strings.IndexByte("-*+", l[0]) >= 0 && l[1] == ' ' && l[2] != ' ' {
+		return l[:2]
+	}
+	i := 0
+	for i < len(l) && i < 9 && l[i] >= '0' && l[i] <= '9' {
+		i++
+	}
+	if i > 0 && i+2 < len(l) && (l[i] == '.' || l[i] == ')') && l[i+1] == ' ' && l[i+2] != ' ' {
+		return l[:i+2]
+	}
+	return ""
 }
 
 // render returns md.render(src, width).
@@ -48,6 +113,9 @@ func (t *tailRender) render(md *markdown, src string, width int) []string {
 	}
 	head, para, ok := splitTail(src)
 	if !ok {
+		if head, item, key, ok := splitItem(src); ok {
+			return t.renderItem(md, src, head, item, key)
+		}
 		return md.render(src, width)
 	}
 	var out []string

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"math/rand"
@@ -15,6 +16,13 @@ import (
 // how many lines tailRender kept at most, so that a test can tell that
 // the incremental path ran.
 func checkTail(t *testing.T, md *markdown, chunks []string, width int) (kept int) {
+	kept, _ = checkTailItems(t, md, chunks, width)
+	return kept
+}
+
+// checkTailItems is checkTail that also counts the publications that drew
+// a list's last item alone.
+func checkTailItems(t *testing.T, md *markdown, chunks []string, width int) (kept, items int) {
 	t.Helper()
 	s := newMDStream()
 	var tr tailRender
@@ -32,8 +40,11 @@ func checkTail(t *testing.T, md *markdown, chunks []string, width int) (kept int
 			t.Fatalf("chunk %d, width %d, tail %q:\n got %q\nwant %q", i, width, src, got, want)
 		}
 		kept = max(kept, len(tr.baseLines))
+		if tr.itemOK && strings.HasPrefix(tr.itemKey, src[:max(strings.LastIndexByte(src, '\n'), 0)]+"\x00") {
+			items++
+		}
 	}
-	return kept
+	return kept, items
 }
 
 func quietLog() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -45,8 +56,9 @@ func TestTailRenderMatchesWholeOnTheBenchAnswer(t *testing.T) {
 	toks = toks[:2000]
 	md := newMarkdown(DarkTheme, termenv.ANSI256, quietLog())
 	for _, w := range []int{116, 41} {
-		if kept := checkTail(t, md, toks, w); kept < 3 {
-			t.Errorf("width %d: the incremental path kept at most %d lines", w, kept)
+		kept, items := checkTailItems(t, md, toks, w)
+		if kept < 3 || items < 50 {
+			t.Errorf("width %d: the incremental path kept at most %d lines, and drew %d last items alone", w, kept, items)
 		}
 	}
 }
@@ -125,6 +137,46 @@ func TestTailRenderMatchesWholeOnProse(t *testing.T) {
 	}
 	if kept < 6 {
 		t.Errorf("the incremental path kept at most %d lines", kept)
+	}
+}
+
+// TestTailRenderMatchesWholeOnLists streams flat lists, bulleted and
+// numbered (in order and not, past 9), with inline markup.
+func TestTailRenderMatchesWholeOnLists(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	words := []string{"item", "**strong**", "`code()`", "*em*", "text", "a", "[link](x)", "well-known", "漢字", "- x", "1. y"}
+	md := newMarkdown(DarkTheme, termenv.ANSI256, quietLog())
+	items := 0
+	for round := range 24 {
+		var b strings.Builder
+		for i := range 2 + rng.Intn(11) {
+			switch round % 4 {
+			case 0:
+				b.WriteString("- ")
+			case 1:
+				b.WriteString("* ")
+			case 2:
+				fmt.Fprintf(&b, "%d. ", i+1)
+			default:
+				fmt.Fprintf(&b, "%d) ", 1+rng.Intn(12))
+			}
+			b.WriteString("Word")
+			for range 1 + rng.Intn(25) {
+				b.WriteString(" " + words[rng.Intn(len(words))])
+			}
+			b.WriteString("\n")
+		}
+		src := b.String()
+		var chunks []string
+		for src != "" {
+			n := min(len(src), 1+rng.Intn(7))
+			chunks, src = append(chunks, src[:n]), src[n:]
+		}
+		_, n := checkTailItems(t, md, chunks, []int{25, 60, 116}[round%3])
+		items += n
+	}
+	if items < 100 {
+		t.Errorf("drew a list's last item alone %d times", items)
 	}
 }
 
