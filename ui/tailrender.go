@@ -258,7 +258,7 @@ func safeStart(s string) bool { return startsParagraph(s) }
 // stripMarks is a source word as drawn: without the marks of emphasis,
 // strong and code spans.
 func stripMarks(w string) string {
-	if strings.IndexAny(w, "*`") < 0 {
+	if !strings.ContainsAny(w, "*`") {
 		return w
 	}
 	return strings.Map(func(r rune) rune {

@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ func TestPacedReaderWaitsOutTheGap(t *testing.T) {
 	if len(slept) != len(want) || slept[0] != want[0] || slept[1] != want[1] {
 		t.Errorf("slept %v, want %v", slept, want)
 	}
-	if n, err := p.Read(b); n != 0 || err != io.EOF {
+	if n, err := p.Read(b); n != 0 || !errors.Is(err, io.EOF) {
 		t.Errorf("at the end: %d, %v", n, err)
 	}
 }
