@@ -14,14 +14,22 @@ import (
 // read that waited for its data longer than the gap is not held back.
 const readGap = 16 * time.Millisecond
 
-// pacedReader reads r at most once every gap: a read soon after the last
-// one first waits for the rest of the gap.
+// paceBelow is the size under which a read was of a trickle: a faster
+// stream (a server answering at full speed, a whole completion) comes in
+// reads this big or bigger, and is read without pause.
+const paceBelow = 4 << 10
+
+// pacedReader reads r at most once every gap while it trickles: a read
+// soon after a small one that did not fill its buffer first waits for the
+// rest of the gap.
 type pacedReader struct {
 	r     io.Reader
 	gap   time.Duration
 	now   func() time.Time
 	sleep func(time.Duration)
 	last  time.Time // when the last read returned; zero before the first
+	lastN int       // what it returned
+	full  bool      // and whether that filled the buffer: more may wait
 }
 
 func newPacedReader(r io.Reader, gap time.Duration) *pacedReader {
@@ -29,12 +37,12 @@ func newPacedReader(r io.Reader, gap time.Duration) *pacedReader {
 }
 
 func (p *pacedReader) Read(b []byte) (int, error) {
-	if !p.last.IsZero() {
+	if !p.last.IsZero() && p.lastN < paceBelow && !p.full {
 		if d := p.gap - p.now().Sub(p.last); d > 0 {
 			p.sleep(d)
 		}
 	}
 	n, err := p.r.Read(b)
-	p.last = p.now()
+	p.last, p.lastN, p.full = p.now(), n, n == len(b)
 	return n, err
 }

@@ -37,3 +37,21 @@ func TestPacedReaderWaitsOutTheGap(t *testing.T) {
 		t.Errorf("at the end: %d, %v", n, err)
 	}
 }
+
+// TestPacedReaderDoesNotHoldBackAFastStream reads a body whose reads fill
+// the buffer, as from a server answering at full speed: no read waits.
+func TestPacedReaderDoesNotHoldBackAFastStream(t *testing.T) {
+	now := time.Unix(0, 0)
+	slept := 0
+	body := strings.Repeat("x", 5*paceBelow)
+	p := newPacedReader(strings.NewReader(body), 16*time.Millisecond)
+	p.now = func() time.Time { return now }
+	p.sleep = func(time.Duration) { slept++ }
+	got, err := io.ReadAll(p)
+	if err != nil || string(got) != body {
+		t.Fatalf("read %d bytes, %v", len(got), err)
+	}
+	if slept > 1 { // before the end, after the last, partial, read
+		t.Errorf("slept %d times", slept)
+	}
+}
