@@ -553,9 +553,13 @@ func (b *mdBlock) lines(c *common) []string {
 
 // mdTail is the unfinished last block of the message being streamed. Its
 // text changes only when the stream publishes (at most ~30 times a
-// second), so between publications its render is reused. How long a
-// render takes paces the publications.
-type mdTail struct{ mdBlock }
+// second), so between publications its render is reused, and a
+// publication renders again only what may have changed (tailRender). How
+// long a render takes paces the publications.
+type mdTail struct {
+	mdBlock
+	inc tailRender
+}
 
 func (b *mdTail) set(src string) {
 	if src != b.src {
@@ -569,7 +573,11 @@ func (b *mdTail) lines(c *common) []string {
 		return b.cache.lines
 	}
 	start := time.Now()
-	l := b.mdBlock.lines(c)
+	var l []string
+	if strings.TrimSpace(b.src) != "" {
+		l = withGap(b.inc.render(c.md, b.src, c.contentWidth()))
+	}
+	l = b.cache.put(c, l)
 	c.liveCost = time.Since(start)
 	return l
 }

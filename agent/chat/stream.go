@@ -128,10 +128,14 @@ type lenientDelta struct {
 	ToolCalls        []wireToolCall  `json:"tool_calls"`
 }
 
-// decodeChunk decodes one JSON chunk. The fast path takes text fields as
+// decodeChunk decodes one JSON chunk. A text delta is decoded without
+// reflection (fastChunk). Otherwise the first decode takes text fields as
 // strings; only when that fails on a type does it decode again, accepting
 // text given as a list of parts, and still failing on anything else.
 func decodeChunk(data []byte, ch *wireChunk) error {
+	if fastChunk(data, ch) {
+		return nil
+	}
 	err := json.Unmarshal(data, ch)
 	if err == nil {
 		return nil
@@ -327,7 +331,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // stream=true. It returns a *bodyReadError when reading failed, an *APIError
 // when the server reported an error or sent something that is not an answer.
 func (c *Client) readAnswer(body io.Reader, st *streamState) error {
-	br := bufio.NewReaderSize(body, 64<<10)
+	br := bufio.NewReaderSize(newPacedReader(body, readGap), 64<<10)
 	if b, _ := br.Peek(len(utf8BOM)); string(b) == utf8BOM {
 		_, _ = br.Discard(len(utf8BOM)) // allowed at the start of an event stream
 	}
