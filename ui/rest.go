@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -48,16 +49,26 @@ type restState struct {
 // restMsg brings the earlier part of the conversation.
 type restMsg struct{ rest Rest }
 
-// startRest starts the load at the first message: the first frame is
-// drawn by then (the program draws the view before it reads a message),
-// so the load does not compete with it for the cores.
+// restDelay is how long after the first message the load starts: the
+// program builds the first view before it reads a message, but the
+// renderer writes it at its next tick (up to 16 ms later); a load started
+// at once took both cores from that write (a 1,000-turn resume's first
+// frame came 70–100 ms after a new session's, and 10–30 ms after with the
+// delay).
+const restDelay = 40 * time.Millisecond
+
+// startRest starts the load once the first frame is out, so that the load
+// does not compete with it for the cores.
 func (m Model) startRest() tea.Cmd {
 	r := m.rest
 	if r == nil || r.started {
 		return nil
 	}
 	r.started = true
-	return func() tea.Msg { return restMsg{rest: r.load()} }
+	return func() tea.Msg {
+		time.Sleep(restDelay)
+		return restMsg{rest: r.load()}
+	}
 }
 
 // showTail shows the last turns of a conversation whose earlier part
