@@ -311,7 +311,7 @@ func TestMergeInConflictIsNotApprovedByEnter(t *testing.T) {
 	if view := strings.Join(strings.Fields(screen(m)), " "); !strings.Contains(view, "nothing applies while any remain; press e to resolve or n to discard") {
 		t.Errorf("Enter on a merge in conflict says nothing of what to do:\n%s", screen(m))
 	}
-	m = press(t, m, "n")
+	press(t, m, "n")
 	if d, ok := decision(t, p); !ok || d.Choice != approval.Deny {
 		t.Errorf("n on a merge in conflict: %+v, %v; want it discarded", d, ok)
 	}
