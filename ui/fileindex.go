@@ -6,9 +6,11 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"myclaw/tools/termtext"
 	"myclaw/tools/walk"
 )
 
@@ -234,6 +236,9 @@ func walkWorkspace(ctx context.Context, fsys fs.FS, dir string, limit int) (path
 		opts.Repo = walk.OpenRepo(dir, opts.Excludes)
 	}
 	st, _ := walk.Walk(ctx, fsys, opts, func(p string, d fs.DirEntry) error {
+		if !mentionable(p) {
+			return nil
+		}
 		if d.IsDir() {
 			p += "/"
 		}
@@ -242,4 +247,12 @@ func walkWorkspace(ctx context.Context, fsys fs.FS, dir string, limit int) (path
 	})
 	sort.Strings(paths)
 	return paths, st.Stopped
+}
+
+// mentionable reports whether an @mention can name p: a mention ends at
+// the first blank, so a name holding one (a line break, a tab) or a
+// character that does not show as itself would complete into a prompt
+// that names something else, or type a raw line break into it.
+func mentionable(p string) bool {
+	return !strings.ContainsFunc(p, unicode.IsSpace) && !termtext.HasHidden(p)
 }

@@ -172,3 +172,23 @@ func BenchmarkFileIndexWalk(b *testing.B) {
 		}
 	}
 }
+
+// A mention ends at the first blank: a name holding a line break, a tab, a
+// space or a character that does not show as itself is not offered, for
+// completing it would type a raw line break into the prompt or name
+// something else.
+func TestIndexOffersOnlyMentionableNames(t *testing.T) {
+	fsys := fstest.MapFS{
+		"nl\nline.txt":     {Data: []byte("x")},
+		"tab\tname.txt":    {Data: []byte("x")},
+		"my notes/a.md":    {Data: []byte("x")},
+		"ev\u202eil.txt":   {Data: []byte("x")},
+		"esc\x1b[2A.txt":   {Data: []byte("x")},
+		"plain/ok.txt":     {Data: []byte("x")},
+		"unicodé-name.txt": {Data: []byte("x")},
+	}
+	paths, _ := walkWorkspace(context.Background(), fsys, "", 1000)
+	if got, want := strings.Join(paths, "|"), "plain/|plain/ok.txt|unicodé-name.txt"; got != want {
+		t.Errorf("offered %q; want %q", got, want)
+	}
+}
