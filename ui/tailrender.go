@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -55,7 +56,7 @@ func (t *tailRender) renderItem(md *markdown, src, head, item, key string) []str
 	if key != t.itemKey {
 		t.itemKey, t.itemHead = key, md.render(head, t.width)
 		whole := md.render(src, t.width)
-		t.itemOK = len(t.itemHead) > 0 && equalLines(whole, append(append([]string(nil), t.itemHead...), md.render(item, t.width)...))
+		t.itemOK = len(t.itemHead) > 0 && slices.Equal(whole, append(append([]string(nil), t.itemHead...), md.render(item, t.width)...))
 		return whole
 	}
 	if !t.itemOK {
@@ -127,7 +128,7 @@ func (t *tailRender) render(md *markdown, src string, width int) []string {
 			// checked once per head, against the whole.
 			t.headLines = md.render(head, width)
 			whole, lines := md.render(src, width), md.render(para, width)
-			if t.headOK = len(t.headLines) > 0 && equalLines(whole, t.joined(lines)); t.headOK {
+			if t.headOK = len(t.headLines) > 0 && slices.Equal(whole, t.joined(lines)); t.headOK {
 				t.advance(para, lines)
 			}
 			return whole
@@ -352,18 +353,6 @@ func isWordByte(b byte) bool {
 func plainASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < 0x20 || s[i] > 0x7e || s[i] == '-' {
-			return false
-		}
-	}
-	return true
-}
-
-func equalLines(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
 			return false
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func checkTailItems(t *testing.T, md *markdown, chunks []string, width int) (kep
 			continue
 		}
 		got, want := tr.render(md, src, width), md.render(src, width)
-		if !equalLines(got, want) {
+		if !slices.Equal(got, want) {
 			t.Fatalf("chunk %d, width %d, tail %q:\n got %q\nwant %q", i, width, src, got, want)
 		}
 		kept = max(kept, len(tr.baseLines))

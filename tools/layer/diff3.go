@@ -2,6 +2,7 @@ package layer
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/aymanbagabas/go-udiff/lcs"
 )
@@ -93,7 +94,7 @@ func merge3(base, ours, theirs []byte) merged {
 			writeAll(&out, tv)
 		case j == tj:
 			writeAll(&out, ov)
-		case equal(ov, tv):
+		case slices.Equal(ov, tv):
 			writeAll(&out, ov)
 		default:
 			m.conflicts++
@@ -142,16 +143,4 @@ func endLine(w *bytes.Buffer) {
 	if w.Len() > 0 && w.Bytes()[w.Len()-1] != '\n' {
 		w.WriteByte('\n')
 	}
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
