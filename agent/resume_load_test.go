@@ -1,10 +1,7 @@
 package agent_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -42,7 +39,11 @@ func TestResumeLoadsTheWholeSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := history.NewStore(state)
-	msgs, calls, requests := plainDecode(t, filepath.Join(state, "sessions", id, "transcript.jsonl"))
+	d, err := seedsession.Decode(filepath.Join(state, "sessions", id, "transcript.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, calls, requests := d.Messages, d.Calls, d.Requests
 	if len(msgs) != 50*2+41*2 || len(calls) != 41 { // four turns in five and the 50th call a tool
 		t.Fatalf("the seed wrote %d messages and %d calls", len(msgs), len(calls))
 	}
@@ -78,43 +79,6 @@ func TestResumeLoadsTheWholeSession(t *testing.T) {
 		}
 		sess.Close()
 	}
-}
-
-// plainDecode reads a transcript the simplest way: each line, then its
-// data, with encoding/json and the types' own decoders.
-func plainDecode(t *testing.T, path string) (msgs []openai.ChatCompletionMessage, calls []agent.CallRecord, requests int) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var r history.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
-		switch r.Kind {
-		case "message":
-			var m openai.ChatCompletionMessage
-			if err := json.Unmarshal(r.Data, &m); err != nil {
-				t.Fatal(err)
-			}
-			msgs = append(msgs, m)
-		case "call":
-			var c agent.CallRecord
-			if err := json.Unmarshal(r.Data, &c); err != nil {
-				t.Fatal(err)
-			}
-			c.Result.Body = c.Body
-			calls = append(calls, c)
-		case "usage":
-			requests++
-		}
-	}
-	return msgs, calls, requests
 }
 
 // inside reports whether s's bytes lie in text's memory.

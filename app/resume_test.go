@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sashabaranov/go-openai"
 
 	"myclaw/agent"
 	"myclaw/history"
@@ -70,46 +67,14 @@ func TestContinueShowsTheWholeSession(t *testing.T) {
 	if cards != 41 {
 		t.Fatalf("%d cards; want 41", cards)
 	}
-	msgs, calls := plainTranscript(t, filepath.Join(stateHome, "myclaw", "sessions", id, "transcript.jsonl"))
-	if want := earlier(msgs, calls); !reflect.DeepEqual(list, want) {
-		t.Fatal("the TUI is handed another conversation than the transcript's")
-	}
-}
-
-// plainTranscript decodes a transcript line by line with encoding/json.
-func plainTranscript(t *testing.T, path string) ([]openai.ChatCompletionMessage, []agent.CallRecord) {
-	t.Helper()
-	f, err := os.Open(path)
+	d, err := seedsession.Decode(filepath.Join(stateHome, "myclaw", "sessions", id, "transcript.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var msgs []openai.ChatCompletionMessage
-	var calls []agent.CallRecord
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var r history.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
-		switch r.Kind {
-		case "message":
-			var m openai.ChatCompletionMessage
-			if err := json.Unmarshal(r.Data, &m); err != nil {
-				t.Fatal(err)
-			}
-			msgs = append(msgs, m)
-		case "call":
-			var c agent.CallRecord
-			if err := json.Unmarshal(r.Data, &c); err != nil {
-				t.Fatal(err)
-			}
-			c.Result.Body = c.Body
-			calls = append(calls, c)
-		}
+	msgs, calls := d.Messages, d.Calls
+	if want := earlier(msgs, calls); !reflect.DeepEqual(list, want) {
+		t.Fatal("the TUI is handed another conversation than the transcript's")
 	}
-	return msgs, calls
 }
 
 // seedLong seeds a session of 50 turns (long enough to be resumed from
