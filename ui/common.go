@@ -32,6 +32,8 @@ type common struct {
 	// unfinished tail, the reasoning being streamed) took; the publish
 	// tick backs off when live blocks get expensive.
 	liveCost time.Duration
+	// now is the clock that paces publications.
+	now func() time.Time
 
 	// gen changes whenever a display toggle changes, so cached renders
 	// that depend on the toggles know they are stale.

@@ -157,6 +157,7 @@ type turnState struct {
 	start      time.Time
 	elapsed    time.Duration
 	frame      int
+	spunAt     time.Time // when the spinner last turned
 	cancelling bool
 	sawError   bool
 	cancelled  bool
@@ -218,7 +219,8 @@ func (m Model) startRun(typed string, fn func(ctx context.Context, emit func(age
 	ch := make(chan turnItem, eventBuffer)
 	m.turnSeq++
 	m.cards = map[string]*toolCard{}
-	m.turn = &turnState{id: m.turnSeq, cancel: cancel, ch: ch, start: time.Now()}
+	now := time.Now()
+	m.turn = &turnState{id: m.turnSeq, cancel: cancel, ch: ch, start: now, spunAt: now}
 	m.tr.toBottom()
 	sh, log := m.shared, m.c.log
 	id := m.turnSeq
@@ -276,9 +278,16 @@ func (m Model) handleEvents(msg eventsMsg) (Model, tea.Cmd) {
 	}
 	var cmds []tea.Cmd
 	if m.live != nil && m.live.dirty || m.think != nil && m.think.dirty {
-		var tick tea.Cmd
-		m, tick = m.scheduleRender()
-		cmds = append(cmds, tick)
+		if !m.tickPending && m.c.now().Sub(m.lastPublish) >= m.renderInterval()-frameInterval/2 {
+			// A model typing at its pace is read once a frame
+			// (chat's readGap): what a read brings is shown at once,
+			// without a tick's wake-ups and its wait.
+			m = m.publish()
+		} else {
+			var tick tea.Cmd
+			m, tick = m.scheduleRender()
+			cmds = append(cmds, tick)
+		}
 	}
 	if m.tickPending && onlyDeltas(msg.items) {
 		// What streams next shows at the publish tick, not before: the
@@ -515,15 +524,27 @@ func (m Model) scheduleRender() (Model, tea.Cmd) {
 		return m, nil
 	}
 	m.tickPending = true
-	d := max(frameInterval, 3*m.c.liveCost)
-	d = min(d, maxFrameInterval)
+	d := m.renderInterval() - m.c.now().Sub(m.lastPublish)
+	d = max(d, frameInterval/2)
 	return m, tea.Tick(d, func(time.Time) tea.Msg { return renderTickMsg{} })
+}
+
+// renderInterval is the least time between two publications: a frame, or
+// three times the last live render when that took longer.
+func (m Model) renderInterval() time.Duration {
+	return min(max(frameInterval, 3*m.c.liveCost), maxFrameInterval)
 }
 
 // publish moves what streamed since the last tick onto the screen:
 // finished blocks go into the transcript (rendered when first seen), the
 // unfinished one replaces the live tail.
 func (m Model) publish() Model {
+	m.lastPublish = m.c.now()
+	if m.turn != nil && (m.live != nil && m.live.dirty || m.think != nil && m.think.dirty) {
+		// The spinner turns in the frames that show text, rather than
+		// in ten more a second of its own.
+		m.turn.spin(m.lastPublish)
+	}
 	if m.live != nil && m.live.dirty {
 		if done := m.live.stream.take(); len(done) > 0 {
 			bs := make([]block, len(done))

@@ -26,8 +26,26 @@ type spinnerTickMsg struct {
 	now  time.Time
 }
 
-func spinnerTick(turn int) tea.Cmd {
-	return tea.Tick(spinnerInterval, func(t time.Time) tea.Msg { return spinnerTickMsg{turn: turn, now: t} })
+func spinnerTick(turn int) tea.Cmd { return spinnerTickIn(turn, spinnerInterval) }
+
+func spinnerTickIn(turn int, d time.Duration) tea.Cmd {
+	return tea.Tick(d, func(t time.Time) tea.Msg { return spinnerTickMsg{turn: turn, now: t} })
+}
+
+// spinnerIdleCheck is how often the spinner's own tick looks while text
+// streams: the publications turn it then, so its tick only takes over
+// when they stop.
+const spinnerIdleCheck = 3 * spinnerInterval
+
+// spin turns the spinner if it last turned a spinnerInterval ago or more.
+func (t *turnState) spin(now time.Time) bool {
+	if now.Sub(t.spunAt) < spinnerInterval {
+		return false
+	}
+	t.frame++
+	t.elapsed = now.Sub(t.start)
+	t.spunAt = now
+	return true
 }
 
 // statusInfo is what the status line shows besides the running turn.

@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -49,6 +50,7 @@ type Model struct {
 	live        *liveText
 	think       *reasoningBlock
 	tickPending bool
+	lastPublish time.Time // when streamed text last reached the screen
 	quitArmed   bool
 	// queued are prompts sent while a turn ran, sent in order after it.
 	queued []string
@@ -130,6 +132,7 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 		keys:   DefaultKeyMap(),
 		md:     newMarkdown(theme, profile, log),
 		log:    log,
+		now:    time.Now,
 	}
 	m := Model{
 		c:       c,
@@ -236,8 +239,11 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		if m.turn == nil || msg.turn != m.turn.id {
 			return m, nil
 		}
-		m.turn.frame++
-		m.turn.elapsed = msg.now.Sub(m.turn.start)
+		if msg.now.Sub(m.turn.spunAt) < spinnerInterval {
+			// Streamed text turned it meanwhile, in the same frames.
+			return m, spinnerTickIn(m.turn.id, spinnerIdleCheck)
+		}
+		m.turn.spin(msg.now)
 		return m, spinnerTick(m.turn.id)
 	case approvalWithdrawnMsg:
 		return m.handleApprovalWithdrawn(msg)

@@ -214,11 +214,14 @@ type streamState struct {
 	onDelta   func(StreamDelta)
 	content   strings.Builder
 	reasoning strings.Builder
-	calls     callAccumulator
-	finish    string
-	usage     *openai.Usage
-	cost      *float64
-	cached    *int
+	// held is text not yet passed on (hold), reasoning if heldReasoning.
+	held          strings.Builder
+	heldReasoning bool
+	calls         callAccumulator
+	finish        string
+	usage         *openai.Usage
+	cost          *float64
+	cached        *int
 	// chunks counts the chunks that carried choices or usage; done is set
 	// by [DONE]; whole by a non-streamed completion, which is complete by
 	// construction.
@@ -280,14 +283,52 @@ func (s *streamState) addDelta(d *wireDelta) {
 		reasoning = d.ReasoningContent
 	}
 	if text != "" || reasoning != "" {
+		s.hold(text, reasoning)
+	}
+	for i := range d.ToolCalls {
+		s.calls.add(&d.ToolCalls[i])
+	}
+}
+
+// hold keeps a piece of text until the read it came from is used up
+// (flush): a model streaming a token an event sends a few at once, and
+// they go to onDelta as one, a wake-up of the screen rather than one a
+// token. Content and reasoning are never joined across each other.
+func (s *streamState) hold(text, reasoning string) {
+	if text != "" && reasoning != "" || text != "" && s.heldReasoning || reasoning != "" && !s.heldReasoning {
+		s.flush()
+	}
+	if text != "" && reasoning != "" {
 		s.content.WriteString(text)
 		s.reasoning.WriteString(reasoning)
 		if s.onDelta != nil {
 			s.onDelta(StreamDelta{Content: text, Reasoning: reasoning})
 		}
+		return
 	}
-	for i := range d.ToolCalls {
-		s.calls.add(&d.ToolCalls[i])
+	s.heldReasoning = reasoning != ""
+	s.held.WriteString(text + reasoning)
+}
+
+// flush passes what hold kept on, unless the stream was cancelled: then
+// it is dropped, from the completion too, as text after a cancel is.
+func (s *streamState) flush() {
+	if s.held.Len() == 0 {
+		return
+	}
+	piece := s.held.String()
+	s.held.Reset()
+	if s.ctx.Err() != nil {
+		return
+	}
+	d := StreamDelta{Content: piece}
+	if s.heldReasoning {
+		d = StreamDelta{Reasoning: piece}
+	}
+	s.content.WriteString(d.Content)
+	s.reasoning.WriteString(d.Reasoning)
+	if s.onDelta != nil {
+		s.onDelta(d)
 	}
 }
 
@@ -331,7 +372,10 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // stream=true. It returns a *bodyReadError when reading failed, an *APIError
 // when the server reported an error or sent something that is not an answer.
 func (c *Client) readAnswer(body io.Reader, st *streamState) error {
-	br := bufio.NewReaderSize(newPacedReader(body, readGap), 64<<10)
+	defer st.flush()
+	pr := newPacedReader(body, readGap)
+	pr.before = st.flush // what the last read brought is decoded: pass it on
+	br := bufio.NewReaderSize(pr, 64<<10)
 	if b, _ := br.Peek(len(utf8BOM)); string(b) == utf8BOM {
 		_, _ = br.Discard(len(utf8BOM)) // allowed at the start of an event stream
 	}

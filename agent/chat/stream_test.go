@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -275,23 +277,71 @@ func TestServerErrorMessage(t *testing.T) {
 	}
 }
 
-// TestStreamCancelStopsDeltas cancels from onDelta while the rest of the
-// answer is already buffered: no further piece may be delivered.
+// TestStreamCancelStopsDeltas cancels from onDelta while more of the
+// answer arrives: no further piece may be delivered, and the completion
+// holds only what was.
 func TestStreamCancelStopsDeltas(t *testing.T) {
-	var body strings.Builder
-	for range 100 {
-		body.WriteString("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]}\n\n")
-	}
-	body.WriteString("data: [DONE]\n\n")
-	srv := serveSSEBody(t, "text/event-stream", []byte(body.String()))
+	const event = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]}\n\n"
+	cancelled := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, event)
+		w.(http.Flusher).Flush()
+		select {
+		case <-cancelled:
+		case <-r.Context().Done():
+		}
+		_, _ = io.WriteString(w, strings.Repeat(event, 99)+"data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	calls := 0
 	comp, err := newFixtureClient(srv.URL).Stream(ctx, openai.ChatCompletionRequest{Model: "m"}, func(StreamDelta) {
 		calls++
 		cancel()
+		close(cancelled)
 	})
 	if !errors.Is(err, context.Canceled) || calls != 1 || comp.Content != "x" {
 		t.Errorf("Stream = %q, %v after %d deltas; want \"x\", context.Canceled after 1", comp.Content, err, calls)
+	}
+}
+
+// TestStreamPassesOnAReadsDeltasAsOne: the events one read brings reach
+// onDelta as one piece, content and reasoning apart and in order, and an
+// event that comes later in a read of its own as another.
+func TestStreamPassesOnAReadsDeltasAsOne(t *testing.T) {
+	chunk := func(field, text string) string {
+		return fmt.Sprintf("data: {\"choices\":[{\"index\":0,\"delta\":{%q:%q}}]}\n\n", field, text)
+	}
+	first := chunk("reasoning_content", "Let ") + chunk("reasoning_content", "me.") + chunk("content", "One ") + chunk("content", "two ")
+	next := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, first)
+		w.(http.Flusher).Flush()
+		select {
+		case <-next:
+		case <-r.Context().Done():
+		}
+		_, _ = io.WriteString(w, chunk("content", "three")+"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	var got []StreamDelta
+	comp, err := newFixtureClient(srv.URL).Stream(context.Background(), openai.ChatCompletionRequest{Model: "m"}, func(d StreamDelta) {
+		got = append(got, d)
+		if d.Content == "One two " {
+			close(next)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []StreamDelta{{Reasoning: "Let me."}, {Content: "One two "}, {Content: "three"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("deltas %q; want %q", got, want)
+	}
+	if comp.Content != "One two three" || comp.Reasoning != "Let me." {
+		t.Errorf("completion %q / %q", comp.Content, comp.Reasoning)
 	}
 }
