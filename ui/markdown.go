@@ -13,8 +13,8 @@ import (
 	"github.com/muesli/termenv"
 )
 
-// maxRenderers bounds the glamour renderers kept, one per width.
-const maxRenderers = 4
+// maxRenderers bounds the glamour renderers kept, one per width and use.
+const maxRenderers = 6
 
 // markdown renders markdown blocks with glamour: one TermRenderer per width,
 // created on first use and kept (a TermRenderer is not safe for concurrent
@@ -22,8 +22,8 @@ const maxRenderers = 4
 type markdown struct {
 	style   gansi.StyleConfig
 	profile termenv.Profile
-	byWidth map[int]*glamour.TermRenderer
-	widths  []int // oldest first, for eviction
+	byWidth map[rendererKey]*glamour.TermRenderer
+	widths  []rendererKey // oldest first, for eviction
 	log     *slog.Logger
 }
 
@@ -37,7 +37,7 @@ func newMarkdown(theme Theme, profile termenv.Profile, log *slog.Logger) *markdo
 	st.Document.BlockPrefix = ""
 	st.Document.BlockSuffix = ""
 	quietMarkdown(&st, theme, profile)
-	return &markdown{style: st, profile: profile, byWidth: map[int]*glamour.TermRenderer{}, log: log}
+	return &markdown{style: st, profile: profile, byWidth: map[rendererKey]*glamour.TermRenderer{}, log: log}
 }
 
 // quietMarkdown tunes glamour's style to sit in a transcript. Inline code
@@ -67,16 +67,27 @@ func quietMarkdown(st *gansi.StyleConfig, theme Theme, profile termenv.Profile) 
 
 func stringPtr(s string) *string { return &s }
 
-func (m *markdown) renderer(width int) (*glamour.TermRenderer, error) {
-	if r, ok := m.byWidth[width]; ok {
+// rendererKey names a renderer: its width, and whether it draws a block
+// being streamed (whose code is lexed on from the last frame's).
+type rendererKey struct {
+	width    int
+	streamed bool
+}
+
+func (m *markdown) renderer(key rendererKey) (*glamour.TermRenderer, error) {
+	if r, ok := m.byWidth[key]; ok {
 		return r, nil
 	}
-	r, err := glamour.NewTermRenderer(
+	opts := []glamour.TermRendererOption{
 		glamour.WithStyles(m.style),
-		glamour.WithWordWrap(width),
+		glamour.WithWordWrap(key.width),
 		glamour.WithColorProfile(m.profile),
 		glamour.WithChromaFormatter(codeFormatter),
-	)
+	}
+	if key.streamed {
+		opts = append(opts, glamour.WithStreamedCode())
+	}
+	r, err := glamour.NewTermRenderer(opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -84,8 +95,8 @@ func (m *markdown) renderer(width int) (*glamour.TermRenderer, error) {
 		delete(m.byWidth, m.widths[0])
 		m.widths = m.widths[1:]
 	}
-	m.byWidth[width] = r
-	m.widths = append(m.widths, width)
+	m.byWidth[key] = r
+	m.widths = append(m.widths, key)
 	return r, nil
 }
 
@@ -93,7 +104,20 @@ func (m *markdown) renderer(width int) (*glamour.TermRenderer, error) {
 // without leading or trailing blank lines. If glamour fails, the block is
 // shown as plain text rather than lost.
 func (m *markdown) render(src string, width int) []string {
-	r, err := m.renderer(width)
+	return m.renderAs(src, rendererKey{width: width})
+}
+
+// renderStreamed is render for the unfinished block of an answer, drawn
+// again as it grows: a code block in it is lexed on from where the last
+// one stopped rather than whole (glamour's WithStreamedCode). Once
+// finished, the block is rendered whole.
+func (m *markdown) renderStreamed(src string, width int) []string {
+	return m.renderAs(src, rendererKey{width: width, streamed: true})
+}
+
+func (m *markdown) renderAs(src string, key rendererKey) []string {
+	width := key.width
+	r, err := m.renderer(key)
 	var out string
 	if err == nil {
 		out, err = r.Render(src)

@@ -188,7 +188,7 @@ func blankCell(c *cellbuf.Cell) bool {
 func TestCompactLineKeepsLook(t *testing.T) {
 	answer, _ := benchAnswer(t)
 	md := newMarkdown(DarkTheme, termenv.ANSI256, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	r, err := md.renderer(100)
+	r, err := md.renderer(rendererKey{width: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

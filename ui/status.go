@@ -38,14 +38,13 @@ func spinnerTickIn(turn int, d time.Duration) tea.Cmd {
 const spinnerIdleCheck = 3 * spinnerInterval
 
 // spin turns the spinner if it last turned a spinnerInterval ago or more.
-func (t *turnState) spin(now time.Time) bool {
+func (t *turnState) spin(now time.Time) {
 	if now.Sub(t.spunAt) < spinnerInterval {
-		return false
+		return
 	}
 	t.frame++
 	t.elapsed = now.Sub(t.start)
 	t.spunAt = now
-	return true
 }
 
 // statusInfo is what the status line shows besides the running turn.

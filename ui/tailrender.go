@@ -107,7 +107,8 @@ func itemMarker(l string) string {
 	return ""
 }
 
-// render returns md.render(src, width).
+// render returns md.render(src, width) (a code block's colours as
+// renderStreamed gives them).
 func (t *tailRender) render(md *markdown, src string, width int) []string {
 	if t.width != width {
 		*t = tailRender{width: width}
@@ -117,7 +118,7 @@ func (t *tailRender) render(md *markdown, src string, width int) []string {
 		if head, item, key, ok := splitItem(src); ok {
 			return t.renderItem(md, src, head, item, key)
 		}
-		return md.render(src, width)
+		return md.renderStreamed(src, width)
 	}
 	var out []string
 	if head != t.head {

@@ -238,6 +238,16 @@ func WithChromaFormatter(formatter string) TermRendererOption {
 	}
 }
 
+// WithStreamedCode has code blocks lexed from where the last one this
+// way stopped, when the block extends it: for a block being written, drawn
+// again at every frame (see ansi/resume.go).
+func WithStreamedCode() TermRendererOption {
+	return func(tr *TermRenderer) error {
+		tr.ansiOptions.StreamedCode = true
+		return nil
+	}
+}
+
 // WithOptions sets multiple TermRenderer options within a single TermRendererOption.
 func WithOptions(options ...TermRendererOption) TermRendererOption {
 	return func(tr *TermRenderer) error {

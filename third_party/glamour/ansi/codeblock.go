@@ -139,7 +139,7 @@ func (e *CodeBlockElement) Render(w io.Writer, ctx RenderContext) error {
 	if len(theme) > 0 {
 		renderText(iw, ctx.options.ColorProfile, bs.Current().Style.StylePrimitive, rules.BlockPrefix)
 
-		err := highlight(iw, e.Code, e.Language, formatter, theme)
+		err := highlight(iw, e.Code, e.Language, formatter, theme, ctx.options.StreamedCode)
 		if err != nil {
 			return fmt.Errorf("glamour: error highlighting code: %w", err)
 		}
@@ -159,7 +159,7 @@ func (e *CodeBlockElement) Render(w io.Writer, ctx RenderContext) error {
 // highlight is chroma's quick.Highlight without its style registry: the
 // "charm" theme is the one made above; another named theme (glamour's own
 // styles name none) falls back to chroma's fallback style, "swapoff".
-func highlight(w io.Writer, source, lexer, formatter, style string) error {
+func highlight(w io.Writer, source, lexer, formatter, style string, streamed bool) error {
 	l := lexers.Get(lexer)
 	if l == nil {
 		l = lexers.Analyse(source)
@@ -167,7 +167,6 @@ func highlight(w io.Writer, source, lexer, formatter, style string) error {
 	if l == nil {
 		l = lexers.Fallback()
 	}
-	l = chroma.Coalesce(l)
 
 	f := formatters.Get(formatter)
 	if f == nil {
@@ -181,7 +180,13 @@ func highlight(w io.Writer, source, lexer, formatter, style string) error {
 		s = fallbackStyle()
 	}
 
-	it, err := l.Tokenise(nil, source)
+	var it chroma.Iterator
+	var err error
+	if streamed {
+		it, err = tokenise(l, source)
+	} else {
+		it, err = chroma.Coalesce(l).Tokenise(nil, source)
+	}
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func TestHighlightAsWithChromasLexers(t *testing.T) {
 	}
 	for _, lang := range langs {
 		var got, want strings.Builder
-		if err := highlight(&got, sample, lang, chromaFormatter, ""); err != nil {
+		if err := highlight(&got, sample, lang, chromaFormatter, "", false); err != nil {
 			t.Fatalf("%q: %v", lang, err)
 		}
 		if err := chromaHighlight(&want, sample, lang); err != nil {

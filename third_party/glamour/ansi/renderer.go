@@ -24,6 +24,7 @@ type Options struct {
 	ColorProfile     termenv.Profile
 	Styles           StyleConfig
 	ChromaFormatter  string
+	StreamedCode     bool // see WithStreamedCode
 }
 
 // ANSIRenderer renders markdown content as ANSI escaped sequences.
