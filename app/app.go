@@ -324,27 +324,26 @@ func (a *app) buildAgent() (*agent.Agent, error) {
 		}
 	}
 	a.noteOtherSessions()
-	var recoverLater func(*history.Journal) []string
 	if _, split := preloaded.Tail(); split {
 		// The journal opens behind the first frame, with the transcript
-		// before its last turns; the agent recovers it before anything
-		// can use it.
+		// before its last turns; the agent recovers it (Recover) before
+		// anything can use it.
 		a.removeStaleTemps()
-		recoverLater = a.recoverJournal
 	} else if err := a.recover(); err != nil {
 		return nil, err
 	}
 	client := chat.NewClient(chat.ClientConfig{BaseURL: a.settings.BaseURL, APIKey: a.settings.APIKey})
 	ag, err := agent.New(agent.Options{
-		Client:        client,
-		Model:         a.settings.Model,
-		Registry:      a.registry,
-		Policy:        a.policy,
-		Audit:         a.audit,
-		Store:         a.store,
-		Session:       a.session,
-		Preloaded:     preloaded,
-		Recover:       recoverLater,
+		Client:    client,
+		Model:     a.settings.Model,
+		Registry:  a.registry,
+		Policy:    a.policy,
+		Audit:     a.audit,
+		Store:     a.store,
+		Session:   a.session,
+		Preloaded: preloaded,
+		// Also for a long session /resume opens from its end.
+		Recover:       a.recoverJournal,
 		Workspace:     a.workspace.Dir(),
 		MaxRounds:     a.settings.MaxToolRounds,
 		ContextWindow: a.settings.ContextWindow,

@@ -30,6 +30,10 @@ type SessionView struct {
 	Notice string
 	// Earlier is the conversation so far, as at start.
 	Earlier []Earlier
+	// Rest, when set, loads the conversation before Earlier, as
+	// Options.Rest does: a long session opens from its end, the notice
+	// (which Rest.Notice may replace) under its last turns.
+	Rest func() Rest
 	// Draft goes into the input (the prompt a fork was made before).
 	Draft string
 }
@@ -230,6 +234,11 @@ func (m Model) forkCommand(args []string) (Model, tea.Cmd) {
 			return sessionSwitchedMsg{view: v, err: err}
 		}
 	}
+	if m.rest != nil {
+		// The backend's Fork waits for the load (or refuses a failed
+		// one): say why nothing happens at once.
+		m = m.addBlock(noticeBlock("The session's earlier turns are still loading: a fork waits for them (it copies the whole conversation)."))
+	}
 	if n > 0 {
 		return m, fork(n)
 	}
@@ -272,14 +281,21 @@ func (m Model) handleSessionSwitched(msg sessionSwitchedMsg) (Model, tea.Cmd) {
 	m.rest = nil
 	m.cards = map[string]*toolCard{}
 	m.plan = nil
-	m = m.showEarlier(msg.view.Earlier)
+	if v := msg.view; v.Rest != nil {
+		m = m.showTail(v.Earlier, v.Rest)
+	} else {
+		m = m.showEarlier(v.Earlier)
+	}
 	if msg.view.Notice != "" {
-		m = m.addBlock(noticeBlock(msg.view.Notice))
+		b := noticeBlock(msg.view.Notice)
+		m = m.addBlock(b)
+		m = m.restNotice(Notice{Text: msg.view.Notice, Resumed: true}, b)
 	}
 	if msg.view.Draft != "" {
 		m.input.setValue(m.asTyped(msg.view.Draft))
 	}
-	if m.hasPastCards() {
+	// The rest brings the journal; Update starts its load.
+	if m.hasPastCards() && m.rest == nil {
 		return m, tea.Batch(refreshStatus(m.backend), loadJournal(m.backend))
 	}
 	return m, refreshStatus(m.backend)
