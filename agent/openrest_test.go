@@ -17,7 +17,7 @@ import (
 
 // inNewSession is an agent of store's workspace in a new session, as the
 // TUI starts without --continue; recover is its Options.Recover.
-func inNewSession(t *testing.T, store *history.Store, ws string, srv ModelServer, recover func(*history.Journal) []string) *Agent {
+func inNewSession(t *testing.T, store *history.Store, ws string, srv ModelServer, rec func(*history.Journal) []string) *Agent {
 	t.Helper()
 	s, err := store.NewSession(ws, "test-model")
 	if err != nil {
@@ -25,7 +25,7 @@ func inNewSession(t *testing.T, store *history.Store, ws string, srv ModelServer
 	}
 	policy, _ := approval.NewPolicy(approval.Ask, nil)
 	a, err := New(Options{Client: srv, Model: "test-model", Registry: tools.NewRegistry(), Policy: policy, Store: store, Session: s,
-		Workspace: ws, Recover: recover, Logf: t.Logf})
+		Workspace: ws, Recover: rec, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -368,15 +368,19 @@ func (a *app) buildAgent() (*agent.Agent, error) {
 	return ag, err
 }
 
-// preloadSession opens the session to resume, when there is one, and
-// starts reading it, so that a long transcript loads while the tools,
-// policy and instructions are built. Otherwise (a new session, a fork, no
-// session to continue) it leaves the session to openSession.
+// preloadSession opens the session to resume (or the fork of it), when
+// there is one, and starts reading it, so that a long transcript loads
+// while the tools, policy and instructions are built. Otherwise (a new
+// session, no session to continue) it leaves the session to openSession.
 func (a *app) preloadSession() *agent.Preloaded {
-	if a.opts.Fork || (!a.opts.Continue && a.opts.Session == "") {
+	if !a.opts.Continue && a.opts.Session == "" {
 		return nil
 	}
 	if a.openSession(false) != nil {
+		// openSession says why when called again.
+		if a.session != nil {
+			a.session.Close()
+		}
 		a.session = nil
 		return nil
 	}

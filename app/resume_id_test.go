@@ -155,3 +155,29 @@ func TestContinueGivesTheCountOnceLoaded(t *testing.T) {
 		t.Fatalf("the notice once loaded is %q (%v); want it to start %q", r.Notice, r.Err, want)
 	}
 }
+
+// --continue --fork of a long session copies it and opens the copy from
+// its end, the rest loading behind the first frame.
+func TestContinueForkOfALongSessionOpensFromItsEnd(t *testing.T) {
+	stateHome, ws, dir := seedLong(t)
+	id := filepath.Base(dir)
+	resumeEnv(t, stateHome)
+	a, _, uo, err := startTUI(context.Background(), Options{Continue: true, Fork: true, Workspace: ws}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close()
+	if info := a.session.Info(); info.ID == id || info.Parent != id {
+		t.Fatalf("in session %s (parent %s); want a fork of %s", info.ID, info.Parent, id)
+	}
+	if uo.Rest == nil {
+		t.Fatal("the fork of a long session is not opened from its end")
+	}
+	d, err := seedsession.Decode(filepath.Join(dir, "transcript.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list := wholeOf(t, uo.Earlier, uo.Rest()); !reflect.DeepEqual(list, earlier(d.Messages, d.Calls)) {
+		t.Fatal("the fork shows another conversation than the session's")
+	}
+}
