@@ -158,3 +158,22 @@ func TestOpenSessionWhoseLoadFailsRefusesTurns(t *testing.T) {
 		t.Fatal("the session opened after the failed one is not the one asked for, loaded whole")
 	}
 }
+
+// Loaded gives the conversation as the load made it, without a turn sent
+// meanwhile (the TUI shows that one already), once; then as it is now.
+func TestLoadedIsTheConversationAsLoaded(t *testing.T) {
+	store, id := longSession(t)
+	srv := newFakeServer(t, reply{body: sse(chunk(map[string]any{"role": "assistant", "content": "noted"}, nil), chunk(map[string]any{}, "stop"))})
+	a := resumeFromTail(t, store, id, chat.NewClient(chat.ClientConfig{BaseURL: srv.url()}), nil)
+	// The turn starts the load and waits for it.
+	if err := a.Run(context.Background(), "sent during the load", func(Event) {}, approveAll()); err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := a.Loaded()
+	if err != nil || len(msgs) != 2*turns || !strings.HasPrefix(msgs[len(msgs)-1].Content, fmt.Sprintf("answer %d:", turns)) {
+		t.Fatalf("Loaded gives %d messages (%v); want the %d loaded, ending with the last answer", len(msgs), err, 2*turns)
+	}
+	if msgs, _, _ = a.Loaded(); len(msgs) != 2*turns+2 {
+		t.Fatalf("Loaded again gives %d messages; want the conversation now, %d", len(msgs), 2*turns+2)
+	}
+}

@@ -68,11 +68,16 @@ func (b *tuiBackend) rest(s *history.Session, shown []ui.Earlier, notice func(ms
 		r.Err = err
 		return r
 	}
-	msgs := b.Messages()
+	// As loaded: a prompt sent meanwhile is on screen already.
+	msgs, calls, err := b.Loaded()
+	if err != nil {
+		r.Err = err
+		return r
+	}
 	if b.Session() != s {
 		return ui.Rest{Err: errSwitched}
 	}
-	all := earlier(msgs, b.PastCalls())
+	all := earlier(msgs, calls)
 	if notice != nil {
 		r.Notice = notice(len(msgs))
 	}
