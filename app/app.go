@@ -334,16 +334,15 @@ func (a *app) buildAgent() (*agent.Agent, error) {
 	}
 	client := chat.NewClient(chat.ClientConfig{BaseURL: a.settings.BaseURL, APIKey: a.settings.APIKey})
 	ag, err := agent.New(agent.Options{
-		Client:    client,
-		Model:     a.settings.Model,
-		Registry:  a.registry,
-		Policy:    a.policy,
-		Audit:     a.audit,
-		Store:     a.store,
-		Session:   a.session,
-		Preloaded: preloaded,
-		// Also for a long session /resume opens from its end.
-		Recover:       a.recoverJournal,
+		Client:        client,
+		Model:         a.settings.Model,
+		Registry:      a.registry,
+		Policy:        a.policy,
+		Audit:         a.audit,
+		Store:         a.store,
+		Session:       a.session,
+		Preloaded:     preloaded,
+		Recover:       a.recoverJournal, // also of a long session /resume opens
 		Workspace:     a.workspace.Dir(),
 		MaxRounds:     a.settings.MaxToolRounds,
 		ContextWindow: a.settings.ContextWindow,

@@ -75,9 +75,10 @@ func (m Model) startRest() tea.Cmd {
 		return nil
 	}
 	r.started = true
+	load := r.load // r itself only names the load
 	return func() tea.Msg {
 		time.Sleep(restDelay)
-		return restMsg{rest: r.load(), state: r}
+		return restMsg{rest: load(), state: r}
 	}
 }
 
