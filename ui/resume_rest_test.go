@@ -189,3 +189,32 @@ func TestForkDuringTheLoadSaysItWaits(t *testing.T) {
 		t.Fatalf("forked %v; want before prompt 2, shown", f.forked)
 	}
 }
+
+// countingPrompts counts the reads of the prompts.
+type countingPrompts struct {
+	*sessionsFake
+	reads int
+}
+
+func (f *countingPrompts) Prompts() ([]agent.Prompt, error) {
+	f.reads++
+	return f.sessionsFake.Prompts()
+}
+
+// /fork reads the prompts to offer behind the frame (a long session's
+// transcript is megabytes), then offers them.
+func TestForkReadsThePromptsBehindTheFrame(t *testing.T) {
+	f := &countingPrompts{sessionsFake: &sessionsFake{fakeBackend: newFake(), prompts: []agent.Prompt{{N: 1, Text: "first prompt"}}}}
+	m := New(f, Options{Workspace: "/work/project"})
+	m = update(m, sizeMsg(120, 40))
+	m = typeText(m, "/fork")
+	m.input.closed = true
+	m, cmd := updateCmd(m, keyMsg("enter"))
+	if f.reads != 0 || m.picker != nil {
+		t.Fatalf("the prompts were read in Update (%d reads, picker %v)", f.reads, m.picker != nil)
+	}
+	m = runCmd(t, m, cmd)
+	if f.reads != 1 || m.picker == nil || !strings.Contains(strings.Join(m.bottomView(), "\n"), "before prompt 1: first prompt") {
+		t.Fatalf("after the read: %d reads, picker %v", f.reads, m.picker != nil)
+	}
+}

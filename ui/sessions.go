@@ -228,23 +228,43 @@ func (m Model) forkCommand(args []string) (Model, tea.Cmd) {
 		m = m.addBlock(errorBlock("usage: /fork [N]", "go on in a copy of this session; N: from before your prompt number N"))
 		return m, nil
 	}
-	fork := func(before int) tea.Cmd {
-		return func() tea.Msg {
-			v, err := sw.Fork(before)
-			return sessionSwitchedMsg{view: v, err: err}
-		}
-	}
 	if m.rest != nil {
 		// The backend's Fork waits for the load (or refuses a failed
 		// one): say why nothing happens at once.
 		m = m.addBlock(noticeBlock("The session's earlier turns are still loading: a fork waits for them (it copies the whole conversation)."))
 	}
 	if n > 0 {
-		return m, fork(n)
+		return m, forkBefore(sw, n)
 	}
-	prompts, err := sw.Prompts()
-	if err != nil {
-		m = m.addBlock(errorBlock("cannot list the prompts: "+err.Error(), ""))
+	// The prompts are read behind the frame: a long session's
+	// transcript is megabytes.
+	return m, func() tea.Msg {
+		prompts, err := sw.Prompts()
+		return forkPromptsMsg{sw: sw, prompts: prompts, err: err}
+	}
+}
+
+// forkBefore forks before prompt number before (0: all of it).
+func forkBefore(sw Sessions, before int) tea.Cmd {
+	return func() tea.Msg {
+		v, err := sw.Fork(before)
+		return sessionSwitchedMsg{view: v, err: err}
+	}
+}
+
+// forkPromptsMsg brings the prompts /fork offers to fork before.
+type forkPromptsMsg struct {
+	sw      Sessions
+	prompts []agent.Prompt
+	err     error
+}
+
+// handleForkPrompts offers the whole conversation (first) or a point
+// before one of the prompts.
+func (m Model) handleForkPrompts(msg forkPromptsMsg) (Model, tea.Cmd) {
+	sw, prompts := msg.sw, msg.prompts
+	if msg.err != nil {
+		m = m.addBlock(errorBlock("cannot list the prompts: "+msg.err.Error(), ""))
 		return m, nil
 	}
 	items := []pickItem{{label: "here: the whole conversation so far", value: "0"}}
@@ -254,7 +274,7 @@ func (m Model) forkCommand(args []string) (Model, tea.Cmd) {
 	}
 	m.picker = &picker{c: m.c, title: "Fork from where? The fork gets its own undo history; this session stays as it is.", items: items, pick: func(v string) tea.Cmd {
 		before, _ := strconv.Atoi(v)
-		return fork(before)
+		return forkBefore(sw, before)
 	}}
 	return m, nil
 }

@@ -292,6 +292,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		return m.handleRest(msg.state, msg.rest)
 	case sessionSwitchedMsg:
 		return m.handleSessionSwitched(msg)
+	case forkPromptsMsg:
+		return m.handleForkPrompts(msg)
 	case compactDoneMsg:
 		m.compactCancel = nil
 		m.tr.remove(msg.progress)
