@@ -65,7 +65,8 @@ type Options struct {
 	// end to load behind the first frame.
 	Preloaded *Preloaded
 	// Recover finishes what a crash left in the journal of a session
-	// loaded behind the first frame, before anything uses it, and returns
+	// loaded behind the first frame (resumed at start, or opened or
+	// forked later), before anything uses it, and returns
 	// lines for people (the app's crash recovery); nil: nothing to do.
 	Recover func(*history.Journal) []string
 	// Workspace is the absolute workspace path, for the prompt.
@@ -230,7 +231,10 @@ func (a *Agent) attach(s *history.Session) error {
 			return fmt.Errorf("read the session transcript: %w", p.tailErr)
 		}
 		if p.tail != nil {
-			a.session, a.rest = s, &pendingLoad{p: p, tail: *p.tail, done: make(chan struct{})}
+			// Nothing of a session switched from stays until the load
+			// applies this one's: the state is a new agent's.
+			a.apply(sessionState{s: s})
+			a.rest = &pendingLoad{p: p, tail: *p.tail, done: make(chan struct{})}
 			return nil
 		}
 	}

@@ -143,7 +143,9 @@ func (a *Agent) idle() error {
 }
 
 // switchTo makes s the session the conversation continues in, and closes
-// the one it replaces.
+// the one it replaces. A long session is opened from its end, as
+// --session opens it: the rest loads when something needs it (LoadRest,
+// or whatever waits for the whole session).
 func (a *Agent) switchTo(s *history.Session) error {
 	// The session is marked as running here, so that another myclaw on
 	// the workspace is told; one running elsewhere is not taken over.
@@ -151,9 +153,11 @@ func (a *Agent) switchTo(s *history.Session) error {
 		s.Close()
 		return &UserError{Msg: fmt.Sprintf("Session %s is open in another myclaw process.", s.Info().ID), Hint: "Quit that one first, or continue there.", Err: err}
 	}
+	p := PreloadTail(s)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	old := a.session
+	a.opts.Preloaded = p
 	if err := a.attach(s); err != nil {
 		s.Close()
 		return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/sashabaranov/go-openai"
@@ -105,6 +106,10 @@ type pendingLoad struct {
 	// for people.
 	err   error
 	notes []string
+	// msgs and calls are the conversation as the load made it, until
+	// Loaded takes them: a turn sent meanwhile goes on from it.
+	msgs  []openai.ChatCompletionMessage
+	calls []CallRecord
 }
 
 // errClosing is the answer of a load that never started before Settle.
@@ -153,6 +158,7 @@ func (a *Agent) finishLoad(l *pendingLoad) {
 	a.mu.Lock()
 	if a.rest == l {
 		a.apply(st)
+		l.msgs, l.calls = st.msgs, st.calls
 	}
 	a.mu.Unlock()
 }
@@ -198,6 +204,30 @@ func (a *Agent) LoadRest() (notes []string, err error) {
 		return nil, nil
 	}
 	return l.notes, nil
+}
+
+// Loaded waits for the load of a session resumed from its end and returns
+// the conversation as it made it (messages, with the call records among
+// them): what goes above the turns shown first, whatever a prompt sent
+// meanwhile added since. It gives it once; later, or for a session loaded
+// whole, it gives the conversation as it is now.
+func (a *Agent) Loaded() ([]openai.ChatCompletionMessage, []CallRecord, error) {
+	if _, err := a.LoadRest(); err != nil {
+		return nil, nil, err
+	}
+	a.mu.Lock()
+	l := a.rest
+	var msgs []openai.ChatCompletionMessage
+	var calls []CallRecord
+	if l != nil && l.msgs != nil {
+		msgs, calls = slices.Clone(l.msgs), slices.Clone(l.calls)
+		l.msgs, l.calls = nil, nil
+	}
+	a.mu.Unlock()
+	if msgs == nil {
+		return a.Messages(), a.PastCalls(), nil
+	}
+	return msgs, calls, nil
 }
 
 // Tail is the end of the conversation the session was resumed from, when

@@ -324,13 +324,11 @@ func (a *app) buildAgent() (*agent.Agent, error) {
 		}
 	}
 	a.noteOtherSessions()
-	var recoverLater func(*history.Journal) []string
 	if _, split := preloaded.Tail(); split {
 		// The journal opens behind the first frame, with the transcript
-		// before its last turns; the agent recovers it before anything
-		// can use it.
+		// before its last turns; the agent recovers it (Recover) before
+		// anything can use it.
 		a.removeStaleTemps()
-		recoverLater = a.recoverJournal
 	} else if err := a.recover(); err != nil {
 		return nil, err
 	}
@@ -344,7 +342,7 @@ func (a *app) buildAgent() (*agent.Agent, error) {
 		Store:         a.store,
 		Session:       a.session,
 		Preloaded:     preloaded,
-		Recover:       recoverLater,
+		Recover:       a.recoverJournal, // also of a long session /resume opens
 		Workspace:     a.workspace.Dir(),
 		MaxRounds:     a.settings.MaxToolRounds,
 		ContextWindow: a.settings.ContextWindow,
@@ -369,15 +367,19 @@ func (a *app) buildAgent() (*agent.Agent, error) {
 	return ag, err
 }
 
-// preloadSession opens the session to resume, when there is one, and
-// starts reading it, so that a long transcript loads while the tools,
-// policy and instructions are built. Otherwise (a new session, a fork, no
-// session to continue) it leaves the session to openSession.
+// preloadSession opens the session to resume (or the fork of it), when
+// there is one, and starts reading it, so that a long transcript loads
+// while the tools, policy and instructions are built. Otherwise (a new
+// session, no session to continue) it leaves the session to openSession.
 func (a *app) preloadSession() *agent.Preloaded {
-	if a.opts.Fork || (!a.opts.Continue && a.opts.Session == "") {
+	if !a.opts.Continue && a.opts.Session == "" {
 		return nil
 	}
 	if a.openSession(false) != nil {
+		// openSession says why when called again.
+		if a.session != nil {
+			a.session.Close()
+		}
 		a.session = nil
 		return nil
 	}

@@ -1,11 +1,44 @@
 package app
 
 import (
+	"errors"
+	"fmt"
 	"reflect"
 	"runtime/debug"
 
+	"myclaw/history"
 	"myclaw/ui"
 )
+
+// resumedNotice says which session was resumed, and, when its messages
+// are counted (n > 0: a long one's only once the rest is loaded), how
+// many it holds; more ends the sentence.
+func resumedNotice(info history.SessionInfo, n int, more string) string {
+	when := info.Updated.Local().Format("2006-01-02 15:04")
+	if n <= 0 {
+		return fmt.Sprintf("Resumed session %s (last used %s): the model remembers it%s.", info.ID, when, more)
+	}
+	return fmt.Sprintf("Resumed session %s (%d earlier messages, last used %s): the model remembers them%s.", info.ID, n, when, more)
+}
+
+// conversation is what the TUI shows of the session the agent holds now
+// (resumed, opened or forked): a long one's last turns, with rest loading
+// those before them behind the first frame (and giving the notice notice
+// makes with the count of messages, when notice is set), or a short one
+// whole, with its count of messages.
+func (b *tuiBackend) conversation(notice func(msgs int) string) (list []ui.Earlier, rest func() ui.Rest, msgs int) {
+	if t, ok := b.Tail(); ok {
+		list = fromPrompt(earlier(t.Messages, t.Calls))
+		s := b.Session()
+		return list, func() ui.Rest { return b.rest(s, list, notice) }, 0
+	}
+	all := b.Messages()
+	return earlier(all, b.PastCalls()), nil, len(all)
+}
+
+// errSwitched is the answer of a load whose session another replaced
+// before it ran: the TUI has let go of it by then.
+var errSwitched = errors.New("another session was opened meanwhile")
 
 // fromPrompt drops what comes before the first prompt of list: the end of
 // a turn that the tail of a long transcript cut in two.
@@ -18,11 +51,14 @@ func fromPrompt(list []ui.Earlier) []ui.Earlier {
 	return list
 }
 
-// rest loads a session resumed from its last turns (shown, what the first
-// frame showed of them) and gives the TUI the turns before them: the whole
+// rest loads s, resumed from its last turns (shown, what the first frame
+// showed of them), and gives the TUI the turns before them: the whole
 // conversation instead, in the rare case that its end is not what was
 // shown.
-func (b *tuiBackend) rest(shown []ui.Earlier) ui.Rest {
+func (b *tuiBackend) rest(s *history.Session, shown []ui.Earlier, notice func(msgs int) string) ui.Rest {
+	if b.Session() != s {
+		return ui.Rest{Err: errSwitched}
+	}
 	notes, err := b.LoadRest()
 	var r ui.Rest
 	for _, n := range notes {
@@ -32,7 +68,19 @@ func (b *tuiBackend) rest(shown []ui.Earlier) ui.Rest {
 		r.Err = err
 		return r
 	}
-	all := earlier(b.Messages(), b.PastCalls())
+	// As loaded: a prompt sent meanwhile is on screen already.
+	msgs, calls, err := b.Loaded()
+	if err != nil {
+		r.Err = err
+		return r
+	}
+	if b.Session() != s {
+		return ui.Rest{Err: errSwitched}
+	}
+	all := earlier(msgs, calls)
+	if notice != nil {
+		r.Notice = notice(len(msgs))
+	}
 	if k := len(all) - len(shown); k >= 0 && sameEarlier(all[k:], shown) {
 		r.Before = all[:k]
 	} else {

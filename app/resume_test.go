@@ -2,18 +2,13 @@ package app
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"myclaw/agent"
-	"myclaw/history"
 	"myclaw/internal/seedsession"
 )
 
@@ -96,31 +91,7 @@ func seedLong(t *testing.T) (stateHome, ws, dir string) {
 // the first frame, before anything can run, and said.
 func TestContinueRecoversAnInterruptedUndoBehindTheFrame(t *testing.T) {
 	stateHome, ws, dir := seedLong(t)
-	j, err := history.OpenJournal(filepath.Join(dir, "journal.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var last history.Entry
-	for _, e := range j.Entries() {
-		if e.Reversible && e.State == history.StateApplied {
-			last = e
-		}
-	}
-	j.Close()
-	if last.Seq == 0 {
-		t.Fatal("the seed journaled no reversible call")
-	}
-	// The record an undo writes before it reverts, and nothing after.
-	rec, _ := json.Marshal(map[string]any{"op": "undo-begin", "seq": last.Seq, "call_id": last.CallID, "time": time.Now().UTC()})
-	line := fmt.Sprintf(`{"rec":%s,"crc":"%08x"}`+"\n", rec, crc32.Checksum(rec, crc32.MakeTable(crc32.Castagnoli)))
-	f, err := os.OpenFile(filepath.Join(dir, "journal.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(line); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	last := interruptUndo(t, dir)
 	notes := filepath.Join(ws, "notes.md")
 	before, _ := os.ReadFile(notes)
 	resumeEnv(t, stateHome)

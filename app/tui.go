@@ -67,20 +67,14 @@ func startTUI(ctx context.Context, o Options, secrets map[string]string) (*app, 
 		ag.SetAutonomy(approval.Plan)
 	}
 	b := &tuiBackend{Agent: ag, app: a, notices: make(chan ui.Notice, 64), forms: make(chan ui.FormRequest)}
-	var list []ui.Earlier
-	var rest func() ui.Rest
+	// A long session: the first frame shows its last turns, and the TUI
+	// puts the earlier ones above them once loaded (rest), with the count
+	// of messages in the notice then.
 	info := a.session.Info()
-	if t, ok := ag.Tail(); ok {
-		// A long session: the first frame shows its last turns, and the
-		// TUI puts the earlier ones above them once loaded (rest).
-		list = fromPrompt(earlier(t.Messages, t.Calls))
-		rest = func() ui.Rest { return b.rest(list) }
-		a.notices = append(a.notices, ui.Notice{Text: fmt.Sprintf("Resumed session %s (last used %s): the model remembers it.",
-			info.ID, info.Updated.Local().Format("2006-01-02 15:04"))})
-	} else if msgs := ag.Messages(); len(msgs) > 0 {
-		list = earlier(msgs, ag.PastCalls())
-		a.notices = append(a.notices, ui.Notice{Text: fmt.Sprintf("Resumed session %s (%d earlier messages, last used %s): the model remembers them.",
-			info.ID, len(msgs), info.Updated.Local().Format("2006-01-02 15:04"))})
+	notice := func(n int) string { return resumedNotice(info, n, "") }
+	list, rest, n := b.conversation(notice)
+	if rest != nil || n > 0 {
+		a.notices = append(a.notices, ui.Notice{Text: notice(n), Resumed: rest != nil})
 	}
 	a.jobs.OnEnd(b.jobEnded)
 	// The servers start behind the first frame; their news reaches the
@@ -192,11 +186,11 @@ func (b *tuiBackend) OpenSession(id string) (ui.SessionView, error) {
 	if err := b.Agent.OpenSession(id); err != nil {
 		return ui.SessionView{}, err
 	}
+	// A long session opens from its end, as with --session.
 	info := b.Session().Info()
-	return ui.SessionView{
-		Notice:  fmt.Sprintf("Resumed session %s (last used %s): the model remembers it; /undo walks back its calls.", info.ID, info.Updated.Local().Format("2006-01-02 15:04")),
-		Earlier: earlier(b.Messages(), b.PastCalls()),
-	}, nil
+	notice := func(n int) string { return resumedNotice(info, n, "; /undo walks back its calls") }
+	list, rest, n := b.conversation(notice)
+	return ui.SessionView{Notice: notice(n), Earlier: list, Rest: rest}, nil
 }
 
 // Fork continues in a copy of the session (/fork).
@@ -209,11 +203,10 @@ func (b *tuiBackend) Fork(before int) (ui.SessionView, error) {
 	if before > 0 {
 		notice = fmt.Sprintf("Forked session %s into %s from before prompt %d, which is back in the input to edit. Files stay as they are: to walk back the original's changes, /resume %s, then /undo.", f.Parent, f.ID, before, f.Parent)
 	}
-	return ui.SessionView{
-		Notice:  notice,
-		Earlier: earlier(b.Messages(), b.PastCalls()),
-		Draft:   f.Draft,
-	}, nil
+	// The fork is a copy of the whole transcript; a long one opens from
+	// its end all the same.
+	list, rest, _ := b.conversation(nil)
+	return ui.SessionView{Notice: notice, Earlier: list, Rest: rest, Draft: f.Draft}, nil
 }
 
 // tuiBackend is the agent plus what only the app can do: MCP servers and

@@ -29,6 +29,10 @@ type Rest struct {
 	Notices []Notice
 	// Journal is the session's calls, for the cards' undo state.
 	Journal []history.Entry
+	// Notice, when set, takes the place of the resume's notice (the one
+	// marked Resumed): it can say what only the whole session tells, how
+	// many messages it holds.
+	Notice string
 	// Err says the load failed: the session cannot go on.
 	Err error
 	// Placed, if set, is called behind the frame once the turns are in
@@ -44,10 +48,16 @@ type restState struct {
 	line    *transientBlock
 	shown   []block
 	started bool
+	// notice is the resume's notice, which Rest.Notice replaces.
+	notice block
 }
 
-// restMsg brings the earlier part of the conversation.
-type restMsg struct{ rest Rest }
+// restMsg brings the earlier part of the conversation: of the one state
+// stands for (another session may have taken its place meanwhile).
+type restMsg struct {
+	rest  Rest
+	state *restState
+}
 
 // restDelay is how long after the first message the load starts: the
 // program builds the first view before it reads a message, but the
@@ -65,9 +75,10 @@ func (m Model) startRest() tea.Cmd {
 		return nil
 	}
 	r.started = true
+	load := r.load // r itself only names the load
 	return func() tea.Msg {
 		time.Sleep(restDelay)
-		return restMsg{rest: r.load()}
+		return restMsg{rest: load(), state: r}
 	}
 }
 
@@ -82,6 +93,15 @@ func (m Model) showTail(list []Earlier, load func() Rest) Model {
 	return m
 }
 
+// restNotice notes b, which shows n, as the resume's notice when n is
+// it and the earlier turns load.
+func (m Model) restNotice(n Notice, b block) Model {
+	if n.Resumed && m.rest != nil {
+		m.rest.notice = b
+	}
+	return m
+}
+
 // waitsForRest says, under a prompt sent while the earlier turns load,
 // that it waits for them: the request carries every message.
 func (m Model) waitsForRest() Model {
@@ -91,10 +111,10 @@ func (m Model) waitsForRest() Model {
 	return m.addBlock(noticeBlock("The session's earlier turns are still loading: this waits for them (a request carries every message)."))
 }
 
-// handleRest puts the earlier turns in place of the loading line.
-func (m Model) handleRest(r Rest) (Model, tea.Cmd) {
-	rs := m.rest
-	if rs == nil || !m.tr.holds(rs.line) {
+// handleRest puts the earlier turns rs loaded in place of its loading
+// line.
+func (m Model) handleRest(rs *restState, r Rest) (Model, tea.Cmd) {
+	if rs == nil || rs != m.rest || !m.tr.holds(rs.line) {
 		return m, nil // another conversation took its place (/clear, /resume)
 	}
 	m.rest = nil
@@ -122,6 +142,9 @@ func (m Model) handleRest(r Rest) (Model, tea.Cmd) {
 			m.answers = m.answers[len(m.answers)-maxAnswers:]
 		}
 		m = m.markJournal(r.Journal)
+		if r.Notice != "" && rs.notice != nil && m.tr.holds(rs.notice) {
+			m.tr.replace([]block{rs.notice}, noticeBlock(r.Notice))
+		}
 	}
 	if m.inl != nil {
 		m.inl.journalDue = false // the cards may be printed now
@@ -149,7 +172,7 @@ func (m Model) finishRest() Model {
 	if m.rest == nil {
 		return m
 	}
-	m, _ = m.handleRest(m.rest.load())
+	m, _ = m.handleRest(m.rest, m.rest.load())
 	return m
 }
 

@@ -155,7 +155,7 @@ func TestInlinePrintsTheEarlierTurnsFirst(t *testing.T) {
 		t.Fatal("the last turns were printed before the earlier ones")
 	}
 	close(g.gate)
-	r.send(restMsg{rest: g.load()})
+	r.send(restMsg{rest: g.load(), state: r.m.rest})
 	text := r.printedText()
 	if i, j := strings.Index(text, "turn 1:"), strings.Index(text, "turn 60:"); i < 0 || j < i {
 		t.Fatalf("printed out of order (turn 1 at %d, turn 60 at %d)", i, j)

@@ -208,4 +208,7 @@ func openLog(path string) (*slog.Logger, func(), error) {
 type Notice struct {
 	Text    string
 	Warning bool
+	// Resumed marks the notice of a session resumed from its end: once
+	// the earlier turns are in, Rest.Notice takes its place.
+	Resumed bool
 }

@@ -30,6 +30,10 @@ type SessionView struct {
 	Notice string
 	// Earlier is the conversation so far, as at start.
 	Earlier []Earlier
+	// Rest, when set, loads the conversation before Earlier, as
+	// Options.Rest does: a long session opens from its end, the notice
+	// (which Rest.Notice may replace) under its last turns.
+	Rest func() Rest
 	// Draft goes into the input (the prompt a fork was made before).
 	Draft string
 }
@@ -224,18 +228,43 @@ func (m Model) forkCommand(args []string) (Model, tea.Cmd) {
 		m = m.addBlock(errorBlock("usage: /fork [N]", "go on in a copy of this session; N: from before your prompt number N"))
 		return m, nil
 	}
-	fork := func(before int) tea.Cmd {
-		return func() tea.Msg {
-			v, err := sw.Fork(before)
-			return sessionSwitchedMsg{view: v, err: err}
-		}
+	if m.rest != nil {
+		// The backend's Fork waits for the load (or refuses a failed
+		// one): say why nothing happens at once.
+		m = m.addBlock(noticeBlock("The session's earlier turns are still loading: a fork waits for them (it copies the whole conversation)."))
 	}
 	if n > 0 {
-		return m, fork(n)
+		return m, forkBefore(sw, n)
 	}
-	prompts, err := sw.Prompts()
-	if err != nil {
-		m = m.addBlock(errorBlock("cannot list the prompts: "+err.Error(), ""))
+	// The prompts are read behind the frame: a long session's
+	// transcript is megabytes.
+	return m, func() tea.Msg {
+		prompts, err := sw.Prompts()
+		return forkPromptsMsg{sw: sw, prompts: prompts, err: err}
+	}
+}
+
+// forkBefore forks before prompt number before (0: all of it).
+func forkBefore(sw Sessions, before int) tea.Cmd {
+	return func() tea.Msg {
+		v, err := sw.Fork(before)
+		return sessionSwitchedMsg{view: v, err: err}
+	}
+}
+
+// forkPromptsMsg brings the prompts /fork offers to fork before.
+type forkPromptsMsg struct {
+	sw      Sessions
+	prompts []agent.Prompt
+	err     error
+}
+
+// handleForkPrompts offers the whole conversation (first) or a point
+// before one of the prompts.
+func (m Model) handleForkPrompts(msg forkPromptsMsg) (Model, tea.Cmd) {
+	sw, prompts := msg.sw, msg.prompts
+	if msg.err != nil {
+		m = m.addBlock(errorBlock("cannot list the prompts: "+msg.err.Error(), ""))
 		return m, nil
 	}
 	items := []pickItem{{label: "here: the whole conversation so far", value: "0"}}
@@ -245,7 +274,7 @@ func (m Model) forkCommand(args []string) (Model, tea.Cmd) {
 	}
 	m.picker = &picker{c: m.c, title: "Fork from where? The fork gets its own undo history; this session stays as it is.", items: items, pick: func(v string) tea.Cmd {
 		before, _ := strconv.Atoi(v)
-		return fork(before)
+		return forkBefore(sw, before)
 	}}
 	return m, nil
 }
@@ -272,14 +301,21 @@ func (m Model) handleSessionSwitched(msg sessionSwitchedMsg) (Model, tea.Cmd) {
 	m.rest = nil
 	m.cards = map[string]*toolCard{}
 	m.plan = nil
-	m = m.showEarlier(msg.view.Earlier)
+	if v := msg.view; v.Rest != nil {
+		m = m.showTail(v.Earlier, v.Rest)
+	} else {
+		m = m.showEarlier(v.Earlier)
+	}
 	if msg.view.Notice != "" {
-		m = m.addBlock(noticeBlock(msg.view.Notice))
+		b := noticeBlock(msg.view.Notice)
+		m = m.addBlock(b)
+		m = m.restNotice(Notice{Text: msg.view.Notice, Resumed: true}, b)
 	}
 	if msg.view.Draft != "" {
 		m.input.setValue(m.asTyped(msg.view.Draft))
 	}
-	if m.hasPastCards() {
+	// The rest brings the journal; Update starts its load.
+	if m.hasPastCards() && m.rest == nil {
 		return m, tea.Batch(refreshStatus(m.backend), loadJournal(m.backend))
 	}
 	return m, refreshStatus(m.backend)

@@ -160,7 +160,9 @@ func newModel(base context.Context, b Backend, opts Options, log *slog.Logger) M
 	}
 	for _, n := range opts.Banner {
 		if strings.TrimSpace(n.Text) != "" {
-			m.tr.add(noticeBlockOf(n))
+			b := noticeBlockOf(n)
+			m.tr.add(b)
+			m = m.restNotice(n, b)
 		}
 	}
 	m.notices = opts.Notices
@@ -287,9 +289,11 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case journalMsg:
 		return m.markJournal(msg.entries), nil
 	case restMsg:
-		return m.handleRest(msg.rest)
+		return m.handleRest(msg.state, msg.rest)
 	case sessionSwitchedMsg:
 		return m.handleSessionSwitched(msg)
+	case forkPromptsMsg:
+		return m.handleForkPrompts(msg)
 	case compactDoneMsg:
 		m.compactCancel = nil
 		m.tr.remove(msg.progress)
