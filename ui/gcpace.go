@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"os"
+	"runtime"
 	"runtime/debug"
 	"sync"
 )
@@ -14,28 +16,52 @@ import (
 // back when the turn ends.
 const turnGCPercent = 400
 
-var gcPace struct {
+// While a turn runs, Go code runs on one thread (GOMAXPROCS 1). A turn
+// is a pipeline of small steps handed from goroutine to goroutine: the
+// answer read and decoded, an event sent, the frame drawn, written to
+// the terminal. With a second processor each hand-off wakes another
+// thread, and at a model's pace that waking cost a fifth of the CPU of
+// the stream; no step is long enough to gain from running beside
+// another (commands run in processes of their own). Put back when the
+// turn ends.
+const turnProcs = 1
+
+var turnPace struct {
 	sync.Mutex
-	on    bool
-	saved int
+	on          bool
+	savedGC     int
+	savedProcs  int
+	keepProcs   bool
+	checkedEnvs bool
 }
 
-// paceGC raises the collector's GOGC for a running turn (on) or puts
-// back what it was. A GOGC set higher, or off, by the environment is
-// kept.
+// paceGC sets the runtime for a running turn (on) or puts back what it
+// was. A GOGC set higher, or off, by the environment is kept, and so is
+// a GOMAXPROCS the environment sets.
 func paceGC(on bool) {
-	gcPace.Lock()
-	defer gcPace.Unlock()
-	if on == gcPace.on {
+	turnPace.Lock()
+	defer turnPace.Unlock()
+	if on == turnPace.on {
 		return
 	}
-	gcPace.on = on
+	turnPace.on = on
+	if !turnPace.checkedEnvs {
+		turnPace.checkedEnvs = true
+		turnPace.keepProcs = os.Getenv("GOMAXPROCS") != ""
+	}
 	if !on {
-		debug.SetGCPercent(gcPace.saved)
+		debug.SetGCPercent(turnPace.savedGC)
+		if turnPace.savedProcs > 0 {
+			runtime.GOMAXPROCS(turnPace.savedProcs)
+			turnPace.savedProcs = 0
+		}
 		return
 	}
-	gcPace.saved = debug.SetGCPercent(turnGCPercent)
-	if gcPace.saved < 0 || gcPace.saved > turnGCPercent {
-		debug.SetGCPercent(gcPace.saved)
+	turnPace.savedGC = debug.SetGCPercent(turnGCPercent)
+	if turnPace.savedGC < 0 || turnPace.savedGC > turnGCPercent {
+		debug.SetGCPercent(turnPace.savedGC)
+	}
+	if !turnPace.keepProcs && runtime.GOMAXPROCS(0) > turnProcs {
+		turnPace.savedProcs = runtime.GOMAXPROCS(turnProcs)
 	}
 }

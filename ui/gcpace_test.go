@@ -2,6 +2,8 @@ package ui
 
 import (
 	"context"
+	"os"
+	"runtime"
 	"runtime/debug"
 	"testing"
 
@@ -17,10 +19,15 @@ func gcPercent() int {
 	return p
 }
 
-// While a turn runs the collector's GOGC is turnGCPercent; when it ends,
-// what it was. A GOGC the environment turned off stays off.
-func TestTheCollectorRunsLessOftenDuringATurn(t *testing.T) {
+// While a turn runs the collector's GOGC is turnGCPercent and Go code
+// runs on turnProcs threads; when it ends, both are what they were. A
+// GOGC the environment turned off stays off.
+func TestTheRuntimeIsPacedDuringATurn(t *testing.T) {
+	if os.Getenv("GOMAXPROCS") != "" {
+		t.Skip("GOMAXPROCS is set in the environment: it is kept")
+	}
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	m := New(newFake(), Options{Workspace: "/work/project"})
 	m = update(m, sizeMsg(80, 20))
 	release := make(chan struct{})
@@ -31,6 +38,9 @@ func TestTheCollectorRunsLessOftenDuringATurn(t *testing.T) {
 	if got := gcPercent(); got != turnGCPercent {
 		t.Fatalf("GOGC during a turn = %d; want %d", got, turnGCPercent)
 	}
+	if got := runtime.GOMAXPROCS(0); got != turnProcs {
+		t.Fatalf("GOMAXPROCS during a turn = %d; want %d", got, turnProcs)
+	}
 	cmds := cmd().(tea.BatchMsg)
 	go cmds[0]()
 	close(release)
@@ -40,6 +50,9 @@ func TestTheCollectorRunsLessOftenDuringATurn(t *testing.T) {
 	}
 	if got := gcPercent(); got != 100 {
 		t.Fatalf("GOGC after the turn = %d; want 100 back", got)
+	}
+	if got := runtime.GOMAXPROCS(0); got != 2 {
+		t.Fatalf("GOMAXPROCS after the turn = %d; want 2 back", got)
 	}
 
 	debug.SetGCPercent(-1)
