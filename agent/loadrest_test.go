@@ -85,31 +85,7 @@ func TestPromptDuringTheLoadWaitsForEveryMessage(t *testing.T) {
 			return []string{"recovered"}
 		}
 	})
-	tail, ok := a.Tail()
-	if !ok || len(tail.Messages) == 0 || len(tail.Messages) >= 2*turns {
-		t.Fatalf("resumed with %d messages of the end (ok %v); want the last turns", len(tail.Messages), ok)
-	}
-	if last := tail.Messages[len(tail.Messages)-1].Content; !strings.HasPrefix(last, fmt.Sprintf("answer %d:", turns)) {
-		t.Fatalf("the end of the tail is %q; want the last answer", last)
-	}
-	if !a.Loading() || a.Status().SessionID != id {
-		t.Fatal("the status does not say the session is still loading")
-	}
-	ran := make(chan error, 1)
-	go func() { ran <- a.Run(context.Background(), "the next prompt", func(Event) {}, approveAll()) }()
-	<-entered
-	if n := srv.count(); n != 0 {
-		t.Fatalf("%d requests sent before the session was loaded", n)
-	}
-	close(gate)
-	if err := <-ran; err != nil {
-		t.Fatal(err)
-	}
-	msgs := srv.messages(0)
-	// The system prompt, every earlier message, the prompt.
-	if len(msgs) != 1+2*turns+1 || msgs[1]["content"] != "prompt 1" || !strings.HasSuffix(fmt.Sprint(msgs[len(msgs)-1]["content"]), "the next prompt") {
-		t.Fatalf("the request has %d messages, from %v to %v; want every earlier one", len(msgs), msgs[1]["content"], msgs[len(msgs)-1]["content"])
-	}
+	promptWaitsForTheRest(t, a, id, srv, entered, gate)
 	notes, err := a.LoadRest()
 	if err != nil || len(notes) != 1 || notes[0] != "recovered" {
 		t.Fatalf("the load's notes %q, %v", notes, err)
@@ -198,3 +174,36 @@ func (idle) Stream(context.Context, openai.ChatCompletionRequest, func(chat.Stre
 func (idle) Models(context.Context) ([]string, error)        { return nil, nil }
 func (idle) ProbeWindow(context.Context, string) chat.Window { return chat.Window{} }
 func (idle) BaseURL() string                                 { return "idle" }
+
+// promptWaitsForTheRest checks a session a opened from its end: it holds
+// the last turns of session id and says it is loading; a prompt sent
+// meanwhile sends nothing until the load, held at entered until gate is
+// closed, is done, and its request then carries every earlier message.
+func promptWaitsForTheRest(t *testing.T, a *Agent, id string, srv *fakeServer, entered, gate chan struct{}) {
+	t.Helper()
+	tail, ok := a.Tail()
+	if !ok || len(tail.Messages) == 0 || len(tail.Messages) >= 2*turns {
+		t.Fatalf("opened with %d messages of the end (ok %v); want the last turns", len(tail.Messages), ok)
+	}
+	if last := tail.Messages[len(tail.Messages)-1].Content; !strings.HasPrefix(last, fmt.Sprintf("answer %d:", turns)) {
+		t.Fatalf("the end of the tail is %q; want the last answer", last)
+	}
+	if !a.Loading() || a.Status().SessionID != id {
+		t.Fatal("the status does not say the session is still loading")
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- a.Run(context.Background(), "the next prompt", func(Event) {}, approveAll()) }()
+	<-entered
+	if n := srv.count(); n != 0 {
+		t.Fatalf("%d requests sent before the session was loaded", n)
+	}
+	close(gate)
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
+	msgs := srv.messages(0)
+	// The system prompt, every earlier message, the prompt.
+	if len(msgs) != 1+2*turns+1 || msgs[1]["content"] != "prompt 1" || !strings.HasSuffix(fmt.Sprint(msgs[len(msgs)-1]["content"]), "the next prompt") {
+		t.Fatalf("the request has %d messages, from %v to %v; want every earlier one", len(msgs), msgs[1]["content"], msgs[len(msgs)-1]["content"])
+	}
+}

@@ -68,30 +68,7 @@ func TestOpenSessionOfALongSessionOpensFromItsEnd(t *testing.T) {
 	if err := a.OpenSession(id); err != nil {
 		t.Fatal(err)
 	}
-	tail, ok := a.Tail()
-	if !ok || len(tail.Messages) == 0 || len(tail.Messages) >= 2*turns {
-		t.Fatalf("opened with %d messages of the end (ok %v); want the last turns", len(tail.Messages), ok)
-	}
-	if last := tail.Messages[len(tail.Messages)-1].Content; !strings.HasPrefix(last, fmt.Sprintf("answer %d:", turns)) {
-		t.Fatalf("the end of the tail is %q; want the last answer", last)
-	}
-	if !a.Loading() || a.Status().SessionID != id {
-		t.Fatal("the status does not say the opened session is still loading")
-	}
-	ran := make(chan error, 1)
-	go func() { ran <- a.Run(context.Background(), "the next prompt", func(Event) {}, approveAll()) }()
-	<-entered
-	if n := srv.count(); n != 0 {
-		t.Fatalf("%d requests sent before the session was loaded", n)
-	}
-	close(gate)
-	if err := <-ran; err != nil {
-		t.Fatal(err)
-	}
-	msgs := srv.messages(0)
-	if len(msgs) != 1+2*turns+1 || msgs[1]["content"] != "prompt 1" || !strings.HasSuffix(fmt.Sprint(msgs[len(msgs)-1]["content"]), "the next prompt") {
-		t.Fatalf("the request has %d messages, from %v to %v; want every earlier one", len(msgs), msgs[1]["content"], msgs[len(msgs)-1]["content"])
-	}
+	promptWaitsForTheRest(t, a, id, srv, entered, gate)
 	if notes, err := a.LoadRest(); err != nil || len(notes) != 1 || recovered != 1 {
 		t.Fatalf("the load's notes %q, %v, recovered %d times", notes, err, recovered)
 	}
