@@ -6,8 +6,11 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"myclaw/tools/termtext"
 )
 
 // modelsMsg brings the server's models, for /model and its completion.
@@ -34,11 +37,13 @@ func hasModel(list []string, name string) bool {
 }
 
 // completeModel completes prefix to the one model it starts, or to the
-// longest prefix its models share.
+// longest prefix its models share. A name that cannot be typed as itself
+// (a blank, a control or hidden character) is not completed to: the
+// input would hold another name; the /model picker offers it.
 func completeModel(list []string, prefix string) (string, bool) {
 	var hits []string
 	for _, m := range list {
-		if strings.HasPrefix(m, prefix) {
+		if strings.HasPrefix(m, prefix) && !strings.ContainsFunc(m, unicode.IsSpace) && !termtext.HasHidden(m) {
 			hits = append(hits, m)
 		}
 	}

@@ -68,3 +68,16 @@ func TestModelSave(t *testing.T) {
 		t.Fatalf("a plain switch saved (%v) or did not say how to keep it:\n%s", f.saved, screen(m))
 	}
 }
+
+// Tab completes /model to names that can be typed as themselves: a name
+// the server lists with a control or hidden character or a blank is left
+// to the picker, and the completion does not fall back to another.
+func TestModelCompletionLeavesOutNamesThatCannotBeTyped(t *testing.T) {
+	list := []string{"qwen\x1b[31m-evil", "qwen\u202e-rtl", "qwen two", "llama3"}
+	if got, ok := completeModel(list, "qw"); ok || got != "" {
+		t.Errorf("completeModel(qw) = %q, %v; want nothing", got, ok)
+	}
+	if got, ok := completeModel(append(list, "qwen2.5-coder"), "qw"); !ok || got != "qwen2.5-coder" {
+		t.Errorf("completeModel(qw) = %q, %v; want qwen2.5-coder", got, ok)
+	}
+}
