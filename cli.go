@@ -98,7 +98,7 @@ func dispatch(ctx context.Context, args []string, secrets map[string]string, std
 			printFlags(stderr, fs)
 			return errHelp
 		}
-		return &app.UsageError{Msg: err.Error()}
+		return &app.UsageError{Msg: err.Error() + flagHint(err)}
 	}
 	rest := fs.Args()
 	switch mode {
@@ -194,4 +194,13 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 			fmt.Fprintf(w, "%s\n%33s%s\n", head, "", usage)
 		}
 	})
+}
+
+// flagHint names myclaw's way of doing what an unknown flag other agents
+// have asks for.
+func flagHint(err error) string {
+	if strings.HasSuffix(err.Error(), "not defined: -resume") {
+		return " (--continue resumes the newest session of this workspace, --session ID a given one; /sessions in myclaw lists them)"
+	}
+	return ""
 }

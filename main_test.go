@@ -157,6 +157,15 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// --resume, as other agents spell it, is named myclaw's way.
+func TestResumeFlagPointsToContinueAndSession(t *testing.T) {
+	e := newEnv(t, writeNote)
+	_, errOut, code := e.myclaw(nil, "--resume")
+	if code != 2 || !strings.Contains(errOut, "--continue resumes the newest session") || !strings.Contains(errOut, "--session ID") {
+		t.Fatalf("--resume: code %d, stderr %q", code, errOut)
+	}
+}
+
 func TestServerProblemsExitOne(t *testing.T) {
 	e := newEnv(t, writeNote)
 	_, errOut, code := e.myclaw(nil, "-p", "hi", "--model", "nope")
