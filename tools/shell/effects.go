@@ -52,6 +52,26 @@ func (p *lineParser) change(verb, target string) {
 	}
 }
 
+// linkTargets rates what ln links to: a link in the workspace to a path
+// outside it is a way out that confined commands cannot take but the
+// user's own tools (an editor, a formatter, git) follow later, writing
+// where it leads. A relative target is judged as written: "../x" asks
+// even where the link's folder makes it stay inside.
+func (p *lineParser) linkTargets(ops []string) {
+	targets := ops
+	if len(ops) > 1 {
+		targets = ops[:len(ops)-1]
+	}
+	for _, t := range targets {
+		switch {
+		case isDynamic(t):
+			p.raise(tools.RiskHigh, "links to a path known only when it runs: "+t)
+		case outside(t, p.workspace):
+			p.raise(tools.RiskHigh, "links to "+t+", outside the workspace: what follows the link later reaches it")
+		}
+	}
+}
+
 // rel makes an absolute path inside the workspace relative to it.
 func (p *lineParser) rel(target string) string {
 	if p.workspace != "" && filepath.IsAbs(target) {
@@ -215,8 +235,15 @@ func (p *lineParser) effects(cmd []string) {
 			p.change("moves", o)
 		}
 	case Copies:
-		if len(ops) > 0 {
+		switch {
+		case name == "ln" && len(ops) == 1:
+			// ln TARGET makes a link named as TARGET's last element, here.
+			p.change("writes", path.Base(ops[0]))
+		case len(ops) > 0:
 			p.change("writes", ops[len(ops)-1])
+		}
+		if name == "ln" {
+			p.linkTargets(ops)
 		}
 	case Chmods:
 		if len(ops) > 1 {
