@@ -139,6 +139,8 @@ type Agent struct {
 	// check, or the last request, could not connect): requests then try
 	// once instead of waiting through retries.
 	down atomic.Bool
+	// listing is the listing of the server's models under way.
+	listing sharedListing
 	// usage is the session's use of the model (see cost.go).
 	usage   sessionUsage
 	running bool

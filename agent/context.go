@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"encoding/json"
-
 	"github.com/sashabaranov/go-openai"
 )
 
@@ -36,9 +34,9 @@ func estimateMessages(msgs []openai.ChatCompletionMessage) int {
 	return n
 }
 
+// estimateCatalog counts catalog as the JSON it is sent as.
 func estimateCatalog(catalog []openai.Tool) int {
-	b, _ := json.Marshal(catalog)
-	return estimateText(string(b))
+	return (catalogLen(catalog) + bytesPerToken - 1) / bytesPerToken
 }
 
 func estimateRequest(req openai.ChatCompletionRequest) int {

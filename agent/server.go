@@ -10,11 +10,12 @@ import (
 	"myclaw/agent/chat"
 )
 
-// Models lists the models the server offers.
+// Models lists the models the server offers. A call made while the server
+// check (or another call) is asking shares its answer.
 func (a *Agent) Models(ctx context.Context) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	return a.opts.Client.Models(ctx)
+	return a.listModels(ctx)
 }
 
 // CheckServer checks that the model server answers and knows the model.
@@ -32,7 +33,7 @@ func (a *Agent) CheckServer(ctx context.Context) error {
 func (a *Agent) checkServer(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	models, err := a.opts.Client.Models(ctx)
+	models, err := a.listModels(ctx)
 	model := a.Model()
 	var apiErr *chat.APIError
 	answered := err == nil || (errors.As(err, &apiErr) && apiErr.Status != 0)

@@ -32,11 +32,7 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 		return err
 	}
 	defer a.close()
-	// A resumed transcript is read and decoded in megabytes that are
-	// garbage once loaded: given back just after the first frame (doing
-	// it beside the frame held the frame up), rather than kept until the
-	// runtime's scavenger gets to them.
-	if uo.Rest == nil { // otherwise once the rest is loaded
+	if givesBackLoad(uo) {
 		time.AfterFunc(500*time.Millisecond, debug.FreeOSMemory)
 	}
 	err = ui.Run(ctx, b, uo)
@@ -46,6 +42,18 @@ func RunTUI(ctx context.Context, o Options, secrets map[string]string) error {
 		return context.Canceled
 	}
 	return err
+}
+
+// givesBackLoad reports whether start-up leaves a transcript's garbage
+// to give back just after the first frame. A resumed transcript is read
+// and decoded in megabytes that are garbage once loaded: given back then
+// (doing it beside the frame held the frame up), rather than kept until
+// the runtime's scavenger gets to them; one resumed from its last turns
+// gives them back once the rest is loaded. A new session has none: a
+// forced collection and scavenge would only cost CPU while the user
+// reads the first frame.
+func givesBackLoad(uo ui.Options) bool {
+	return len(uo.Earlier) > 0 && uo.Rest == nil
 }
 
 // startTUI is all that comes before the TUI's first frame: the app, the

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -75,5 +76,29 @@ func TestWrapWordsBreaksLongWords(t *testing.T) {
 	}
 	if got := wrapWords("世界", 1); len(got) == 0 {
 		t.Error("no lines")
+	}
+}
+
+// The start-up check's outcome and the window it learned reach the screen
+// together, with nothing left to refresh after them.
+func TestServerCheckShowsItsOutcomeWithTheWindow(t *testing.T) {
+	f := newFake()
+	m := newTestModel(t, f)
+	f.mu.Lock()
+	f.status = agent.Status{Model: "test-model", TokensUsed: 4600, ContextWindow: 65536, WindowSource: "context_length"}
+	f.mu.Unlock()
+	m, cmd := updateCmd(m, checkServerStatus(context.Background(), f)())
+	if got := screen(m); !strings.Contains(got, "· server ready") || !strings.Contains(got, "/65.5k") {
+		t.Fatalf("after the check:\n%s", got)
+	}
+	if cmd != nil {
+		t.Fatalf("the check leaves %T to do", cmd())
+	}
+	f.mu.Lock()
+	f.checkErr = errors.New("no server")
+	f.mu.Unlock()
+	m = update(newTestModel(t, f), checkServerStatus(context.Background(), f)())
+	if got := screen(m); !strings.Contains(got, "· server check failed (below)") || !strings.Contains(got, "/65.5k") {
+		t.Fatalf("after a failed check:\n%s", got)
 	}
 }

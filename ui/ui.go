@@ -192,7 +192,7 @@ func (m Model) Init() tea.Cmd {
 	if m.hasPastCards() && m.rest == nil { // the rest brings the journal
 		journal = loadJournal(m.backend)
 	}
-	return tea.Batch(m.shared.approver.waitForApproval(), checkServer(m.shared.base, m.backend), fetchModels(m.shared.base, m.backend), waitForNotice(m.notices), loadCommandsStamped(m.loadCommands, m.commandsStamp), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys, m.c.workspace), journal, m.readBranch(), m.inlineInit())
+	return tea.Batch(m.shared.approver.waitForApproval(), checkServerStatus(m.shared.base, m.backend), fetchModels(m.shared.base, m.backend), waitForNotice(m.notices), loadCommandsStamped(m.loadCommands, m.commandsStamp), loadPrompts(m.backend), waitForForm(m.formCh), buildIndex(m.shared.base, m.fsys, m.c.workspace), journal, m.readBranch(), m.inlineInit())
 }
 
 // Update implements tea.Model.
@@ -345,6 +345,8 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		m.status.sandbox, m.status.session = msg.sandbox, msg.status.SessionID
 		m.status.agents = msg.agents
 		return m, m.readBranch()
+	case serverStatusMsg:
+		return m.handleServerStatus(msg)
 	case serverCheckedMsg:
 		m.welcome.checked(msg.err)
 		if msg.err != nil {
