@@ -176,3 +176,24 @@ func TestQuitDuringTheLoadWritesTheWholeConversation(t *testing.T) {
 		t.Fatalf("the conversation written on quit is not whole:\n%.400s", text)
 	}
 }
+
+// On exit a long session puts only its end into the terminal's
+// scrollback, whole blocks up to scrollbackLines, after a line saying
+// where the rest is; a short one goes whole.
+func TestExitWritesOnlyTheEndOfALongSession(t *testing.T) {
+	m := New(newFake(), Options{Workspace: "/work/project", Earlier: seededEarlier(3000)})
+	m = update(m, sizeMsg(120, 40))
+	text := ansi.Strip(m.scrollbackText())
+	lines := strings.Count(text, "\n")
+	if lines > scrollbackLines+20 || lines < scrollbackLines/2 {
+		t.Fatalf("%d lines written on exit; want about %d", lines, scrollbackLines)
+	}
+	if !strings.HasPrefix(text, "⋯ ") || !strings.Contains(text, "myclaw --continue shows them") || !strings.Contains(text, "turn 3000:") || strings.Contains(text, "turn 1:") {
+		t.Fatalf("exit text starts %.200q and ends %.200q", text, text[len(text)-200:])
+	}
+	short := New(newFake(), Options{Workspace: "/work/project", Earlier: seededEarlier(20)})
+	short = update(short, sizeMsg(120, 40))
+	if text := ansi.Strip(short.scrollbackText()); strings.HasPrefix(text, "⋯ ") || !strings.Contains(text, "turn 1:") {
+		t.Fatalf("a short session's exit text: %.300q", text)
+	}
+}
