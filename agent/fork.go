@@ -129,6 +129,9 @@ func (a *Agent) OpenSession(id string) error {
 	if err := a.switchTo(s); err != nil {
 		return err
 	}
+	// Marked used, it is the one --continue opens next; failing that
+	// decides only what --continue opens, not this resume.
+	_ = s.Touch()
 	a.sessionSwitched("resume")
 	return nil
 }

@@ -72,6 +72,11 @@ func TestForkKeepsTwoIndependentJournals(t *testing.T) {
 	if err := h.agent.OpenSession(orig); err != nil {
 		t.Fatal(err)
 	}
+	// Opened again, it is the one --continue opens next, though the
+	// fork has the newer records.
+	if latest, err := h.store.Latest(h.ws); err != nil || latest.ID != orig {
+		t.Fatalf("Latest after reopening the original = %s, %v; want %s", latest.ID, err, orig)
+	}
 	if d := h.agent.Status().UndoDepth; d != 2 {
 		t.Fatalf("the original's undo depth = %d, want 2", d)
 	}

@@ -109,7 +109,9 @@ func (s *Store) OpenSession(id string) (*Session, error) {
 }
 
 // Latest returns the session of workspace that was used last; ErrNoSession
-// (wrapped) if it has none.
+// (wrapped) if it has none. A session with nothing in it yet is passed
+// over for one with a conversation: a run that only opened another
+// session (/resume) left one, newer than the session it opened.
 func (s *Store) Latest(workspace string) (SessionInfo, error) {
 	all, err := s.Sessions(workspace)
 	if err != nil {
@@ -117,6 +119,11 @@ func (s *Store) Latest(workspace string) (SessionInfo, error) {
 	}
 	if len(all) == 0 {
 		return SessionInfo{}, fmt.Errorf("no session for workspace %s in %s: %w", normWorkspace(workspace), s.sessionsDir(), ErrNoSession)
+	}
+	for _, info := range all {
+		if !info.Empty {
+			return info, nil
+		}
 	}
 	return all[0], nil
 }
@@ -187,9 +194,11 @@ func readInfo(dir string) (SessionInfo, error) {
 	}
 	// Updated is the time of the last transcript record: derived here
 	// rather than rewritten on every append.
-	if t, ok := lastRecordTime(filepath.Join(dir, transcriptFile)); ok && t.After(info.Updated) {
+	t, ok := lastRecordTime(filepath.Join(dir, transcriptFile))
+	if ok && t.After(info.Updated) {
 		info.Updated = t
 	}
+	info.Empty = !ok
 	return info, nil
 }
 
@@ -284,6 +293,24 @@ func (s *Session) saveInfo() error {
 		return fmt.Errorf("session %s: %w", s.info.ID, err)
 	}
 	return writeFileAtomic(filepath.Join(s.dir, infoFile), append(data, '\n'))
+}
+
+// Touch marks the session used now, as a record appended would: a
+// session opened again (/resume) is the one --continue opens next, before
+// anything is added to it.
+func (s *Session) Touch() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("session %s is closed", s.info.ID)
+	}
+	old := s.info.Updated
+	s.info.Updated = s.now().UTC()
+	if err := s.saveInfo(); err != nil {
+		s.info.Updated = old
+		return err
+	}
+	return nil
 }
 
 // SetTitle sets the title shown in session lists (the start of the first

@@ -254,6 +254,20 @@ func TestLatestAndSessions(t *testing.T) {
 	if got, want := strings.Join(ids, " "), strings.Join([]string{a1.Info().ID, a2.Info().ID, b1.Info().ID}, " "); got != want {
 		t.Fatalf("Sessions(\"\") = %s; want %s", got, want)
 	}
+
+	// A session newer than the last one used but with nothing in it (a
+	// run that only opened another) is passed over.
+	a3, err := s.NewSession(wsA, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a3.Close()
+	if got := latest(wsA); got != a1.Info().ID {
+		t.Fatalf("Latest with a newer empty session = %s; want %s, the one with a conversation", got, a1.Info().ID)
+	}
+	if got := latest(wsB); got != b1.Info().ID {
+		t.Fatalf("Latest of a workspace with only an empty session = %s; want it, %s", got, b1.Info().ID)
+	}
 }
 
 func relTo(t *testing.T, path string) string {

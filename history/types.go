@@ -62,4 +62,6 @@ type SessionInfo struct {
 	Title string `json:"title"`
 	// Parent is the session this one was forked from; empty for a new one.
 	Parent string `json:"parent,omitempty"`
+	// Empty: its transcript holds no record yet (read from it, not kept).
+	Empty bool `json:"-"`
 }
