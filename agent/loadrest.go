@@ -43,6 +43,10 @@ func PreloadTail(s *history.Session) *Preloaded {
 		case whole:
 			// A short transcript, or one of a few big turns: loaded whole.
 			p.begin(func() ([]history.Record, []string, error) { return records, warnings, nil })
+		case lastCompaction(records) == "uncompact":
+			// A compaction undone puts back messages from before it,
+			// which the end does not hold: the whole is read.
+			p.begin(func() ([]history.Record, []string, error) { return s.RecordsDecoding(decodedKinds...) })
 		default:
 			p.tail = tailOf(records)
 		}
@@ -88,6 +92,17 @@ func tailOf(records []history.Record) *Tail {
 	}
 	st := replayRecords(records, loadRecords(records), func(string) {})
 	return &Tail{Messages: repairTranscript(st.msgs), Calls: st.calls}
+}
+
+// lastCompaction is the kind of the last compaction record of records
+// ("compaction" or "uncompact"), or "".
+func lastCompaction(records []history.Record) string {
+	for i := len(records) - 1; i >= 0; i-- {
+		if k := records[i].Kind; k == "compaction" || k == "uncompact" {
+			return k
+		}
+	}
+	return ""
 }
 
 // pendingLoad is the load of a session resumed from its end: the whole

@@ -207,3 +207,45 @@ func promptWaitsForTheRest(t *testing.T, a *Agent, id string, srv *fakeServer, e
 		t.Fatalf("the request has %d messages, from %v to %v; want every earlier one", len(msgs), msgs[1]["content"], msgs[len(msgs)-1]["content"])
 	}
 }
+
+// A session whose last compaction was undone is read whole: the undo put
+// back messages from before the compaction, which the transcript's end
+// does not hold (read from its end, it opened on an empty screen). One
+// compacted and not undone is still read from its end.
+func TestAnUndoneCompactionIsReadWhole(t *testing.T) {
+	for _, undone := range []bool{false, true} {
+		store, id := longSession(t)
+		s, err := store.OpenSession(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		replaced := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "prompt 1"}, {Role: openai.ChatMessageRoleAssistant, Content: "answer 1"}}
+		if err := s.Append("compaction", compaction{Summary: "the first turn", Replaced: replaced}); err != nil {
+			t.Fatal(err)
+		}
+		if undone {
+			if err := s.Append("uncompact", len(replaced)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, m := range []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "after"}} {
+			if err := s.Append("message", m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.Close()
+		s, err = store.OpenSession(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := PreloadTail(s)
+		tail, ok := p.Tail()
+		if !ok {
+			<-p.done // the whole, read behind
+		}
+		s.Close()
+		if ok == undone {
+			t.Errorf("compaction undone %v: read from its end %v (%d messages); want %v", undone, ok, len(tail.Messages), !undone)
+		}
+	}
+}
