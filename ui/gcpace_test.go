@@ -26,6 +26,7 @@ func TestTheRuntimeIsPacedDuringATurn(t *testing.T) {
 	if os.Getenv("GOMAXPROCS") != "" {
 		t.Skip("GOMAXPROCS is set in the environment: it is kept")
 	}
+	paceGC(false) // a turn another test left running
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	m := New(newFake(), Options{Workspace: "/work/project"})
