@@ -221,7 +221,7 @@ func (m Model) startRun(typed string, fn func(ctx context.Context, emit func(age
 	m.cards = map[string]*toolCard{}
 	now := time.Now()
 	m.turn = &turnState{id: m.turnSeq, cancel: cancel, ch: ch, start: now, spunAt: now}
-	paceGC(true)
+	paceTurn(true)
 	m.tr.toBottom()
 	sh, log := m.shared, m.c.log
 	id := m.turnSeq
@@ -485,7 +485,7 @@ func (m Model) card(call agent.Call) (Model, *toolCard) {
 // its mark, an error its line, and the status line is refreshed.
 func (m Model) endTurn(err error) (Model, tea.Cmd) {
 	t := m.turn
-	paceGC(false)
+	paceTurn(false)
 	m = m.finishLive()
 	m = m.finishThink()
 	cancelled := t.cancelled || errors.Is(err, context.Canceled) || (t.cancelling && err != nil)

@@ -37,14 +37,16 @@ func spinnerTickIn(turn int, d time.Duration) tea.Cmd {
 // when they stop.
 const spinnerIdleCheck = 3 * spinnerInterval
 
-// spin turns the spinner if it last turned a spinnerInterval ago or more.
-func (t *turnState) spin(now time.Time) {
+// spin turns the spinner if it last turned a spinnerInterval ago or more,
+// and reports whether it did.
+func (t *turnState) spin(now time.Time) bool {
 	if now.Sub(t.spunAt) < spinnerInterval {
-		return
+		return false
 	}
 	t.frame++
 	t.elapsed = now.Sub(t.start)
 	t.spunAt = now
+	return true
 }
 
 // statusInfo is what the status line shows besides the running turn.

@@ -241,11 +241,10 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		if m.turn == nil || msg.turn != m.turn.id {
 			return m, nil
 		}
-		if msg.now.Sub(m.turn.spunAt) < spinnerInterval {
+		if !m.turn.spin(msg.now) {
 			// Streamed text turned it meanwhile, in the same frames.
 			return m, spinnerTickIn(m.turn.id, spinnerIdleCheck)
 		}
-		m.turn.spin(msg.now)
 		return m, spinnerTick(m.turn.id)
 	case approvalWithdrawnMsg:
 		return m.handleApprovalWithdrawn(msg)

@@ -295,15 +295,12 @@ func (s *streamState) addDelta(d *wireDelta) {
 // they go to onDelta as one, a wake-up of the screen rather than one a
 // token. Content and reasoning are never joined across each other.
 func (s *streamState) hold(text, reasoning string) {
-	if text != "" && reasoning != "" || text != "" && s.heldReasoning || reasoning != "" && !s.heldReasoning {
+	both := text != "" && reasoning != ""
+	if both || (reasoning != "") != s.heldReasoning {
 		s.flush()
 	}
-	if text != "" && reasoning != "" {
-		s.content.WriteString(text)
-		s.reasoning.WriteString(reasoning)
-		if s.onDelta != nil {
-			s.onDelta(StreamDelta{Content: text, Reasoning: reasoning})
-		}
+	if both {
+		s.pass(StreamDelta{Content: text, Reasoning: reasoning})
 		return
 	}
 	s.heldReasoning = reasoning != ""
@@ -321,10 +318,15 @@ func (s *streamState) flush() {
 	if s.ctx.Err() != nil {
 		return
 	}
-	d := StreamDelta{Content: piece}
 	if s.heldReasoning {
-		d = StreamDelta{Reasoning: piece}
+		s.pass(StreamDelta{Reasoning: piece})
+	} else {
+		s.pass(StreamDelta{Content: piece})
 	}
+}
+
+// pass adds d to the completion and hands it to onDelta.
+func (s *streamState) pass(d StreamDelta) {
 	s.content.WriteString(d.Content)
 	s.reasoning.WriteString(d.Reasoning)
 	if s.onDelta != nil {

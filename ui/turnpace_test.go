@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -23,10 +22,10 @@ func gcPercent() int {
 // runs on turnProcs threads; when it ends, both are what they were. A
 // GOGC the environment turned off stays off.
 func TestTheRuntimeIsPacedDuringATurn(t *testing.T) {
-	if os.Getenv("GOMAXPROCS") != "" {
+	if keepProcs {
 		t.Skip("GOMAXPROCS is set in the environment: it is kept")
 	}
-	paceGC(false) // a turn another test left running
+	paceTurn(false) // a turn another test left running
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	m := New(newFake(), Options{Workspace: "/work/project"})
@@ -57,11 +56,11 @@ func TestTheRuntimeIsPacedDuringATurn(t *testing.T) {
 	}
 
 	debug.SetGCPercent(-1)
-	paceGC(true)
+	paceTurn(true)
 	if got := gcPercent(); got != -1 {
 		t.Errorf("GOGC=off became %d during a turn", got)
 	}
-	paceGC(false)
+	paceTurn(false)
 	if got := gcPercent(); got != -1 {
 		t.Errorf("GOGC=off became %d after a turn", got)
 	}

@@ -26,29 +26,26 @@ const turnGCPercent = 400
 // turn ends.
 const turnProcs = 1
 
+// keepProcs: GOMAXPROCS is set in the environment, and kept.
+var keepProcs = os.Getenv("GOMAXPROCS") != ""
+
 var turnPace struct {
 	sync.Mutex
-	on          bool
-	savedGC     int
-	savedProcs  int
-	keepProcs   bool
-	checkedEnvs bool
+	on         bool
+	savedGC    int
+	savedProcs int
 }
 
-// paceGC sets the runtime for a running turn (on) or puts back what it
+// paceTurn sets the runtime for a running turn (on) or puts back what it
 // was. A GOGC set higher, or off, by the environment is kept, and so is
 // a GOMAXPROCS the environment sets.
-func paceGC(on bool) {
+func paceTurn(on bool) {
 	turnPace.Lock()
 	defer turnPace.Unlock()
 	if on == turnPace.on {
 		return
 	}
 	turnPace.on = on
-	if !turnPace.checkedEnvs {
-		turnPace.checkedEnvs = true
-		turnPace.keepProcs = os.Getenv("GOMAXPROCS") != ""
-	}
 	if !on {
 		debug.SetGCPercent(turnPace.savedGC)
 		if turnPace.savedProcs > 0 {
@@ -61,7 +58,7 @@ func paceGC(on bool) {
 	if turnPace.savedGC < 0 || turnPace.savedGC > turnGCPercent {
 		debug.SetGCPercent(turnPace.savedGC)
 	}
-	if !turnPace.keepProcs && runtime.GOMAXPROCS(0) > turnProcs {
+	if !keepProcs && runtime.GOMAXPROCS(0) > turnProcs {
 		turnPace.savedProcs = runtime.GOMAXPROCS(turnProcs)
 	}
 }
