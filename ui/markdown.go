@@ -25,6 +25,9 @@ type markdown struct {
 	byWidth map[rendererKey]*glamour.TermRenderer
 	widths  []rendererKey // oldest first, for eviction
 	log     *slog.Logger
+	// padded has glamour pad lines with the spaces that show nothing, as
+	// upstream does: for the test that leaving them out draws the same.
+	padded bool
 }
 
 func newMarkdown(theme Theme, profile termenv.Profile, log *slog.Logger) *markdown {
@@ -83,6 +86,10 @@ func (m *markdown) renderer(key rendererKey) (*glamour.TermRenderer, error) {
 		glamour.WithWordWrap(key.width),
 		glamour.WithColorProfile(m.profile),
 		glamour.WithChromaFormatter(codeFormatter),
+	}
+	if !m.padded {
+		// compactLine would drop it.
+		opts = append(opts, glamour.WithoutInvisiblePadding())
 	}
 	if key.streamed {
 		opts = append(opts, glamour.WithStreamedCode())

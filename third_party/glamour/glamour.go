@@ -248,6 +248,19 @@ func WithStreamedCode() TermRendererOption {
 	}
 }
 
+// WithoutInvisiblePadding leaves out the spaces a block pads its lines to
+// the full width with, where they show nothing (no background, underline,
+// inverse or strike-through, in the block and every block around it). The
+// text is the same on screen; a render without them is several times
+// cheaper, since a padded line is a styled space per cell and goes through
+// the margins of every enclosing block.
+func WithoutInvisiblePadding() TermRendererOption {
+	return func(tr *TermRenderer) error {
+		tr.ansiOptions.TrimPadding = true
+		return nil
+	}
+}
+
 // WithOptions sets multiple TermRenderer options within a single TermRendererOption.
 func WithOptions(options ...TermRendererOption) TermRendererOption {
 	return func(tr *TermRenderer) error {

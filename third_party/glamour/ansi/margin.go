@@ -83,7 +83,29 @@ func NewMarginWriter(ctx RenderContext, w io.Writer, rules StyleBlock) *MarginWr
 		return *ind
 	}
 
-	return newMarginWriter(w, indentation+margin, bs.Width(ctx), indentS, padS)
+	width := bs.Width(ctx)
+	if ctx.options.TrimPadding && invisiblePadding(*bs) {
+		width = 0
+	}
+	return newMarginWriter(w, indentation+margin, width, indentS, padS)
+}
+
+// invisiblePadding reports whether padding a line shows nothing, in the
+// block being finished (the top of the stack, whose style the margins
+// take) and where the enclosing blocks pad the line further.
+func invisiblePadding(stack BlockStack) bool {
+	for _, b := range stack {
+		if visibleSpace(b.Style.StylePrimitive) {
+			return false
+		}
+	}
+	return true
+}
+
+// visibleSpace reports whether a space styled with p can be seen.
+func visibleSpace(p StylePrimitive) bool {
+	set := func(b *bool) bool { return b != nil && *b }
+	return p.BackgroundColor != nil || set(p.Underline) || set(p.Inverse) || set(p.CrossedOut)
 }
 
 func newMarginWriter(w io.Writer, indent, width uint, indentS, padS func() string) *MarginWriter {

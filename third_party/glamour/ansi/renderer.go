@@ -25,6 +25,7 @@ type Options struct {
 	Styles           StyleConfig
 	ChromaFormatter  string
 	StreamedCode     bool // see WithStreamedCode
+	TrimPadding      bool // see WithoutInvisiblePadding
 }
 
 // ANSIRenderer renders markdown content as ANSI escaped sequences.
