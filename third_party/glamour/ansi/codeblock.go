@@ -10,7 +10,6 @@ import (
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/formatters"
 	"github.com/charmbracelet/glamour/internal/lexers"
-	"github.com/muesli/reflow/indent"
 	"github.com/muesli/termenv"
 )
 
@@ -132,8 +131,14 @@ func (e *CodeBlockElement) Render(w io.Writer, ctx RenderContext) error {
 		mutex.Unlock()
 	}
 
-	iw := indent.NewWriterPipe(w, indentation+margin, func(_ io.Writer) {
-		renderText(w, ctx.options.ColorProfile, bs.Current().Style.StylePrimitive, " ")
+	// Reflow's indent writer, each cell of the indent styled once.
+	var cell *string
+	iw := newIndentWriter(w, indentation+margin, func() string {
+		if cell == nil {
+			c := styledText(ctx.options.ColorProfile, bs.Current().Style.StylePrimitive, " ")
+			cell = &c
+		}
+		return *cell
 	})
 
 	if len(theme) > 0 {

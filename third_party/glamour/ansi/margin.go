@@ -26,6 +26,8 @@ type MarginWriter struct {
 	width   uint
 	padS    func() string // the padding cell, styled once
 
+	indentOnly bool // no padding writer: the indent writer writes out
+
 	iAnsi, skipIndent bool     // reflow's indent.Writer
 	a1                ansiSeqs // its ansi.Writer
 	pAnsi             bool     // reflow's padding.Writer
@@ -110,6 +112,13 @@ func visibleSpace(p StylePrimitive) bool {
 
 func newMarginWriter(w io.Writer, indent, width uint, indentS, padS func() string) *MarginWriter {
 	return &MarginWriter{w: w, indent: indent, indentS: indentS, width: width, padS: padS}
+}
+
+// newIndentWriter is reflow's indent writer alone, without the padding
+// writer after it, as code blocks use it: the first two of the four
+// machines.
+func newIndentWriter(w io.Writer, indent uint, indentS func() string) *MarginWriter {
+	return &MarginWriter{w: w, indent: indent, indentS: indentS, indentOnly: true}
 }
 
 func (w *MarginWriter) Write(b []byte) (int, error) {
@@ -218,6 +227,10 @@ func (w *MarginWriter) indentRune(r rune) {
 
 // padRunes is reflow's padding.Writer given b.
 func (w *MarginWriter) padRunes(b []byte) {
+	if w.indentOnly {
+		_, _ = w.w.Write(b)
+		return
+	}
 	for _, c := range string(b) {
 		switch {
 		case c == 0x1b:

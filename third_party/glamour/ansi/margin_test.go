@@ -47,3 +47,33 @@ func TestMarginWriterWritesWhatReflowWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestIndentWriterWritesWhatReflowWrites compares the indent writer code
+// blocks use with reflow's, on random input in random pieces.
+func TestIndentWriterWritesWhatReflowWrites(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	pieces := []string{"word", " ", "  ", "\n", "\n\n", "é", "漢字", "\t", "\x1b[0m", "\x1b[38;5;252m",
+		"\x1b[1;38;5;111m", "\x1b[m", "\x1b[3", "8;5;1m", "\x1b]8;;http://x\x1b\\", "\x1b@", "@", "[0m",
+		"\xff", "a\x1b[0mb", "\x1b[38;5;252m \x1b[0m", "x-y", "[", "m", "\x1b", "A"}
+	for round := range 3000 {
+		var src bytes.Buffer
+		for range rng.Intn(40) {
+			src.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		ind := uint(rng.Intn(4))
+		indentS := []string{" ", "\x1b[38;5;252m \x1b[0m", "", "│"}[rng.Intn(4)]
+		var want, got bytes.Buffer
+		rw := indent.NewWriterPipe(&want, ind, func(io.Writer) { _, _ = io.WriteString(&want, indentS) })
+		iw := newIndentWriter(&got, ind, func() string { return indentS })
+		b := src.Bytes()
+		for len(b) > 0 {
+			n := min(len(b), 1+rng.Intn(12))
+			_, _ = rw.Write(b[:n])
+			_, _ = iw.Write(b[:n])
+			b = b[n:]
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("round %d, indent %d, input %q:\n got %q\nwant %q", round, ind, src.Bytes(), got.Bytes(), want.Bytes())
+		}
+	}
+}
