@@ -513,7 +513,7 @@ func (m Model) endTurn(err error) (Model, tea.Cmd) {
 		m.tr.add(errorBlock(msg, hint))
 	}
 	t.cancel()
-	m.turn = nil
+	m.turn, m.busyNote = nil, "" // what waited for the turn can go
 	m = m.closePane()
 	m = m.settleCommandMode(cancelled)
 	m, next, ok := m.nextQueued(cancelled)

@@ -205,9 +205,10 @@ func TestPromptsWaitForACompaction(t *testing.T) {
 		t.Fatalf("queue %q, turn %v; want the prompt queued", m.queued, m.turn != nil)
 	}
 	m = runLine(t, m, "/undo")
-	if !strings.Contains(lastBlock(m), "cannot run while the compaction runs") {
-		t.Fatalf("/undo during a compaction: %q", lastBlock(m))
+	if status := lines(screen(m))[testHeight-1]; m.input.ta.value() != "/undo" || !strings.Contains(status, "/undo waits for the compaction: kept in the input · esc cancels it") {
+		t.Fatalf("/undo during a compaction: input %q, status line %q", m.input.ta.value(), status)
 	}
+	m.input.setValue("")
 	m = update(m, keyMsg("esc"))
 	m = update(m, <-done)
 	// Cancelled: the queued prompt comes back to the input, unsent.
