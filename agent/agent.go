@@ -551,9 +551,11 @@ func (a *Agent) Diff(seq int) (string, error) {
 	return history.SessionDiff(entries, a.opts.Store.Blobs())
 }
 
-// Sessions lists the sessions of the workspace, newest first.
+// Sessions lists the sessions of the workspace, newest first: those with
+// something in them, and this one even while it is empty.
 func (a *Agent) Sessions() ([]history.SessionInfo, error) {
-	return a.opts.Store.Sessions(a.opts.Workspace)
+	list, err := a.opts.Store.Sessions(a.opts.Workspace)
+	return history.Listed(list, a.Session().Info().ID), err
 }
 
 // NewConversation starts a new session; the old one stays on disk.
