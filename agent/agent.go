@@ -127,14 +127,8 @@ type Agent struct {
 	notes []string
 	// attachments go with the next user message (see attach.go).
 	attachments []attachment
-	tokensUsed  int
-	// measured says tokensUsed is a whole request's count (the server's,
-	// or an estimate of all it was sent); otherwise it counts the messages
-	// alone and Status adds the system prompt and the tools.
-	measured bool
-	// guessed says the last request's count was estimated (the server sent
-	// no usage).
-	guessed bool
+	// lastCount is the server's last count of a turn request (see meter.go).
+	lastCount counted
 	// down is set while the server is known not to answer (the start-up
 	// check, or the last request, could not connect): requests then try
 	// once instead of waiting through retries.
@@ -262,7 +256,7 @@ type sessionState struct {
 	pinned      []string
 	earlier     []approval.Seen
 	told        told
-	tokens      int
+	count       counted
 	usage       sessionUsage
 }
 
@@ -288,7 +282,6 @@ func replay(p *Preloaded, logf func(string, ...any)) (st sessionState, warnings 
 	st.calls = shareText(st.calls, st.msgs)
 	st.earlier = untrustedOf(st.msgs)
 	st.told = toldOf(st.msgs)
-	st.tokens = estimateMessages(st.msgs)
 	st.usage = loadUsage(p.records, p.dec, s.Info())
 	return st, warnings, nil
 }
@@ -303,6 +296,14 @@ func replayRecords(records []history.Record, dec *loaded, skipped func(string)) 
 		switch r.Kind {
 		case "compaction", "uncompact":
 			st.msgs, st.compactions = replayCompaction(r.Kind, r.Data, st.msgs, st.compactions)
+			st.count = counted{}
+		case "usage":
+			// Recorded after the messages its request carried, as live.
+			if u, ok := dec.usageAt(i); ok {
+				if c, ok := countOf(u, len(st.msgs)); ok {
+					st.count = c
+				}
+			}
 		case "pin":
 			var p string
 			if json.Unmarshal(r.Data, &p) == nil {
@@ -347,7 +348,7 @@ func (a *Agent) apply(st sessionState) {
 	a.earlier = st.earlier
 	a.told, a.instructionNotes = st.told, nil
 	a.compactions, a.pinned, a.compactHeld = st.compactions, st.pinned, 0
-	a.tokensUsed, a.measured = st.tokens, false
+	a.lastCount = st.count
 	a.usage = st.usage
 }
 
@@ -459,34 +460,19 @@ func (a *Agent) Status() Status {
 		defer a.mu.Unlock()
 		return Status{Model: a.model, Workspace: a.opts.Workspace, SessionID: a.session.Info().ID}
 	}
-	a.mu.Lock()
-	measured := a.measured
-	a.mu.Unlock()
-	estimate := 0
-	if !measured {
-		// Before the server has counted a request (a new or resumed
-		// session, after compaction), the meter shows what /context
-		// counts: system prompt, tools and conversation, not the messages
-		// alone, so it does not jump at the first answer.
-		r := a.Context()
-		estimate = r.System + r.Catalog + r.Conversation + r.Attached
-	}
+	used, estimated := a.meter()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !a.running {
 		// The undo count follows a shell's `myclaw undo` too.
 		_ = a.journal.Refresh()
 	}
-	used := a.tokensUsed
-	if !a.measured {
-		used = estimate
-	}
 	return Status{
 		Model:           a.model,
 		Workspace:       a.opts.Workspace,
 		SessionID:       a.session.Info().ID,
 		TokensUsed:      used,
-		TokensEstimated: !a.measured || a.guessed,
+		TokensEstimated: estimated,
 		ContextWindow:   a.window.Tokens,
 		WindowSource:    a.window.Source,
 		UndoDepth:       a.journal.Depth(),
@@ -500,9 +486,8 @@ func (a *Agent) Status() Status {
 // left (output costs a token per 2–4 bytes, so at most about a tenth of
 // what is left), so one long output cannot fill the window.
 func (a *Agent) OutputBudget() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return max(a.opts.ContextWindow-a.tokensUsed, 0) / 4
+	used, _ := a.meter()
+	return max(a.opts.ContextWindow-used, 0) / 4
 }
 
 // Withdrawn is a tool that left the catalog, and why.
@@ -566,9 +551,11 @@ func (a *Agent) Diff(seq int) (string, error) {
 	return history.SessionDiff(entries, a.opts.Store.Blobs())
 }
 
-// Sessions lists the sessions of the workspace, newest first.
+// Sessions lists the sessions of the workspace, newest first: those with
+// something in them, and this one even while it is empty.
 func (a *Agent) Sessions() ([]history.SessionInfo, error) {
-	return a.opts.Store.Sessions(a.opts.Workspace)
+	list, err := a.opts.Store.Sessions(a.opts.Workspace)
+	return history.Listed(list, a.Session().Info().ID), err
 }
 
 // NewConversation starts a new session; the old one stays on disk.

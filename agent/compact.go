@@ -182,7 +182,7 @@ func (a *Agent) compact(ctx context.Context, focus string, emit func(Event)) (Co
 	// compacts between its own requests), so cut still splits messages.
 	a.messages = append(compactedPrefix(summary, c.Notes), a.messages[cut:]...)
 	a.compactions = append(a.compactions, c)
-	a.tokensUsed, a.measured = estimateMessages(a.messages), false
+	a.lastCount = counted{} // what the server counted is gone
 	a.mu.Unlock()
 	if err := s.Append("compaction", c); err != nil {
 		return CompactionEvent{}, &UserError{Msg: "Cannot write the session transcript.", Hint: "Check free space and permissions of the state directory.", Err: err}
@@ -222,7 +222,7 @@ func (a *Agent) Uncompact() (string, error) {
 	c := a.compactions[n-1]
 	a.compactions = a.compactions[:n-1]
 	a.messages = append(append([]openai.ChatCompletionMessage(nil), c.Replaced...), a.messages[2:]...)
-	a.tokensUsed, a.measured = estimateMessages(a.messages), false
+	a.lastCount = counted{} // what the server counted is gone
 	a.told = toldOf(a.messages)
 	s := a.session
 	a.mu.Unlock()

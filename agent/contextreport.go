@@ -63,7 +63,9 @@ func (a *Agent) Context() ContextReport {
 	for _, at := range a.attachments {
 		r.Attached += estimateText(at.Text) + estimateImage(at.ImageURL)
 	}
-	r.LastUsage = a.tokensUsed
+	if a.lastCount.ok {
+		r.LastUsage = a.lastCount.total
+	}
 	a.mu.Unlock()
 	r.Free = max(r.Window-r.System-r.Catalog-r.Conversation-r.Attached, 0)
 	return r

@@ -159,6 +159,11 @@ type UsageEvent struct {
 	// figure ("Ollama /api/ps (loaded)", "llama.cpp /props n_ctx" …),
 	// "config", or "estimated".
 	WindowSource string `json:"window_source,omitempty"`
+	// Context is what the status line's meter shows after this request
+	// (see Status.TokensUsed), its answer included; ContextEstimated says
+	// no server count is in it. Only a turn's request sets it.
+	Context          int  `json:"-"`
+	ContextEstimated bool `json:"-"`
 }
 
 // RetryEvent reports a wait before trying the model server again.

@@ -20,8 +20,9 @@ type Status struct {
 	Model     string
 	Workspace string
 	SessionID string
-	// TokensUsed is the size of the conversation as of the last response
-	// (reported by the server, or estimated); ContextWindow its budget.
+	// TokensUsed is the context the next request will carry: the server's
+	// count of the last request it counted plus an estimate of what came
+	// after, or all estimated before any count; ContextWindow its budget.
 	TokensUsed    int
 	ContextWindow int
 	// TokensEstimated says TokensUsed is myclaw's estimate, not a count

@@ -213,7 +213,6 @@ func (a *Agent) appendMessage(m openai.ChatCompletionMessage) error {
 	a.mu.Lock()
 	s := a.session
 	a.messages = append(a.messages, m)
-	a.tokensUsed += estimateMessage(m)
 	a.mu.Unlock()
 	if err := s.Append("message", m); err != nil {
 		return &UserError{Msg: "Cannot write the session transcript.", Hint: "Check free space and permissions of the state directory.", Err: err}
@@ -354,9 +353,15 @@ func (t *turn) reportUsage(comp chat.Completion, req openai.ChatCompletionReques
 	ev := usageOf(comp, req)
 	ev.Kind, ev.ContextWindow, ev.WindowSource = RequestTurn, win.Tokens, win.Source
 	a.mu.Lock()
-	a.tokensUsed, a.measured, a.guessed = ev.TotalTokens, true, ev.Estimated
+	// The request carried the whole conversation: nothing is appended
+	// while a turn waits for its answer.
+	if c, ok := countOf(usageRecord{Kind: RequestTurn, PromptTokens: ev.PromptTokens, CompletionTokens: ev.CompletionTokens, Estimated: ev.Estimated}, len(a.messages)); ok {
+		a.lastCount = c
+	}
 	a.mu.Unlock()
 	a.count(ev, req.Model)
+	ev.Context, ev.ContextEstimated = a.meter()
+	ev.Context += answerTokens(comp.Content, comp.ToolCalls)
 	t.emit(ev)
 }
 

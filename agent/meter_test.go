@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -82,4 +83,102 @@ func TestSeveralCallsAreQueuedFirst(t *testing.T) {
 	if !slices.Equal(phases, want) {
 		t.Fatalf("tool_call events %q; want %q", phases, want)
 	}
+}
+
+// The meter is the server's count of the last request plus what came
+// after, and a session resumed (--continue) shows what it showed live: the
+// count is in the transcript's usage records, not replaced by an estimate.
+func TestMeterIsTheSameResumed(t *testing.T) {
+	t.Parallel()
+	// Counts far from the four-bytes-a-token estimate, as a tokenizer's are.
+	srv := newFakeServer(t,
+		countedReply("", 9000, call{"w1", "fs_write", `{"path":"a.txt","content":"x"}`}),
+		countedReply("written", 9100),
+		countedReply("fine", 9200),
+		countedReply("", 9300, call{"w2", "fs_write", `{"path":"b.txt","content":"y"}`}),
+		countedReply("written too", 9400),
+	)
+	h := newHarness(t, approval.Ask, srv)
+	for _, p := range []string{"write a.txt", "how is it", "write b.txt"} {
+		if err := h.run(context.Background(), p, approveAll()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	live := h.agent.Status()
+	msgs := h.agent.Messages()
+	want := 9400 + estimateMessage(msgs[len(msgs)-1])
+	if live.TokensUsed != want || live.TokensEstimated {
+		t.Fatalf("live meter %d (estimated %v); want the server's 9400 and the answer after it, %d", live.TokensUsed, live.TokensEstimated, want)
+	}
+	usages := h.eventsOf("usage")
+	if ev := usages[len(usages)-1].(UsageEvent); ev.Context != want || ev.ContextEstimated {
+		t.Fatalf("the usage event's meter %d (estimated %v); want %d, as the status line shows after the turn", ev.Context, ev.ContextEstimated, want)
+	}
+	resumed, err := New(h.agent.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := resumed.Status(); st.TokensUsed != live.TokensUsed || st.TokensEstimated {
+		t.Fatalf("resumed meter %d (estimated %v); want the live %d", st.TokensUsed, st.TokensEstimated, live.TokensUsed)
+	}
+	// A compaction changes what was counted: both go back to the estimate.
+	srv.fallback = func(int) reply { return countedReply("## Goal\nwrite", 50) }
+	if _, err := resumed.Compact(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	again, err := New(h.agent.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := resumed.Status(), again.Status(); a.TokensUsed != b.TokensUsed || !a.TokensEstimated || !b.TokensEstimated {
+		t.Fatalf("after compaction: live %+v, resumed %+v; want the same estimate", a, b)
+	}
+}
+
+// A turn cancelled while the answer streams (Esc) keeps the server's last
+// count and adds the prompt and the partial answer: the meter never drops
+// below what the conversation holds, as it did when the cancelled
+// request's estimate replaced the server's count.
+func TestMeterDoesNotDropOnCancel(t *testing.T) {
+	t.Parallel()
+	srv := newFakeServer(t, countedReply("first answer", 9000))
+	h := newHarness(t, approval.Ask, srv)
+	if err := h.run(context.Background(), "one", nil); err != nil {
+		t.Fatal(err)
+	}
+	before := h.agent.Status().TokensUsed
+	// The next answer streams a word and waits: the user cancels it.
+	first := chunk(map[string]any{"role": "assistant", "content": "partial words"}, nil)
+	srv.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: %s\n\n", mustJSON(t, first))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	err := h.agent.Run(ctx, "two", func(e Event) {
+		if _, ok := e.(TextDelta); ok {
+			cancel()
+		}
+	}, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v; want cancelled", err)
+	}
+	msgs := h.agent.Messages()
+	if last := msgs[len(msgs)-1]; !strings.Contains(last.Content, "partial words") {
+		t.Fatalf("the partial answer is not kept: %+v", last)
+	}
+	after := h.agent.Status()
+	if after.TokensUsed < before+estimateMessages(msgs[len(msgs)-2:]) || after.TokensEstimated {
+		t.Fatalf("meter %d (estimated %v) after the cancel; was %d, and the prompt and partial answer came since", after.TokensUsed, after.TokensEstimated, before)
+	}
+}
+
+// countedReply is an answer whose usage counts promptTokens and 20 more
+// for the answer.
+func countedReply(text string, promptTokens int, calls ...call) reply {
+	r := usageReply(text, promptTokens, calls...)
+	r.body = strings.Replace(r.body, `"total_tokens":4020`, fmt.Sprintf(`"total_tokens":%d`, promptTokens+20), 1)
+	return r
 }

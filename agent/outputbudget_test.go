@@ -11,7 +11,7 @@ func TestOutputBudgetShrinksAsTheWindowFills(t *testing.T) {
 	h := newHarness(t, approval.Ask, srv, func(o *Options) { o.ContextWindow = 32768 })
 	empty := h.agent.OutputBudget()
 	h.agent.mu.Lock()
-	h.agent.tokensUsed = 30000
+	h.agent.lastCount = counted{prompt: 30000, upTo: len(h.agent.messages), ok: true}
 	h.agent.mu.Unlock()
 	full := h.agent.OutputBudget()
 	if empty > 8<<10 || full >= empty || full > 1024 {

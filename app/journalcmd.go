@@ -119,6 +119,8 @@ func RunSessions(o Options, secrets map[string]string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Empty ones (a run opened and quit) are not worth continuing.
+	list = history.Listed(list, "")
 	if len(list) == 0 {
 		fmt.Fprintf(stdout, "No sessions in %s yet.\n", a.workspace.Dir())
 		return nil

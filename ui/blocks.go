@@ -88,14 +88,19 @@ func pastedPromptBlock(shown, full string) block {
 
 // noticeBlock is a dim line: something worth knowing that is not an error.
 func noticeBlock(text string) block {
+	return newFuncBlock(noticeLines(text))
+}
+
+// noticeLines draws a notice, for a block or a command's result.
+func noticeLines(text string) func(c *common) []string {
 	text = oneLine(text)
-	return newFuncBlock(func(c *common) []string {
+	return func(c *common) []string {
 		var out []string
 		for _, l := range wrapWords(text, c.contentWidth()-2) {
 			out = append(out, "  "+c.styles.Notice.Render(l))
 		}
 		return out
-	})
+	}
 }
 
 // warnBlock is a line that wants attention, such as the startup banner.

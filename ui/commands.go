@@ -138,6 +138,9 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			return m2, cmd
 		}
 	}
+	if ok && !cmd.busy && (m.turn != nil || m.compactCancel != nil) {
+		return m.keptWhileBusy(line), nil
+	}
 	m = m.addBlock(userBlock(line))
 	if !ok {
 		hint := "/help lists the commands; // at the start sends a prompt that begins with /"
@@ -145,16 +148,6 @@ func (m Model) runCommand(line string) (Model, tea.Cmd) {
 			hint = "did you mean /" + near + "? " + hint
 		}
 		m = m.addBlock(errorBlock("unknown command /"+oneLine(name), hint))
-		return m, nil
-	}
-	if !cmd.busy && m.turn != nil {
-		m = m.addBlock(errorBlock("/"+cmd.name+" waits for the running turn to finish",
-			"press "+m.c.keys.Cancel.Help().Key+" to cancel the turn, or wait for it to end"))
-		return m, nil
-	}
-	if !cmd.busy && m.compactCancel != nil {
-		m = m.addBlock(errorBlock("/"+cmd.name+" cannot run while the compaction runs",
-			"press "+m.c.keys.Cancel.Help().Key+" to cancel the compaction, or run it again once it ends"))
 		return m, nil
 	}
 	return cmd.run(m, cmd, args)

@@ -177,13 +177,46 @@ func TestAutonomyAndModelCommands(t *testing.T) {
 	}
 }
 
+// A command that changes what the turn works with waits for it: it goes
+// back in the input, and the status line says so until the next key. Drawn
+// in the transcript, the refusal landed inside the answer being streamed
+// and scrolled away with it.
 func TestBusyCommandsWait(t *testing.T) {
 	f := newFake()
 	m := startFakeTurn(t, newTestModel(t, f), "go")
-	m = runLine(t, m, "/undo")
-	if len(f.undoCalls) != 0 || !strings.Contains(lastBlock(m), "/undo waits for the running turn to finish") {
-		t.Errorf("got undo calls %v and %q; want /undo refused during a turn", f.undoCalls, lastBlock(m))
+	m = events(m, agent.TextDelta{Text: "The answer streams on"})
+	before := m.tr.text(m.c)
+	for _, line := range []string{"/undo", "/resume 20250314-0926-ab12"} {
+		m = runLine(t, m, line)
+		name := strings.Fields(line)[0]
+		status := lines(screen(m))[testHeight-1]
+		if len(f.undoCalls) != 0 || m.input.ta.value() != line || !strings.Contains(status, name+" waits for the turn: kept in the input · esc cancels it") {
+			t.Errorf("%s during a turn: undo calls %v, input %q, status line %q; want it kept in the input and said on the status line", line, f.undoCalls, m.input.ta.value(), status)
+		}
+		if got := m.tr.text(m.c); got != before {
+			t.Errorf("%s during a turn drew in the transcript:\n%s", line, got)
+		}
+		m.input.setValue("")
 	}
+	// The next key takes the notice away.
+	m = update(m, keyMsg("x"))
+	if status := lines(screen(m))[testHeight-1]; strings.Contains(status, "waits for") || !strings.Contains(status, "esc cancels") {
+		t.Errorf("status line %q after a key; want the turn's own again", status)
+	}
+	m.input.setValue("")
+	// Once the turn is over, Enter sends the command kept in the input.
+	m = runLine(t, m, "/undo")
+	m = update(m, eventsMsg{turn: m.turn.id, items: []turnItem{{end: true}}})
+	if status := lines(screen(m))[testHeight-1]; strings.Contains(status, "waits for") {
+		t.Errorf("status line %q after the turn ended; want the notice gone", status)
+	}
+	m.input.closed = true
+	next, cmd := updateCmd(m, keyMsg("enter"))
+	m = runCmd(t, next, cmd)
+	if len(f.undoCalls) != 1 {
+		t.Errorf("undo calls %v after enter once the turn ended; want the kept /undo run", f.undoCalls)
+	}
+	m = startFakeTurn(t, m, "go on")
 	f.entries = []history.Entry{{Seq: 1, Tool: "fs_write", Summary: "Create a.txt", State: history.StateApplied, Time: testTime}}
 	m = runLine(t, m, "/history")
 	if got := lastBlock(m); !strings.Contains(got, "#1") || !strings.Contains(got, "Create a.txt") || !strings.Contains(got, "applied") {

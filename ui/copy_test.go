@@ -144,13 +144,22 @@ func TestQuitSummary(t *testing.T) {
 	if got := quitSummary(c, 0); got != want {
 		t.Fatalf("quitSummary of a resumed session =\n%s\nwant\n%s", got, want)
 	}
-	// Estimated tokens at 80 columns: both totals carry ~, and the line
+	// Estimated tokens carry ~, and are this run's alone: a long session
+	// resumed sums a whole conversation's estimate per earlier request,
+	// millions that say nothing of this run. At 80 columns the line
 	// breaks at a space, not inside a word.
 	c.rep = runOnly(agent.Usage{Requests: 2, PromptTokens: 5000, CompletionTokens: 400, Estimated: true}, agent.Prices{})
-	c.rep.Usage = agent.Usage{Requests: 4, PromptTokens: 10000, CompletionTokens: 700, Estimated: true}
+	c.rep.Usage = agent.Usage{Requests: 3002, PromptTokens: 3_481_600_000, CompletionTokens: 700_000, Estimated: true}
 	got := quitSummary(c, 80)
-	want = "myclaw: session 20261201-0900-ab12 · this run: 2 requests · ~5.4k tokens\n" +
-		"    (session ~10.7k tokens)\n"
+	want = "myclaw: session 20261201-0900-ab12 · this run: 2 requests · ~5.4k tokens\n  2 calls"
+	if !strings.HasPrefix(got, want) || strings.Contains(got, "M tokens") {
+		t.Fatalf("quitSummary of a long resumed session =\n%s\nwant it to start\n%s\nand no session total", got, want)
+	}
+	c.rep.Run.Cost, c.rep.Run.CostKnown = 0.0123, true
+	c.rep.Cost, c.rep.CostKnown = 12.5, true
+	got = quitSummary(c, 80)
+	want = "myclaw: session 20261201-0900-ab12 · this run: 2 requests · ~5.4k tokens ·\n" +
+		"    $0.0123 (session $12.50)\n"
 	if !strings.HasPrefix(got, want) {
 		t.Fatalf("quitSummary at 80 columns =\n%s\nwant it to start\n%s", got, want)
 	}

@@ -42,14 +42,6 @@ func (m Model) submitShell(text string) (Model, tea.Cmd) {
 	})
 }
 
-// keptWhileBusy puts a command back in the input while a turn runs.
-func (m Model) keptWhileBusy(text string) Model {
-	m.input.setValue(text)
-	m = m.addBlock(errorBlock("a turn is running: your command is kept in the input",
-		"press "+m.c.keys.Cancel.Help().Key+" to cancel the turn, or wait for it to end and press "+m.c.keys.Send.Help().Key))
-	return m
-}
-
 // mentionsOf finds the @path mentions of a prompt: "@" at the start of a
 // word, up to the next space, trailing punctuation left out.
 func (m Model) mentionsOf(prompt string) []string {

@@ -427,11 +427,17 @@ func (m Model) handleEvent(ev agent.Event) Model {
 			// A summary request does not measure the conversation.
 			break
 		}
-		m.status.tokens = ev.TotalTokens
-		if ev.TotalTokens == 0 {
-			m.status.tokens = ev.PromptTokens + ev.CompletionTokens
+		// The meter is what the next request carries, as Status counts
+		// it once the turn ends; a backend that does not say shows the
+		// request's count.
+		switch {
+		case ev.Context > 0:
+			m.status.tokens, m.status.estimated = ev.Context, ev.ContextEstimated
+		case ev.TotalTokens > 0:
+			m.status.tokens, m.status.estimated = ev.TotalTokens, ev.Estimated
+		default:
+			m.status.tokens, m.status.estimated = ev.PromptTokens+ev.CompletionTokens, ev.Estimated
 		}
-		m.status.estimated = ev.Estimated
 		m.status.cacheKnown = ev.CachedTokens != nil && ev.PromptTokens > 0
 		if m.status.cacheKnown {
 			m.status.cache = *ev.CachedTokens * 100 / ev.PromptTokens
@@ -507,7 +513,7 @@ func (m Model) endTurn(err error) (Model, tea.Cmd) {
 		m.tr.add(errorBlock(msg, hint))
 	}
 	t.cancel()
-	m.turn = nil
+	m.turn, m.busyNote = nil, "" // what waited for the turn can go
 	m = m.closePane()
 	m = m.settleCommandMode(cancelled)
 	m, next, ok := m.nextQueued(cancelled)

@@ -199,7 +199,10 @@ func (m Model) sessionsCommand(name string, args []string) (Model, tea.Cmd) {
 	}
 	m.picker = &picker{c: m.c, title: "Sessions of this workspace, the newest first", items: items, pick: func(id string) tea.Cmd {
 		if id == current {
-			return nil
+			// Picked, it would only say nothing: say why.
+			return func() tea.Msg {
+				return commandResultMsg{draw: noticeLines("Session " + id + " is already the session in use.")}
+			}
 		}
 		return openSession(sw, id)
 	}}

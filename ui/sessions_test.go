@@ -55,10 +55,15 @@ func TestSessionsPickerOpensTheChosenSession(t *testing.T) {
 	if !strings.Contains(view, "(this one)") || !strings.Contains(view, "Add a note") || !strings.Contains(view, "fork of 20250312-0700-par2") {
 		t.Fatalf("picker view:\n%s", view)
 	}
-	// Enter on the current session does nothing; down, then enter, opens.
+	// Enter on the current session opens nothing and says so, once;
+	// down, then enter, opens.
 	m2, cmd := updateCmd(m, keyMsg("enter"))
-	if cmd != nil || m2.picker != nil {
-		t.Fatal("picking the current session should just close the picker")
+	m2 = runCmd(t, m2, cmd)
+	if m2.picker != nil || len(f.opened) != 0 {
+		t.Fatalf("picking the current session: picker open %v, opened %v; want it closed, nothing opened", m2.picker != nil, f.opened)
+	}
+	if got := m2.tr.text(m2.c); strings.Count(got, "already the session in use") != 1 || !strings.Contains(lastBlock(m2), "Session 20250314-0926-cur0 is already the session in use.") {
+		t.Fatalf("transcript after picking the current session:\n%s", got)
 	}
 	m = update(m, keyMsg("down"))
 	next, cmd := updateCmd(m, keyMsg("enter"))
@@ -205,9 +210,10 @@ func TestPromptsWaitForACompaction(t *testing.T) {
 		t.Fatalf("queue %q, turn %v; want the prompt queued", m.queued, m.turn != nil)
 	}
 	m = runLine(t, m, "/undo")
-	if !strings.Contains(lastBlock(m), "cannot run while the compaction runs") {
-		t.Fatalf("/undo during a compaction: %q", lastBlock(m))
+	if status := lines(screen(m))[testHeight-1]; m.input.ta.value() != "/undo" || !strings.Contains(status, "/undo waits for the compaction: kept in the input · esc cancels it") {
+		t.Fatalf("/undo during a compaction: input %q, status line %q", m.input.ta.value(), status)
 	}
+	m.input.setValue("")
 	m = update(m, keyMsg("esc"))
 	m = update(m, <-done)
 	// Cancelled: the queued prompt comes back to the input, unsent.

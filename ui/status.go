@@ -166,13 +166,17 @@ func (m Model) statusView() string {
 	w := max(m.c.width, minWidth)
 	s := m.status
 
-	if m.sl.shaped() && !m.quitArmed {
+	if m.sl.shaped() && !m.quitArmed && m.busyNote == "" {
 		return m.shapedStatus(w)
 	}
-	if m.quitArmed {
+	if m.quitArmed || m.busyNote != "" {
 		// The hint is all that matters now: it takes the whole right side.
-		r := st.StatusHint.Render("press " + m.c.keys.Interrupt.Help().Key + " again to quit")
+		hint := "press " + m.c.keys.Interrupt.Help().Key + " again to quit"
+		if !m.quitArmed {
+			hint = m.busyNote
+		}
 		left := " " + st.StatusModel.Render(oneLine(s.model))
+		r := st.StatusHint.Render(truncate(hint, max(w-ansi.StringWidth(left)-2, 10)))
 		return left + strings.Repeat(" ", max(w-ansi.StringWidth(left)-ansi.StringWidth(r)-1, 1)) + r
 	}
 

@@ -20,11 +20,17 @@ func quitSummary(b Backend, width int) string {
 	// status then counts its undo steps.
 	entries, _ := b.History()
 	st := b.Status()
+	// The tokens are this run's requests', prompt and answer, as the
+	// server counted them (~: some estimated, the server sent no usage).
+	// The session's own sum is left to /cost: every request carries the
+	// whole conversation, so over a long session's turns (estimated when
+	// they were recorded without usage) it reaches millions and says
+	// nothing about this run. Its cost, money spent, does stay.
 	var rep struct {
 		requests, tokens int
 		estimated        bool
 		cost             string
-		// session is the whole session's, when earlier runs counted too.
+		// session is the whole session's cost, when earlier runs cost too.
 		session string
 	}
 	if cr, ok := b.(CostReporter); ok {
@@ -34,15 +40,8 @@ func quitSummary(b Backend, width int) string {
 		if run.CostKnown && run.Cost > 0 {
 			rep.cost = formatUSD(run.Cost)
 		}
-		if r.Requests > run.Requests {
-			switch {
-			case r.CostKnown && r.Cost > 0:
-				rep.session = "session " + formatUSD(r.Cost)
-			case r.Estimated:
-				rep.session = "session ~" + shortCount(r.PromptTokens+r.CompletionTokens) + " tokens"
-			default:
-				rep.session = "session " + shortCount(r.PromptTokens+r.CompletionTokens) + " tokens"
-			}
+		if r.Requests > run.Requests && r.CostKnown && r.Cost > 0 {
+			rep.session = "session " + formatUSD(r.Cost)
 		}
 	}
 	if st.SessionID == "" {

@@ -52,6 +52,9 @@ type Model struct {
 	tickPending bool
 	lastPublish time.Time // when streamed text last reached the screen
 	quitArmed   bool
+	// busyNote is what the status line says until the next key about
+	// input that waits for the running turn (see keptWhileBusy).
+	busyNote string
 	// queued are prompts sent while a turn ran, sent in order after it.
 	queued []string
 	// notices carries lines from outside a turn.
@@ -294,7 +297,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case forkPromptsMsg:
 		return m.handleForkPrompts(msg)
 	case compactDoneMsg:
-		m.compactCancel = nil
+		m.compactCancel, m.busyNote = nil, "" // what waited for it can go
 		m.tr.remove(msg.progress)
 		m, cmd := m.handleCommandResult(msg.res)
 		m, next, ok := m.nextQueued(msg.res.err != nil)
@@ -408,6 +411,7 @@ func (m Model) bottomView() []string {
 
 func (m Model) handleKey(msg tea.KeyMsg) (Model, tea.Cmd) {
 	k := &m.c.keys
+	m.busyNote = ""
 	// A paste is text, never a key; naming it for key.Matches copies it
 	// once per binding, which a paste of megabytes cannot afford.
 	if !msg.Paste && key.Matches(msg, k.Interrupt) {

@@ -362,6 +362,12 @@ func TestStatusLine(t *testing.T) {
 	if last := lines(screen(m))[testHeight-1]; !strings.Contains(last, "51k/200k tokens") {
 		t.Errorf("got status line %q after a compaction's usage; want 51k/200k tokens still", last)
 	}
+	// The meter the agent reports wins over the request's own count: a
+	// request the server did not count (cut short) is only an estimate.
+	m = events(m, agent.UsageEvent{TotalTokens: 40_000, Estimated: true, ContextWindow: 200_000, Context: 52_000})
+	if last := lines(screen(m))[testHeight-1]; !strings.Contains(last, " 52k/200k tokens") {
+		t.Errorf("got status line %q after a usage with the meter; want 52k/200k tokens, not estimated", last)
+	}
 	m = update(m, eventsMsg{turn: m.turn.id, items: []turnItem{{end: true}}})
 	if _, cmd := updateCmd(m, spinnerTickMsg{turn: id}); cmd != nil {
 		t.Errorf("got a new tick after the turn ended; want the spinner to stop")
