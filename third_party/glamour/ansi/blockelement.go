@@ -33,11 +33,10 @@ func (e *BlockElement) Finish(w io.Writer, ctx RenderContext) error {
 	bs := ctx.blockStack
 
 	if e.Margin { //nolint: nestif
-		s := ansi.Wordwrap(
-			bs.Current().Block.String(),
-			int(bs.Width(ctx)), //nolint: gosec
-			" ,.;-+|",
-		)
+		s := bs.Current().Block.String()
+		if width := int(bs.Width(ctx)); !fitsWithin(s, width) { //nolint: gosec
+			s = ansi.Wordwrap(s, width, " ,.;-+|")
+		}
 
 		mw := NewMarginWriter(ctx, w, bs.Current().Style)
 		if _, err := io.WriteString(mw, s); err != nil {

@@ -1,0 +1,45 @@
+package ansi
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// fitsWithin reports, cautiously, that ansi.Wordwrap(s, limit, ...) would
+// give s back unchanged, so a block whose lines already fit is not
+// wrapped again: every line has at most limit bytes outside SGR and other
+// CSI sequences (a cell takes at least a byte, as Wordwrap counts it), s
+// has no other escape and is valid UTF-8, and it does not end with a
+// space (Wordwrap drops spaces at the very end).
+func fitsWithin(s string, limit int) bool {
+	if limit < 1 || !utf8.ValidString(s) {
+		return false
+	}
+	if r, _ := utf8.DecodeLastRuneInString(s); r != '\n' && r != 0xa0 && unicode.IsSpace(r) {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\n':
+			n = 0
+		case c == 0x1b:
+			if i+1 >= len(s) || s[i+1] != '[' {
+				return false
+			}
+			j := i + 2
+			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x3f {
+				j++
+			}
+			if j >= len(s) || s[j] < 0x40 || s[j] > 0x7e {
+				return false
+			}
+			i = j
+		default:
+			if n++; n > limit {
+				return false
+			}
+		}
+	}
+	return true
+}
