@@ -59,11 +59,14 @@ func NewMarginWriter(ctx RenderContext, w io.Writer, rules StyleBlock) *MarginWr
 
 	// The padding and the indent are written a cell at a time, always
 	// the same styled string: it is styled once, when first needed, not
-	// for every cell.
+	// for every cell. The closures take only what they need: taking ctx
+	// or rules would copy them (and every style of the document) to the
+	// heap at each block.
+	profile, padStyle := ctx.options.ColorProfile, rules.StylePrimitive
 	var pad *string
 	padS := func() string {
 		if pad == nil {
-			s := styledText(ctx.options.ColorProfile, rules.StylePrimitive, " ")
+			s := styledText(profile, padStyle, " ")
 			pad = &s
 		}
 		return *pad
@@ -78,7 +81,7 @@ func NewMarginWriter(ctx RenderContext, w io.Writer, rules StyleBlock) *MarginWr
 		if ind == nil {
 			s := ""
 			if ic != "" {
-				s = styledText(ctx.options.ColorProfile, bs.Parent().Style.StylePrimitive, ic)
+				s = styledText(profile, bs.Parent().Style.StylePrimitive, ic)
 			}
 			ind = &s
 		}
