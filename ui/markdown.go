@@ -83,6 +83,7 @@ func (m *markdown) renderer(key rendererKey) (*glamour.TermRenderer, error) {
 		glamour.WithWordWrap(key.width),
 		glamour.WithColorProfile(m.profile),
 		glamour.WithChromaFormatter(codeFormatter),
+		glamour.WithTabWidth(tabWidth),
 	}
 	if key.streamed {
 		opts = append(opts, glamour.WithStreamedCode())

@@ -16,6 +16,9 @@ type BlockElement struct {
 	Style   StyleBlock
 	Margin  bool
 	Newline bool
+
+	// items lays out a list's items (see listItems); nil for other blocks.
+	items *listItems
 }
 
 // Render renders a BlockElement.
@@ -33,8 +36,12 @@ func (e *BlockElement) Finish(w io.Writer, ctx RenderContext) error {
 	bs := ctx.blockStack
 
 	if e.Margin { //nolint: nestif
-		s := ansi.Wordwrap(
-			bs.Current().Block.String(),
+		s := bs.Current().Block.String()
+		if l := bs.Current().items; l != nil {
+			s = l.layout(s, int(bs.Width(ctx))) //nolint: gosec
+		}
+		s = ansi.Wordwrap(
+			s,
 			int(bs.Width(ctx)), //nolint: gosec
 			" ,.;-+|",
 		)
