@@ -123,8 +123,9 @@ const codeBlock = "```go\nfunc main() {\n" +
 	"\turl := \"https://example.com/a/very/long/path/without/any/spaces/in/it/at/all/that/goes/on/and/on/and/on/until/the/end\"\n" +
 	"}\n```\n"
 
-// A code line too long for the window continues at the code block's
-// margin, in the colours it has unwrapped: the block stays one block.
+// A code line too long for the window goes on inside the code block's
+// margin, a tab stop past its own indentation, in the colours it has
+// unwrapped: the block stays one block.
 func TestMarkdownLongCodeLineKeepsTheBlocksMargin(t *testing.T) {
 	for _, theme := range []Theme{DarkTheme, LightTheme} {
 		md := newMarkdown(theme, termenv.ANSI256, quietLog())
@@ -151,6 +152,18 @@ func TestMarkdownLongCodeLineKeepsTheBlocksMargin(t *testing.T) {
 					code++
 					if lead := len(s) - len(strings.TrimLeft(s, " ")); lead < margin {
 						t.Errorf("at %d a code line starts at column %d, left of the block's margin %d:\n%s", width, lead, margin,
+							ansi.Strip(strings.Join(lines, "\n")))
+					}
+				}
+				// The call's rest goes on a tab stop past its indentation
+				// (the block's margin and a tab), where that leaves room.
+				for i, l := range lines[:len(lines)-1] {
+					if !strings.Contains(ansi.Strip(l), "fmt.Println(") || width < 80 {
+						continue
+					}
+					s := ansi.Strip(lines[i+1])
+					if lead := len(s) - len(strings.TrimLeft(s, " ")); lead != margin+2*tabWidth {
+						t.Errorf("at %d the call goes on at column %d, not %d:\n%s", width, lead, margin+2*tabWidth,
 							ansi.Strip(strings.Join(lines, "\n")))
 					}
 				}

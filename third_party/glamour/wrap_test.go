@@ -10,7 +10,8 @@ import (
 )
 
 // A list item too long for the width goes on under its text, past its
-// marker, however wide the marker; a code line at the code block's margin.
+// marker, however wide the marker; a code line a tab stop (8 cells) past
+// its indentation.
 func TestWrappedItemsAndCodeKeepTheirIndent(t *testing.T) {
 	const text = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma"
 	for _, tt := range []struct{ src, marker string }{
@@ -20,7 +21,7 @@ func TestWrappedItemsAndCodeKeepTheirIndent(t *testing.T) {
 		{"10. " + text, "10. "},
 		{"- [ ] " + text, "[ ] "},
 		{"- x\n  - " + text, "• "},
-		{"```\n" + strings.ReplaceAll(text, " ", "_") + " " + text + "\n```", ""},
+		{"```\n" + strings.ReplaceAll(text, " ", "_") + " " + text + "\n```", "tab stop"},
 	} {
 		r, err := NewTermRenderer(WithStyles(styles.DarkStyleConfig), WithWordWrap(40))
 		if err != nil {
@@ -40,7 +41,11 @@ func TestWrappedItemsAndCodeKeepTheirIndent(t *testing.T) {
 			t.Fatalf("%q did not wrap: %q", tt.src, lines)
 		}
 		first := lines[0]
-		col := len(first) - len(strings.TrimLeft(first, " ")) + ansi.StringWidth(tt.marker)
+		hang := ansi.StringWidth(tt.marker)
+		if tt.marker == "tab stop" {
+			hang = 8
+		}
+		col := len(first) - len(strings.TrimLeft(first, " ")) + hang
 		for _, l := range lines[1:] {
 			if ansi.StringWidth(l) > 40 {
 				t.Errorf("%q: line %q wider than 40", tt.src, l)

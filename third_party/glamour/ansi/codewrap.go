@@ -17,7 +17,10 @@ import (
 // A line breaks after its last space that fits, when text comes before
 // that space (tokens and words stay whole, and indentation is not taken
 // for a break); a line with no such space (a long string, a URL) breaks
-// at the width. Spaces at a break are dropped, as in any word wrap.
+// at the width. Spaces at a break are dropped, as in any word wrap. The
+// rest goes on a tab stop deeper than the line's indentation, as
+// formatters indent a continued statement: it reads as part of the line
+// above, not as a line of its own (see continuationIndent).
 // Tabs are expanded to spaces, stops every tab cells from the block's
 // first column, since a line's width depends on where its tabs end.
 func fitCode(s string, width, tab int) string {
@@ -60,31 +63,38 @@ func codeFits(s string, width int) bool {
 // its tabs expanded and broken into lines at most width cells wide (no
 // limit when width < 1). sgr are the SGR sequences in force before it,
 // and it returns those in force after it. Styles in force at a break
-// are ended before it and set again after it, so that the padding after
-// a line does not show them (a background), and the margin's writer
-// sets them again after the margin.
+// are ended before it and set again after the continuation's indent, so
+// that neither the padding after a line nor the indent shows them (a
+// background); the margin's writer sets them again after the margin.
 func fitCodeLine(b *strings.Builder, l string, width, tab int, sgr []string) []string {
 	var (
 		cur    []byte // the part being filled
-		col    int    // its width
+		col    int    // its width, with the indent it starts at
+		start  int    // that indent: 0, or hang after a break
 		lcol   int    // the column in the whole line, for tab stops
+		lead   = -1   // the line's indentation, once known
+		hang   = -1   // the continuations' indent, once a break is made
 		brk    = -1   // cur[:brk] ends after a space that follows text
-		brkCol int    // the width of cur[:brk]
+		brkCol int    // the width up to brk
 		text   bool   // cur holds a character other than a space
 		skip   bool   // drop spaces: a break was just made
 	)
 	breakAt := func(n int) {
+		if hang < 0 {
+			hang = continuationIndent(lead, tab, width)
+		}
 		b.Write(cur[:n])
 		sgr = inForce(sgr, string(cur[:n]))
 		if len(sgr) > 0 {
 			b.WriteString("\x1b[0m")
 		}
 		b.WriteByte('\n')
+		b.WriteString(strings.Repeat(" ", hang))
 		for _, q := range sgr {
 			b.WriteString(q)
 		}
 		cur = append(cur[:0], cur[n:]...)
-		brk, text = -1, false
+		brk, text, start = -1, false, hang
 	}
 	put := func(c string, w int) {
 		space := c == " "
@@ -93,21 +103,28 @@ func fitCodeLine(b *strings.Builder, l string, width, tab int, sgr []string) []s
 			return
 		}
 		skip = false
-		for width > 0 && col > 0 && col+w > width {
-			switch {
+		if !space && lead < 0 {
+			lead = lcol
+		}
+		for width > 0 && col > start && col+w > width {
+			h := hang
+			if h < 0 {
+				h = continuationIndent(lead, tab, width)
+			}
+			switch rest := col - brkCol; {
 			case space:
 				breakAt(len(cur))
-				col, skip = 0, true
+				col, skip = start, true
 				lcol += w
 				return
-			case brk > 0:
-				n := brkCol
+			case brk > 0 && h+rest+w <= width:
+				// What follows the space goes on with this character.
 				breakAt(brk)
-				col -= n
-				text = col > 0
+				col = start + rest
+				text = rest > 0
 			default:
 				breakAt(len(cur))
-				col = 0
+				col = start
 			}
 		}
 		cur = append(cur, c...)
@@ -174,4 +191,15 @@ func escapeEnd(s string, i int) int {
 		return len(s)
 	}
 	return j
+}
+
+// continuationIndent is where a code line's continuations start: a tab
+// stop past the line's own indentation, as a formatter indents a
+// statement's next line, when that leaves half the width; else at the
+// block's margin.
+func continuationIndent(lead, tab, width int) int {
+	if hang := max(lead, 0) + tab; 2*hang <= width {
+		return hang
+	}
+	return 0
 }

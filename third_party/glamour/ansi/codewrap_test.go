@@ -15,8 +15,10 @@ func TestFitCode(t *testing.T) {
 		want       string
 	}{
 		{"fits", "abc\ndef", 10, 4, "abc\ndef"},
-		{"at a space", "alpha beta gamma", 11, 4, "alpha beta \ngamma"},
-		{"spaces at the break dropped", "alpha      beta", 8, 4, "alpha   \nbeta"},
+		{"at a space, on a tab stop deeper", "alpha beta gamma", 11, 4, "alpha beta \n    gamma"},
+		{"spaces at the break dropped", "alpha      beta", 8, 4, "alpha   \n    beta"},
+		{"past the line's indentation", "\tfoo(alpha, beta)", 16, 4, "    foo(alpha, \n        beta)"},
+		{"at the margin when that leaves too little", "\t\tfoo(alpha, beta)", 18, 4, "        foo(alpha,\nbeta)"},
 		{"no space: at the width", "abcdefghij", 4, 4, "abcd\nefgh\nij"},
 		{"indentation is no break", "        abcdefgh", 10, 4, "        ab\ncdefgh"},
 		{"tabs to stops", "\tx\nab\ty", 20, 4, "    x\nab  y"},
@@ -25,6 +27,7 @@ func TestFitCode(t *testing.T) {
 		{"wide characters", "漢字漢字", 5, 4, "漢字\n漢字"},
 		{"emoji", "👍👍👍", 3, 4, "👍\n👍\n👍"},
 		{"styles ended and set again", "\x1b[31mabc def\x1b[0m", 4, 4, "\x1b[31mabc \x1b[0m\n\x1b[31mdef\x1b[0m"},
+		{"set again after the indent", "\x1b[41mabc defg hi\x1b[0m", 8, 4, "\x1b[41mabc defg\x1b[0m\n    \x1b[41mhi\x1b[0m"},
 		{"no width: tabs only", "a\tb", 0, 4, "a   b"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
