@@ -200,3 +200,44 @@ func TestTailRenderMatchesWholeOnWrappingItemsAndCode(t *testing.T) {
 }
 
 func utf8Start(b byte) bool { return b&0xc0 != 0x80 }
+
+// longURL is a word longer than any of wrapWidths.
+const longURL = "https://example.com/a/very/long/path/without/any/spaces/in/it/at/all/that/goes/on/and/on/until/the/end/of/the/line/and/more"
+
+// A word longer than the window (a URL) in a paragraph, a quote or a
+// heading breaks at the width and goes on in its block, in its colours.
+func TestMarkdownLongWordsStayInTheirBlock(t *testing.T) {
+	md := newMarkdown(DarkTheme, termenv.ANSI256, quietLog())
+	for name, tt := range map[string]struct{ src, lead string }{
+		"paragraph": {"See " + longURL + " and **" + longURL[8:] + "** for more.\n", "  "},
+		"quote":     {"> See " + longURL + " for more.\n", "  │ "},
+		"heading":   {"## See " + longURL + "\n", "  "},
+	} {
+		wide := md.render(tt.src, 400)
+		for _, width := range wrapWidths {
+			lines := md.render(tt.src, width)
+			checkWidths(t, lines, width)
+			if len(lines) < 3 {
+				t.Errorf("%s at %d did not wrap: %q", name, width, lines)
+			}
+			for _, l := range lines {
+				s := ansi.Strip(l)
+				if s == "" {
+					continue
+				}
+				if !strings.HasPrefix(s, tt.lead) || strings.HasPrefix(s, tt.lead+" ") {
+					t.Errorf("%s at %d: a line starts outside the block:\n%s", name, width, ansi.Strip(strings.Join(lines, "\n")))
+					break
+				}
+			}
+			if got, want := styledRunes(t, lines), styledRunes(t, wide); strings.Join(got, "") != strings.Join(want, "") {
+				t.Errorf("%s at %d: the characters or their colours differ from the unwrapped text:\n got %q\nwant %q", name, width, got, want)
+			}
+		}
+	}
+	src := "Some words first, then " + longURL + " and more words after it, until the paragraph wraps again, " + longURL + " end."
+	chunks := strings.SplitAfter(src, " ")
+	for _, width := range wrapWidths {
+		checkTail(t, md, chunks, width)
+	}
+}
