@@ -136,8 +136,8 @@ func (m *markdown) renderAs(src string, key rendererKey) []string {
 	for _, l := range raw {
 		l = compactLine(l)
 		if ansi.StringWidth(l) > width {
-			// Code blocks are not wrapped by glamour; wrap rather than cut.
-			lines = append(lines, strings.Split(ansi.Hardwrap(l, width, true), "\n")...)
+			// Wrap rather than cut what glamour left too wide.
+			lines = append(lines, wrapOverlong(l, width)...)
 			continue
 		}
 		lines = append(lines, l)

@@ -241,3 +241,25 @@ func TestMarkdownLongWordsStayInTheirBlock(t *testing.T) {
 		checkTail(t, md, chunks, width)
 	}
 }
+
+// A line glamour leaves too wide (it counts a tab in prose as one column,
+// the screen four) is broken at the width, its rest at the line's
+// indentation and in its colours, not at column 0 in none.
+func TestMarkdownOverlongLinesKeepIndentAndColour(t *testing.T) {
+	md := newMarkdown(DarkTheme, termenv.ANSI256, quietLog())
+	src := "Tabs\tin\tprose\tcount\tfour\tcolumns\ton\tscreen\tbut\tone\tin\tthe\twrap,\tso\tthe\tline\tis\t**too\twide**\tfor\tit.\n"
+	wide := md.render(src, 400)
+	for _, width := range wrapWidths {
+		lines := md.render(src, width)
+		checkWidths(t, lines, width)
+		for _, l := range lines {
+			if s := ansi.Strip(l); !strings.HasPrefix(s, "  ") || strings.HasPrefix(s, "   ") {
+				t.Errorf("at %d a line starts outside the paragraph's margin:\n%s", width, ansi.Strip(strings.Join(lines, "\n")))
+				break
+			}
+		}
+		if got, want := styledRunes(t, lines), styledRunes(t, wide); strings.Join(got, "") != strings.Join(want, "") {
+			t.Errorf("at %d the characters or their colours differ from the unwrapped text:\n got %q\nwant %q", width, got, want)
+		}
+	}
+}
