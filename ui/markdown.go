@@ -86,6 +86,7 @@ func (m *markdown) renderer(key rendererKey) (*glamour.TermRenderer, error) {
 		glamour.WithWordWrap(key.width),
 		glamour.WithColorProfile(m.profile),
 		glamour.WithChromaFormatter(codeFormatter),
+		glamour.WithTabWidth(tabWidth),
 	}
 	if !m.padded {
 		// compactLine would drop it.
@@ -142,8 +143,8 @@ func (m *markdown) renderAs(src string, key rendererKey) []string {
 	for _, l := range raw {
 		l = compactLine(l)
 		if ansi.StringWidth(l) > width {
-			// Code blocks are not wrapped by glamour; wrap rather than cut.
-			lines = append(lines, strings.Split(ansi.Hardwrap(l, width, true), "\n")...)
+			// Wrap rather than cut what glamour left too wide.
+			lines = append(lines, wrapOverlong(l, width)...)
 			continue
 		}
 		lines = append(lines, l)

@@ -23,6 +23,9 @@ const colourDoc = "## Section 1: The render loop\n\n" +
 // The markdown rendering, in colours, is what glamour v1.0.0 and chroma's
 // 256-colour formatter drew before the drawing was made cheaper (the
 // golden file was written by them): the cached styles change no byte.
+// One change is meant: the Go line too long for 40 columns goes on at
+// the code block's margin, where glamour went on at the document's
+// (third_party/glamour/FORK.md).
 // (No comments in the code: chroma picks the palette colour of the
 // theme's comment grey among two as near, by map order, run to run.)
 func TestMarkdownColoursGolden(t *testing.T) {

@@ -9,6 +9,8 @@
 //	"fetch"  -> web_fetch of a URL given in the message (or example.com)
 //	"test"   -> shell_run "go test ./..."
 //	"long"   -> a long Markdown answer
+//	"wrap"   -> an answer whose list items, code and quote are wider than
+//	            the window: how they wrap
 //	"run: CMD" (at the start) -> shell_run of CMD, as typed
 //	"runs: CMD1 ;; CMD2 ;; ..." -> one answer with a shell_run of each
 //	"bg: CMD" -> shell_run of CMD as a background job
@@ -190,6 +192,8 @@ func answer(req request) (string, []call) {
 		return "", []call{{"web_fetch", j(map[string]string{"url": u})}}
 	case strings.Contains(last, "test") && after == 0:
 		return "", []call{{"shell_run", j(map[string]string{"command": "go test ./..."})}}
+	case strings.Contains(last, "wrap"):
+		return wrapAnswer, nil
 	case strings.Contains(last, "long"):
 		var b strings.Builder
 		for i := 1; i <= 40; i++ {
@@ -323,3 +327,15 @@ func planAnswer(last string, after int, j func(any) string) (string, []call, boo
 	}
 	return "", nil, false
 }
+
+// wrapAnswer has lines wider than a terminal of 80 or 120 columns in
+// every kind of block that indents.
+const wrapAnswer = "Lists, code and quotes wider than the window:\n\n" +
+	"- A bulleted item whose text runs on well past the edge of the window, so that it wraps onto a second line, and on a narrow one a third.\n" +
+	"- Another, with **bold words**, `code()` and [a link that wraps](https://example.com/x) in it, long enough to reach the edge of the window.\n" +
+	"  - A nested item whose text also runs on past the edge of the window, to show where its second line starts.\n" +
+	"- [ ] A task whose text runs on past the edge of the window, so that it wraps under its text.\n\n" +
+	"9. The ninth step, which is long enough to wrap past the edge of the window onto a line of its own.\n" +
+	"10. The tenth step, whose marker is a character wider, and whose text runs on past the edge of the window too.\n\n" +
+	"```go\nfunc main() {\n\tfmt.Println(\"a long line of code that will not fit in the window\", aVeryLongIdentifierName, anotherOne, 42)\n\turl := \"https://example.com/a/very/long/path/without/any/spaces/in/it/at/all/that/goes/on/and/on/until/the/end\"\n}\n```\n\n" +
+	"> A quote whose text runs on past the edge of the window, to show that its wrapped lines stay inside the quote.\n"

@@ -261,6 +261,16 @@ func WithoutInvisiblePadding() TermRendererOption {
 	}
 }
 
+// WithTabWidth sets the tab stops of code blocks, counted from a code
+// block's first column (8 if not set): their tabs are expanded to spaces
+// so that their lines can be fitted to the width (see ansi/codewrap.go).
+func WithTabWidth(n int) TermRendererOption {
+	return func(tr *TermRenderer) error {
+		tr.ansiOptions.TabWidth = n
+		return nil
+	}
+}
+
 // WithOptions sets multiple TermRenderer options within a single TermRendererOption.
 func WithOptions(options ...TermRendererOption) TermRendererOption {
 	return func(tr *TermRenderer) error {

@@ -16,6 +16,9 @@ type BlockElement struct {
 	Style   StyleBlock
 	Margin  bool
 	Newline bool
+
+	// items lays out a list's items (see listItems); nil for other blocks.
+	items *listItems
 }
 
 // Render renders a BlockElement.
@@ -34,7 +37,11 @@ func (e *BlockElement) Finish(w io.Writer, ctx RenderContext) error {
 
 	if e.Margin { //nolint: nestif
 		s := bs.Current().Block.String()
-		if width := int(bs.Width(ctx)); !fitsWithin(s, width) { //nolint: gosec
+		width := int(bs.Width(ctx)) //nolint: gosec
+		if l := bs.Current().items; l != nil {
+			s = l.layout(s, width)
+		}
+		if !fitsWithin(s, width) {
 			s = ansi.Wordwrap(s, width, " ,.;-+|")
 		}
 

@@ -2,6 +2,8 @@ package ansi
 
 import (
 	"bytes"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // BlockStack is a stack of block elements, used to calculate the current
@@ -29,7 +31,12 @@ func (s *BlockStack) Pop() {
 	*s = stack
 }
 
-// Indent returns the current indentation level of all elements in the stack.
+// Indent returns the cells the indentation of all elements in the stack
+// takes: each indent is written as its block's indent token, one cell
+// (a space) unless the style names one. (Upstream counts a token as one
+// cell whatever its width, so a block quote's lines, "│ " a level, came
+// out a cell wider than the width and the document's wrap broke them
+// again, out of the quote.)
 func (s BlockStack) Indent() uint {
 	var i uint
 
@@ -37,7 +44,11 @@ func (s BlockStack) Indent() uint {
 		if v.Style.Indent == nil {
 			continue
 		}
-		i += *v.Style.Indent
+		cells := uint(1)
+		if v.Style.IndentToken != nil {
+			cells = uint(ansi.StringWidth(*v.Style.IndentToken)) //nolint: gosec
+		}
+		i += *v.Style.Indent * cells
 	}
 
 	return i

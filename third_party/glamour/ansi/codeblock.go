@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/alecthomas/chroma/v2"
@@ -141,13 +142,18 @@ func (e *CodeBlockElement) Render(w io.Writer, ctx RenderContext) error {
 		return *cell
 	})
 
+	// The code is fitted to the width inside the block's margin (see
+	// fitCode) before the margin is written.
+	width := int(bs.Width(ctx)) - int(indentation+margin) //nolint: gosec
+	var code strings.Builder
 	if len(theme) > 0 {
 		renderText(iw, ctx.options.ColorProfile, bs.Current().Style.StylePrimitive, rules.BlockPrefix)
 
-		err := highlight(iw, e.Code, e.Language, formatter, theme, ctx.options.StreamedCode)
+		err := highlight(&code, e.Code, e.Language, formatter, theme, ctx.options.StreamedCode)
 		if err != nil {
 			return fmt.Errorf("glamour: error highlighting code: %w", err)
 		}
+		_, _ = io.WriteString(iw, fitCode(code.String(), width, ctx.options.TabWidth))
 		renderText(iw, ctx.options.ColorProfile, bs.Current().Style.StylePrimitive, rules.BlockSuffix)
 		return nil
 	}
@@ -158,7 +164,11 @@ func (e *CodeBlockElement) Render(w io.Writer, ctx RenderContext) error {
 		Style: rules.StylePrimitive,
 	}
 
-	return el.Render(iw, ctx)
+	if err := el.Render(&code, ctx); err != nil {
+		return err
+	}
+	_, err := io.WriteString(iw, fitCode(code.String(), width, ctx.options.TabWidth))
+	return err
 }
 
 // highlight is chroma's quick.Highlight without its style registry: the

@@ -73,7 +73,7 @@ func (e *HeadingElement) Finish(w io.Writer, ctx RenderContext) error {
 		return fmt.Errorf("glamour: error closing flow: %w", err)
 	}
 
-	_, err = mw.Write(flow.Bytes())
+	_, err = mw.Write(breakLongWords(flow.Bytes(), int(bs.Width(ctx)))) //nolint: gosec
 	if err != nil {
 		return err
 	}

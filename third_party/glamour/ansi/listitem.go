@@ -25,5 +25,20 @@ func (e *ItemElement) Render(w io.Writer, ctx RenderContext) error {
 		}
 	}
 
-	return el.Render(w, ctx)
+	return markItem(ctx, func() error { return el.Render(w, ctx) })
+}
+
+// markItem renders an item's marker and records it in its list's
+// layout, so that the item's text is wrapped under its first character.
+func markItem(ctx RenderContext, render func() error) error {
+	list := ctx.blockStack.Current()
+	if list.items == nil {
+		return render()
+	}
+	start := list.Block.Len()
+	if err := render(); err != nil {
+		return err
+	}
+	list.items.item(string(list.Block.Bytes()[start:]), start, list.Block.Len())
+	return nil
 }

@@ -26,6 +26,7 @@ type Options struct {
 	ChromaFormatter  string
 	StreamedCode     bool // see WithStreamedCode
 	TrimPadding      bool // see WithoutInvisiblePadding
+	TabWidth         int  // tab stops in code blocks; 0 is 8 (see WithTabWidth)
 }
 
 // ANSIRenderer renders markdown content as ANSI escaped sequences.
@@ -106,6 +107,9 @@ func (r *ANSIRenderer) renderNode(w util.BufWriter, source []byte, node ast.Node
 		// everything below the Document element gets rendered into a block buffer
 		if bs.Len() > 0 {
 			writeTo = io.Writer(bs.Current().Block)
+			if l := bs.Current().items; l != nil && nestedInItem(node) {
+				l.nested(bs.Current().Block.Len())
+			}
 		}
 
 		_, _ = io.WriteString(writeTo, e.Entering)
@@ -134,6 +138,9 @@ func (r *ANSIRenderer) renderNode(w util.BufWriter, source []byte, node ast.Node
 			}
 		}
 
+		if l := bs.Current().items; l != nil && nestedInItem(node) {
+			l.resume(bs.Current().Block.Len())
+		}
 		_, _ = io.WriteString(bs.Current().Block, e.Exiting)
 	}
 

@@ -23,5 +23,5 @@ func (e *TaskElement) Render(w io.Writer, ctx RenderContext) error {
 		Style:  ctx.options.Styles.Task.StylePrimitive,
 	}
 
-	return el.Render(w, ctx)
+	return markItem(ctx, func() error { return el.Render(w, ctx) })
 }
