@@ -39,7 +39,7 @@ func fitCode(s string, width, tab int) string {
 			b.WriteByte('\n')
 		}
 		first = false
-		if !strings.Contains(l, "\t") && (width < 1 || ansi.StringWidth(l) <= width) {
+		if !strings.Contains(l, "\t") && (width < 1 || cellsAtMost(l) <= width || ansi.StringWidth(l) <= width) {
 			b.WriteString(l)
 			sgr = inForce(sgr, l)
 			continue
@@ -52,7 +52,7 @@ func fitCode(s string, width, tab int) string {
 // codeFits reports whether every line of s is at most width cells wide.
 func codeFits(s string, width int) bool {
 	for l := range strings.SplitSeq(s, "\n") {
-		if len(l) > width && ansi.StringWidth(l) > width {
+		if cellsAtMost(l) > width && ansi.StringWidth(l) > width {
 			return false
 		}
 	}

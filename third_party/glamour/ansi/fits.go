@@ -43,3 +43,29 @@ func fitsWithin(s string, limit int) bool {
 	}
 	return true
 }
+
+// cellsAtMost bounds the cells ansi.StringWidth counts in line from
+// above, cheaply: its bytes outside CSI sequences (a cell takes at least
+// a byte), or all its bytes if it holds another escape. Lines of styled
+// text are long in bytes and short in cells; this spares measuring them.
+func cellsAtMost(line string) int {
+	n := 0
+	for i := 0; i < len(line); i++ {
+		if line[i] != 0x1b {
+			n++
+			continue
+		}
+		if i+1 >= len(line) || line[i+1] != '[' {
+			return len(line)
+		}
+		j := i + 2
+		for j < len(line) && line[j] >= 0x20 && line[j] <= 0x3f {
+			j++
+		}
+		if j >= len(line) {
+			return len(line)
+		}
+		i = j
+	}
+	return n
+}

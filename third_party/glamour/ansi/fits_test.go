@@ -35,3 +35,22 @@ func TestWhatFitsIsNotWrapped(t *testing.T) {
 		t.Fatalf("only %d of 50000 inputs passed as fitting: the test says little", passed)
 	}
 }
+
+// TestCellsAtMostBoundsTheWidth: cellsAtMost is never below what
+// ansi.StringWidth counts, on random text with colours, other escapes,
+// controls, wide, combining and invalid characters.
+func TestCellsAtMostBoundsTheWidth(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	pieces := []string{"word", " ", "\t", "é", "漢字", "👍🏽", "e\u0301", "\u3000", "\x1b[0m", "\x1b[38;5;252m",
+		"\x1b]8;;http://x\x1b\\", "\x1b@", "\x1b[3", "\xff", "\x07", "\x1b[2K", "\u200d", "\x1b"}
+	for round := range 20000 {
+		var b strings.Builder
+		for range rng.Intn(20) {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		s := b.String()
+		if got, w := cellsAtMost(s), ansi.StringWidth(s); got < w {
+			t.Fatalf("round %d: cellsAtMost(%q) = %d, but it is %d wide", round, s, got, w)
+		}
+	}
+}

@@ -28,7 +28,7 @@ func breakLongWords(s []byte, width int) []byte {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		if len(line) <= width || ansi.StringWidth(line) <= width {
+		if cellsAtMost(line) <= width || ansi.StringWidth(line) <= width {
 			b.WriteString(line)
 			sgr = inForce(sgr, line)
 			continue
@@ -59,7 +59,7 @@ func tooWide(s []byte, width int) bool {
 		} else {
 			s = nil
 		}
-		if len(line) > width && ansi.StringWidth(string(line)) > width {
+		if cellsAtMost(string(line)) > width && ansi.StringWidth(string(line)) > width {
 			return true
 		}
 	}
