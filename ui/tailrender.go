@@ -145,11 +145,20 @@ func (t *tailRender) render(md *markdown, src string, width int) []string {
 	if !strings.HasPrefix(para, t.keep) || !safeStart(para[len(t.base):]) {
 		t.base, t.keep, t.baseLines = "", "", nil
 	}
-	rest := md.render(para[len(t.base):], width)
+	rest := t.renderRest(md, para[len(t.base):], width)
 	out = append(out, t.baseLines...)
 	out = append(out, rest...)
 	t.advance(para, rest)
 	return out
+}
+
+// renderRest draws the paragraph's text after the lines kept: by the
+// plain style when it is plain words, else by glamour.
+func (t *tailRender) renderRest(md *markdown, rest string, width int) []string {
+	if p := md.plain(width); p.ok && plainText(rest, p.limit) {
+		return p.render(rest)
+	}
+	return md.render(rest, width)
 }
 
 // joined is the head's lines, a blank line and para's.
