@@ -28,8 +28,9 @@ type markdown struct {
 	// padded has glamour pad lines with the spaces that show nothing, as
 	// upstream does: for the test that leaving them out draws the same.
 	padded bool
-	// plainStyles are how glamour draws plain words, by width.
-	plainStyles map[int]plainStyle
+	// plainStyles are how glamour draws plain words, by width and list
+	// marker.
+	plainStyles map[plainKey]plainStyle
 }
 
 func newMarkdown(theme Theme, profile termenv.Profile, log *slog.Logger) *markdown {

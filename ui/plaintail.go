@@ -1,24 +1,42 @@
 package ui
 
 import (
+	"slices"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
-// plainStyle draws a paragraph of plain words the way glamour draws it,
-// without glamour: most of a streamed answer's live tail is the end of a
-// paragraph of words and full stops, and glamour's parse, render and
-// margins cost tens of microseconds for the two lines that change at each
-// publication. What glamour puts around a line (the margin, the text's
-// colour) and how wide it fills lines are learnt from glamour at each
-// width, and checked once against it on a sample; if anything differs
-// the width is drawn by glamour.
+// plainStyle draws a paragraph of plain words, or a list item of them,
+// the way glamour draws it, without glamour: most of a streamed answer's
+// live tail is the end of a paragraph or an item of words and full stops,
+// and glamour's parse, render and margins cost tens of microseconds for
+// the lines that change at each publication. What glamour puts around a
+// line (the margin, the marker, the hanging indent, the text's colour) and
+// how wide it fills lines are learnt from glamour at each width and for
+// each marker, and checked once against it on a sample; if anything
+// differs, glamour draws them.
 type plainStyle struct {
-	ok             bool
-	prefix, suffix string // around each line's text
-	limit          int    // the text's width
+	ok bool
+	// first and rest come before the text of the first line and of the
+	// others, suffix after every line's.
+	first, rest, suffix string
+	limit               int  // the text's width
+	item                bool // wrapped as a list item's text
 }
 
-// plainSample is drawn both ways when a width is learnt (the words that
+// itemBreakpoints are where glamour breaks a list item's lines besides
+// spaces (its listBreakpoints; TestPlainTailIsGlamours compares).
+const itemBreakpoints = " ,.;-+|"
+
+// plainKey names a learnt style: the width and the list item's marker
+// ("" for a paragraph).
+type plainKey struct {
+	width  int
+	marker string
+}
+
+// plainSample is drawn both ways when a style is learnt (the words that
 // fit in it): words of every length, each punctuation mark plainText
 // lets through.
 const plainSample = "Streaming a paragraph (of words: some short, others longer) is " +
@@ -27,36 +45,44 @@ const plainSample = "Streaming a paragraph (of words: some short, others longer)
 	"length, breaks where glamour breaks it: a b cc ddd eeee fffff gggggg " +
 	"hhhhhhh iiiiiiii and so on until the text ends here."
 
-// plain returns the style learnt for width, learning it the first time.
-func (m *markdown) plain(width int) plainStyle {
-	if p, ok := m.plainStyles[width]; ok {
+// plain returns the style learnt for a paragraph (marker "") or a list
+// item with marker at width, learning it the first time.
+func (m *markdown) plain(width int, marker string) plainStyle {
+	key := plainKey{width, marker}
+	if p, ok := m.plainStyles[key]; ok {
 		return p
 	}
-	if m.plainStyles == nil || len(m.plainStyles) >= maxRenderers {
+	if m.plainStyles == nil || len(m.plainStyles) >= 4*maxRenderers {
 		// A window dragged wider goes through many widths.
-		m.plainStyles = map[int]plainStyle{}
+		m.plainStyles = map[plainKey]plainStyle{}
 	}
-	p := m.learnPlain(width)
-	m.plainStyles[width] = p
+	p := m.learnPlain(width, marker)
+	m.plainStyles[key] = p
 	return p
 }
 
-func (m *markdown) learnPlain(width int) plainStyle {
-	var p plainStyle
-	x := m.render("x", width)
+func (m *markdown) learnPlain(width int, marker string) plainStyle {
+	p := plainStyle{item: marker != ""}
+	x := m.render(marker+"x", width)
 	if len(x) != 1 || strings.Count(x[0], "x") != 1 {
 		return p
 	}
-	p.prefix, p.suffix, _ = strings.Cut(x[0], "x")
+	p.first, p.suffix, _ = strings.Cut(x[0], "x")
 	// A line of one-letter words fills the width or stops one short of
-	// it; the same after a two-letter word tells which.
+	// it; the same after a two-letter word tells which. Its second line
+	// tells what comes before the text of the lines after the first.
 	ones := strings.TrimSpace(strings.Repeat("a ", width))
-	first := m.render(ones, width)
-	second := m.render("bb "+ones, width)
+	first := m.render(marker+ones, width)
+	second := m.render(marker+"bb "+ones, width)
 	if len(first) < 2 || len(second) < 2 {
 		return p
 	}
-	odd, even := len(p.text(first[0])), len(p.text(second[0]))
+	rest, _, ok := strings.Cut(first[1], "a")
+	if !ok {
+		return p
+	}
+	p.rest = rest
+	odd, even := len(p.text(first[0], true)), len(p.text(second[0], true))
 	p.limit = odd
 	if even == odd+1 {
 		p.limit = even
@@ -72,29 +98,31 @@ func (m *markdown) learnPlain(width int) plainStyle {
 	if p.limit < 1 || !plainText(sample, p.limit) {
 		return p
 	}
-	p.ok = true
-	want := m.render(sample, width)
-	got := p.render(sample)
-	if len(got) != len(want) {
-		p.ok = false
-	}
-	for i := range got {
-		if p.ok && got[i] != want[i] {
-			p.ok = false
-		}
-	}
+	p.ok = slices.Equal(p.render(sample), m.render(marker+sample, width))
 	return p
 }
 
 // text is a drawn line without what the style puts around it.
-func (p plainStyle) text(line string) string {
-	return strings.TrimSuffix(strings.TrimPrefix(line, p.prefix), p.suffix)
+func (p plainStyle) text(line string, first bool) string {
+	before := p.rest
+	if first {
+		before = p.first
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(line, before), p.suffix)
 }
 
 // render draws s, which plainText passed, as glamour would.
 func (p plainStyle) render(s string) []string {
 	if s == "" {
 		return nil
+	}
+	if p.item {
+		// An item's text is wrapped by x/ansi, as glamour's list does.
+		lines := strings.Split(ansi.Wrap(s, p.limit, itemBreakpoints), "\n")
+		for i, l := range lines {
+			lines[i] = p.before(i) + strings.TrimRight(l, " ") + p.suffix
+		}
+		return lines
 	}
 	var lines []string
 	start, end := 0, 0 // the line being filled, s[start:end]
@@ -105,13 +133,21 @@ func (p plainStyle) render(s string) []string {
 		}
 		wordEnd := i + j
 		if end > start && wordEnd-start > p.limit {
-			lines = append(lines, p.prefix+s[start:end]+p.suffix)
+			lines = append(lines, p.before(len(lines))+s[start:end]+p.suffix)
 			start = i
 		}
 		end = wordEnd
 		i = wordEnd + 1
 	}
-	return append(lines, p.prefix+s[start:end]+p.suffix)
+	return append(lines, p.before(len(lines))+s[start:end]+p.suffix)
+}
+
+// before is what comes before the text of line i.
+func (p plainStyle) before(i int) string {
+	if i == 0 {
+		return p.first
+	}
+	return p.rest
 }
 
 // plainText reports whether s is a paragraph's text that glamour draws as

@@ -35,31 +35,34 @@ func randomPlain(rng *rand.Rand, words, maxLen int) string {
 }
 
 // What the plain style draws is what glamour draws, at every width, in
-// each theme and colour profile, for every text plainText lets through.
+// each theme and colour profile, for paragraphs and list items, for every
+// text plainText lets through.
 func TestPlainTailIsGlamours(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	for _, theme := range []Theme{DarkTheme, LightTheme} {
 		for _, profile := range []termenv.Profile{termenv.TrueColor, termenv.ANSI256, termenv.Ascii} {
 			md := newMarkdown(theme, profile, quietLog())
 			for _, width := range []int{12, 20, 33, 41, 64, 80, 116, 150, 200} {
-				p := md.plain(width)
-				if !p.ok {
-					t.Fatalf("profile %v width %d: the plain style was not learnt", profile, width)
-				}
-				drawn := 0
-				for range 80 {
-					s := randomPlain(rng, 1+rng.Intn(60), p.limit)
-					if !plainText(s, p.limit) {
-						continue
+				for _, marker := range []string{"", "- ", "* ", "+ ", "1. ", "7) ", "10. "} {
+					p := md.plain(width, marker)
+					if !p.ok {
+						t.Fatalf("profile %v width %d marker %q: the plain style was not learnt", profile, width, marker)
 					}
-					drawn++
-					if got, want := p.render(s), md.render(s, width); !slices.Equal(got, want) {
-						i := firstDiff(got, want)
-						t.Fatalf("profile %v width %d, %q: line %d\n got %q\nwant %q", profile, width, s, i, at(got, i), at(want, i))
+					drawn := 0
+					for range 30 {
+						s := randomPlain(rng, 1+rng.Intn(60), p.limit)
+						if !plainText(s, p.limit) {
+							continue
+						}
+						drawn++
+						if got, want := p.render(s), md.render(marker+s, width); !slices.Equal(got, want) {
+							i := firstDiff(got, want)
+							t.Fatalf("profile %v width %d, %q: line %d\n got %q\nwant %q", profile, width, marker+s, i, at(got, i), at(want, i))
+						}
 					}
-				}
-				if drawn < 15 {
-					t.Fatalf("width %d: only %d of 80 texts were plain", width, drawn)
+					if drawn < 5 {
+						t.Fatalf("width %d: only %d of 30 texts were plain", width, drawn)
+					}
 				}
 			}
 		}

@@ -62,7 +62,7 @@ func (t *tailRender) renderItem(md *markdown, src, head, item, key string) []str
 	if !t.itemOK {
 		return md.render(src, t.width)
 	}
-	return append(append([]string(nil), t.itemHead...), md.render(item, t.width)...)
+	return append(append([]string(nil), t.itemHead...), t.renderLastItem(md, item)...)
 }
 
 // splitItem splits a closed tail that is a flat list, one item a line,
@@ -155,10 +155,20 @@ func (t *tailRender) render(md *markdown, src string, width int) []string {
 // renderRest draws the paragraph's text after the lines kept: by the
 // plain style when it is plain words, else by glamour.
 func (t *tailRender) renderRest(md *markdown, rest string, width int) []string {
-	if p := md.plain(width); p.ok && plainText(rest, p.limit) {
+	if p := md.plain(width, ""); p.ok && plainText(rest, p.limit) {
 		return p.render(rest)
 	}
 	return md.render(rest, width)
+}
+
+// renderLastItem draws a list's last item, which splitItem found: by the
+// plain style of its marker when its text is plain words, else by glamour.
+func (t *tailRender) renderLastItem(md *markdown, item string) []string {
+	m := itemMarker(item)
+	if p := md.plain(t.width, m); p.ok && plainText(item[len(m):], p.limit) {
+		return p.render(item[len(m):])
+	}
+	return md.render(item, t.width)
 }
 
 // joined is the head's lines, a blank line and para's.
