@@ -177,11 +177,11 @@ type cell struct {
 	pen  string
 }
 
-// rowCells splits a row into cells, and says the style in force at its
-// end (the rest of the screen row is erased with it). ok is false when the
-// row holds a sequence other than a style (a link, a title): such a row is
-// written whole.
-func rowCells(row string) (cells []cell, end string, ok bool) {
+// rowCells splits a row into cells, appended to cells, and says the style
+// in force at its end (the rest of the screen row is erased with it). ok
+// is false when the row holds a sequence other than a style (a link, a
+// title): such a row is written whole.
+func rowCells(cells []cell, row string) (_ []cell, end string, ok bool) {
 	pen := ""
 	var state byte
 	for len(row) > 0 {
@@ -230,6 +230,8 @@ type termState struct {
 	// cut maps the last frame's rows to them cut to cutWidth.
 	cut      map[string]string
 	cutWidth int
+	// oldCells and newCells are writeRowChange's buffers.
+	oldCells, newCells []cell
 }
 
 func (t *termState) set(b *strings.Builder, pen string) {
@@ -261,15 +263,21 @@ func (t *termState) advance(w, width int) {
 	}
 }
 
-// forget drops what is known of the terminal (not the rows' cuts).
-func (t *termState) forget() { *t = termState{cut: t.cut, cutWidth: t.cutWidth} }
+// forget drops what is known of the terminal (not the rows' cuts, nor
+// the buffers).
+func (t *termState) forget() {
+	*t = termState{cut: t.cut, cutWidth: t.cutWidth, oldCells: t.oldCells, newCells: t.newCells}
+}
 
 // writeRowChange turns row (0-based) from was into now, writing only the
 // runs of cells that differ, each with its own style, and erasing what
 // was left past now's end.
 func writeRowChange(b *strings.Builder, row int, was, now string, width int, t *termState) {
-	oldCells, oldEnd, okOld := rowCells(was)
-	newCells, newEnd, okNew := rowCells(now)
+	// The cells are split into buffers kept from row to row: a frame
+	// changes a row or two, each its hundred-odd cells.
+	oldCells, oldEnd, okOld := rowCells(t.oldCells[:0], was)
+	newCells, newEnd, okNew := rowCells(t.newCells[:0], now)
+	t.oldCells, t.newCells = oldCells, newCells
 	if !okOld || !okNew {
 		t.moveTo(b, row, 0)
 		t.set(b, "")
