@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"myclaw/approval"
 	"myclaw/history"
 	"myclaw/tools"
 	"myclaw/tools/walk"
@@ -34,7 +35,11 @@ func (r *goalRun) check(ctx context.Context, it int) (checkRun, error) {
 		argv["timeout_s"] = t
 	}
 	args := argsJSON(argv)
-	ev, content, res := a.runUserTool(withGoalConfinement(ctx, r.g), tool, "goal_check", args, r.emit)
+	conf, err := checkConfinement(r.g, a.Autonomy())
+	if err != nil {
+		return checkRun{}, err
+	}
+	ev, content, res := a.runUserTool(tools.WithConfinement(ctx, conf), tool, "goal_check", args, r.emit)
 	if err := ctx.Err(); err != nil {
 		return checkRun{}, err
 	}
@@ -107,9 +112,22 @@ func (r *goalRun) rollback(ctx context.Context, it int) (string, error) {
 	return "", nil
 }
 
-// withGoalConfinement has the check run as the goal says.
-func withGoalConfinement(ctx context.Context, g Goal) context.Context {
-	return tools.WithConfinement(ctx, g.Confinement)
+// checkConfinement is how the check runs: as the goal says, and at the
+// readonly and plan levels with the workspace read-only and no network,
+// since those levels promise that nothing in the workspace changes (the
+// level is read at each check: it may change during the run). Unsandboxed,
+// nothing would hold that promise: the check is refused.
+func checkConfinement(g Goal, level approval.Level) (tools.Confinement, error) {
+	c := g.Confinement
+	if level != approval.ReadOnly && level != approval.Plan {
+		return c, nil
+	}
+	if g.Unconfined || !c.Sandboxed {
+		return c, &UserError{Msg: "At autonomy " + string(level) + " the check must not change the workspace, and without the sandbox nothing keeps it from doing so: it did not run.",
+			Hint: "/autonomy auto-edit lets the check (and the model) write, or run with the sandbox on."}
+	}
+	c.ReadOnly, c.Network = true, false
+	return c, nil
 }
 
 // failureLine matches the lines CountFailures counts: Go's "--- FAIL"

@@ -378,3 +378,32 @@ func TestShortCountsAGroupOnce(t *testing.T) {
 		t.Errorf("a group and a call of 3 asked: %q", s)
 	}
 }
+
+// At readonly (and plan) the check runs with the workspace read-only: the
+// level promises that nothing there changes. The same check writes at ask,
+// so the test can fail. Unsandboxed, the check is refused at readonly.
+func TestGoalCheckAtReadonlyCannotWrite(t *testing.T) {
+	const check = "echo made > made.txt && test -s made.txt"
+	for _, level := range []approval.Level{approval.Ask, approval.ReadOnly} {
+		srv := newFakeServer(t, openAIStyle("Nothing to change."))
+		h := newHarness(t, level, srv, withGoalTools(t))
+		res, err := h.goal(Goal{Text: "x", Check: check, MaxIterations: 1})
+		if err != nil {
+			t.Fatalf("%s: %v", level, err)
+		}
+		_, statErr := os.Stat(filepath.Join(h.agent.opts.Workspace, "made.txt"))
+		wrote := statErr == nil
+		if want := level != approval.ReadOnly; res.Passed != want || wrote != want {
+			t.Fatalf("%s: passed %v, wrote %v; want %v", level, res.Passed, wrote, want)
+		}
+	}
+	srv := newFakeServer(t, openAIStyle("Nothing to change."))
+	h := newHarness(t, approval.ReadOnly, srv, withGoalTools(t))
+	_, err := h.agent.RunGoal(context.Background(), Goal{Text: "x", Check: check, MaxIterations: 1, Unconfined: true}, func(Event) {}, approveAll())
+	if err == nil || !strings.Contains(err.Error(), "must not change the workspace") {
+		t.Fatalf("unsandboxed at readonly: %v; want the check refused", err)
+	}
+	if _, statErr := os.Stat(filepath.Join(h.agent.opts.Workspace, "made.txt")); statErr == nil {
+		t.Fatal("the unsandboxed check ran at readonly")
+	}
+}
