@@ -82,7 +82,7 @@ func (m *markdown) learnPlain(width int, marker string) plainStyle {
 		return p
 	}
 	p.rest = rest
-	odd, even := len(p.text(first[0], true)), len(p.text(second[0], true))
+	odd, even := len(p.firstText(first[0])), len(p.firstText(second[0]))
 	p.limit = odd
 	if even == odd+1 {
 		p.limit = even
@@ -102,13 +102,9 @@ func (m *markdown) learnPlain(width int, marker string) plainStyle {
 	return p
 }
 
-// text is a drawn line without what the style puts around it.
-func (p plainStyle) text(line string, first bool) string {
-	before := p.rest
-	if first {
-		before = p.first
-	}
-	return strings.TrimSuffix(strings.TrimPrefix(line, before), p.suffix)
+// firstText is a drawn first line without what the style puts around it.
+func (p plainStyle) firstText(line string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(line, p.first), p.suffix)
 }
 
 // render draws s, which plainText passed, as glamour would.

@@ -14,7 +14,7 @@ import (
 func randomPlain(rng *rand.Rand, words, maxLen int) string {
 	pieces := []string{"the", "a", "of", "stream", "render", "terminal", "x", "I", "42", "3.5", "end.", "(this", "that)",
 		"'quoted'", "\"said\"", "note:", "why?", "yes!", "so,", "then;", "Go", "URL", "aaaaaaaaaaaaaaaaaaaa",
-		"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "e.g.", "i.e.,", "it's", "don't", "O'Neil", "1.", "2)"}
+		"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "e.g.", "i.e.,", "it's", "don't", "O'Neil", "1.", "2)", "example.com", "v1.2.3"}
 	// Marks plainText must turn down: drawn otherwise by glamour.
 	marked := []string{"well-known", "**b**", "`c`", "www.example.com", "http://127.0.0.1/x", "a_b", "[l](x)", "<b>", "&amp;",
 		"x|y", "#h", "~s~", "a:b", "\\*"}

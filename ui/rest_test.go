@@ -97,6 +97,13 @@ func TestPromptDuringTheLoadSaysItWaits(t *testing.T) {
 	defer close(g.gate)
 	m := New(newFake(), Options{Workspace: "/work/project", Earlier: all[len(all)-30:], Rest: g.load})
 	m = update(m, sizeMsg(120, 40))
+	promptWaitsForTheLoad(t, m)
+}
+
+// promptWaitsForTheLoad sends a prompt while the earlier turns load: it is
+// sent, under a line that says it waits for them.
+func promptWaitsForTheLoad(t *testing.T, m Model) {
+	t.Helper()
 	m = typeText(m, "go on")
 	m, _ = updateCmd(m, keyMsg("enter"))
 	if m.turn == nil || !strings.Contains(screen(m), "still loading: this waits for them") {

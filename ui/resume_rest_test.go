@@ -145,11 +145,7 @@ func TestPromptDuringTheLoadOfAResumedSessionWaits(t *testing.T) {
 	f := newLongSessionsFake(100)
 	defer close(f.g.gate)
 	m, _ := resumeLong(t, f, Options{})
-	m = typeText(m, "go on")
-	m, _ = updateCmd(m, keyMsg("enter"))
-	if m.turn == nil || !strings.Contains(screen(m), "still loading: this waits for them") {
-		t.Fatalf("the prompt was not sent with a line saying it waits:\n%s", screen(m))
-	}
+	promptWaitsForTheLoad(t, m)
 }
 
 // The load of the session resumed at start, coming after /resume opened

@@ -1,6 +1,7 @@
 package ansi
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -18,27 +19,9 @@ func fitsWithin(s string, limit int) bool {
 	if r, _ := utf8.DecodeLastRuneInString(s); r != '\n' && r != 0xa0 && unicode.IsSpace(r) {
 		return false
 	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\n':
-			n = 0
-		case c == 0x1b:
-			if i+1 >= len(s) || s[i+1] != '[' {
-				return false
-			}
-			j := i + 2
-			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x3f {
-				j++
-			}
-			if j >= len(s) || s[j] < 0x40 || s[j] > 0x7e {
-				return false
-			}
-			i = j
-		default:
-			if n++; n > limit {
-				return false
-			}
+	for line := range strings.SplitSeq(s, "\n") {
+		if n, ok := visibleBytes(line); !ok || n > limit {
+			return false
 		}
 	}
 	return true
@@ -49,23 +32,31 @@ func fitsWithin(s string, limit int) bool {
 // a byte), or all its bytes if it holds another escape. Lines of styled
 // text are long in bytes and short in cells; this spares measuring them.
 func cellsAtMost(line string) int {
-	n := 0
+	if n, ok := visibleBytes(line); ok {
+		return n
+	}
+	return len(line)
+}
+
+// visibleBytes counts line's bytes outside CSI sequences (colours); ok is
+// false when it holds another escape, or one left unfinished.
+func visibleBytes(line string) (n int, ok bool) {
 	for i := 0; i < len(line); i++ {
 		if line[i] != 0x1b {
 			n++
 			continue
 		}
 		if i+1 >= len(line) || line[i+1] != '[' {
-			return len(line)
+			return n, false
 		}
 		j := i + 2
 		for j < len(line) && line[j] >= 0x20 && line[j] <= 0x3f {
 			j++
 		}
-		if j >= len(line) {
-			return len(line)
+		if j >= len(line) || line[j] < 0x40 || line[j] > 0x7e {
+			return n, false
 		}
 		i = j
 	}
-	return n
+	return n, true
 }
